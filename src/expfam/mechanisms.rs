@@ -1,0 +1,449 @@
+//! Private posterior-sampling mechanisms for the Beta-Bernoulli system.
+//!
+//! geumlek2017 §3.1: Algorithm 1 (direct), 2 (diffused, data scaled by r) and
+//! 3 (concentrated, prior scaled by 1/m), with their (λ, ε)-RDP maps computed
+//! from the pset corners of Corollary 2; the Gaussian-mechanism baseline of §5.1.
+//! foulds2016 §3: the Laplace mechanism on (n₊, n₋) and OPS (truncated, tempered).
+
+use rand::Rng;
+use rand_distr::{Distribution, Normal};
+use serde::{Deserialize, Serialize};
+use statrs::function::erf::erfc;
+
+use super::beta::{kl_divergence, renyi_divergence, BetaDist};
+use super::truncated::TruncatedBeta;
+use super::FamilyError;
+use crate::numeric::log_sum_exp;
+use crate::numeric::quadrature::GaussLegendre;
+use crate::privacy::gaussian::GaussianCalibration;
+use crate::privacy::laplace::Laplace;
+use crate::privacy::search::{largest_coefficient, Verified};
+
+/// Which tunable posterior of geumlek2017 §3.1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    /// Algorithm 2: η' = η₀ + r Σ (S(xᵢ), 1).
+    Diffused,
+    /// Algorithm 3: η' = η₀/m + Σ (S(xᵢ), 1).
+    Concentrated,
+}
+
+impl Algorithm {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Diffused => "diffused",
+            Self::Concentrated => "concentrated",
+        }
+    }
+}
+
+/// A Beta-Bernoulli problem: prior Beta(α₀, β₀) and data size n.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BetaBernoulli {
+    pub prior: BetaDist,
+    pub n: u64,
+}
+
+impl BetaBernoulli {
+    pub fn new(prior: BetaDist, n: u64) -> Self {
+        Self { prior, n }
+    }
+
+    /// Posterior released by `algorithm` with coefficient `c` (r or m) for
+    /// `successes` of n; c = 1 is Algorithm 1 (direct sampling).
+    pub fn posterior(&self, algorithm: Algorithm, c: f64, successes: f64) -> BetaDist {
+        let n = self.n as f64;
+        let (a0, b0) = (self.prior.alpha(), self.prior.beta());
+        let (a, b) = match algorithm {
+            Algorithm::Diffused => (a0 + c * successes, b0 + c * (n - successes)),
+            Algorithm::Concentrated => (a0 / c + successes, b0 / c + n - successes),
+        };
+        // Parameters are positive for c ∈ (0, 1] and successes ∈ [0, n].
+        BetaDist::new(a, b).unwrap_or(self.prior)
+    }
+
+    /// The pairs whose divergences bound the RDP ε (geumlek2017 Corollary 2):
+    /// for each corner of pset (0 or n successes) and its one neighbour inside
+    /// pset (one success more or less), both directions of the divergence.
+    /// Read literally, "η_Q ∈ η_P ± (r, 0)" steps outside pset at a corner; that
+    /// pair is no posterior of any dataset and would contradict Corollary 1.
+    pub fn corner_pairs(&self, algorithm: Algorithm, c: f64) -> Vec<(BetaDist, BetaDist)> {
+        if self.n == 0 {
+            return Vec::new();
+        }
+        let n = self.n as f64;
+        let low = self.posterior(algorithm, c, 0.0);
+        let low_next = self.posterior(algorithm, c, 1.0);
+        let high = self.posterior(algorithm, c, n);
+        let high_next = self.posterior(algorithm, c, n - 1.0);
+        vec![(low, low_next), (low_next, low), (high, high_next), (high_next, high)]
+    }
+
+    /// ε such that `algorithm` with coefficient c is (λ, ε)-RDP (supremum over
+    /// neighbouring datasets, by the corner pairs). `+∞` when not achievable.
+    pub fn rdp_epsilon(&self, algorithm: Algorithm, c: f64, lambda: f64) -> f64 {
+        self.corner_pairs(algorithm, c)
+            .iter()
+            .map(|(p, q)| renyi_divergence(p, q, lambda))
+            .fold(0.0, f64::max)
+    }
+
+    /// The same supremum by brute force over every success count s ∈ [0, n]
+    /// and its neighbours s ± 1 (replace-one neighbouring datasets).
+    pub fn rdp_epsilon_brute_force(&self, algorithm: Algorithm, c: f64, lambda: f64) -> f64 {
+        let mut worst: f64 = 0.0;
+        for s in 0..=self.n {
+            let p = self.posterior(algorithm, c, s as f64);
+            for t in [s.wrapping_sub(1), s + 1] {
+                if t <= self.n {
+                    let q = self.posterior(algorithm, c, t as f64);
+                    worst = worst.max(renyi_divergence(&p, &q, lambda));
+                }
+            }
+        }
+        worst
+    }
+
+    /// Largest r (or m) in (0, 1] whose release is (λ, ε)-RDP, searched to full
+    /// double precision (see [`largest_coefficient`]).
+    pub fn calibrate(&self, algorithm: Algorithm, lambda: f64, epsilon: f64) -> Result<Verified, FamilyError> {
+        super::check("lambda", lambda, lambda > 1.0 && lambda.is_finite(), "a finite value > 1")?;
+        Ok(largest_coefficient(epsilon, |c| self.rdp_epsilon(algorithm, c, lambda))?)
+    }
+
+    /// Order λ* = 1 + min(α₀, β₀)/c below which `algorithm` with coefficient c
+    /// has finite ε (geumlek2017 Corollary 1 for c = 1, generalised).
+    pub fn critical_order(&self, _algorithm: Algorithm, c: f64) -> f64 {
+        let m = self.prior.alpha().min(self.prior.beta());
+        // Diffused: the step is r, so α₀ − (λ−1) r > 0. Concentrated: α₀/m − (λ−1) > 0.
+        1.0 + m / c
+    }
+}
+
+/// The Gaussian-mechanism baseline of geumlek2017 §5.1: s̃ = clamp(s + N(0, σ²), 0, n),
+/// released posterior Beta(α₀ + s̃, β₀ + n − s̃). Sensitivity of the count: Δ = 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GaussianCount {
+    pub problem: BetaBernoulli,
+    pub sigma: f64,
+}
+
+impl GaussianCount {
+    /// σ for a (λ, ε)-RDP release under the chosen statement.
+    pub fn calibrated(
+        problem: BetaBernoulli,
+        lambda: f64,
+        epsilon: f64,
+        calibration: GaussianCalibration,
+    ) -> Result<Self, FamilyError> {
+        let sigma = calibration.sigma(lambda, epsilon, 1.0)?;
+        Ok(Self { problem, sigma })
+    }
+
+    /// The clamped noisy count.
+    pub fn noisy_count<R: Rng + ?Sized>(&self, successes: f64, rng: &mut R) -> f64 {
+        let noise = Normal::new(0.0, self.sigma).map(|d| d.sample(rng)).unwrap_or(f64::NAN);
+        (successes + noise).clamp(0.0, self.problem.n as f64)
+    }
+
+    pub fn posterior_for(&self, noisy: f64) -> BetaDist {
+        self.problem.posterior(Algorithm::Diffused, 1.0, noisy)
+    }
+
+    /// KL(true posterior ‖ output distribution of the mechanism), where the
+    /// output is the mixture over the clamped noisy count: point masses at 0 and
+    /// n plus a Gaussian-weighted continuum. Evaluated by nested composite
+    /// Gauss–Legendre quadrature in log space; returns (KL, error estimate),
+    /// the estimate being the change when every rule is refined twofold.
+    pub fn kl_from_truth(&self, successes: f64) -> (f64, f64) {
+        let coarse = self.kl_quadrature(successes, 1);
+        let fine = self.kl_quadrature(successes, 2);
+        (fine, (fine - coarse).abs())
+    }
+
+    fn kl_quadrature(&self, s: f64, refine: usize) -> f64 {
+        let n = self.problem.n as f64;
+        let truth = self.problem.posterior(Algorithm::Diffused, 1.0, s);
+        let sigma = self.sigma;
+        // log N(0,1) CDF via erfc (accurate in the far tail down to underflow).
+        let ln_phi = |x: f64| (0.5 * erfc(-x / std::f64::consts::SQRT_2)).ln();
+        let mut comps: Vec<(f64, BetaDist)> = vec![
+            (ln_phi(-s / sigma), self.posterior_for(0.0)),
+            (ln_phi((s - n) / sigma), self.posterior_for(n)),
+        ];
+        // Continuum over t ∈ (0, n), truncated at 12σ from s (weight < e⁻⁷²).
+        let t_lo = (s - 12.0 * sigma).max(0.0);
+        let t_hi = (s + 12.0 * sigma).min(n);
+        if t_hi > t_lo {
+            // Panels no wider than σ/2 and 1 count, to resolve both the Gaussian
+            // and the Beta's dependence on t.
+            let width = (0.5 * sigma).min(1.0);
+            let panels = (((t_hi - t_lo) / width).ceil() as usize).max(4) * refine;
+            let rule = GaussLegendre::new(8);
+            let h = (t_hi - t_lo) / panels as f64;
+            let ln_norm = -(sigma * (2.0 * std::f64::consts::PI).sqrt()).ln();
+            for k in 0..panels {
+                let lo = t_lo + h * k as f64;
+                for (t, w) in rule.mapped(lo, lo + h) {
+                    let ln_w = w.ln() + ln_norm - 0.5 * ((t - s) / sigma).powi(2);
+                    comps.push((ln_w, self.posterior_for(t)));
+                }
+            }
+        }
+        // Outer integral over θ across the bulk of the true posterior, on the logit scale.
+        let rule = GaussLegendre::new(16);
+        // logit θ under Beta(a, b) has sd ≈ √(1/a + 1/b) and tails ∝ e^{a z}, e^{−b z}:
+        // the range below leaves out less than e⁻³⁶ of the truth's mass.
+        let center = (truth.mean() / (1.0 - truth.mean())).ln();
+        let sd = (1.0 / truth.alpha() + 1.0 / truth.beta()).sqrt();
+        let z_lo = center - 12.0 * sd - 36.0 / truth.alpha();
+        let z_hi = center + 12.0 * sd + 36.0 / truth.beta();
+        let panels = 48 * refine;
+        let mut terms = Vec::with_capacity(comps.len());
+        let mut total = 0.0;
+        let h = (z_hi - z_lo) / panels as f64;
+        for k in 0..panels {
+            let lo = z_lo + h * k as f64;
+            for (z, w) in rule.mapped(lo, lo + h) {
+                let theta = 1.0 / (1.0 + (-z).exp());
+                let ln_jac = theta.ln() + (-theta).ln_1p();
+                let ln_p = truth.ln_pdf(theta);
+                if !ln_jac.is_finite() || !ln_p.is_finite() {
+                    continue;
+                }
+                terms.clear();
+                terms.extend(comps.iter().map(|(lw, d)| lw + d.ln_pdf(theta)));
+                let ln_a = log_sum_exp(&terms);
+                total += w * (ln_p + ln_jac).exp() * (ln_p - ln_a);
+            }
+        }
+        total.max(0.0)
+    }
+}
+
+/// KL(true posterior ‖ Algorithm 2/3 output), in closed form.
+pub fn kl_from_truth(problem: &BetaBernoulli, algorithm: Algorithm, c: f64, successes: f64) -> f64 {
+    let truth = problem.posterior(algorithm, 1.0, successes);
+    kl_divergence(&truth, &problem.posterior(algorithm, c, successes))
+}
+
+/// Laplace mechanism on the sufficient statistics (n₊, n₋) of foulds2016 §3.2,
+/// eq. (16): L1 sensitivity Δ = 2 under replace-one neighbours, noise
+/// Laplace(Δ/ε) on each count, projected onto counts ≥ 0.
+pub fn laplace_posterior<R: Rng + ?Sized>(
+    prior: &BetaDist,
+    positives: f64,
+    negatives: f64,
+    epsilon: f64,
+    rng: &mut R,
+) -> Result<BetaDist, FamilyError> {
+    let noise = Laplace::for_privacy(2.0, epsilon)?;
+    let pos = (positives + noise.sample(rng)).max(0.0);
+    let neg = (negatives + noise.sample(rng)).max(0.0);
+    BetaDist::new(prior.alpha() + pos, prior.beta() + neg)
+}
+
+/// One-posterior-sample (OPS) mechanism of foulds2016 §3.1 (Wang et al. 2015):
+/// the posterior truncated to [a₀, 1 − a₀] and tempered by T = 2Δ/ε, with the
+/// exponential-mechanism sensitivity Δ = ln(1 − a₀) − ln a₀ (eq. 15). T is
+/// floored at 1: a sample is never sharper than the posterior (at T = 1 the
+/// release costs 2Δ ≤ ε).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ops {
+    pub a0: f64,
+    pub epsilon: f64,
+}
+
+impl Ops {
+    pub fn new(a0: f64, epsilon: f64) -> Result<Self, FamilyError> {
+        super::check("a0", a0, a0 > 0.0 && a0 < 0.5, "0 < a0 < 0.5")?;
+        super::check("epsilon", epsilon, epsilon > 0.0 && epsilon.is_finite(), "a finite value > 0")?;
+        Ok(Self { a0, epsilon })
+    }
+
+    /// Δ log Pr(θ, X) of eq. (15).
+    pub fn sensitivity(&self) -> f64 {
+        (-self.a0).ln_1p() - self.a0.ln()
+    }
+
+    /// T = max(1, 2Δ/ε), eq. (10)/(14).
+    pub fn temperature(&self) -> f64 {
+        (2.0 * self.sensitivity() / self.epsilon).max(1.0)
+    }
+
+    /// The privacy actually spent: 2Δ/T (= ε unless T was floored at 1).
+    pub fn epsilon_spent(&self) -> f64 {
+        2.0 * self.sensitivity() / self.temperature()
+    }
+
+    /// Posterior^{1/T} on [a₀, 1 − a₀]: Beta(1 + (α+n₊−1)/T, 1 + (β+n₋−1)/T) truncated.
+    pub fn distribution(&self, prior: &BetaDist, positives: f64, negatives: f64) -> Result<TruncatedBeta, FamilyError> {
+        let t = self.temperature();
+        let a = 1.0 + (prior.alpha() + positives - 1.0) / t;
+        let b = 1.0 + (prior.beta() + negatives - 1.0) / t;
+        TruncatedBeta::new(a, b, self.a0, 1.0 - self.a0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{assert_rel, REL_CLOSED_FORM};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn fig1_problem() -> BetaBernoulli {
+        BetaBernoulli::new(BetaDist::new(6.0, 18.0).unwrap(), 100)
+    }
+
+    #[test]
+    fn corner_shortcut_equals_brute_force_supremum() {
+        let problems = [
+            fig1_problem(),
+            BetaBernoulli::new(BetaDist::new(18.0, 6.0).unwrap(), 40),
+            BetaBernoulli::new(BetaDist::new(1.0, 1.0).unwrap(), 25),
+            BetaBernoulli::new(BetaDist::new(0.7, 3.0).unwrap(), 7),
+        ];
+        for problem in problems {
+            for algorithm in [Algorithm::Diffused, Algorithm::Concentrated] {
+                for c in [0.05, 0.1, 0.3, 0.5, 0.9, 1.0] {
+                    for lambda in [1.5, 2.0, 5.0, 6.9, 7.0, 15.0] {
+                        let corner = problem.rdp_epsilon(algorithm, c, lambda);
+                        let brute = problem.rdp_epsilon_brute_force(algorithm, c, lambda);
+                        if brute.is_infinite() {
+                            assert!(corner.is_infinite());
+                        } else {
+                            assert_rel(corner, brute, REL_CLOSED_FORM);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corollary_one_direct_sampling_is_rdp_iff_lambda_below_seven() {
+        let problem = fig1_problem();
+        assert_eq!(problem.critical_order(Algorithm::Diffused, 1.0), 7.0);
+        for algorithm in [Algorithm::Diffused, Algorithm::Concentrated] {
+            assert!(problem.rdp_epsilon(algorithm, 1.0, 6.999).is_finite());
+            assert!(problem.rdp_epsilon(algorithm, 1.0, 7.0).is_infinite());
+            assert!(problem.rdp_epsilon(algorithm, 1.0, 7.001).is_infinite());
+            // The asymptote moves to 1 + 6/c for smaller coefficients.
+            let c = 0.5;
+            assert!(problem.rdp_epsilon(algorithm, c, 12.999).is_finite());
+            assert!(problem.rdp_epsilon(algorithm, c, 13.0).is_infinite());
+        }
+    }
+
+    #[test]
+    fn epsilon_is_monotone_in_the_coefficient() {
+        let problem = fig1_problem();
+        for algorithm in [Algorithm::Diffused, Algorithm::Concentrated] {
+            let mut last = 0.0;
+            for k in 1..=200 {
+                let e = problem.rdp_epsilon(algorithm, k as f64 / 200.0, 2.0);
+                assert!(e >= last, "{algorithm:?} at {k}");
+                last = e;
+            }
+        }
+    }
+
+    #[test]
+    fn calibration_meets_the_target_and_is_tight() {
+        let problem = fig1_problem();
+        for algorithm in [Algorithm::Diffused, Algorithm::Concentrated] {
+            for &(lambda, eps) in &[(2.0, 1e-4), (15.0, 1e-5), (15.0, 0.5), (2.0, 0.05)] {
+                let v = problem.calibrate(algorithm, lambda, eps).unwrap();
+                assert!(v.epsilon <= eps);
+                assert_eq!(v.epsilon, problem.rdp_epsilon(algorithm, v.coefficient, lambda));
+                // one ulp more breaks the target (the boundary is found exactly)
+                let next = f64::from_bits(v.coefficient.to_bits() + 1);
+                assert!(problem.rdp_epsilon(algorithm, next, lambda) > eps);
+            }
+            // direct sampling already private enough
+            assert_eq!(problem.calibrate(algorithm, 2.0, 10.0).unwrap().coefficient, 1.0);
+        }
+        // m of order 1e-5 at small ε, found to relative precision
+        let v = problem.calibrate(Algorithm::Concentrated, 15.0, 1e-5).unwrap();
+        assert!(v.coefficient < 1e-4 && v.coefficient > 1e-7, "{}", v.coefficient);
+    }
+
+    #[test]
+    fn gaussian_kl_is_consistent() {
+        let problem = fig1_problem();
+        // Property: KL to the mixture ≤ average KL to its components (convexity),
+        // checked against a Monte-Carlo average of the component KLs.
+        let mech = GaussianCount { problem, sigma: 3.0 };
+        let (kl, err) = mech.kl_from_truth(38.0);
+        assert!(err < 1e-6 * kl.max(1e-3), "error estimate {err}");
+        let truth = problem.posterior(Algorithm::Diffused, 1.0, 38.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let jensen: f64 = (0..20_000)
+            .map(|_| kl_divergence(&truth, &mech.posterior_for(mech.noisy_count(38.0, &mut rng))))
+            .sum::<f64>()
+            / 20_000.0;
+        assert!(kl > 0.0 && kl < jensen, "{kl} vs {jensen}");
+        // Tiny noise: the output approaches the truth.
+        let tiny = GaussianCount { problem, sigma: 1e-3 };
+        assert!(tiny.kl_from_truth(38.0).0 < 1e-6);
+        // Independent second method: a brute-force trapezoid double integral
+        // over θ and the noisy count t, with the clamped point masses explicit.
+        for sigma in [3.0, 40.0, 1e7] {
+            let mech = GaussianCount { problem, sigma };
+            let reference = brute_force_gaussian_kl(&mech, 38.0);
+            assert_rel(mech.kl_from_truth(38.0).0, reference, 2e-5);
+        }
+    }
+
+    fn brute_force_gaussian_kl(mech: &GaussianCount, s: f64) -> f64 {
+        let problem = mech.problem;
+        let n = problem.n as f64;
+        let sigma = mech.sigma;
+        let truth = problem.posterior(Algorithm::Diffused, 1.0, s);
+        let normal = statrs::distribution::Normal::new(s, sigma).unwrap();
+        use statrs::distribution::{Continuous, ContinuousCDF};
+        let w0 = normal.cdf(0.0);
+        let wn = 1.0 - normal.cdf(n);
+        let t_steps = 4000;
+        let dt = n / t_steps as f64;
+        let theta_steps = 4000;
+        let (lo, hi) = (0.12, 0.62); // truth Beta(44, 80): mass outside < 1e-12
+        let dth = (hi - lo) / theta_steps as f64;
+        let mut kl = 0.0;
+        for i in 0..=theta_steps {
+            let th = lo + dth * i as f64;
+            let mut a = w0 * mech.posterior_for(0.0).ln_pdf(th).exp() + wn * mech.posterior_for(n).ln_pdf(th).exp();
+            for j in 0..=t_steps {
+                let t = dt * j as f64;
+                let w = if j == 0 || j == t_steps { 0.5 } else { 1.0 };
+                a += w * dt * normal.pdf(t) * mech.posterior_for(t).ln_pdf(th).exp();
+            }
+            let p = truth.ln_pdf(th).exp();
+            let w = if i == 0 || i == theta_steps { 0.5 } else { 1.0 };
+            kl += w * dth * p * (p.ln() - a.ln());
+        }
+        kl
+    }
+
+    #[test]
+    fn ops_temperature_matches_foulds_figure_one() {
+        let ops = Ops::new(0.2, 1.0).unwrap();
+        assert_rel(ops.sensitivity(), 4f64.ln(), 1e-15);
+        assert_rel(ops.temperature(), 2.0 * 4f64.ln(), 1e-15); // ≈ 2.77
+        assert_eq!(Ops::new(0.2, 100.0).unwrap().temperature(), 1.0);
+        assert!(Ops::new(0.2, 100.0).unwrap().epsilon_spent() <= 100.0);
+        assert!(Ops::new(0.5, 1.0).is_err());
+    }
+
+    #[test]
+    fn laplace_posterior_projects_counts() {
+        let prior = BetaDist::new(1.0, 1.0).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for _ in 0..1000 {
+            let post = laplace_posterior(&prior, 0.0, 0.0, 0.1, &mut rng).unwrap();
+            assert!(post.alpha() >= 1.0 && post.beta() >= 1.0);
+        }
+    }
+}

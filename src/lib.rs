@@ -1,0 +1,18 @@
+//! privpost: reproduces the experiments and figures of five papers on
+//! differentially private Bayesian inference from TOML configs.
+//!
+//! The math modules (`numeric`, `privacy`, `expfam`) know nothing of configs,
+//! files or threads; `experiments` maps a validated config to tasks and rows;
+//! `runner` plans, seeds, fans out and writes; `plot` renders from CSVs alone.
+
+pub mod commands;
+pub mod config;
+pub mod experiments;
+pub mod expfam;
+pub mod numeric;
+pub mod plot;
+pub mod privacy;
+pub mod runner;
+
+#[cfg(test)]
+pub(crate) mod testutil;
