@@ -1,1 +1,102 @@
-fn main(){}
+//! privpost command line: parse, call the library, print the error, exit.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use privpost::commands::{self, CommandError, RunArgs};
+
+#[derive(Parser)]
+#[command(
+    name = "privpost",
+    version,
+    about = "Reproduce the experiments and figures of papers on differentially private Bayesian inference",
+    after_help = "Examples:\n  privpost run --all                      regenerate every figure at paper scale\n  privpost run --all --smoke              a reduced run of every figure (seconds)\n  privpost run configs/geumlek2017/fig2.toml --set gaussian_calibration=tight\n  privpost run configs/foulds2016/fig2.toml --set epsilon=[0.1,1] --jobs 2\n  privpost check configs/geumlek2017/fig1.toml\n  privpost plot results/"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run configs and write CSVs, figures and manifests under --out.
+    #[command(
+        after_help = "A --set value that is a list, for a key whose config value is a single value, \
+makes a sweep: one run per value, written to <out>/<paper>/<figure>@key=value."
+    )]
+    Run {
+        /// Config files (configs/<paper>/<figure>.toml).
+        configs: Vec<PathBuf>,
+        /// Run every config under --configs.
+        #[arg(long)]
+        all: bool,
+        /// Apply each config's [profile.smoke] (same figure, seconds to run).
+        #[arg(long)]
+        smoke: bool,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// Output root.
+        #[arg(long, default_value = "results")]
+        out: PathBuf,
+        /// Override a parameter: --set key=value (repeatable; a list makes a sweep).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Folder searched by --all.
+        #[arg(long = "configs", default_value = "configs")]
+        config_dir: PathBuf,
+    },
+    /// List the figures this build reproduces and their default configs.
+    List {
+        #[arg(long = "configs", default_value = "configs")]
+        config_dir: PathBuf,
+    },
+    /// Validate configs and print the grid size and task count; runs nothing.
+    Check {
+        #[arg(required = true)]
+        configs: Vec<PathBuf>,
+        #[arg(long)]
+        smoke: bool,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Re-render figure.png and figure.svg from summary.csv files below DIR.
+    Plot {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result: Result<(), CommandError> = match cli.command {
+        Command::Run {
+            configs,
+            all,
+            smoke,
+            jobs,
+            out,
+            set,
+            config_dir,
+        } => commands::run(RunArgs {
+            configs,
+            all,
+            config_dir,
+            smoke,
+            jobs,
+            out,
+            set,
+        }),
+        Command::List { config_dir } => commands::list(&config_dir),
+        Command::Check {
+            configs,
+            smoke,
+            set,
+        } => commands::check(&configs, smoke, &set),
+        Command::Plot { dirs } => commands::plot(&dirs),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(e.exit_code());
+    }
+}

@@ -11,7 +11,11 @@ pub const REL_REFERENCE: f64 = 1e-13;
 #[track_caller]
 pub fn assert_rel(got: f64, want: f64, rel: f64) {
     let ok = got == want || (got - want).abs() <= rel * want.abs();
-    assert!(ok, "got {got:e}, want {want:e} (rel. error {:e} > {rel:e})", ((got - want) / want).abs());
+    assert!(
+        ok,
+        "got {got:e}, want {want:e} (rel. error {:e} > {rel:e})",
+        ((got - want) / want).abs()
+    );
 }
 
 /// Two-sided Kolmogorov–Smirnov statistic of `draws` against `cdf`.

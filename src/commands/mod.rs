@@ -1,1 +1,256 @@
-//! placeholder during bring-up
+//! The CLI verbs: run, list, check, plot. Each turns validated arguments into
+//! library calls; main.rs maps the error kind to an exit code.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::config::{ConfigError, ConfigFile, Override, Resolved};
+use crate::experiments::{self, Figure};
+use crate::runner::{self, Progress};
+
+/// Error kinds that map to exit codes: bad input is 2, anything else 1.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("{0}")]
+    Input(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<ConfigError> for CommandError {
+    fn from(e: ConfigError) -> Self {
+        CommandError::Input(e.to_string())
+    }
+}
+
+impl CommandError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CommandError::Input(_) => 2,
+            CommandError::Failed(_) => 1,
+        }
+    }
+}
+
+/// A config resolved and built into a runnable figure.
+pub struct Planned {
+    pub resolved: Resolved,
+    pub figure: Box<dyn Figure>,
+}
+
+/// Every `*.toml` under `dir`, sorted.
+pub fn all_configs(dir: &Path) -> Result<Vec<PathBuf>, CommandError> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out)
+        .map_err(|e| CommandError::Input(format!("{}: cannot list configs: {e}", dir.display())))?;
+    out.sort();
+    if out.is_empty() {
+        return Err(CommandError::Input(format!(
+            "{}: no *.toml configs found",
+            dir.display()
+        )));
+    }
+    Ok(out)
+}
+
+/// Loads, resolves and validates configs. Stops at the first bad one, before any work.
+pub fn plan(
+    paths: &[PathBuf],
+    profile: Option<&str>,
+    overrides: &[String],
+) -> Result<Vec<Planned>, CommandError> {
+    let overrides: Vec<Override> = overrides
+        .iter()
+        .map(|s| Override::parse(s))
+        .collect::<Result<_, _>>()?;
+    let mut planned = Vec::new();
+    for path in paths {
+        let file = ConfigFile::load(path)?;
+        let spec = experiments::find(&file.experiment).ok_or_else(|| ConfigError {
+            file: path.display().to_string(),
+            key: Some("experiment".into()),
+            message: format!("unknown experiment \"{}\"", file.experiment),
+            allowed: Some(experiments::known_ids()),
+        })?;
+        for resolved in file.resolve(profile, &overrides)? {
+            let figure = (spec.build)(&resolved.params, resolved.seed)
+                .map_err(|e| e.in_file(&resolved.file()))?;
+            planned.push(Planned { resolved, figure });
+        }
+    }
+    Ok(planned)
+}
+
+pub struct RunArgs {
+    pub configs: Vec<PathBuf>,
+    pub all: bool,
+    pub config_dir: PathBuf,
+    pub smoke: bool,
+    pub jobs: Option<usize>,
+    pub out: PathBuf,
+    pub set: Vec<String>,
+}
+
+pub fn run(args: RunArgs) -> Result<(), CommandError> {
+    let clock = Instant::now();
+    let mut paths = args.configs.clone();
+    if args.all {
+        paths.extend(all_configs(&args.config_dir)?);
+    }
+    if paths.is_empty() {
+        return Err(CommandError::Input(
+            "nothing to run: give config files or --all".into(),
+        ));
+    }
+    let jobs = match args.jobs {
+        Some(0) => {
+            return Err(CommandError::Input(
+                "--jobs 0: allowed values are integers ≥ 1".into(),
+            ))
+        }
+        Some(j) => j,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let planned = plan(&paths, args.smoke.then_some("smoke"), &args.set)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| CommandError::Failed(format!("cannot start {jobs} worker threads: {e}")))?;
+    let progress = Progress::detect();
+    let mut reports = Vec::new();
+    for p in &planned {
+        let report = runner::run(p.figure.as_ref(), &p.resolved, &args.out, &pool, progress)
+            .map_err(|e| CommandError::Failed(e.to_string()))?;
+        reports.push(report);
+    }
+    println!(
+        "wrote {} figure(s) in {:.2} s wall ({jobs} jobs):",
+        reports.len(),
+        clock.elapsed().as_secs_f64()
+    );
+    for r in &reports {
+        println!(
+            "  {:<22} {:>8} tasks {:>8.2} s  {}",
+            r.figure,
+            r.tasks,
+            r.wall_seconds,
+            r.dir.join("figure.png").display()
+        );
+    }
+    Ok(())
+}
+
+pub fn list(config_dir: &Path) -> Result<(), CommandError> {
+    println!("{:<20} {:<34} title", "figure", "default config");
+    for spec in experiments::REGISTRY {
+        let path = config_dir.join(spec.config.trim_start_matches("configs/"));
+        let mark = if path.exists() { "" } else { " (missing)" };
+        println!(
+            "{:<20} {:<34} {}",
+            spec.id,
+            format!("{}{mark}", path.display()),
+            spec.title
+        );
+    }
+    Ok(())
+}
+
+pub fn check(paths: &[PathBuf], smoke: bool, set: &[String]) -> Result<(), CommandError> {
+    let planned = plan(paths, smoke.then_some("smoke"), set)?;
+    for p in &planned {
+        let sweep = p
+            .resolved
+            .sweep_label
+            .as_deref()
+            .map(|s| format!(" [{s}]"))
+            .unwrap_or_default();
+        println!(
+            "{}: ok — {}{sweep}, profile {}: {}; {} tasks",
+            p.resolved.file(),
+            p.resolved.experiment,
+            p.resolved.profile.as_deref().unwrap_or("(paper scale)"),
+            p.figure.grid_description(),
+            p.figure.task_count()
+        );
+    }
+    Ok(())
+}
+
+/// Re-renders figures from CSVs: `dir` is one figure's folder or any folder above them.
+pub fn plot(dirs: &[PathBuf]) -> Result<(), CommandError> {
+    let mut done = 0;
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(CommandError::Input(format!(
+                "{}: not a directory",
+                dir.display()
+            )));
+        }
+        let mut figures = Vec::new();
+        find_figures(dir, &mut figures)
+            .map_err(|e| CommandError::Failed(format!("{}: {e}", dir.display())))?;
+        if figures.is_empty() {
+            return Err(CommandError::Input(format!(
+                "{}: no summary.csv found below it",
+                dir.display()
+            )));
+        }
+        for (fig_dir, id) in figures {
+            crate::plot::render_dir(&id, &fig_dir)
+                .map_err(|e| CommandError::Failed(e.to_string()))?;
+            println!("{id}: {}", fig_dir.join("figure.png").display());
+            done += 1;
+        }
+    }
+    println!("re-rendered {done} figure(s)");
+    Ok(())
+}
+
+/// Folders holding a summary.csv, with their figure id (from manifest.json,
+/// else from the last two path components, minus any `@sweep` suffix).
+fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> std::io::Result<()> {
+    if dir.join("summary.csv").is_file() {
+        let from_manifest = std::fs::read_to_string(dir.join("manifest.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v.get("figure").and_then(|f| f.as_str()).map(str::to_string));
+        let id = from_manifest.unwrap_or_else(|| {
+            let leaf = dir
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let paper = dir
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{paper}/{}", leaf.split('@').next().unwrap_or(""))
+        });
+        out.push((dir.to_path_buf(), id));
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.is_dir() && !hidden {
+            find_figures(&path, out)?;
+        }
+    }
+    Ok(())
+}

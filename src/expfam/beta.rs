@@ -48,7 +48,12 @@ impl BetaDist {
             return f64::NEG_INFINITY;
         }
         let a = (self.alpha - 1.0) * if self.alpha == 1.0 { 0.0 } else { theta.ln() };
-        let b = (self.beta - 1.0) * if self.beta == 1.0 { 0.0 } else { (-theta).ln_1p() };
+        let b = (self.beta - 1.0)
+            * if self.beta == 1.0 {
+                0.0
+            } else {
+                (-theta).ln_1p()
+            };
         a + b - ln_beta(self.alpha, self.beta)
     }
 
@@ -150,11 +155,18 @@ mod tests {
     fn matches_mpmath_reference_values() {
         let text = include_str!("../../tests/reference/beta_renyi.csv");
         let mut checked = 0;
-        for line in text.lines().filter(|l| !l.starts_with('#') && !l.starts_with("kind")) {
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("kind"))
+        {
             let f: Vec<&str> = line.split(',').collect();
             let num = |i: usize| f[i].parse::<f64>().unwrap();
             let (p, q) = (b(num(1), num(2)), b(num(3), num(4)));
-            let got = if f[0] == "kl" { kl_divergence(&p, &q) } else { renyi_divergence(&p, &q, num(5)) };
+            let got = if f[0] == "kl" {
+                kl_divergence(&p, &q)
+            } else {
+                renyi_divergence(&p, &q, num(5))
+            };
             assert_rel(got, num(6), REL_REFERENCE);
             checked += 1;
         }
@@ -188,16 +200,23 @@ mod tests {
         let c = |eta: [f64; 2]| log_partition(eta);
         let (p, q, lambda) = (b(6.0, 118.0), b(7.0, 117.0), 3.0);
         let (ep, eq) = (p.natural(), q.natural());
-        let mixed = [lambda * ep[0] + (1.0 - lambda) * eq[0], lambda * ep[1] + (1.0 - lambda) * eq[1]];
+        let mixed = [
+            lambda * ep[0] + (1.0 - lambda) * eq[0],
+            lambda * ep[1] + (1.0 - lambda) * eq[1],
+        ];
         let literal = (c(mixed) - lambda * c(ep)) / (lambda - 1.0) + c(eq);
         assert_rel(renyi_divergence(&p, &q, lambda), literal, 1e-10);
     }
 
     #[test]
     fn kl_matches_the_textbook_closed_form() {
-        for (p, q) in [(b(44.0, 80.0), b(9.8, 24.2)), (b(2.0, 3.0), b(600000.0, 1800000.0))] {
+        for (p, q) in [
+            (b(44.0, 80.0), b(9.8, 24.2)),
+            (b(2.0, 3.0), b(600000.0, 1800000.0)),
+        ] {
             let (a1, b1, a2, b2) = (p.alpha, p.beta, q.alpha, q.beta);
-            let textbook = ln_gamma(a2) + ln_gamma(b2) - ln_gamma(a2 + b2)
+            let textbook = ln_gamma(a2) + ln_gamma(b2)
+                - ln_gamma(a2 + b2)
                 - (ln_gamma(a1) + ln_gamma(b1) - ln_gamma(a1 + b1))
                 + (a1 - a2) * digamma(a1)
                 + (b1 - b2) * digamma(b1)

@@ -8,12 +8,12 @@
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use serde::{Deserialize, Serialize};
+use statrs::function::beta::ln_beta;
 use statrs::function::erf::erfc;
 
 use super::beta::{kl_divergence, renyi_divergence, BetaDist};
 use super::truncated::TruncatedBeta;
 use super::FamilyError;
-use crate::numeric::log_sum_exp;
 use crate::numeric::quadrature::GaussLegendre;
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::laplace::Laplace;
@@ -77,7 +77,12 @@ impl BetaBernoulli {
         let low_next = self.posterior(algorithm, c, 1.0);
         let high = self.posterior(algorithm, c, n);
         let high_next = self.posterior(algorithm, c, n - 1.0);
-        vec![(low, low_next), (low_next, low), (high, high_next), (high_next, high)]
+        vec![
+            (low, low_next),
+            (low_next, low),
+            (high, high_next),
+            (high_next, high),
+        ]
     }
 
     /// ε such that `algorithm` with coefficient c is (λ, ε)-RDP (supremum over
@@ -107,9 +112,21 @@ impl BetaBernoulli {
 
     /// Largest r (or m) in (0, 1] whose release is (λ, ε)-RDP, searched to full
     /// double precision (see [`largest_coefficient`]).
-    pub fn calibrate(&self, algorithm: Algorithm, lambda: f64, epsilon: f64) -> Result<Verified, FamilyError> {
-        super::check("lambda", lambda, lambda > 1.0 && lambda.is_finite(), "a finite value > 1")?;
-        Ok(largest_coefficient(epsilon, |c| self.rdp_epsilon(algorithm, c, lambda))?)
+    pub fn calibrate(
+        &self,
+        algorithm: Algorithm,
+        lambda: f64,
+        epsilon: f64,
+    ) -> Result<Verified, FamilyError> {
+        super::check(
+            "lambda",
+            lambda,
+            lambda > 1.0 && lambda.is_finite(),
+            "a finite value > 1",
+        )?;
+        Ok(largest_coefficient(epsilon, |c| {
+            self.rdp_epsilon(algorithm, c, lambda)
+        })?)
     }
 
     /// Order λ* = 1 + min(α₀, β₀)/c below which `algorithm` with coefficient c
@@ -143,7 +160,9 @@ impl GaussianCount {
 
     /// The clamped noisy count.
     pub fn noisy_count<R: Rng + ?Sized>(&self, successes: f64, rng: &mut R) -> f64 {
-        let noise = Normal::new(0.0, self.sigma).map(|d| d.sample(rng)).unwrap_or(f64::NAN);
+        let noise = Normal::new(0.0, self.sigma)
+            .map(|d| d.sample(rng))
+            .unwrap_or(f64::NAN);
         (successes + noise).clamp(0.0, self.problem.n as f64)
     }
 
@@ -168,17 +187,26 @@ impl GaussianCount {
         let sigma = self.sigma;
         // log N(0,1) CDF via erfc (accurate in the far tail down to underflow).
         let ln_phi = |x: f64| (0.5 * erfc(-x / std::f64::consts::SQRT_2)).ln();
-        let mut comps: Vec<(f64, BetaDist)> = vec![
-            (ln_phi(-s / sigma), self.posterior_for(0.0)),
-            (ln_phi((s - n) / sigma), self.posterior_for(n)),
+        // Each mixture component as (ln weight − ln B(a, b), a − 1, b − 1), so that
+        // ln(weight · Beta(θ; a, b)) = c + (a−1) ln θ + (b−1) ln(1−θ).
+        let component = |ln_w: f64, d: BetaDist| {
+            (
+                ln_w - ln_beta(d.alpha(), d.beta()),
+                d.alpha() - 1.0,
+                d.beta() - 1.0,
+            )
+        };
+        let mut comps: Vec<(f64, f64, f64)> = vec![
+            component(ln_phi(-s / sigma), self.posterior_for(0.0)),
+            component(ln_phi((s - n) / sigma), self.posterior_for(n)),
         ];
         // Continuum over t ∈ (0, n), truncated at 12σ from s (weight < e⁻⁷²).
         let t_lo = (s - 12.0 * sigma).max(0.0);
         let t_hi = (s + 12.0 * sigma).min(n);
         if t_hi > t_lo {
-            // Panels no wider than σ/2 and 1 count, to resolve both the Gaussian
-            // and the Beta's dependence on t.
-            let width = (0.5 * sigma).min(1.0);
+            // Panels no wider than σ/2 and 2 counts, resolving both the Gaussian
+            // and the Beta's dependence on t (whose width in t is ≈ √n/2 ≥ 2.5 here).
+            let width = (0.5 * sigma).min(2.0);
             let panels = (((t_hi - t_lo) / width).ceil() as usize).max(4) * refine;
             let rule = GaussLegendre::new(8);
             let h = (t_hi - t_lo) / panels as f64;
@@ -187,35 +215,44 @@ impl GaussianCount {
                 let lo = t_lo + h * k as f64;
                 for (t, w) in rule.mapped(lo, lo + h) {
                     let ln_w = w.ln() + ln_norm - 0.5 * ((t - s) / sigma).powi(2);
-                    comps.push((ln_w, self.posterior_for(t)));
+                    comps.push(component(ln_w, self.posterior_for(t)));
                 }
             }
         }
+        comps.retain(|c| c.0 > f64::NEG_INFINITY);
         // Outer integral over θ across the bulk of the true posterior, on the logit scale.
-        let rule = GaussLegendre::new(16);
         // logit θ under Beta(a, b) has sd ≈ √(1/a + 1/b) and tails ∝ e^{a z}, e^{−b z}:
         // the range below leaves out less than e⁻³⁶ of the truth's mass.
+        let rule = GaussLegendre::new(16);
         let center = (truth.mean() / (1.0 - truth.mean())).ln();
         let sd = (1.0 / truth.alpha() + 1.0 / truth.beta()).sqrt();
         let z_lo = center - 12.0 * sd - 36.0 / truth.alpha();
         let z_hi = center + 12.0 * sd + 36.0 / truth.beta();
-        let panels = 48 * refine;
-        let mut terms = Vec::with_capacity(comps.len());
+        let panels = 16 * refine;
         let mut total = 0.0;
         let h = (z_hi - z_lo) / panels as f64;
         for k in 0..panels {
             let lo = z_lo + h * k as f64;
             for (z, w) in rule.mapped(lo, lo + h) {
                 let theta = 1.0 / (1.0 + (-z).exp());
-                let ln_jac = theta.ln() + (-theta).ln_1p();
+                let (ln_t, ln_1t) = (theta.ln(), (-theta).ln_1p());
                 let ln_p = truth.ln_pdf(theta);
-                if !ln_jac.is_finite() || !ln_p.is_finite() {
+                if !ln_t.is_finite() || !ln_1t.is_finite() || !ln_p.is_finite() {
                     continue;
                 }
-                terms.clear();
-                terms.extend(comps.iter().map(|(lw, d)| lw + d.ln_pdf(theta)));
-                let ln_a = log_sum_exp(&terms);
-                total += w * (ln_p + ln_jac).exp() * (ln_p - ln_a);
+                // ln A(θ) by a streaming log-sum-exp over the components
+                let (mut max, mut acc) = (f64::NEG_INFINITY, 0.0);
+                for &(c, a1, b1) in &comps {
+                    let v = c + a1 * ln_t + b1 * ln_1t;
+                    if v > max {
+                        acc = acc * (max - v).exp() + 1.0;
+                        max = v;
+                    } else {
+                        acc += (v - max).exp();
+                    }
+                }
+                let ln_a = max + acc.ln();
+                total += w * (ln_p + ln_t + ln_1t).exp() * (ln_p - ln_a);
             }
         }
         total.max(0.0)
@@ -258,7 +295,12 @@ pub struct Ops {
 impl Ops {
     pub fn new(a0: f64, epsilon: f64) -> Result<Self, FamilyError> {
         super::check("a0", a0, a0 > 0.0 && a0 < 0.5, "0 < a0 < 0.5")?;
-        super::check("epsilon", epsilon, epsilon > 0.0 && epsilon.is_finite(), "a finite value > 0")?;
+        super::check(
+            "epsilon",
+            epsilon,
+            epsilon > 0.0 && epsilon.is_finite(),
+            "a finite value > 0",
+        )?;
         Ok(Self { a0, epsilon })
     }
 
@@ -278,7 +320,12 @@ impl Ops {
     }
 
     /// Posterior^{1/T} on [a₀, 1 − a₀]: Beta(1 + (α+n₊−1)/T, 1 + (β+n₋−1)/T) truncated.
-    pub fn distribution(&self, prior: &BetaDist, positives: f64, negatives: f64) -> Result<TruncatedBeta, FamilyError> {
+    pub fn distribution(
+        &self,
+        prior: &BetaDist,
+        positives: f64,
+        negatives: f64,
+    ) -> Result<TruncatedBeta, FamilyError> {
         let t = self.temperature();
         let a = 1.0 + (prior.alpha() + positives - 1.0) / t;
         let b = 1.0 + (prior.beta() + negatives - 1.0) / t;
@@ -357,17 +404,29 @@ mod tests {
             for &(lambda, eps) in &[(2.0, 1e-4), (15.0, 1e-5), (15.0, 0.5), (2.0, 0.05)] {
                 let v = problem.calibrate(algorithm, lambda, eps).unwrap();
                 assert!(v.epsilon <= eps);
-                assert_eq!(v.epsilon, problem.rdp_epsilon(algorithm, v.coefficient, lambda));
+                assert_eq!(
+                    v.epsilon,
+                    problem.rdp_epsilon(algorithm, v.coefficient, lambda)
+                );
                 // one ulp more breaks the target (the boundary is found exactly)
                 let next = f64::from_bits(v.coefficient.to_bits() + 1);
                 assert!(problem.rdp_epsilon(algorithm, next, lambda) > eps);
             }
             // direct sampling already private enough
-            assert_eq!(problem.calibrate(algorithm, 2.0, 10.0).unwrap().coefficient, 1.0);
+            assert_eq!(
+                problem.calibrate(algorithm, 2.0, 10.0).unwrap().coefficient,
+                1.0
+            );
         }
         // m of order 1e-5 at small ε, found to relative precision
-        let v = problem.calibrate(Algorithm::Concentrated, 15.0, 1e-5).unwrap();
-        assert!(v.coefficient < 1e-4 && v.coefficient > 1e-7, "{}", v.coefficient);
+        let v = problem
+            .calibrate(Algorithm::Concentrated, 15.0, 1e-5)
+            .unwrap();
+        assert!(
+            v.coefficient < 1e-4 && v.coefficient > 1e-7,
+            "{}",
+            v.coefficient
+        );
     }
 
     #[test]
@@ -375,18 +434,29 @@ mod tests {
         let problem = fig1_problem();
         // Property: KL to the mixture ≤ average KL to its components (convexity),
         // checked against a Monte-Carlo average of the component KLs.
-        let mech = GaussianCount { problem, sigma: 3.0 };
+        let mech = GaussianCount {
+            problem,
+            sigma: 3.0,
+        };
         let (kl, err) = mech.kl_from_truth(38.0);
         assert!(err < 1e-6 * kl.max(1e-3), "error estimate {err}");
         let truth = problem.posterior(Algorithm::Diffused, 1.0, 38.0);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let jensen: f64 = (0..20_000)
-            .map(|_| kl_divergence(&truth, &mech.posterior_for(mech.noisy_count(38.0, &mut rng))))
+            .map(|_| {
+                kl_divergence(
+                    &truth,
+                    &mech.posterior_for(mech.noisy_count(38.0, &mut rng)),
+                )
+            })
             .sum::<f64>()
             / 20_000.0;
         assert!(kl > 0.0 && kl < jensen, "{kl} vs {jensen}");
         // Tiny noise: the output approaches the truth.
-        let tiny = GaussianCount { problem, sigma: 1e-3 };
+        let tiny = GaussianCount {
+            problem,
+            sigma: 1e-3,
+        };
         assert!(tiny.kl_from_truth(38.0).0 < 1e-6);
         // Independent second method: a brute-force trapezoid double integral
         // over θ and the noisy count t, with the clamped point masses explicit.
@@ -414,7 +484,8 @@ mod tests {
         let mut kl = 0.0;
         for i in 0..=theta_steps {
             let th = lo + dth * i as f64;
-            let mut a = w0 * mech.posterior_for(0.0).ln_pdf(th).exp() + wn * mech.posterior_for(n).ln_pdf(th).exp();
+            let mut a = w0 * mech.posterior_for(0.0).ln_pdf(th).exp()
+                + wn * mech.posterior_for(n).ln_pdf(th).exp();
             for j in 0..=t_steps {
                 let t = dt * j as f64;
                 let w = if j == 0 || j == t_steps { 0.5 } else { 1.0 };

@@ -31,7 +31,10 @@ enum Method {
     /// u ~ U(S(hi), S(lo)) with S(x) = I_{1−x}(b, a), θ = 1 − G⁻¹(u)
     Upper { s_hi: f64, s_lo: f64 },
     /// Cumulative masses of the density on a fine partition of [lo, hi].
-    Numeric { edges: Vec<f64>, cumulative: Vec<f64> },
+    Numeric {
+        edges: Vec<f64>,
+        cumulative: Vec<f64>,
+    },
 }
 
 const NUMERIC_PANELS: usize = 4096;
@@ -60,7 +63,13 @@ impl TruncatedBeta {
         } else {
             Self::numeric(a, b, lo, hi)
         };
-        Ok(Self { a, b, lo, hi, method })
+        Ok(Self {
+            a,
+            b,
+            lo,
+            hi,
+            method,
+        })
     }
 
     fn numeric(a: f64, b: f64, lo: f64, hi: f64) -> Method {
@@ -124,7 +133,9 @@ impl TruncatedBeta {
             Method::Upper { s_hi, s_lo } => (s_lo - s_hi).ln(),
             Method::Numeric { cumulative, .. } => {
                 let ln_k = Self::ln_kernel_max(self.a, self.b, self.lo, self.hi);
-                return Self::ln_kernel(self.a, self.b, x) - ln_k - cumulative[cumulative.len() - 1].ln();
+                return Self::ln_kernel(self.a, self.b, x)
+                    - ln_k
+                    - cumulative[cumulative.len() - 1].ln();
             }
         };
         Self::ln_kernel(self.a, self.b, x) - ln_beta(self.a, self.b) - ln_mass
@@ -139,8 +150,12 @@ impl TruncatedBeta {
             return 1.0;
         }
         match &self.method {
-            Method::Lower { f_lo, f_hi } => ((beta_reg(self.a, self.b, x) - f_lo) / (f_hi - f_lo)).clamp(0.0, 1.0),
-            Method::Upper { s_hi, s_lo } => ((s_lo - beta_reg(self.b, self.a, 1.0 - x)) / (s_lo - s_hi)).clamp(0.0, 1.0),
+            Method::Lower { f_lo, f_hi } => {
+                ((beta_reg(self.a, self.b, x) - f_lo) / (f_hi - f_lo)).clamp(0.0, 1.0)
+            }
+            Method::Upper { s_hi, s_lo } => {
+                ((s_lo - beta_reg(self.b, self.a, 1.0 - x)) / (s_lo - s_hi)).clamp(0.0, 1.0)
+            }
             Method::Numeric { edges, cumulative } => {
                 let k = Self::panel_of(edges, x);
                 (cumulative[k] + self.panel_mass(edges[k], x)) / cumulative[cumulative.len() - 1]
@@ -149,12 +164,17 @@ impl TruncatedBeta {
     }
 
     fn panel_of(edges: &[f64], x: f64) -> usize {
-        edges.partition_point(|&e| e <= x).saturating_sub(1).min(edges.len() - 2)
+        edges
+            .partition_point(|&e| e <= x)
+            .saturating_sub(1)
+            .min(edges.len() - 2)
     }
 
     fn panel_mass(&self, from: f64, to: f64) -> f64 {
         let ln_k = Self::ln_kernel_max(self.a, self.b, self.lo, self.hi);
-        GaussLegendre::new(8).integrate(from, to, |x| (Self::ln_kernel(self.a, self.b, x) - ln_k).exp())
+        GaussLegendre::new(8).integrate(from, to, |x| {
+            (Self::ln_kernel(self.a, self.b, x) - ln_k).exp()
+        })
     }
 
     /// One exact draw by inversion.
@@ -162,10 +182,15 @@ impl TruncatedBeta {
         let u: f64 = rng.random();
         let x = match &self.method {
             Method::Lower { f_lo, f_hi } => inv_beta_reg(self.a, self.b, f_lo + u * (f_hi - f_lo)),
-            Method::Upper { s_hi, s_lo } => 1.0 - inv_beta_reg(self.b, self.a, s_hi + u * (s_lo - s_hi)),
+            Method::Upper { s_hi, s_lo } => {
+                1.0 - inv_beta_reg(self.b, self.a, s_hi + u * (s_lo - s_hi))
+            }
             Method::Numeric { edges, cumulative } => {
                 let target = u * cumulative[cumulative.len() - 1];
-                let k = cumulative.partition_point(|&c| c <= target).saturating_sub(1).min(edges.len() - 2);
+                let k = cumulative
+                    .partition_point(|&c| c <= target)
+                    .saturating_sub(1)
+                    .min(edges.len() - 2);
                 let need = target - cumulative[k];
                 // bisection inside the panel on the panel's own quadrature
                 let (mut a, mut b) = (edges[k], edges[k + 1]);
@@ -195,7 +220,8 @@ mod tests {
     /// quadrature of the density on [lo, x].
     fn reference_cdf(a: f64, b: f64, lo: f64, hi: f64) -> impl Fn(f64) -> f64 {
         let rule = GaussLegendre::new(20);
-        let kern = move |x: f64| ((a - 1.0) * x.ln() + (b - 1.0) * (-x).ln_1p() - ln_beta(a, b)).exp();
+        let kern =
+            move |x: f64| ((a - 1.0) * x.ln() + (b - 1.0) * (-x).ln_1p() - ln_beta(a, b)).exp();
         let total = rule.integrate_composite(lo, hi, 400, kern);
         move |x: f64| {
             if x <= lo {
@@ -251,7 +277,8 @@ mod tests {
     fn ln_pdf_integrates_to_one() {
         for (a, b) in [(3.0, 5.0), (60.0, 2.0), (2.0, 60.0)] {
             let d = TruncatedBeta::new(a, b, 0.1, 0.9).unwrap();
-            let total = GaussLegendre::new(20).integrate_composite(0.1, 0.9, 200, |x| d.ln_pdf(x).exp());
+            let total =
+                GaussLegendre::new(20).integrate_composite(0.1, 0.9, 200, |x| d.ln_pdf(x).exp());
             assert!((total - 1.0).abs() < 1e-9, "{a} {b}: {total}");
         }
     }

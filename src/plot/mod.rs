@@ -1,1 +1,205 @@
-//! placeholder during bring-up
+//! Figures rendered from `summary.csv` alone (never by rerunning anything), to
+//! PNG and SVG with plotters. Text uses DejaVu Sans embedded in the binary
+//! (plotters' `ab_glyph` feature), so figures render on a fresh headless
+//! machine without system fonts or fontconfig.
+
+mod foulds2016;
+mod geumlek2017;
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::runner::table::Table;
+
+#[derive(Debug, thiserror::Error)]
+#[error("plotting {figure}: {message}")]
+pub struct PlotError {
+    pub figure: String,
+    pub message: String,
+}
+
+/// Error of a drawing step, before the figure is known.
+#[derive(Debug)]
+pub struct DrawError(pub String);
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        DrawError(e.to_string())
+    }
+}
+
+impl From<crate::runner::table::MissingColumn> for DrawError {
+    fn from(e: crate::runner::table::MissingColumn) -> Self {
+        DrawError(e.to_string())
+    }
+}
+
+/// A figure that can draw itself on any plotters backend.
+pub trait Draw {
+    fn size(&self) -> (u32, u32);
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static;
+}
+
+static FONT: Once = Once::new();
+
+fn register_font() {
+    FONT.call_once(|| {
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
+    });
+}
+
+/// Renders `figure.png` and `figure.svg` in `dir` from `dir/summary.csv`.
+/// Each file is written under a temporary name and renamed when complete.
+pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
+    register_font();
+    let err = |message: String| PlotError {
+        figure: figure.to_string(),
+        message,
+    };
+    let path = dir.join("summary.csv");
+    let summary = Table::read_csv(&path).map_err(err)?;
+    let result = match figure {
+        "geumlek2017/fig1" => {
+            geumlek2017::Fig1::from_summary(&summary).and_then(|d| render(&d, dir))
+        }
+        "geumlek2017/fig2" => {
+            geumlek2017::Fig2::from_summary(&summary).and_then(|d| render(&d, dir))
+        }
+        "foulds2016/fig1" => foulds2016::Fig1::from_summary(&summary).and_then(|d| render(&d, dir)),
+        "foulds2016/fig2" => foulds2016::Fig2::from_summary(&summary).and_then(|d| render(&d, dir)),
+        other => Err(DrawError(format!("no plot is defined for `{other}`"))),
+    };
+    result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))
+}
+
+fn render<D: Draw>(d: &D, dir: &Path) -> Result<(), DrawError> {
+    let size = d.size();
+    let io = |e: std::io::Error| DrawError(e.to_string());
+    let png_tmp = dir.join(".figure.tmp.png");
+    {
+        let root = BitMapBackend::new(&png_tmp, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        d.draw(&root)?;
+        root.present()?;
+    }
+    let svg_tmp = dir.join(".figure.tmp.svg");
+    {
+        let root = SVGBackend::new(&svg_tmp, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        d.draw(&root)?;
+        root.present()?;
+    }
+    std::fs::rename(&png_tmp, dir.join("figure.png")).map_err(io)?;
+    std::fs::rename(&svg_tmp, dir.join("figure.svg")).map_err(io)?;
+    Ok(())
+}
+
+/// A named series of (x, mean, spread) points.
+pub type Band = (String, Vec<(f64, f64, f64)>);
+
+/// Series colours, distinguishable in print (Okabe–Ito).
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(240, 228, 66),
+];
+
+/// Splits a polyline at non-finite points and clips it to `y ≤ y_max`,
+/// interpolating the crossing so a curve that leaves the axes ends on its edge.
+pub fn clip_polyline(points: &[(f64, f64)], y_max: f64) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut current: Vec<(f64, f64)> = Vec::new();
+    let mut prev: Option<(f64, f64)> = None;
+    for &(x, y) in points {
+        let inside = y.is_finite() && y <= y_max;
+        match (prev, inside) {
+            (Some((px, py)), true) if py > y_max && py.is_finite() => {
+                current.push((px + (x - px) * (y_max - py) / (y - py), y_max));
+                current.push((x, y));
+            }
+            (Some((px, py)), true) if py.is_infinite() && py > 0.0 => {
+                current.push((px, y_max));
+                current.push((x, y));
+            }
+            (_, true) => current.push((x, y)),
+            (Some((px, py)), false) if py <= y_max && y > y_max => {
+                let cx = if y.is_finite() {
+                    px + (x - px) * (y_max - py) / (y - py)
+                } else {
+                    x
+                };
+                current.push((cx, y_max));
+                out.push(std::mem::take(&mut current));
+            }
+            _ => {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+            }
+        }
+        prev = Some((x, y));
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Reads (x, y) pairs of the rows where `key` columns equal the given values.
+pub fn series(t: &Table, filter: &[(usize, &str)], x: usize, y: usize) -> Vec<(f64, f64)> {
+    (0..t.rows.len())
+        .filter(|&i| filter.iter().all(|&(c, v)| t.s(i, c) == v))
+        .map(|i| (t.f(i, x), t.f(i, y)))
+        .collect()
+}
+
+/// Distinct values of a column in first-seen order.
+pub fn distinct(t: &Table, col: usize) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for i in 0..t.rows.len() {
+        let v = t.s(i, col);
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipping_ends_curves_on_the_top_edge() {
+        let pts = [
+            (0.0, 0.5),
+            (1.0, 1.5),
+            (2.0, 3.0),
+            (3.0, f64::INFINITY),
+            (4.0, 1.0),
+        ];
+        let segs = clip_polyline(&pts, 2.0);
+        assert_eq!(segs.len(), 2);
+        assert_eq!(
+            segs[0],
+            vec![(0.0, 0.5), (1.0, 1.5), (1.0 + 0.5 / 1.5, 2.0)]
+        );
+        assert_eq!(segs[1], vec![(3.0, 2.0), (4.0, 1.0)]);
+    }
+}

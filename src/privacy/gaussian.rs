@@ -33,10 +33,30 @@ impl GaussianCalibration {
 
     /// The σ at which the release is exactly (λ, ε)-RDP under this statement:
     /// paper σ² = λΔ²/ε, tight σ² = λΔ²/(2ε).
-    pub fn sigma(self, lambda: f64, epsilon: f64, sensitivity: f64) -> Result<f64, super::PrivacyError> {
-        super::check("lambda", lambda, lambda > 1.0 && lambda.is_finite(), "a finite value > 1")?;
-        super::check("epsilon", epsilon, epsilon > 0.0 && epsilon.is_finite(), "a finite value > 0")?;
-        super::check("sensitivity", sensitivity, sensitivity > 0.0 && sensitivity.is_finite(), "a finite value > 0")?;
+    pub fn sigma(
+        self,
+        lambda: f64,
+        epsilon: f64,
+        sensitivity: f64,
+    ) -> Result<f64, super::PrivacyError> {
+        super::check(
+            "lambda",
+            lambda,
+            lambda > 1.0 && lambda.is_finite(),
+            "a finite value > 1",
+        )?;
+        super::check(
+            "epsilon",
+            epsilon,
+            epsilon > 0.0 && epsilon.is_finite(),
+            "a finite value > 0",
+        )?;
+        super::check(
+            "sensitivity",
+            sensitivity,
+            sensitivity > 0.0 && sensitivity.is_finite(),
+            "a finite value > 0",
+        )?;
         let var = lambda * sensitivity * sensitivity / epsilon;
         Ok(match self {
             Self::Paper => var.sqrt(),
@@ -69,15 +89,22 @@ mod tests {
         let rule = GaussLegendre::new(40);
         for &(lambda, sigma) in &[(2.0, 1.0), (5.0, 2.5), (15.0, 4.0)] {
             let ln_pdf = |x: f64, mu: f64| {
-                -0.5 * ((x - mu) / sigma).powi(2) - (sigma * (2.0 * std::f64::consts::PI).sqrt()).ln()
+                -0.5 * ((x - mu) / sigma).powi(2)
+                    - (sigma * (2.0 * std::f64::consts::PI).sqrt()).ln()
             };
             let integral = rule.integrate_composite(-60.0 * sigma, 60.0 * sigma, 200, |x| {
                 (lambda * ln_pdf(x, 0.0) + (1.0 - lambda) * ln_pdf(x, 1.0)).exp()
             });
             let numeric = integral.ln() / (lambda - 1.0);
             let closed = GaussianCalibration::Tight.rdp_epsilon(lambda, sigma, 1.0);
-            assert!((numeric - closed).abs() < 1e-10 * closed, "{numeric} vs {closed}");
-            assert_eq!(GaussianCalibration::Paper.rdp_epsilon(lambda, sigma, 1.0), 2.0 * closed);
+            assert!(
+                (numeric - closed).abs() < 1e-10 * closed,
+                "{numeric} vs {closed}"
+            );
+            assert_eq!(
+                GaussianCalibration::Paper.rdp_epsilon(lambda, sigma, 1.0),
+                2.0 * closed
+            );
         }
     }
 }

@@ -87,7 +87,11 @@ mod tests {
         // ε(c) = c², target 1e-10 → c = 1e-5 (relative precision, not absolute).
         let v = largest_coefficient(1e-10, |c| c * c).unwrap();
         assert!(v.epsilon <= 1e-10);
-        assert!((v.coefficient - 1e-5).abs() < 4e-16 * 1e-5, "{}", v.coefficient);
+        assert!(
+            (v.coefficient - 1e-5).abs() < 4e-16 * 1e-5,
+            "{}",
+            v.coefficient
+        );
         let next = f64::from_bits(v.coefficient.to_bits() + 1);
         assert!(next * next > 1e-10 || next * next == v.epsilon);
         assert!(v.evaluations < 100);
