@@ -255,8 +255,15 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     let prior = prior(&c.prior)?;
     let ops = ops(c.a0, c.epsilon)?;
     check::non_empty("n_values", &c.n_values)?;
-    for &n in &c.n_values {
+    for (i, &n) in c.n_values.iter().enumerate() {
         check::at_least("n_values", n, 1)?;
+        if c.n_values[..i].contains(&n) {
+            return Err(ParamError::new(
+                "n_values",
+                format!("{n} appears twice"),
+                "distinct data sizes",
+            ));
+        }
     }
     check::at_least("repeats", c.repeats, 1)?;
     Ok(Box::new(Fig2 {

@@ -221,6 +221,18 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
             "finite ln_epsilon_min ≤ ln_epsilon_max",
         ));
     }
+    for (key, v) in [
+        ("ln_epsilon_min", c.ln_epsilon_min),
+        ("ln_epsilon_max", c.ln_epsilon_max),
+    ] {
+        if !(-700.0..=700.0).contains(&v) {
+            return Err(ParamError::new(
+                key,
+                format!("ln ε = {v} makes ε underflow or overflow"),
+                "−700 ≤ ln ε ≤ 700",
+            ));
+        }
+    }
     let steps = ((c.ln_epsilon_max - c.ln_epsilon_min) / c.ln_epsilon_step + 1e-9).floor() as usize;
     if steps > 10_000 {
         return Err(ParamError::new(

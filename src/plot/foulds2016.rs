@@ -58,7 +58,7 @@ impl Draw for Fig1 {
             * 1.08;
         let mut chart = ChartBuilder::on(root)
             .caption(
-                "Private posteriors, Beta-Bernoulli (ε = 1, p = 0.3, N = 20)",
+                "Private approximate posteriors, Beta-Bernoulli",
                 ("sans-serif", 22),
             )
             .margin(14)
@@ -156,7 +156,7 @@ impl Draw for Fig2 {
         );
         let mut chart = ChartBuilder::on(root)
             .caption(
-                "L1 error of one private sample (p = 0.1, ε = 0.1, a₀ = 0.05)",
+                "L1 error of one private posterior sample",
                 ("sans-serif", 22),
             )
             .margin(14)
@@ -170,6 +170,8 @@ impl Draw for Fig2 {
             .configure_mesh()
             .x_desc("N (number of observations)")
             .y_desc("E|θ̂ − p|")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y}"))
             .label_style(("sans-serif", 16))
             .draw()?;
         for (name, pts) in &self.curves {

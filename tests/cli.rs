@@ -1,0 +1,302 @@
+//! End-to-end tests of the `privpost` binary on the smoke configs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn privpost(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_privpost"))
+        .args(args)
+        .current_dir(repo())
+        .env("CI", "true")
+        .output()
+        .expect("binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn header(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect()
+}
+
+fn rows(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    r.records()
+        .map(|x| x.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
+const FIGURES: [(&str, &[&str]); 4] = [
+    (
+        "geumlek2017/fig1",
+        &["algorithm", "coefficient", "lambda", "epsilon"],
+    ),
+    (
+        "geumlek2017/fig2",
+        &[
+            "panel",
+            "lambda",
+            "ln_epsilon",
+            "algorithm",
+            "coefficient",
+            "mean",
+            "sd",
+            "runs",
+        ],
+    ),
+    ("foulds2016/fig1", &["curve", "draw", "theta", "density"]),
+    ("foulds2016/fig2", &["mechanism", "n", "mean", "se", "runs"]),
+];
+
+#[test]
+fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
+    let one = tempfile::tempdir().unwrap();
+    let two = tempfile::tempdir().unwrap();
+    for (dir, jobs) in [(&one, "1"), (&two, "2")] {
+        let o = privpost(&[
+            "run",
+            "--all",
+            "--smoke",
+            "--jobs",
+            jobs,
+            "--out",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("wrote 4 figure(s)"), "{out}");
+    }
+    for (id, columns) in FIGURES {
+        let d = one.path().join(id);
+        for f in [
+            "data.csv",
+            "summary.csv",
+            "figure.png",
+            "figure.svg",
+            "manifest.json",
+        ] {
+            assert!(d.join(f).is_file(), "{id}: missing {f}");
+        }
+        let h = header(&d.join("summary.csv"));
+        for c in columns {
+            assert!(
+                h.iter().any(|x| x == c),
+                "{id}: summary.csv lacks `{c}`: {h:?}"
+            );
+        }
+        let png = std::fs::read(d.join("figure.png")).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let svg = std::fs::read_to_string(d.join("figure.svg")).unwrap();
+        assert!(svg.contains("<text"), "{id}: figure.svg has no text");
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(manifest["figure"], id);
+        assert_eq!(manifest["profile"], "smoke");
+        assert!(manifest["seed"].is_u64() && manifest["wall_seconds"].is_f64());
+        for f in ["data.csv", "summary.csv"] {
+            let a = std::fs::read(d.join(f)).unwrap();
+            let b = std::fs::read(two.path().join(id).join(f)).unwrap();
+            assert!(a == b, "{id}/{f} differs between --jobs 1 and --jobs 2");
+        }
+    }
+    // No temporary folders are left behind.
+    for paper in ["geumlek2017", "foulds2016"] {
+        for e in std::fs::read_dir(one.path().join(paper)).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(!name.starts_with('.'), "leftover {name}");
+        }
+    }
+    check_values(one.path());
+}
+
+/// Facts the smoke outputs must show, whatever the seed.
+fn check_values(out: &Path) {
+    // Fig 1: direct sampling (r = 1) is finite below λ* = 7 and infinite above.
+    let fig1 = rows(&out.join("geumlek2017/fig1/summary.csv"));
+    for r in &fig1 {
+        let (c, lambda, eps): (f64, f64, &str) =
+            (r[1].parse().unwrap(), r[2].parse().unwrap(), &r[3]);
+        if c == 1.0 {
+            assert_eq!(eps == "inf", lambda >= 7.0, "λ = {lambda}: ε = {eps}");
+        }
+    }
+    // Fig 2: every released coefficient meets its target.
+    let fig2 = rows(&out.join("geumlek2017/fig2/summary.csv"));
+    let h = header(&out.join("geumlek2017/fig2/summary.csv"));
+    let (eps, ach) = (
+        h.iter().position(|x| x == "epsilon").unwrap(),
+        h.iter().position(|x| x == "achieved_epsilon").unwrap(),
+    );
+    for r in &fig2 {
+        if !r[ach].is_empty() {
+            assert!(
+                r[ach].parse::<f64>().unwrap() <= r[eps].parse::<f64>().unwrap() * (1.0 + 1e-12)
+            );
+        }
+    }
+    // Foulds Fig 1: OPS at ε = 1, a₀ = 0.2 has temperature 2 ln 4 ≈ 2.77.
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("foulds2016/fig1/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert!((m["details"]["ops"]["temperature"].as_f64().unwrap() - 2.0 * 4f64.ln()).abs() < 1e-12);
+}
+
+#[test]
+fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "run",
+        "configs/foulds2016/fig1.toml",
+        "--smoke",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let data = out.path().join("foulds2016/fig1/data.csv");
+    let before = std::fs::read(&data).unwrap();
+
+    let cfg = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(repo().join("configs/geumlek2017/fig2.toml")).unwrap();
+    let cases: &[(&str, &str, &str)] = &[
+        ("typo = 3\n", "typo", "unknown key"),
+        ("", "lambdas", "λ > 1"),
+        ("", "prior", "both > 0"),
+        ("", "n", "u64"),
+        ("", "gaussian_calibration", "variant"),
+    ];
+    let replacements = [
+        ("", ""),
+        ("lambdas = [2.0, 15.0]", "lambdas = [1.0, 15.0]"),
+        ("prior = [6.0, 18.0]", "prior = [-6.0, 18.0]"),
+        ("n = 100", "n = -5"),
+        (
+            "gaussian_calibration = \"paper\"",
+            "gaussian_calibration = \"loose\"",
+        ),
+    ];
+    for ((extra, key, hint), (from, to)) in cases.iter().zip(replacements) {
+        let text = format!("{extra}{}", base.replacen(from, to, 1));
+        let path = cfg.path().join("bad.toml");
+        std::fs::write(&path, text).unwrap();
+        let o = privpost(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("bad.toml") && e.contains(&format!("`{key}`")) && e.contains(hint),
+            "{key}: {e}"
+        );
+        assert_eq!(e.lines().count(), 1, "one clear line: {e}");
+    }
+    let set_cases: &[(&str, &str)] = &[
+        ("epsilon=0", "ε > 0"),
+        ("epsilon=-1", "ε > 0"),
+        ("a0=0.7", "0 < a0 < 0.5"),
+        ("p=1.5", "0 ≤ value ≤ 1"),
+        ("grid_points=oops", "expected u64"),
+    ];
+    for (set, hint) in set_cases {
+        let o = privpost(&[
+            "run",
+            "configs/foulds2016/fig1.toml",
+            "--set",
+            set,
+            "--out",
+            out.path().to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{set}");
+        assert!(
+            stderr(&o).contains(hint) && stderr(&o).contains("fig1.toml"),
+            "{set}: {}",
+            stderr(&o)
+        );
+    }
+    let fig1_bad = privpost(&[
+        "check",
+        "configs/geumlek2017/fig1.toml",
+        "--set",
+        "coefficients=[0.5, 1.5]",
+    ]);
+    assert_eq!(fig1_bad.status.code(), Some(2));
+    assert!(
+        stderr(&fig1_bad).contains("0 < value ≤ 1"),
+        "{}",
+        stderr(&fig1_bad)
+    );
+    for args in [
+        &["run", "--all", "--jobs", "0"][..],
+        &["run", "missing.toml"],
+        &["run", "--all", "--configs", "nowhere"],
+        &["run"],
+    ] {
+        let o = privpost(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+    assert_eq!(
+        std::fs::read(&data).unwrap(),
+        before,
+        "earlier results were changed"
+    );
+}
+
+#[test]
+fn sweeps_check_and_plot() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "check",
+        "configs/foulds2016/fig2.toml",
+        "--smoke",
+        "--set",
+        "epsilon=[0.1,1]",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(text.matches("tasks").count(), 2, "{text}");
+    assert!(text.contains("500 tasks"), "{text}");
+
+    let o = privpost(&[
+        "run",
+        "configs/foulds2016/fig2.toml",
+        "--smoke",
+        "--set",
+        "epsilon=[0.1,1]",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = out.path().join("foulds2016/fig2@epsilon=0.1");
+    let b = out.path().join("foulds2016/fig2@epsilon=1");
+    assert!(a.join("summary.csv").is_file() && b.join("summary.csv").is_file());
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["resolved_config"]["epsilon"], 1.0);
+    assert_eq!(m["sweep_point"], "epsilon=1");
+
+    // plot re-renders from the CSVs alone
+    std::fs::remove_file(a.join("figure.png")).unwrap();
+    std::fs::remove_file(a.join("manifest.json")).unwrap();
+    let o = privpost(&["plot", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(a.join("figure.png").is_file());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("re-rendered 2 figure(s)"));
+
+    let o = privpost(&["list"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("geumlek2017/fig2"));
+}
