@@ -15,9 +15,19 @@ fn search(c: &mut Criterion) {
     let mut g = c.benchmark_group("coefficient_search");
     for (name, algorithm, lambda, eps) in [
         ("diffused_l2_eps0.1", Algorithm::Diffused, 2.0, 0.1),
-        ("concentrated_l15_eps1e-5", Algorithm::Concentrated, 15.0, 1e-5),
+        (
+            "concentrated_l15_eps1e-5",
+            Algorithm::Concentrated,
+            15.0,
+            1e-5,
+        ),
     ] {
-        g.bench_function(name, |b| b.iter(|| p.calibrate(algorithm, black_box(lambda), black_box(eps)).unwrap()));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                p.calibrate(algorithm, black_box(lambda), black_box(eps))
+                    .unwrap()
+            })
+        });
     }
     g.finish();
 }
@@ -27,7 +37,9 @@ fn gaussian_kl(c: &mut Criterion) {
     let mut g = c.benchmark_group("gaussian_mechanism_kl");
     for sigma in [0.5, 10.0, 200.0] {
         let mech = GaussianCount { problem: p, sigma };
-        g.bench_function(format!("sigma_{sigma}"), |b| b.iter(|| mech.kl_from_truth(black_box(38.0))));
+        g.bench_function(format!("sigma_{sigma}"), |b| {
+            b.iter(|| mech.kl_from_truth(black_box(38.0)))
+        });
     }
     g.finish();
 }

@@ -458,9 +458,7 @@ impl Figure for Fig2 {
                         p.gaussian
                             .posterior_for(p.gaussian.noisy_count(s, rng))
                             .sample(rng),
-                        self.problem
-                            .posterior(Algorithm::Diffused, 1.0, s)
-                            .sample(rng),
+                        self.problem.direct_posterior(s).sample(rng),
                     ];
                     for (m, theta) in moments.iter_mut().zip(thetas) {
                         // A Beta draw can round to 0 or 1 in floating point; nudge inside.

@@ -24,6 +24,15 @@ impl BetaDist {
         Ok(Self { alpha, beta })
     }
 
+    /// For parameters already known to be positive and finite (debug-checked).
+    pub(crate) fn new_unchecked(alpha: f64, beta: f64) -> Self {
+        debug_assert!(
+            alpha > 0.0 && beta > 0.0 && alpha.is_finite() && beta.is_finite(),
+            "Beta({alpha}, {beta})"
+        );
+        Self { alpha, beta }
+    }
+
     /// From η = (α, α + β); `None` when η is not normalisable (not in E).
     pub fn from_natural(eta: [f64; 2]) -> Option<Self> {
         Self::new(eta[0], eta[1] - eta[0]).ok()

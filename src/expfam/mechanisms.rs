@@ -50,8 +50,15 @@ impl BetaBernoulli {
         Self { prior, n }
     }
 
+    /// Algorithm 1: the true posterior Beta(α₀ + s, β₀ + n − s).
+    pub fn direct_posterior(&self, successes: f64) -> BetaDist {
+        self.posterior(Algorithm::Diffused, 1.0, successes)
+    }
+
     /// Posterior released by `algorithm` with coefficient `c` (r or m) for
     /// `successes` of n; c = 1 is Algorithm 1 (direct sampling).
+    /// Requires c ∈ (0, 1] and successes ∈ [0, n] (guaranteed by the callers:
+    /// coefficients come from validated configs or the search, counts are clamped).
     pub fn posterior(&self, algorithm: Algorithm, c: f64, successes: f64) -> BetaDist {
         let n = self.n as f64;
         let (a0, b0) = (self.prior.alpha(), self.prior.beta());
@@ -59,8 +66,8 @@ impl BetaBernoulli {
             Algorithm::Diffused => (a0 + c * successes, b0 + c * (n - successes)),
             Algorithm::Concentrated => (a0 / c + successes, b0 / c + n - successes),
         };
-        // Parameters are positive for c ∈ (0, 1] and successes ∈ [0, n].
-        BetaDist::new(a, b).unwrap_or(self.prior)
+        // Positive for c ∈ (0, 1] and successes ∈ [0, n].
+        BetaDist::new_unchecked(a, b)
     }
 
     /// The pairs whose divergences bound the RDP ε (geumlek2017 Corollary 2):
@@ -167,7 +174,7 @@ impl GaussianCount {
     }
 
     pub fn posterior_for(&self, noisy: f64) -> BetaDist {
-        self.problem.posterior(Algorithm::Diffused, 1.0, noisy)
+        self.problem.direct_posterior(noisy)
     }
 
     /// KL(true posterior ‖ output distribution of the mechanism), where the
@@ -183,7 +190,7 @@ impl GaussianCount {
 
     fn kl_quadrature(&self, s: f64, refine: usize) -> f64 {
         let n = self.problem.n as f64;
-        let truth = self.problem.posterior(Algorithm::Diffused, 1.0, s);
+        let truth = self.problem.direct_posterior(s);
         let sigma = self.sigma;
         // log N(0,1) CDF via erfc (accurate in the far tail down to underflow).
         let ln_phi = |x: f64| (0.5 * erfc(-x / std::f64::consts::SQRT_2)).ln();
@@ -261,7 +268,7 @@ impl GaussianCount {
 
 /// KL(true posterior ‖ Algorithm 2/3 output), in closed form.
 pub fn kl_from_truth(problem: &BetaBernoulli, algorithm: Algorithm, c: f64, successes: f64) -> f64 {
-    let truth = problem.posterior(algorithm, 1.0, successes);
+    let truth = problem.direct_posterior(successes);
     kl_divergence(&truth, &problem.posterior(algorithm, c, successes))
 }
 
@@ -440,7 +447,7 @@ mod tests {
         };
         let (kl, err) = mech.kl_from_truth(38.0);
         assert!(err < 1e-6 * kl.max(1e-3), "error estimate {err}");
-        let truth = problem.posterior(Algorithm::Diffused, 1.0, 38.0);
+        let truth = problem.direct_posterior(38.0);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let jensen: f64 = (0..20_000)
             .map(|_| {
@@ -471,7 +478,7 @@ mod tests {
         let problem = mech.problem;
         let n = problem.n as f64;
         let sigma = mech.sigma;
-        let truth = problem.posterior(Algorithm::Diffused, 1.0, s);
+        let truth = problem.direct_posterior(s);
         let normal = statrs::distribution::Normal::new(s, sigma).unwrap();
         use statrs::distribution::{Continuous, ContinuousCDF};
         let w0 = normal.cdf(0.0);
