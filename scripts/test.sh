@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # The one test command (see README): formatting, lints, then unit, reference-value
 # and end-to-end tests. Release mode, because the numerics run 50-70x slower in debug.
+# Ends with one line totalling the tests of every target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --release --all-targets --locked -- -D warnings
-cargo test --release --locked
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --release --locked 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+awk '/^test result:/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed;/) p += $i; if ($(i+1) ~ /^failed;/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"

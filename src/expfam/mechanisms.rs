@@ -376,6 +376,38 @@ mod tests {
         }
     }
 
+    /// The shipped ε (corner shortcut, double precision) against 50-digit
+    /// mpmath brute-force suprema over all datasets (tests/reference/beta_rdp_sup.py).
+    #[test]
+    fn rdp_epsilon_matches_mpmath_brute_force() {
+        let problem = fig1_problem();
+        let text = include_str!("../../tests/reference/beta_rdp_sup.csv");
+        let mut checked = 0;
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("algorithm"))
+        {
+            let f: Vec<&str> = line.split(',').collect();
+            let algorithm = if f[0] == "diffused" {
+                Algorithm::Diffused
+            } else {
+                Algorithm::Concentrated
+            };
+            let (c, lambda, want): (f64, f64, f64) = (
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            );
+            assert_rel(
+                problem.rdp_epsilon(algorithm, c, lambda),
+                want,
+                crate::testutil::REL_REFERENCE,
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 10);
+    }
+
     #[test]
     fn corollary_one_direct_sampling_is_rdp_iff_lambda_below_seven() {
         let problem = fig1_problem();
