@@ -6,32 +6,14 @@ pub mod beta;
 pub mod mechanisms;
 pub mod truncated;
 
+pub(crate) use crate::privacy::check;
+pub use crate::privacy::OutOfRange;
+
 /// Errors of the family math; messages name the parameter and its value.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FamilyError {
-    #[error("{name} = {value} is out of range: {allowed}")]
-    OutOfRange {
-        name: &'static str,
-        value: f64,
-        allowed: &'static str,
-    },
+    #[error(transparent)]
+    OutOfRange(#[from] OutOfRange),
     #[error(transparent)]
     Privacy(#[from] crate::privacy::PrivacyError),
-}
-
-pub(crate) fn check(
-    name: &'static str,
-    value: f64,
-    ok: bool,
-    allowed: &'static str,
-) -> Result<f64, FamilyError> {
-    if ok && !value.is_nan() {
-        Ok(value)
-    } else {
-        Err(FamilyError::OutOfRange {
-            name,
-            value,
-            allowed,
-        })
-    }
 }

@@ -3,7 +3,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{distinct, series, Draw, DrawError, PALETTE};
+use super::{distinct, legend, series, Draw, DrawError, PALETTE};
 use crate::runner::table::Table;
 
 /// Figure 1: density curves of the posterior, OPS, and Laplace draws.
@@ -92,13 +92,7 @@ impl Draw for Fig1 {
                 }
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 16))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight, 16)?;
         Ok(())
     }
 }
@@ -208,13 +202,7 @@ impl Draw for Fig2 {
                 },
             ))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 16))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight, 16)?;
         Ok(())
     }
 }

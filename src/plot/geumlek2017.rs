@@ -3,7 +3,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clip_polyline, distinct, series, Draw, DrawError, PALETTE};
+use super::{clip_polyline, distinct, legend, series, Draw, DrawError, PALETTE};
 use crate::runner::table::Table;
 
 /// (algorithm, coefficient label, (λ, ε) points, critical order λ*).
@@ -95,13 +95,7 @@ impl Draw for Fig1 {
                     ))?;
                 }
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 16))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft, 16)?;
         }
         Ok(())
     }
@@ -252,13 +246,7 @@ impl Draw for Fig2 {
                     }
                 }
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 15))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight, 15)?;
         }
         Ok(())
     }

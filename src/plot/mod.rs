@@ -104,6 +104,27 @@ fn render<D: Draw>(d: &D, dir: &Path) -> Result<(), DrawError> {
     Ok(())
 }
 
+/// Draws the legend box in the house style.
+pub fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> Result<(), DrawError>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", font_size))
+        .draw()?;
+    Ok(())
+}
+
 /// A named series of (x, mean, spread) points.
 pub type Band = (String, Vec<(f64, f64, f64)>);
 

@@ -6,15 +6,20 @@ pub mod gaussian;
 pub mod laplace;
 pub mod search;
 
+/// A parameter outside its domain; shared by the math modules.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[error("{name} = {value} is out of range: {allowed}")]
+pub struct OutOfRange {
+    pub name: &'static str,
+    pub value: f64,
+    pub allowed: &'static str,
+}
+
 /// Errors of the privacy math. Messages name the parameter and its value.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PrivacyError {
-    #[error("{name} = {value} is out of range: {allowed}")]
-    OutOfRange {
-        name: &'static str,
-        value: f64,
-        allowed: &'static str,
-    },
+    #[error(transparent)]
+    OutOfRange(#[from] OutOfRange),
     #[error("no coefficient in (0, 1] reaches epsilon = {target} (smallest tried: {smallest:e} gives {achieved})")]
     Unreachable {
         target: f64,
@@ -23,17 +28,17 @@ pub enum PrivacyError {
     },
 }
 
-/// Checks `lo < value < hi` style ranges in one place.
-pub(crate) fn check(
+/// `Ok(value)` when `ok` holds (and value is not NaN), else an [`OutOfRange`].
+pub fn check(
     name: &'static str,
     value: f64,
     ok: bool,
     allowed: &'static str,
-) -> Result<f64, PrivacyError> {
+) -> Result<f64, OutOfRange> {
     if ok && !value.is_nan() {
         Ok(value)
     } else {
-        Err(PrivacyError::OutOfRange {
+        Err(OutOfRange {
             name,
             value,
             allowed,
