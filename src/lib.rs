@@ -8,6 +8,7 @@
 pub mod commands;
 pub mod config;
 pub mod experiments;
+pub mod hellinger;
 pub mod expfam;
 pub mod numeric;
 pub mod plot;

@@ -3,6 +3,7 @@
 //! here when the Bun et al. family needs it.
 
 pub mod beta;
+pub mod dirichlet;
 pub mod mechanisms;
 pub mod truncated;
 
