@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet
-cargo bench --locked --bench beta_bernoulli -- --warm-up-time 1 --measurement-time 3 2>&1 | grep -E '^[a-z_]+/|time:'
+for bench in beta_bernoulli hellinger; do
+  cargo bench --locked --bench "$bench" -- --warm-up-time 1 --measurement-time 3 2>&1 | grep -E '^[a-z_0-9]+/|time:'
+done
 out=$(mktemp -d)
 for profile in "" "--smoke"; do
   best=""
@@ -16,4 +18,7 @@ for profile in "" "--smoke"; do
   done
   echo "run --all ${profile:-(paper scale)}: best of 3 = ${best} ms wall on $(nproc) cores"
 done
+start=$(date +%s%N)
+/usr/bin/env time -v ./target/release/privpost run configs/bun2018/fig2.toml --out "$out" 2>"$out/time.txt" >/dev/null || true
+echo "bun2018/fig2 at paper scale: $(( ($(date +%s%N) - start) / 1000000 )) ms wall; peak RSS $(grep -o 'Maximum resident set size (kbytes): [0-9]*' "$out/time.txt" | grep -o '[0-9]*$' || echo '?') KB"
 rm -rf "$out"

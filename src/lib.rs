@@ -8,8 +8,8 @@
 pub mod commands;
 pub mod config;
 pub mod experiments;
-pub mod hellinger;
 pub mod expfam;
+pub mod hellinger;
 pub mod numeric;
 pub mod plot;
 pub mod privacy;

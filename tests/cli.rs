@@ -37,7 +37,37 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-const FIGURES: [(&str, &[&str]); 4] = [
+const FIGURES: [(&str, &[&str]); 6] = [
+    (
+        "bun2018/fig2",
+        &[
+            "k",
+            "n",
+            "mechanism",
+            "mean",
+            "q25",
+            "q50",
+            "q75",
+            "draws",
+            "crossover_n",
+        ],
+    ),
+    (
+        "bun2018/fig3",
+        &[
+            "panel",
+            "k",
+            "n",
+            "prior",
+            "mechanism",
+            "distance",
+            "probability",
+            "mean",
+            "q25",
+            "q50",
+            "q75",
+        ],
+    ),
     (
         "geumlek2017/fig1",
         &["algorithm", "coefficient", "lambda", "epsilon"],
@@ -75,7 +105,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("wrote 4 figure(s)"), "{out}");
+        assert!(out.contains("wrote 6 figure(s)"), "{out}");
     }
     for (id, columns) in FIGURES {
         let d = one.path().join(id);
@@ -112,7 +142,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         }
     }
     // No temporary folders are left behind.
-    for paper in ["geumlek2017", "foulds2016"] {
+    for paper in ["geumlek2017", "foulds2016", "bun2018"] {
         for e in std::fs::read_dir(one.path().join(paper)).unwrap() {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             assert!(!name.starts_with('.'), "leftover {name}");
@@ -145,6 +175,28 @@ fn check_values(out: &Path) {
                 r[ach].parse::<f64>().unwrap() <= r[eps].parse::<f64>().unwrap() * (1.0 + 1e-12)
             );
         }
+    }
+    // Bun Fig 3: each exact output distribution sums to one; the audit found no violation.
+    let fig3 = rows(&out.join("bun2018/fig3/summary.csv"));
+    for panel in ["b", "c"] {
+        for mech in ["hellinger_em", "laplace_hist", "laplace_dim"] {
+            let total: f64 = fig3
+                .iter()
+                .filter(|r| r[0] == panel && r[4] == mech)
+                .map(|r| r[6].parse::<f64>().unwrap())
+                .sum();
+            assert!((total - 1.0).abs() < 1e-9, "{panel} {mech}: {total}");
+        }
+    }
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("bun2018/fig3/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    for a in m["details"]["privacy_audit"].as_array().unwrap() {
+        assert!(
+            a["delta_needed_at_epsilon"].as_f64().unwrap() <= 1e-8,
+            "{a}"
+        );
     }
     // Foulds Fig 1: OPS at ε = 1, a₀ = 0.2 has temperature 2 ln 4 ≈ 2.77.
     let m: serde_json::Value = serde_json::from_str(

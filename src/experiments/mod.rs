@@ -2,6 +2,7 @@
 //! tasks, runs a task as a pure function of (parameters, RNG), and aggregates
 //! the task rows into the figure's summary.
 
+pub mod bun2018;
 pub mod foulds2016;
 pub mod geumlek2017;
 
@@ -63,6 +64,18 @@ pub const REGISTRY: &[Spec] = &[
         title: "L1 error of one private posterior sample vs N",
         config: "configs/foulds2016/fig2.toml",
         build: foulds2016::build_fig2,
+    },
+    Spec {
+        id: "bun2018/fig2",
+        title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
+        config: "configs/bun2018/fig2.toml",
+        build: bun2018::build_fig2,
+    },
+    Spec {
+        id: "bun2018/fig3",
+        title: "Distance quartiles vs prior strength; exact output distributions",
+        config: "configs/bun2018/fig3.toml",
+        build: bun2018::build_fig3,
     },
 ];
 

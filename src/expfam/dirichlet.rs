@@ -15,7 +15,12 @@ pub struct Dirichlet {
 
 impl Dirichlet {
     pub fn new(alpha: Vec<f64>) -> Result<Self, FamilyError> {
-        check("k", alpha.len() as f64, alpha.len() >= 2, "at least 2 categories")?;
+        check(
+            "k",
+            alpha.len() as f64,
+            alpha.len() >= 2,
+            "at least 2 categories",
+        )?;
         for &a in &alpha {
             check("alpha", a, a > 0.0 && a.is_finite(), "finite values > 0")?;
         }
@@ -58,7 +63,11 @@ impl HellingerVariant {
 /// precision when a ≈ b: with m = (a+b)/2, d = (b−a)/2,
 /// `ln BC = −½ Σᵢ [φ(mᵢ, dᵢ) + φ(mᵢ, −dᵢ)] + ½ [φ(M, D) + φ(M, −D)]`, M = Σmᵢ, D = Σdᵢ.
 pub fn ln_bhattacharyya(p: &Dirichlet, q: &Dirichlet) -> f64 {
-    assert_eq!(p.alpha.len(), q.alpha.len(), "Dirichlets of different dimension");
+    assert_eq!(
+        p.alpha.len(),
+        q.alpha.len(),
+        "Dirichlets of different dimension"
+    );
     let mut total = 0.0;
     let (mut big_m, mut big_d) = (0.0, 0.0);
     for (&a, &b) in p.alpha.iter().zip(&q.alpha) {
@@ -75,9 +84,16 @@ pub fn hellinger(p: &Dirichlet, q: &Dirichlet, variant: HellingerVariant) -> f64
     let ln_bc = match variant {
         HellingerVariant::Correct => ln_bhattacharyya(p, q),
         HellingerVariant::AsPublished => {
-            let lb = |d: &Dirichlet| d.alpha.iter().map(|&a| ln_gamma(a)).sum::<f64>() / d.alpha.iter().sum::<f64>().ln();
+            let lb = |d: &Dirichlet| {
+                d.alpha.iter().map(|&a| ln_gamma(a)).sum::<f64>() / d.alpha.iter().sum::<f64>().ln()
+            };
             let mid = Dirichlet {
-                alpha: p.alpha.iter().zip(&q.alpha).map(|(a, b)| 0.5 * (a + b)).collect(),
+                alpha: p
+                    .alpha
+                    .iter()
+                    .zip(&q.alpha)
+                    .map(|(a, b)| 0.5 * (a + b))
+                    .collect(),
             };
             lb(&mid) - 0.5 * (lb(p) + lb(q))
         }
@@ -104,13 +120,25 @@ mod tests {
 
     #[test]
     fn beta_case_matches_closed_form_and_quadrature() {
-        for (a1, b1, a2, b2) in [(51.0, 51.0, 52.0, 50.0), (2.0, 3.0, 7.0, 1.5), (301.0, 301.0, 300.0, 302.0), (1.0, 101.0, 101.0, 1.0)] {
+        for (a1, b1, a2, b2) in [
+            (51.0, 51.0, 52.0, 50.0),
+            (2.0, 3.0, 7.0, 1.5),
+            (301.0, 301.0, 300.0, 302.0),
+            (1.0, 101.0, 101.0, 1.0),
+        ] {
             let h = hellinger(&d(&[a1, b1]), &d(&[a2, b2]), HellingerVariant::Correct);
             // closed form for Betas: H² = 1 − B((a1+a2)/2, (b1+b2)/2) / √(B(a1,b1) B(a2,b2))
-            let closed = (1.0 - (ln_beta(0.5 * (a1 + a2), 0.5 * (b1 + b2)) - 0.5 * (ln_beta(a1, b1) + ln_beta(a2, b2))).exp()).sqrt();
+            let closed = (1.0
+                - (ln_beta(0.5 * (a1 + a2), 0.5 * (b1 + b2))
+                    - 0.5 * (ln_beta(a1, b1) + ln_beta(a2, b2)))
+                .exp())
+            .sqrt();
             assert_rel(h, closed, 1e-9);
             // numeric integration of √(p q) on the logit scale
-            let (p, q) = (BetaDist::new(a1, b1).unwrap(), BetaDist::new(a2, b2).unwrap());
+            let (p, q) = (
+                BetaDist::new(a1, b1).unwrap(),
+                BetaDist::new(a2, b2).unwrap(),
+            );
             let bc = GaussLegendre::new(30).integrate_composite(-60.0, 60.0, 1200, |z| {
                 let x = 1.0 / (1.0 + (-z).exp());
                 (0.5 * (p.ln_pdf(x) + q.ln_pdf(x)) + x.ln() + (-x).ln_1p()).exp()
@@ -128,7 +156,11 @@ mod tests {
         assert!(h > 0.0 && h < 1.0);
         assert_rel(h, hellinger(&b, &a, HellingerVariant::Correct), 1e-14);
         // ln B matches the textbook sum
-        assert_rel(a.ln_beta(), ln_gamma(3.0) + ln_gamma(4.0) + ln_gamma(5.0) - ln_gamma(12.0), 1e-14);
+        assert_rel(
+            a.ln_beta(),
+            ln_gamma(3.0) + ln_gamma(4.0) + ln_gamma(5.0) - ln_gamma(12.0),
+            1e-14,
+        );
         assert!(Dirichlet::new(vec![1.0]).is_err());
         assert!(Dirichlet::new(vec![1.0, 0.0]).is_err());
     }

@@ -54,7 +54,11 @@ pub struct LaplaceCounts {
 impl LaplaceCounts {
     pub fn new(sensitivity: f64, epsilon: f64, rounding: Rounding) -> Result<Self, FamilyError> {
         let noise = Laplace::for_privacy(sensitivity, epsilon).map_err(FamilyError::Privacy)?;
-        Ok(Self { noise, rounding, sensitivity })
+        Ok(Self {
+            noise,
+            rounding,
+            sensitivity,
+        })
     }
 
     pub fn sensitivity(&self) -> f64 {
@@ -66,7 +70,10 @@ impl LaplaceCounts {
         let mut out = Vec::with_capacity(c.len());
         let mut left = n;
         for &ci in &c[..c.len() - 1] {
-            let v = self.rounding.apply(ci as f64 + self.noise.sample(rng)).clamp(0.0, left as f64) as u32;
+            let v = self
+                .rounding
+                .apply(ci as f64 + self.noise.sample(rng))
+                .clamp(0.0, left as f64) as u32;
             out.push(v);
             left -= v;
         }
@@ -129,7 +136,11 @@ mod tests {
     #[test]
     fn exact_distribution_sums_to_one_and_matches_sampling() {
         for rounding in [Rounding::Nearest, Rounding::Floor] {
-            for (c, s) in [(vec![5u32, 5], 1.0), (vec![3, 3, 4], 2.0), (vec![0, 9, 1], 3.0)] {
+            for (c, s) in [
+                (vec![5u32, 5], 1.0),
+                (vec![3, 3, 4], 2.0),
+                (vec![0, 9, 1], 3.0),
+            ] {
                 let m = LaplaceCounts::new(s, 1.0, rounding).unwrap();
                 let n: u32 = c.iter().sum();
                 let mut total = 0.0;
@@ -149,7 +160,10 @@ mod tests {
                 }
                 for ((r, p), h) in table.iter().zip(hits) {
                     let sd = (p * (1.0 - p) / draws as f64).sqrt();
-                    assert!((h as f64 / draws as f64 - p).abs() < 5.0 * sd + 1e-4, "{rounding:?} {c:?} {r:?}: {h} vs {p}");
+                    assert!(
+                        (h as f64 / draws as f64 - p).abs() < 5.0 * sd + 1e-4,
+                        "{rounding:?} {c:?} {r:?}: {h} vs {p}"
+                    );
                 }
             }
         }

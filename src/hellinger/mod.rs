@@ -96,15 +96,37 @@ impl Space {
         let pair = |m: f64| 0.5 * (ln_gamma_remainder(m, 0.5) + ln_gamma_remainder(m, -0.5));
         let take = prior
             .iter()
-            .map(|&a| (0..=n).map(|c| if c == 0 { f64::NEG_INFINITY } else { pair(a + c as f64 - 0.5) }).collect())
+            .map(|&a| {
+                (0..=n)
+                    .map(|c| {
+                        if c == 0 {
+                            f64::NEG_INFINITY
+                        } else {
+                            pair(a + c as f64 - 0.5)
+                        }
+                    })
+                    .collect()
+            })
             .collect();
-        let give = prior.iter().map(|&a| (0..=n).map(|c| pair(a + c as f64 + 0.5)).collect()).collect();
+        let give = prior
+            .iter()
+            .map(|&a| (0..=n).map(|c| pair(a + c as f64 + 0.5)).collect())
+            .collect();
         let total: f64 = prior.iter().sum::<f64>() + n as f64;
         let scale = match variant {
             HellingerVariant::Correct => 1.0,
             HellingerVariant::AsPublished => 1.0 / total.ln(),
         };
-        Ok(Self { k, n, prior, variant, scale, half, take, give })
+        Ok(Self {
+            k,
+            n,
+            prior,
+            variant,
+            scale,
+            half,
+            take,
+            give,
+        })
     }
 
     pub fn k(&self) -> usize {
@@ -144,7 +166,9 @@ impl Space {
             .map(|i| {
                 let t = &self.half[i];
                 let ci = c[i] as usize;
-                (0..=self.n as usize).map(|r| self.scale * (t[ci + r] - 0.5 * (t[2 * ci] + t[2 * r]))).collect()
+                (0..=self.n as usize)
+                    .map(|r| self.scale * (t[ci + r] - 0.5 * (t[2 * ci] + t[2 * r])))
+                    .collect()
             })
             .collect();
         Distances { rows }
@@ -156,14 +180,14 @@ impl Space {
     pub fn local_sensitivity(&self, c: &[u32]) -> f64 {
         let (mut u1, mut u2, mut iu) = (f64::NEG_INFINITY, f64::NEG_INFINITY, usize::MAX);
         let (mut v1, mut v2, mut iv) = (f64::NEG_INFINITY, f64::NEG_INFINITY, usize::MAX);
-        for i in 0..self.k {
-            let u = self.take[i][c[i] as usize];
+        for (i, (&ci, (take, give))) in c.iter().zip(self.take.iter().zip(&self.give)).enumerate() {
+            let u = take[ci as usize];
             if u > u1 {
                 (u2, u1, iu) = (u1, u, i);
             } else if u > u2 {
                 u2 = u;
             }
-            let v = self.give[i][c[i] as usize];
+            let v = give[ci as usize];
             if v > v1 {
                 (v2, v1, iv) = (v1, v, i);
             } else if v > v2 {
@@ -173,7 +197,11 @@ impl Space {
         if u1 == f64::NEG_INFINITY {
             return 0.0; // n = 0: no record to move
         }
-        let best = if iu != iv { u1 + v1 } else { (u1 + v2).max(u2 + v1) };
+        let best = if iu != iv {
+            u1 + v1
+        } else {
+            (u1 + v2).max(u2 + v1)
+        };
         hellinger_from_ln_bc(-self.scale * best)
     }
 
@@ -197,7 +225,11 @@ pub struct Distances {
 impl Distances {
     #[inline]
     pub fn hellinger(&self, r: &[u32]) -> f64 {
-        let ln_bc: f64 = r.iter().zip(&self.rows).map(|(&x, row)| row[x as usize]).sum();
+        let ln_bc: f64 = r
+            .iter()
+            .zip(&self.rows)
+            .map(|(&x, row)| row[x as usize])
+            .sum();
         hellinger_from_ln_bc(ln_bc)
     }
 }
@@ -214,12 +246,32 @@ pub struct ExpMech<'a> {
 }
 
 impl<'a> ExpMech<'a> {
-    pub fn new(space: &'a Space, data: &[u32], epsilon: f64, delta: f64) -> Result<Self, FamilyError> {
-        check("epsilon", epsilon, epsilon > 0.0 && epsilon.is_finite(), "a finite value > 0")?;
+    pub fn new(
+        space: &'a Space,
+        data: &[u32],
+        epsilon: f64,
+        delta: f64,
+    ) -> Result<Self, FamilyError> {
+        check(
+            "epsilon",
+            epsilon,
+            epsilon > 0.0 && epsilon.is_finite(),
+            "a finite value > 0",
+        )?;
         check("delta", delta, delta > 0.0 && delta < 1.0, "0 < δ < 1")?;
-        check("k", data.len() as f64, data.len() == space.k, "the space's dimension")?;
+        check(
+            "k",
+            data.len() as f64,
+            data.len() == space.k,
+            "the space's dimension",
+        )?;
         let total: u32 = data.iter().sum();
-        check("n", total as f64, total == space.n && total > 0, "counts summing to the space's n ≥ 1")?;
+        check(
+            "n",
+            total as f64,
+            total == space.n && total > 0,
+            "counts summing to the space's n ≥ 1",
+        )?;
         let gamma = gamma(epsilon, delta, space.n);
         let smooth = space.smooth_sensitivity(data, gamma);
         Ok(Self {
@@ -252,7 +304,8 @@ impl<'a> ExpMech<'a> {
     /// Returned in candidate order (a multiset: order carries no information).
     pub fn sample_distances<R: Rng + ?Sized>(&self, draws: usize, rng: &mut R) -> Vec<f64> {
         let mut total = 0.0;
-        self.space.for_each(|r| total += self.weight(self.distances.hellinger(r)));
+        self.space
+            .for_each(|r| total += self.weight(self.distances.hellinger(r)));
         let mut targets: Vec<f64> = (0..draws).map(|_| rng.random::<f64>() * total).collect();
         targets.sort_by(f64::total_cmp);
         let mut out = Vec::with_capacity(draws);
@@ -307,10 +360,20 @@ pub fn audit(space: &Space, epsilon: f64, delta: f64) -> Result<PrivacyAudit, Fa
     space.for_each(|c| datasets.push(c.to_vec()));
     let probs: Vec<Vec<f64>> = datasets
         .iter()
-        .map(|c| Ok(ExpMech::new(space, c, epsilon, delta)?.exact().into_iter().map(|o| o.2).collect()))
+        .map(|c| {
+            Ok(ExpMech::new(space, c, epsilon, delta)?
+                .exact()
+                .into_iter()
+                .map(|o| o.2)
+                .collect())
+        })
         .collect::<Result<_, FamilyError>>()?;
     let index = |c: &[u32]| datasets.iter().position(|d| d == c);
-    let mut result = PrivacyAudit { worst_ln_ratio: 0.0, worst_delta: 0.0, pairs: 0 };
+    let mut result = PrivacyAudit {
+        worst_ln_ratio: 0.0,
+        worst_delta: 0.0,
+        pairs: 0,
+    };
     for (a, c) in datasets.iter().enumerate() {
         for i in 0..space.k {
             for j in 0..space.k {
@@ -389,7 +452,12 @@ mod tests {
 
     #[test]
     fn local_and_smooth_sensitivity_match_brute_force() {
-        for (k, n, variant) in [(2, 12, HellingerVariant::Correct), (3, 8, HellingerVariant::Correct), (3, 8, HellingerVariant::AsPublished), (4, 5, HellingerVariant::Correct)] {
+        for (k, n, variant) in [
+            (2, 12, HellingerVariant::Correct),
+            (3, 8, HellingerVariant::Correct),
+            (3, 8, HellingerVariant::AsPublished),
+            (4, 5, HellingerVariant::Correct),
+        ] {
             let s = Space::new((0..k).map(|i| 1.0 + 0.5 * i as f64).collect(), n, variant).unwrap();
             let mut all = Vec::new();
             s.for_each(|c| all.push(c.to_vec()));
@@ -461,13 +529,23 @@ mod tests {
         // 99.9% quantile of χ² with (cells − 1) degrees of freedom, Wilson–Hilferty
         let df = (cells - 1) as f64;
         let crit = df * (1.0 - 2.0 / (9.0 * df) + 3.09 * (2.0 / (9.0 * df)).sqrt()).powi(3);
-        assert!(chi2 < crit, "χ² = {chi2} over {cells} cells (critical {crit})");
+        assert!(
+            chi2 < crit,
+            "χ² = {chi2} over {cells} cells (critical {crit})"
+        );
     }
 
     #[test]
     fn mechanism_meets_its_privacy_claim_on_small_n() {
-        for (k, n) in [(2, 10), (3, 6)] {
-            let a = audit(&space(k, n), 1.0, 1e-8).unwrap();
+        let published =
+            |k: usize, n: u32| Space::new(vec![1.0; k], n, HellingerVariant::AsPublished).unwrap();
+        for (k, n, s) in [
+            (2, 10, space(2, 10)),
+            (3, 6, space(3, 6)),
+            (2, 10, published(2, 10)),
+            (3, 6, published(3, 6)),
+        ] {
+            let a = audit(&s, 1.0, 1e-8).unwrap();
             assert!(a.pairs > 0);
             assert!(a.worst_delta <= 1e-8, "{k}, {n}: {a:?}");
             eprintln!("audit k = {k}, n = {n}: {a:?}");

@@ -3,6 +3,7 @@
 //! (plotters' `ab_glyph` feature), so figures render on a fresh headless
 //! machine without system fonts or fontconfig.
 
+mod bun2018;
 mod foulds2016;
 mod geumlek2017;
 
@@ -77,6 +78,8 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
         }
         "foulds2016/fig1" => foulds2016::Fig1::from_summary(&summary).and_then(|d| render(&d, dir)),
         "foulds2016/fig2" => foulds2016::Fig2::from_summary(&summary).and_then(|d| render(&d, dir)),
+        "bun2018/fig2" => bun2018::Fig2::from_summary(&summary).and_then(|d| render(&d, dir)),
+        "bun2018/fig3" => bun2018::Fig3::from_summary(&summary).and_then(|d| render(&d, dir)),
         other => Err(DrawError(format!("no plot is defined for `{other}`"))),
     };
     result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))

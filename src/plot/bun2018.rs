@@ -1,0 +1,315 @@
+//! Figures 2 and 3 of the Bun et al. poster, from their summary.csv.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{distinct, legend, Draw, DrawError, PALETTE};
+use crate::runner::table::Table;
+
+/// Poster colours: exponential mechanism blue, Laplace (histogram) red, Laplace (dimension) green.
+fn style_of(mechanism: &str) -> (RGBColor, &'static str) {
+    match mechanism {
+        "hellinger_em" => (PALETTE[0], "smoothed-Hellinger EM"),
+        "laplace_hist" => (RGBColor(213, 40, 40), "Laplace, histogram sensitivity"),
+        _ => (PALETTE[2], "Laplace, sensitivity ∝ dimension"),
+    }
+}
+
+/// One series: (x, mean or median, q25, q75).
+type Quartiles = (String, Vec<(f64, f64, f64, f64)>);
+
+/// Panel (a) series: (prior a, median, q25, q75, mean).
+type PriorSweep = (String, Vec<(f64, f64, f64, f64, f64)>);
+
+type Crossings = Vec<(String, f64)>;
+
+/// A mechanism's (distance, probability) points.
+type Scatter = (String, Vec<(f64, f64)>);
+
+/// Figure 2: mean distance vs n, one panel per k, interquartile bars.
+pub struct Fig2 {
+    /// (k, series, crossover n per Laplace baseline)
+    panels: Vec<(String, Vec<Quartiles>, Crossings)>,
+}
+
+impl Fig2 {
+    pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
+        let (k, n, m, mean, q25, q75) = (
+            t.col("k")?,
+            t.col("n")?,
+            t.col("mechanism")?,
+            t.col("mean")?,
+            t.col("q25")?,
+            t.col("q75")?,
+        );
+        let cross = t.col("crossover_n").ok();
+        let mut panels = Vec::new();
+        for kv in distinct(t, k) {
+            let mut series = Vec::new();
+            let mut crossings = Vec::new();
+            for mech in distinct(t, m) {
+                let rows: Vec<usize> = (0..t.rows.len())
+                    .filter(|&i| t.s(i, k) == kv && t.s(i, m) == mech)
+                    .collect();
+                if let (Some(c), Some(&first)) = (cross, rows.first()) {
+                    let x = t.f(first, c);
+                    if x.is_finite() {
+                        crossings.push((mech.clone(), x));
+                    }
+                }
+                series.push((
+                    mech,
+                    rows.iter()
+                        .map(|&i| (t.f(i, n), t.f(i, mean), t.f(i, q25), t.f(i, q75)))
+                        .collect(),
+                ));
+            }
+            panels.push((kv, series, crossings));
+        }
+        Ok(Self { panels })
+    }
+}
+
+impl Draw for Fig2 {
+    fn size(&self) -> (u32, u32) {
+        (1500, 520)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let areas = root.split_evenly((1, self.panels.len().max(1)));
+        for (idx, ((k, series, crossings), area)) in
+            self.panels.iter().zip(areas.iter()).enumerate()
+        {
+            let pts = series.iter().flat_map(|s| s.1.iter());
+            let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+            for p in pts {
+                x_lo = x_lo.min(p.0);
+                x_hi = x_hi.max(p.0);
+                y_hi = y_hi.max(p.3).max(p.1);
+            }
+            let pad = ((x_hi - x_lo) * 0.04).max(1.0);
+            let mut chart = ChartBuilder::on(area)
+                .caption(
+                    format!("({}) k = {k}", (b'a' + idx as u8) as char),
+                    ("sans-serif", 22),
+                )
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(60)
+                .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..(y_hi * 1.1).max(1e-6))?;
+            chart
+                .configure_mesh()
+                .x_desc("data size n")
+                .y_desc("mean Hellinger distance (bars: IQR)")
+                .label_style(("sans-serif", 15))
+                .draw()?;
+            for (mech, pts) in series {
+                let (color, text) = style_of(mech);
+                let style = ShapeStyle::from(&color).stroke_width(2);
+                chart
+                    .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), style))?
+                    .label(text)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                chart.draw_series(
+                    pts.iter()
+                        .map(|p| Circle::new((p.0, p.1), 3, color.filled())),
+                )?;
+                chart.draw_series(pts.iter().map(|p| {
+                    ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.mix(0.6).stroke_width(1), 5)
+                }))?;
+            }
+            for (mech, x) in crossings {
+                let (color, _) = style_of(mech);
+                chart.draw_series(DashedLineSeries::new(
+                    vec![(*x, 0.0), (*x, y_hi * 1.1)],
+                    6,
+                    4,
+                    ShapeStyle::from(&color.mix(0.5)).stroke_width(1),
+                ))?;
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
+        }
+        Ok(())
+    }
+}
+
+/// Figure 3: (a) median and IQR vs prior a; (b, c) exact P(output) vs distance.
+pub struct Fig3 {
+    prior: Vec<PriorSweep>,
+    /// (panel letter, k, per-mechanism (distance, probability) points)
+    exact: Vec<(String, String, Vec<Scatter>)>,
+}
+
+impl Fig3 {
+    pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
+        let (panel, k, prior, m) = (
+            t.col("panel")?,
+            t.col("k")?,
+            t.col("prior")?,
+            t.col("mechanism")?,
+        );
+        let (dist, prob, q25, q50, q75, mean) = (
+            t.col("distance")?,
+            t.col("probability")?,
+            t.col("q25")?,
+            t.col("q50")?,
+            t.col("q75")?,
+            t.col("mean")?,
+        );
+        let mechs = distinct(t, m);
+        let prior_series = mechs
+            .iter()
+            .map(|mech| {
+                let pts = (0..t.rows.len())
+                    .filter(|&i| t.s(i, panel) == "a" && &t.s(i, m) == mech)
+                    .map(|i| {
+                        (
+                            t.f(i, prior),
+                            t.f(i, q50),
+                            t.f(i, q25),
+                            t.f(i, q75),
+                            t.f(i, mean),
+                        )
+                    })
+                    .collect();
+                (mech.clone(), pts)
+            })
+            .collect();
+        let mut exact = Vec::new();
+        for p in distinct(t, panel).into_iter().filter(|p| p != "a") {
+            let kv = (0..t.rows.len())
+                .find(|&i| t.s(i, panel) == p)
+                .map(|i| t.s(i, k))
+                .unwrap_or_default();
+            let series = mechs
+                .iter()
+                .map(|mech| {
+                    let pts = (0..t.rows.len())
+                        .filter(|&i| t.s(i, panel) == p && &t.s(i, m) == mech)
+                        .map(|i| (t.f(i, dist), t.f(i, prob)))
+                        .collect();
+                    (mech.clone(), pts)
+                })
+                .collect();
+            exact.push((p, kv, series));
+        }
+        Ok(Self {
+            prior: prior_series,
+            exact,
+        })
+    }
+}
+
+impl Draw for Fig3 {
+    fn size(&self) -> (u32, u32) {
+        (1500, 520)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let areas = root.split_evenly((1, 1 + self.exact.len()));
+        // (a)
+        let pts = self.prior.iter().flat_map(|s| s.1.iter());
+        let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+        for p in pts {
+            x_lo = x_lo.min(p.0);
+            x_hi = x_hi.max(p.0);
+            y_hi = y_hi.max(p.3).max(p.4);
+        }
+        if x_lo.is_finite() {
+            let mut chart = ChartBuilder::on(&areas[0])
+                .caption("(a) k = 2, n = 100, data [50, 50]", ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(60)
+                .build_cartesian_2d(
+                    (x_lo * 0.9..x_hi * 1.1).log_scale(),
+                    0.0..(y_hi * 1.1).max(1e-6),
+                )?;
+            chart
+                .configure_mesh()
+                .x_desc("prior Beta(a, a): a")
+                .y_desc("distance: mean (line), IQR (bars)")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .label_style(("sans-serif", 15))
+                .draw()?;
+            // Distances take few discrete values, so quartiles of different mechanisms
+            // coincide: show the mean as a line and the IQR as bars, offset per mechanism.
+            for (i, (mech, pts)) in self.prior.iter().enumerate() {
+                let (color, text) = style_of(mech);
+                let style = ShapeStyle::from(&color).stroke_width(2);
+                chart
+                    .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.4)), style))?
+                    .label(text)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                // one bar per log-spaced bin of the prior axis
+                let shift = 1.0 + 0.035 * (i as f64 - 1.0);
+                let bin = |x: f64| {
+                    ((x / x_lo).ln() / (x_hi / x_lo).ln().max(1e-12) * 14.0).floor() as i64
+                };
+                let mut last_bin = i64::MIN;
+                let mut bars = Vec::new();
+                for p in pts {
+                    if bin(p.0) != last_bin {
+                        last_bin = bin(p.0);
+                        bars.push(ErrorBar::new_vertical(
+                            p.0 * shift,
+                            p.2,
+                            p.1,
+                            p.3,
+                            color.stroke_width(2),
+                            6,
+                        ));
+                    }
+                }
+                chart.draw_series(bars)?;
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
+        }
+        // (b, c)
+        for ((p, k, series), area) in self.exact.iter().zip(areas.iter().skip(1)) {
+            let all = series.iter().flat_map(|s| s.1.iter()).filter(|q| q.1 > 0.0);
+            let (mut x_hi, mut y_lo, mut y_hi) = (0.0f64, 1.0f64, 0.0f64);
+            for q in all {
+                x_hi = x_hi.max(q.0);
+                y_lo = y_lo.min(q.1);
+                y_hi = y_hi.max(q.1);
+            }
+            let y_lo = y_lo.max(y_hi * 1e-12).max(1e-300);
+            let mut chart = ChartBuilder::on(area)
+                .caption(
+                    format!("({p}) exact output distribution, k = {k}"),
+                    ("sans-serif", 20),
+                )
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(70)
+                .build_cartesian_2d(0.0..(x_hi * 1.05).max(1e-6), (y_lo..y_hi * 2.0).log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc("Hellinger distance of the output from the true posterior")
+                .y_desc("probability")
+                .y_label_formatter(&|y| format!("{y:.0e}"))
+                .label_style(("sans-serif", 15))
+                .draw()?;
+            for (mech, pts) in series {
+                let (color, text) = style_of(mech);
+                chart
+                    .draw_series(
+                        pts.iter()
+                            .filter(|q| q.1 >= y_lo)
+                            .map(|q| Circle::new((q.0, q.1), 3, color.mix(0.8).filled())),
+                    )?
+                    .label(text)
+                    .legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()));
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
+        }
+        Ok(())
+    }
+}
