@@ -443,7 +443,7 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-const FIG3_COLUMNS: [&str; 13] = [
+const FIG3_COLUMNS: [&str; 14] = [
     "panel",
     "k",
     "n",
@@ -457,6 +457,7 @@ const FIG3_COLUMNS: [&str; 13] = [
     "q50",
     "q75",
     "draws",
+    "hellinger",
 ];
 
 impl Figure for Fig3 {
@@ -511,6 +512,7 @@ impl Figure for Fig3 {
                     q50.into(),
                     q75.into(),
                     self.draws.into(),
+                    c.hellinger.as_str().into(),
                 ]])
             }
             Fig3Task::Exact {
@@ -566,6 +568,7 @@ impl Figure for Fig3 {
                             e(),
                             e(),
                             e(),
+                            c.hellinger.as_str().into(),
                         ]
                     })
                     .collect())

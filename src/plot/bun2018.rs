@@ -15,6 +15,14 @@ fn style_of(mechanism: &str) -> (RGBColor, &'static str) {
     }
 }
 
+/// Caption suffix when the authors' ln B was used (the distances are then not Hellinger).
+fn variant_note(t: &Table) -> &'static str {
+    match t.col("hellinger") {
+        Ok(c) if (0..t.rows.len()).any(|i| t.s(i, c) == "as_published") => " [AS PUBLISHED ln B]",
+        _ => "",
+    }
+}
+
 /// One series: (x, mean or median, q25, q75).
 type Quartiles = (String, Vec<(f64, f64, f64, f64)>);
 
@@ -30,6 +38,7 @@ type Scatter = (String, Vec<(f64, f64)>);
 pub struct Fig2 {
     /// (k, series, crossover n per Laplace baseline)
     panels: Vec<(String, Vec<Quartiles>, Crossings)>,
+    note: &'static str,
 }
 
 impl Fig2 {
@@ -66,7 +75,10 @@ impl Fig2 {
             }
             panels.push((kv, series, crossings));
         }
-        Ok(Self { panels })
+        Ok(Self {
+            panels,
+            note: variant_note(t),
+        })
     }
 }
 
@@ -93,7 +105,7 @@ impl Draw for Fig2 {
             let pad = ((x_hi - x_lo) * 0.04).max(1.0);
             let mut chart = ChartBuilder::on(area)
                 .caption(
-                    format!("({}) k = {k}", (b'a' + idx as u8) as char),
+                    format!("({}) k = {k}{}", (b'a' + idx as u8) as char, self.note),
                     ("sans-serif", 22),
                 )
                 .margin(12)
@@ -103,6 +115,7 @@ impl Draw for Fig2 {
             chart
                 .configure_mesh()
                 .x_desc("data size n")
+                .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_desc("mean Hellinger distance (bars: IQR)")
                 .label_style(("sans-serif", 15))
                 .draw()?;
@@ -141,6 +154,7 @@ pub struct Fig3 {
     prior: Vec<PriorSweep>,
     /// (panel letter, k, per-mechanism (distance, probability) points)
     exact: Vec<(String, String, Vec<Scatter>)>,
+    note: &'static str,
 }
 
 impl Fig3 {
@@ -199,6 +213,7 @@ impl Fig3 {
         Ok(Self {
             prior: prior_series,
             exact,
+            note: variant_note(t),
         })
     }
 }
@@ -223,7 +238,10 @@ impl Draw for Fig3 {
         }
         if x_lo.is_finite() {
             let mut chart = ChartBuilder::on(&areas[0])
-                .caption("(a) k = 2, n = 100, data [50, 50]", ("sans-serif", 20))
+                .caption(
+                    format!("(a) k = 2, n = 100, data [50, 50]{}", self.note),
+                    ("sans-serif", 20),
+                )
                 .margin(12)
                 .x_label_area_size(45)
                 .y_label_area_size(60)
@@ -283,7 +301,7 @@ impl Draw for Fig3 {
             let y_lo = y_lo.max(y_hi * 1e-12).max(1e-300);
             let mut chart = ChartBuilder::on(area)
                 .caption(
-                    format!("({p}) exact output distribution, k = {k}"),
+                    format!("({p}) exact output distribution, k = {k}{}", self.note),
                     ("sans-serif", 20),
                 )
                 .margin(12)
