@@ -130,15 +130,25 @@ pub fn ln_gamma_remainder(a: f64, u: f64) -> f64 {
 }
 
 /// `ln Σ exp(xᵢ)` without overflow; `−∞` for an empty slice or all `−∞`.
+/// Written as `max + ln(1 + Σ_{i ≠ argmax} e^{xᵢ − max})` with `ln_1p`, so a sum
+/// dominated by one term keeps its relative precision (e.g. ln(1 + 10⁻⁶)).
 pub fn log_sum_exp(xs: &[f64]) -> f64 {
-    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let Some((arg, &max)) = xs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else {
+        return f64::NEG_INFINITY;
+    };
     if max == f64::NEG_INFINITY || max.is_nan() {
         return max;
     }
     if max == f64::INFINITY {
         return f64::INFINITY;
     }
-    max + xs.iter().map(|x| (x - max).exp()).sum::<f64>().ln()
+    let rest: f64 = xs
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != arg)
+        .map(|(_, x)| (x - max).exp())
+        .sum();
+    max + rest.ln_1p()
 }
 
 #[cfg(test)]
@@ -198,5 +208,8 @@ mod tests {
         assert_eq!(log_sum_exp(&[]), f64::NEG_INFINITY);
         assert!((log_sum_exp(&[1000.0, 1000.0]) - (1000.0 + 2f64.ln())).abs() < 1e-12);
         assert_eq!(log_sum_exp(&[f64::NEG_INFINITY, 0.0]), 0.0);
+        // ln(1 + 1e-9) to full relative precision
+        let x: f64 = 1e-9;
+        assert!((log_sum_exp(&[0.0, x.ln()]) - x.ln_1p()).abs() < 1e-24);
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod gaussian;
 pub mod laplace;
+pub mod rdp;
 pub mod search;
 
 /// A parameter outside its domain; shared by the math modules.

@@ -1,0 +1,527 @@
+//! Rényi-DP accounting for DP-MCMC (heikkila2019-dp-mcmc) and its DP-SGLD
+//! baseline: per-step bounds, amplification by subsampling, composition over
+//! iterations, and conversion to (ε, δ)-DP.
+
+use serde::{Deserialize, Serialize};
+
+use crate::numeric::log_sum_exp;
+
+/// Why an accounting question cannot be answered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AccountError {
+    #[error("{name} = {value}: {allowed}")]
+    Invalid {
+        name: &'static str,
+        value: String,
+        allowed: String,
+    },
+}
+
+fn invalid(name: &'static str, value: impl ToString, allowed: impl ToString) -> AccountError {
+    AccountError::Invalid {
+        name,
+        value: value.to_string(),
+        allowed: allowed.to_string(),
+    }
+}
+
+/// Per-iteration RDP of the subsampled private Barker test with C = 2,
+/// heikkila2019 Theorem 2, eq. (21), for integer order α with 1 < α < b/5:
+/// `ε(α) = 5/(2b) + ln(2b / (b − 5α)) / (2(α − 1)) + 2α / (b − 5α)`.
+/// Requires the clipping condition (19)/(23), |r_i| ≤ √b/N₀ (checked by
+/// [`check_clipping`]). Depends on the batch size b only.
+pub fn barker_step_epsilon(alpha: u32, batch: u64) -> Result<f64, AccountError> {
+    let (a, b) = (alpha as f64, batch as f64);
+    if alpha < 2 || 5.0 * a >= b {
+        return Err(invalid(
+            "alpha",
+            alpha,
+            format!(
+                "an integer order with 1 < α < b/5 = {} (Theorem 2, eq. 20)",
+                b / 5.0
+            ),
+        ));
+    }
+    Ok(5.0 / (2.0 * b)
+        + (2.0 * b / (b - 5.0 * a)).ln() / (2.0 * (a - 1.0))
+        + 2.0 * a / (b - 5.0 * a))
+}
+
+/// Condition (23): per-example log-likelihood ratios clipped to |r| ≤ √b / N₀.
+pub fn check_clipping(clip: f64, batch: u64, n0: f64) -> Result<(), AccountError> {
+    let bound = (batch as f64).sqrt() / n0;
+    if clip > 0.0 && clip <= bound {
+        Ok(())
+    } else {
+        Err(invalid(
+            "clip",
+            clip,
+            format!("0 < clip ≤ √b/N₀ = {bound} (heikkila2019 eq. 23); the authors use 0.99·√b/N₀"),
+        ))
+    }
+}
+
+/// ln C(α, j) for j = 0..=α, by the multiplicative recurrence.
+fn ln_binomials(alpha: u32) -> Vec<f64> {
+    let mut out = Vec::with_capacity(alpha as usize + 1);
+    let mut acc = 0.0;
+    out.push(0.0);
+    for j in 1..=alpha {
+        acc += ((alpha - j + 1) as f64).ln() - (j as f64).ln();
+        out.push(acc);
+    }
+    out
+}
+
+/// RDP of order α after subsampling without replacement with ratio q, for a
+/// mechanism with per-order RDP `eps(j)` (Wang, Balle, Kasiviswanathan 2019;
+/// heikkila2019 Corollary 2, eq. 22), integer α ≥ 2:
+/// `ε′(α) = ln(1 + q² C(α,2) min{4(e^{ε(2)} − 1), 2e^{ε(2)}} + 2 Σ_{j=3}^{α} q^j C(α,j) e^{(j−1)ε(j)}) / (α − 1)`,
+/// summed in log space.
+pub fn subsampled_without_replacement(alpha: u32, q: f64, eps: impl Fn(u32) -> f64) -> f64 {
+    let lnc = ln_binomials(alpha);
+    let lq = q.ln();
+    let e2 = eps(2);
+    // ln min{4(e^{ε(2)} − 1), 2e^{ε(2)}}
+    let second = (4.0f64.ln() + e2.exp_m1().ln()).min(2.0f64.ln() + e2);
+    let mut terms = Vec::with_capacity(alpha as usize);
+    terms.push(0.0);
+    terms.push(2.0 * lq + lnc[2] + second);
+    for j in 3..=alpha {
+        terms.push(2.0f64.ln() + j as f64 * lq + lnc[j as usize] + (j - 1) as f64 * eps(j));
+    }
+    log_sum_exp(&terms) / (alpha - 1) as f64
+}
+
+/// RDP of the Poisson-subsampled Gaussian mechanism (sampling rate q, noise
+/// multiplier σ), integer α ≥ 2 (Mironov, Talwar, Zhang 2019, §3.3):
+/// `ε(α) = ln Σ_{k=0}^{α} C(α,k) (1−q)^{α−k} q^k exp((k² − k)/(2σ²)) / (α − 1)`.
+pub fn sampled_gaussian(alpha: u32, q: f64, sigma: f64) -> f64 {
+    let lnc = ln_binomials(alpha);
+    let (lq, l1q) = (q.ln(), (-q).ln_1p());
+    let terms: Vec<f64> = (0..=alpha)
+        .map(|k| {
+            let k = k as f64;
+            lnc[k as usize]
+                + (alpha as f64 - k) * l1q
+                + k * lq
+                + (k * k - k) / (2.0 * sigma * sigma)
+        })
+        .collect();
+    log_sum_exp(&terms) / (alpha - 1) as f64
+}
+
+/// How an RDP curve becomes (ε, δ)-DP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conversion {
+    /// Mironov 2017, Proposition 3: ε = ε_RDP(α) + ln(1/δ)/(α − 1) (as the authors).
+    Classic,
+    /// Canonne, Kamath, Steinke 2020 (Proposition 12; also Asoodeh et al.):
+    /// ε = ε_RDP(α) + ln((α − 1)/α) − (ln δ + ln α)/(α − 1). Never larger than classic
+    /// for the α ≥ 2 used here.
+    Improved,
+}
+
+impl Conversion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Classic => "classic",
+            Self::Improved => "improved",
+        }
+    }
+
+    pub fn epsilon(self, rdp: f64, alpha: f64, delta: f64) -> f64 {
+        match self {
+            Self::Classic => rdp + (1.0 / delta).ln() / (alpha - 1.0),
+            Self::Improved => {
+                rdp + ((alpha - 1.0) / alpha).ln() - (delta.ln() + alpha.ln()) / (alpha - 1.0)
+            }
+        }
+    }
+}
+
+/// (ε, δ) of a composed mechanism: the minimum over integer orders of the converted RDP.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spent {
+    pub epsilon: f64,
+    pub best_alpha: u32,
+}
+
+/// Minimises `conversion(iterations · rdp(α))` over α ∈ orders.
+pub fn best_over_orders(
+    orders: impl IntoIterator<Item = u32>,
+    iterations: f64,
+    delta: f64,
+    conversion: Conversion,
+    rdp: impl Fn(u32) -> f64,
+) -> Option<Spent> {
+    orders
+        .into_iter()
+        .map(|a| Spent {
+            epsilon: conversion.epsilon(iterations * rdp(a), a as f64, delta),
+            best_alpha: a,
+        })
+        .filter(|s| s.epsilon.is_finite())
+        .min_by(|x, y| x.epsilon.total_cmp(&y.epsilon))
+}
+
+/// A DP-MCMC (subsampled Barker) budget question: N, b, T, δ and the largest order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarkerAccount {
+    pub n_data: u64,
+    pub batch: u64,
+    pub iterations: u64,
+    pub delta: f64,
+    /// Orders are the integers 3 ≤ α < min(alpha_max, b/5 − 1) (the authors' range).
+    pub alpha_max: u32,
+}
+
+impl BarkerAccount {
+    pub fn validate(&self) -> Result<(), AccountError> {
+        if self.n_data == 0 {
+            return Err(invalid("n_data", self.n_data, "N ≥ 1"));
+        }
+        if self.batch == 0 || self.batch > self.n_data {
+            return Err(invalid(
+                "batch",
+                self.batch,
+                format!("1 ≤ b ≤ N = {}", self.n_data),
+            ));
+        }
+        if self.batch < 21 {
+            return Err(invalid(
+                "batch",
+                self.batch,
+                "b ≥ 21, so that some order 3 ≤ α < b/5 − 1 exists (Theorem 2, eq. 20)",
+            ));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(invalid("delta", self.delta, "0 < δ < 1"));
+        }
+        if self.alpha_max < 4 {
+            return Err(invalid(
+                "alpha_max",
+                self.alpha_max,
+                "≥ 4 (orders run from 3 to alpha_max − 1)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The orders searched: integers 3 ≤ α < min(alpha_max, b/5 − 1), as in the
+    /// authors' code — one order short of Theorem 2's α < b/5, so never looser.
+    pub fn orders(&self) -> std::ops::RangeInclusive<u32> {
+        let limit = (self.alpha_max as f64).min(self.batch as f64 / 5.0 - 1.0);
+        let top = (limit.ceil() as i64 - 1).max(2) as u32;
+        3..=top
+    }
+
+    pub fn q(&self) -> f64 {
+        self.batch as f64 / self.n_data as f64
+    }
+
+    /// Per-iteration RDP after subsampling, ε′(α) of eq. (22).
+    pub fn step_rdp(&self, alpha: u32) -> f64 {
+        let b = self.batch;
+        subsampled_without_replacement(alpha, self.q(), |j| {
+            barker_step_epsilon(j, b).unwrap_or(f64::INFINITY)
+        })
+    }
+
+    pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
+        self.validate()?;
+        best_over_orders(
+            self.orders(),
+            self.iterations as f64,
+            self.delta,
+            conversion,
+            |a| self.step_rdp(a),
+        )
+        .ok_or_else(|| {
+            invalid(
+                "batch",
+                self.batch,
+                "a batch large enough for some order 3 ≤ α < b/5",
+            )
+        })
+    }
+}
+
+/// A DP-SGLD budget question (Poisson-subsampled Gaussian), orders 2..=alpha_max.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SgldAccount {
+    pub q: f64,
+    pub sigma: f64,
+    pub iterations: u64,
+    pub delta: f64,
+    pub alpha_max: u32,
+}
+
+impl SgldAccount {
+    pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
+        if !(self.q > 0.0 && self.q <= 1.0) {
+            return Err(invalid("q", self.q, "0 < q ≤ 1"));
+        }
+        if !(self.sigma > 0.0 && self.sigma.is_finite()) {
+            return Err(invalid("sigma", self.sigma, "σ > 0"));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(invalid("delta", self.delta, "0 < δ < 1"));
+        }
+        if self.alpha_max < 2 {
+            return Err(invalid("alpha_max", self.alpha_max, "≥ 2"));
+        }
+        best_over_orders(
+            2..=self.alpha_max,
+            self.iterations as f64,
+            self.delta,
+            conversion,
+            |a| sampled_gaussian(a, self.q, self.sigma),
+        )
+        .ok_or_else(|| invalid("sigma", self.sigma, "a finite RDP at some order"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::assert_rel;
+
+    fn account(n: u64, b: u64, t: u64, alpha_max: u32) -> BarkerAccount {
+        BarkerAccount {
+            n_data: n,
+            batch: b,
+            iterations: t,
+            delta: 1.0 / n as f64,
+            alpha_max,
+        }
+    }
+
+    /// Reference values from the facts file (authors' code, classic conversion, δ = 1/N).
+    #[test]
+    fn matches_the_papers_budget_numbers() {
+        let cases = [
+            (1_000_000, 1000, 1000, 100, 0.231),
+            (1_000_000, 1000, 10_000, 100, 0.706),
+            (1_000_000, 1000, 20_000, 100, 1.000),
+            (1_000_000, 500, 20_000, 100, 0.505),
+            (1_000_000, 2000, 20_000, 100, 2.015),
+        ];
+        for (n, b, t, amax, want) in cases {
+            let got = account(n, b, t, amax)
+                .spent(Conversion::Classic)
+                .unwrap()
+                .epsilon;
+            assert!(
+                (got - want).abs() < 5e-4,
+                "N={n} b={b} T={t}: {got} vs {want}"
+            );
+        }
+        // the headline: T = 20,000 at δ = 1e-6 gives 1.0004; 1000 burn-in iterations 0.2306
+        let mut a = account(1_000_000, 1000, 20_000, 100);
+        a.delta = 1e-6;
+        assert!((a.spent(Conversion::Classic).unwrap().epsilon - 1.0004).abs() < 5e-5);
+        a.iterations = 1000;
+        assert!((a.spent(Conversion::Classic).unwrap().epsilon - 0.2306).abs() < 5e-5);
+    }
+
+    #[test]
+    fn figure_one_reference_points() {
+        // Fig 1(b): q = 0.001, α < min(200, b/5 − 1), δ = 1/N
+        for (b, t, want) in [
+            (100, 10, 0.677),
+            (100, 10_000, 0.894),
+            (100, 99_990, 2.473),
+            (1000, 10_000, 0.706),
+            (1000, 99_990, 2.277),
+            (10_000, 10, 0.083),
+            (10_000, 10_000, 0.749),
+            (10_000, 99_990, 2.408),
+        ] {
+            let got = account(b * 1000, b, t, 200)
+                .spent(Conversion::Classic)
+                .unwrap()
+                .epsilon;
+            assert!((got - want).abs() < 1.5e-3, "b={b} T={t}: {got} vs {want}");
+        }
+        // b = 1000, T = 10: the authors report 0.078. Their plain-float sum overflows
+        // (e^{(j−1)ε(j)} > 1.8e308) from order 182 on, silently dropping those orders;
+        // restricted to α ≤ 181 we reproduce 0.078, and the log-space sum over all
+        // valid orders gives the tighter, still valid 0.0753.
+        let a = account(1_000_000, 1000, 10, 200);
+        let truncated = best_over_orders(3..=181, 10.0, a.delta, Conversion::Classic, |o| {
+            a.step_rdp(o)
+        })
+        .unwrap();
+        assert!((truncated.epsilon - 0.078).abs() < 5e-4, "{truncated:?}");
+        let full = a.spent(Conversion::Classic).unwrap().epsilon;
+        assert!((full - 0.0753).abs() < 5e-4 && full < truncated.epsilon);
+        assert!((181.0 * barker_step_epsilon(182, 1000).unwrap()) > f64::MAX.ln());
+        // Fig 1(a): T = 5000, q from 0.001 to 0.01
+        for (n, q, want) in [
+            (100_000u64, 0.001, 0.786),
+            (100_000, 0.01, 4.94),
+            (1_000_000, 0.001, 0.499),
+            (1_000_000, 0.01, 5.29),
+            (10_000_000, 0.001, 0.531),
+            (10_000_000, 0.01, 5.67),
+        ] {
+            let b = (q * n as f64).floor() as u64;
+            let got = account(n, b, 5000, 200)
+                .spent(Conversion::Classic)
+                .unwrap()
+                .epsilon;
+            assert!(
+                (got - want).abs() / want < 2e-3,
+                "N={n} q={q}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn sgld_reference_values() {
+        let a = |t: u64| SgldAccount {
+            q: 1e-4,
+            sigma: 1.1952,
+            iterations: t,
+            delta: 2e-6,
+            alpha_max: 499,
+        };
+        for (t, want) in [(100_000, 0.5595), (1_000_000, 0.674), (6_000_000, 1.2958)] {
+            let got = a(t).spent(Conversion::Classic).unwrap();
+            assert!((got.epsilon - want).abs() < 5e-4, "T={t}: {got:?}");
+        }
+        assert_eq!(
+            a(6_000_000).spent(Conversion::Classic).unwrap().best_alpha,
+            22
+        );
+    }
+
+    #[test]
+    fn per_step_bound_matches_the_formula_and_its_domain() {
+        for (alpha, b) in [(2u32, 1000u64), (10, 1000), (99, 1000), (3, 20)] {
+            let (a, bf) = (alpha as f64, b as f64);
+            let direct = 5.0 / (2.0 * bf)
+                + 1.0 / (2.0 * (a - 1.0)) * (2.0 * bf / (bf - 5.0 * a)).ln()
+                + 2.0 * a / (bf - 5.0 * a);
+            assert_rel(barker_step_epsilon(alpha, b).unwrap(), direct, 1e-15);
+        }
+        assert!(barker_step_epsilon(200, 1000).is_err()); // α = b/5
+        assert!(barker_step_epsilon(1, 1000).is_err());
+        assert!(check_clipping(0.99 * 1000f64.sqrt() / 100.0, 1000, 100.0).is_ok());
+        assert!(check_clipping(0.32, 1000, 100.0).is_err());
+    }
+
+    /// eq. (22) in log space against the plain sum, where the plain sum cannot overflow.
+    #[test]
+    fn log_space_sum_equals_the_direct_sum() {
+        for (alpha, q, b) in [(5u32, 0.001, 1000u64), (20, 0.01, 1000), (40, 0.05, 500)] {
+            let eps = |j: u32| barker_step_epsilon(j, b).unwrap();
+            let binom =
+                |n: u32, k: u32| (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64);
+            // s − 1, summed plainly; ln_1p keeps the precision of ln(1 + small)
+            let mut s = q * q * binom(alpha, 2) * (4.0 * eps(2).exp_m1()).min(2.0 * eps(2).exp());
+            for j in 3..=alpha {
+                s += 2.0 * q.powi(j as i32) * binom(alpha, j) * ((j - 1) as f64 * eps(j)).exp();
+            }
+            assert_rel(
+                subsampled_without_replacement(alpha, q, eps),
+                s.ln_1p() / (alpha - 1) as f64,
+                1e-13,
+            );
+        }
+    }
+
+    /// eq. (22) against a 50-digit direct evaluation of the sum, including orders
+    /// where the terms overflow a double (tests/reference/heikkila_accountant.py).
+    #[test]
+    fn matches_mpmath_direct_sum() {
+        let text = include_str!("../../tests/reference/heikkila_accountant.csv");
+        let mut checked = 0;
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("alpha"))
+        {
+            let f: Vec<&str> = line.split(',').collect();
+            let (alpha, q, b, want): (u32, f64, u64, f64) = (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            );
+            let got =
+                subsampled_without_replacement(alpha, q, |j| barker_step_epsilon(j, b).unwrap());
+            assert_rel(got, want, 1e-12);
+            checked += 1;
+        }
+        assert_eq!(checked, 8);
+    }
+
+    #[test]
+    fn properties_of_the_budget() {
+        let base = account(1_000_000, 1000, 10_000, 100);
+        // monotone in T and in q
+        let mut last = 0.0;
+        for t in [1, 10, 100, 1000, 10_000, 100_000] {
+            let e = BarkerAccount {
+                iterations: t,
+                ..base
+            }
+            .spent(Conversion::Classic)
+            .unwrap()
+            .epsilon;
+            assert!(e > last);
+            last = e;
+        }
+        // monotone in q at a fixed batch (and fixed δ): N shrinks, q grows
+        let mut last = 0.0;
+        for n in [100_000_000u64, 10_000_000, 1_000_000, 100_000, 10_000] {
+            let e = BarkerAccount {
+                n_data: n,
+                delta: 1e-6,
+                ..base
+            }
+            .spent(Conversion::Classic)
+            .unwrap()
+            .epsilon;
+            assert!(e > last, "N = {n}");
+            last = e;
+        }
+        // the searched orders respect Theorem 2
+        for b in [21u64, 100, 101, 1000, 10_000] {
+            let a = BarkerAccount {
+                batch: b,
+                n_data: 100_000,
+                ..base
+            };
+            assert!(
+                a.orders().all(|o| (o as f64) < b as f64 / 5.0 && o >= 3),
+                "b = {b}"
+            );
+        }
+        // the improved conversion is never looser
+        let c = base.spent(Conversion::Classic).unwrap().epsilon;
+        let i = base.spent(Conversion::Improved).unwrap().epsilon;
+        assert!(i <= c && i > 0.0);
+        // composition adds up at a fixed order
+        assert_rel(
+            3.0 * base.step_rdp(10),
+            base.step_rdp(10) + base.step_rdp(10) + base.step_rdp(10),
+            1e-15,
+        );
+        // invalid questions
+        assert!(BarkerAccount {
+            batch: 2_000_000,
+            ..base
+        }
+        .spent(Conversion::Classic)
+        .is_err());
+        assert!(BarkerAccount { delta: 1.0, ..base }
+            .spent(Conversion::Classic)
+            .is_err());
+        assert!(BarkerAccount { batch: 15, ..base }
+            .spent(Conversion::Classic)
+            .is_err());
+    }
+}
