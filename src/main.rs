@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use privpost::commands::{self, CommandError, RunArgs};
+use privpost::commands::{self, AccountArgs, AccountMechanism, CommandError, RunArgs};
 
 #[derive(Parser)]
 #[command(
@@ -60,6 +60,41 @@ makes a sweep: one run per value, written to <out>/<paper>/<figure>@key=value."
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Privacy budget of a planned DP-MCMC or DP-SGLD run, before running anything.
+    #[command(
+        after_help = "Examples:\n  privpost account --n-data 1000000 --batch 1000 --iterations 1000,20000\n  privpost account --n-data 1000000 --batch 1000 --iterations 20000 --delta 1e-6 --n0 100 --clip 0.313\n  privpost account --mechanism sgld --q 1e-4 --sigma 1.1952 --iterations 6000000 --delta 2e-6"
+    )]
+    Account {
+        #[arg(long, value_enum, default_value = "barker")]
+        mechanism: AccountMechanism,
+        /// Dataset size N (Barker).
+        #[arg(long)]
+        n_data: Option<u64>,
+        /// Minibatch size b, drawn without replacement (Barker).
+        #[arg(long)]
+        batch: Option<u64>,
+        /// Iterations T; several separated by commas.
+        #[arg(long, value_delimiter = ',')]
+        iterations: Vec<u64>,
+        /// δ of the (ε, δ) statement (Barker default: 1/N).
+        #[arg(long)]
+        delta: Option<f64>,
+        /// Largest Rényi order considered (Barker default 100: orders 3 ≤ α < min(100, b/5 − 1); SGLD default 499).
+        #[arg(long)]
+        alpha_max: Option<u32>,
+        /// Tempering N₀, to check the clipping bound |r| ≤ √b/N₀ (with --clip).
+        #[arg(long)]
+        n0: Option<f64>,
+        /// Clipping threshold of the log-likelihood ratios (with --n0).
+        #[arg(long)]
+        clip: Option<f64>,
+        /// Sampling rate (SGLD).
+        #[arg(long)]
+        q: Option<f64>,
+        /// Noise multiplier (SGLD).
+        #[arg(long)]
+        sigma: Option<f64>,
+    },
     /// Re-render figure.png and figure.svg from summary.csv files below DIR.
     Plot {
         #[arg(required = true)]
@@ -94,6 +129,29 @@ fn main() {
             set,
         } => commands::check(&configs, smoke, &set),
         Command::Plot { dirs } => commands::plot(&dirs),
+        Command::Account {
+            mechanism,
+            n_data,
+            batch,
+            iterations,
+            delta,
+            alpha_max,
+            n0,
+            clip,
+            q,
+            sigma,
+        } => commands::account(AccountArgs {
+            mechanism,
+            n_data,
+            batch,
+            iterations,
+            delta,
+            alpha_max,
+            n0,
+            clip,
+            q,
+            sigma,
+        }),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

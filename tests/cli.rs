@@ -37,7 +37,21 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-const FIGURES: [(&str, &[&str]); 6] = [
+const FIGURES: [(&str, &[&str]); 7] = [
+    (
+        "heikkila2019/fig1",
+        &[
+            "panel",
+            "n_data",
+            "batch",
+            "q",
+            "iterations",
+            "delta",
+            "epsilon",
+            "best_alpha",
+            "conversion",
+        ],
+    ),
     (
         "bun2018/fig2",
         &[
@@ -105,7 +119,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("wrote 6 figure(s)"), "{out}");
+        assert!(out.contains("wrote 7 figure(s)"), "{out}");
     }
     for (id, columns) in FIGURES {
         let d = one.path().join(id);
@@ -142,7 +156,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         }
     }
     // No temporary folders are left behind.
-    for paper in ["geumlek2017", "foulds2016", "bun2018"] {
+    for paper in ["geumlek2017", "foulds2016", "bun2018", "heikkila2019"] {
         for e in std::fs::read_dir(one.path().join(paper)).unwrap() {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             assert!(!name.starts_with('.'), "leftover {name}");
@@ -198,6 +212,13 @@ fn check_values(out: &Path) {
             "{a}"
         );
     }
+    // Heikkilä Fig 1(b): b = 100, T = 10 → 0.677 (classic, as the paper's figure)
+    let h = rows(&out.join("heikkila2019/fig1/summary.csv"));
+    let r = h
+        .iter()
+        .find(|r| r[0] == "b" && r[2] == "100" && r[4] == "10" && r[8] == "classic")
+        .unwrap();
+    assert!((r[6].parse::<f64>().unwrap() - 0.677).abs() < 1e-3, "{r:?}");
     // Foulds Fig 1: OPS at ε = 1, a₀ = 0.2 has temperature 2 ln 4 ≈ 2.77.
     let m: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("foulds2016/fig1/manifest.json")).unwrap(),
@@ -301,6 +322,18 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         let o = privpost(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
     }
+    let no_c = privpost(&[
+        "check",
+        "configs/heikkila2019/fig1.toml",
+        "--set",
+        "panels=[\"a\",\"c\"]",
+    ]);
+    assert_eq!(no_c.status.code(), Some(2));
+    assert!(
+        stderr(&no_c).contains("not implemented yet"),
+        "{}",
+        stderr(&no_c)
+    );
     assert_eq!(
         std::fs::read(&data).unwrap(),
         before,
@@ -351,4 +384,104 @@ fn sweeps_check_and_plot() {
 
     let o = privpost(&["list"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("geumlek2017/fig2"));
+}
+
+#[test]
+fn account_answers_budget_questions_and_refuses_bad_ones() {
+    let o = privpost(&[
+        "account",
+        "--n-data",
+        "1000000",
+        "--batch",
+        "1000",
+        "--iterations",
+        "1000,20000",
+        "--delta",
+        "1e-6",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("ε = 0.2306 (classic") && out.contains("ε = 1.0004 (classic"),
+        "{out}"
+    );
+    let o = privpost(&[
+        "account",
+        "--mechanism",
+        "sgld",
+        "--q",
+        "1e-4",
+        "--sigma",
+        "1.1952",
+        "--iterations",
+        "6000000",
+        "--delta",
+        "2e-6",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ε = 1.2958 (classic, α = 22)"));
+    for (args, hint) in [
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000",
+                "--batch",
+                "2000",
+                "--iterations",
+                "10",
+            ][..],
+            "1 ≤ b ≤ N",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "1000",
+                "--iterations",
+                "10",
+                "--n0",
+                "100",
+                "--clip",
+                "0.4",
+            ],
+            "eq. 23",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "1000",
+                "--iterations",
+                "10",
+                "--delta",
+                "0",
+            ],
+            "0 < δ < 1",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "15",
+                "--iterations",
+                "10",
+            ],
+            "b/5",
+        ),
+        (
+            &["account", "--n-data", "1000000", "--iterations", "10"],
+            "--batch",
+        ),
+    ] {
+        let o = privpost(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(hint), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "nothing printed before the error");
+    }
 }

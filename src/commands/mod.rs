@@ -254,3 +254,111 @@ fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> std::io::Result
     }
     Ok(())
 }
+
+/// Which mechanism `privpost account` accounts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AccountMechanism {
+    /// DP-MCMC with the subsampled Barker test (heikkila2019 Theorem 2, Corollary 2).
+    Barker,
+    /// DP-SGLD: Poisson-subsampled Gaussian mechanism.
+    Sgld,
+}
+
+pub struct AccountArgs {
+    pub mechanism: AccountMechanism,
+    pub n_data: Option<u64>,
+    pub batch: Option<u64>,
+    pub iterations: Vec<u64>,
+    pub delta: Option<f64>,
+    pub alpha_max: Option<u32>,
+    pub n0: Option<f64>,
+    pub clip: Option<f64>,
+    pub q: Option<f64>,
+    pub sigma: Option<f64>,
+}
+
+/// Prints (ε, δ) for a planned run, with both conversions.
+pub fn account(a: AccountArgs) -> Result<(), CommandError> {
+    use crate::privacy::rdp::{check_clipping, BarkerAccount, Conversion, SgldAccount};
+    let need = |v: Option<u64>, flag: &str| {
+        v.ok_or_else(|| {
+            CommandError::Input(format!("account: {flag} is required for this mechanism"))
+        })
+    };
+    let bad = |e: crate::privacy::rdp::AccountError| CommandError::Input(format!("account: {e}"));
+    if a.iterations.is_empty() {
+        return Err(CommandError::Input(
+            "account: --iterations is required (e.g. --iterations 1000,20000)".into(),
+        ));
+    }
+    match a.mechanism {
+        AccountMechanism::Barker => {
+            let (n, b) = (need(a.n_data, "--n-data")?, need(a.batch, "--batch")?);
+            if a.q.is_some() || a.sigma.is_some() {
+                return Err(CommandError::Input("account: --q and --sigma belong to --mechanism sgld; the Barker test uses --n-data and --batch".into()));
+            }
+            match (a.n0, a.clip) {
+                (Some(n0), Some(clip)) => check_clipping(clip, b, n0).map_err(bad)?,
+                (None, None) => {}
+                _ => return Err(CommandError::Input("account: give both --n0 and --clip to check the clipping bound (eq. 23), or neither".into())),
+            }
+            let delta = a.delta.unwrap_or(1.0 / n as f64);
+            let mut lines = vec![
+                "DP-MCMC, subsampled Barker test (heikkila2019 Theorem 2, Corollary 2 / eq. 22)"
+                    .to_string(),
+            ];
+            for &t in &a.iterations {
+                let acc = BarkerAccount {
+                    n_data: n,
+                    batch: b,
+                    iterations: t,
+                    delta,
+                    alpha_max: a.alpha_max.unwrap_or(100),
+                };
+                let classic = acc.spent(Conversion::Classic).map_err(bad)?;
+                let improved = acc.spent(Conversion::Improved).map_err(bad)?;
+                let orders = acc.orders();
+                lines.push(format!(
+                    "  N = {n}, b = {b}, q = {}, T = {t}, δ = {delta:e}, orders {}..={}: ε = {:.4} (classic, α = {}), {:.4} (improved, α = {})",
+                    acc.q(), orders.start(), orders.end(), classic.epsilon, classic.best_alpha, improved.epsilon, improved.best_alpha
+                ));
+            }
+            println!("{}", lines.join("\n"));
+        }
+        AccountMechanism::Sgld => {
+            if a.n_data.is_some() || a.batch.is_some() || a.n0.is_some() || a.clip.is_some() {
+                return Err(CommandError::Input("account: --mechanism sgld takes --q and --sigma (not --n-data, --batch, --n0, --clip)".into()));
+            }
+            let q = a.q.ok_or_else(|| {
+                CommandError::Input("account: --q is required for --mechanism sgld".into())
+            })?;
+            let sigma = a.sigma.ok_or_else(|| {
+                CommandError::Input("account: --sigma is required for --mechanism sgld".into())
+            })?;
+            let delta = a.delta.ok_or_else(|| {
+                CommandError::Input("account: --delta is required for --mechanism sgld".into())
+            })?;
+            let mut lines = vec![
+                "DP-SGLD, Poisson-subsampled Gaussian mechanism (Mironov, Talwar, Zhang 2019)"
+                    .to_string(),
+            ];
+            for &t in &a.iterations {
+                let acc = SgldAccount {
+                    q,
+                    sigma,
+                    iterations: t,
+                    delta,
+                    alpha_max: a.alpha_max.unwrap_or(499),
+                };
+                let classic = acc.spent(Conversion::Classic).map_err(bad)?;
+                let improved = acc.spent(Conversion::Improved).map_err(bad)?;
+                lines.push(format!(
+                    "  q = {q}, σ = {sigma}, T = {t}, δ = {delta:e}, orders 2..={}: ε = {:.4} (classic, α = {}), {:.4} (improved, α = {})",
+                    acc.alpha_max, classic.epsilon, classic.best_alpha, improved.epsilon, improved.best_alpha
+                ));
+            }
+            println!("{}", lines.join("\n"));
+        }
+    }
+    Ok(())
+}

@@ -5,6 +5,7 @@
 pub mod bun2018;
 pub mod foulds2016;
 pub mod geumlek2017;
+pub mod heikkila2019;
 
 use crate::config::ParamError;
 use crate::runner::table::{Row, Table};
@@ -76,6 +77,12 @@ pub const REGISTRY: &[Spec] = &[
         title: "Distance quartiles vs prior strength; exact output distributions",
         config: "configs/bun2018/fig3.toml",
         build: bun2018::build_fig3,
+    },
+    Spec {
+        id: "heikkila2019/fig1",
+        title: "DP-MCMC privacy budget vs sampling ratio and iterations (panels a, b)",
+        config: "configs/heikkila2019/fig1.toml",
+        build: heikkila2019::build_fig1,
     },
 ];
 

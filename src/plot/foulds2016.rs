@@ -165,7 +165,7 @@ impl Draw for Fig2 {
             .x_desc("N (number of observations)")
             .y_desc("E|θ̂ − p|")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y}"))
+            .y_label_formatter(&super::tick)
             .label_style(("sans-serif", 16))
             .draw()?;
         for (name, pts) in &self.curves {

@@ -6,6 +6,7 @@
 mod bun2018;
 mod foulds2016;
 mod geumlek2017;
+mod heikkila2019;
 
 use std::path::Path;
 use std::sync::Once;
@@ -80,6 +81,9 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
         "foulds2016/fig2" => foulds2016::Fig2::from_summary(&summary).and_then(|d| render(&d, dir)),
         "bun2018/fig2" => bun2018::Fig2::from_summary(&summary).and_then(|d| render(&d, dir)),
         "bun2018/fig3" => bun2018::Fig3::from_summary(&summary).and_then(|d| render(&d, dir)),
+        "heikkila2019/fig1" => {
+            heikkila2019::Fig1::from_summary(&summary).and_then(|d| render(&d, dir))
+        }
         other => Err(DrawError(format!("no plot is defined for `{other}`"))),
     };
     result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))
@@ -126,6 +130,20 @@ where
         .label_font(("sans-serif", font_size))
         .draw()?;
     Ok(())
+}
+
+/// Tick label with at most three significant digits and no trailing zeros.
+pub fn tick(v: &f64) -> String {
+    if *v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    let text = format!("{v:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 /// A named series of (x, mean, spread) points.
@@ -208,6 +226,15 @@ pub fn distinct(t: &Table, col: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_are_short() {
+        assert_eq!(tick(&0.7000000000000001), "0.7");
+        assert_eq!(tick(&0.30000000000000004), "0.3");
+        assert_eq!(tick(&10000.0), "10000");
+        assert_eq!(tick(&0.0125), "0.0125");
+        assert_eq!(tick(&2.5), "2.5");
+    }
 
     #[test]
     fn clipping_ends_curves_on_the_top_edge() {

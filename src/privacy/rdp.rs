@@ -229,6 +229,35 @@ impl BarkerAccount {
         })
     }
 
+    /// (ε, δ) after each of several iteration counts, computing ε′(α) once.
+    pub fn curve(
+        &self,
+        iterations: &[u64],
+        conversion: Conversion,
+    ) -> Result<Vec<Spent>, AccountError> {
+        self.validate()?;
+        let table: Vec<(u32, f64)> = self.orders().map(|a| (a, self.step_rdp(a))).collect();
+        iterations
+            .iter()
+            .map(|&t| {
+                best_over_orders(
+                    table.iter().map(|x| x.0),
+                    t as f64,
+                    self.delta,
+                    conversion,
+                    |a| table[(a - 3) as usize].1,
+                )
+                .ok_or_else(|| {
+                    invalid(
+                        "batch",
+                        self.batch,
+                        "a batch large enough for some order 3 ≤ α < b/5",
+                    )
+                })
+            })
+            .collect()
+    }
+
     pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
         self.validate()?;
         best_over_orders(
@@ -510,6 +539,9 @@ mod tests {
             base.step_rdp(10) + base.step_rdp(10) + base.step_rdp(10),
             1e-15,
         );
+        // the cached curve equals one-off answers
+        let curve = base.curve(&[10, 10_000], Conversion::Improved).unwrap();
+        assert_eq!(curve[1], base.spent(Conversion::Improved).unwrap());
         // invalid questions
         assert!(BarkerAccount {
             batch: 2_000_000,
