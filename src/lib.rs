@@ -8,6 +8,7 @@
 pub mod commands;
 pub mod config;
 pub mod data;
+pub mod dpmcmc;
 pub mod experiments;
 pub mod expfam;
 pub mod hellinger;

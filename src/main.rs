@@ -100,6 +100,15 @@ makes a sweep: one run per value, written to <out>/<paper>/<figure>@key=value."
         #[command(subcommand)]
         action: DataAction,
     },
+    /// Fit the Barker-test correction distribution V_cor (C = 1, 2) and report its error.
+    Vcor {
+        /// EM iterations.
+        #[arg(long, default_value_t = 20_000)]
+        iterations: usize,
+        /// Regenerate src/dpmcmc/vcor_table.rs from this fit.
+        #[arg(long)]
+        write: bool,
+    },
     /// Re-render figure.png and figure.svg from summary.csv files below DIR.
     Plot {
         #[arg(required = true)]
@@ -148,6 +157,7 @@ fn main() {
             set,
         } => commands::check(&configs, smoke, &set),
         Command::Plot { dirs } => commands::plot(&dirs),
+        Command::Vcor { iterations, write } => commands::vcor(iterations, write),
         Command::Data {
             action: DataAction::Status { dir },
         } => commands::data_status(&dir),
