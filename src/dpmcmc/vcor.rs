@@ -274,10 +274,16 @@ mod tests {
             // D ≤ D(F_n, G) + sup|G − F|: the 1% KS critical value for the sampler
             // plus the measured approximation error of the table (no exact V_cor exists).
             let (_, sup) = v.error_to_logistic();
-            assert!(d < 1.63 / (n as f64).sqrt() + sup, "C = {c}: KS D = {d}, sup |ΔCDF| = {sup}");
+            assert!(
+                d < 1.63 / (n as f64).sqrt() + sup,
+                "C = {c}: KS D = {d}, sup |ΔCDF| = {sup}"
+            );
             // the sampler itself is exact: against G = N(0, C) ∗ V_cor the plain test holds
             let d_own = ks_statistic(&draws, |x| v.convolved_cdf(x));
-            assert!(d_own < 1.63 / (n as f64).sqrt(), "C = {c}: KS D against its own CDF = {d_own}");
+            assert!(
+                d_own < 1.63 / (n as f64).sqrt(),
+                "C = {c}: KS D against its own CDF = {d_own}"
+            );
         }
     }
 
