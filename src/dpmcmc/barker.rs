@@ -1,0 +1,416 @@
+//! Metropolis chains with Barker's acceptance test (heikkila2019 §2.2, §3.3).
+//!
+//! Barker's test accepts θ′ with probability σ(Δ) = 1/(1 + e^{−Δ}), where Δ is the
+//! log ratio of the (tempered) target: equivalently Δ + V_log > 0 with V_log
+//! logistic (eq. 5). The private subsampled version (eq. 18) replaces Δ by the
+//! minibatch estimate Δ* and V_log by N(0, C − s²) + V_cor, where s² estimates
+//! the variance of Δ*, so that the total noise is ≈ N(0, C) + V_cor ≈ V_log.
+
+use rand::{Rng, RngExt};
+use rand_distr::{Distribution, Normal};
+
+use super::vcor::VCor;
+
+/// A model: per-observation log-likelihood and log-prior, θ ∈ ℝ^D.
+pub trait Model<const D: usize>: Sync {
+    fn log_lik(&self, x: f64, theta: &[f64; D]) -> f64;
+    fn log_prior(&self, theta: &[f64; D]) -> f64;
+}
+
+/// The 2-d Gaussian mixture of §4.
+pub struct Gmm;
+
+impl Model<2> for Gmm {
+    fn log_lik(&self, x: f64, theta: &[f64; 2]) -> f64 {
+        super::gmm::log_lik(x, *theta)
+    }
+    fn log_prior(&self, theta: &[f64; 2]) -> f64 {
+        super::gmm::log_prior(*theta)
+    }
+}
+
+/// Settings of the private subsampled test (defaults: the paper's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PrivateTest {
+    /// minibatch size b (without replacement)
+    pub batch: usize,
+    /// tempering: log-likelihoods scaled by τ = N₀/N
+    pub n0: f64,
+    /// per-example |log-likelihood ratio| bound (0.99·√b/N₀ in the paper)
+    pub clip: f64,
+    /// total noise variance C
+    pub c: f64,
+}
+
+impl PrivateTest {
+    /// The paper's set-up: b = 1000, N₀ = 100, clip 0.99·√b/N₀, C = 2.
+    pub fn paper() -> Self {
+        Self {
+            batch: 1000,
+            n0: 100.0,
+            clip: 0.99 * 1000f64.sqrt() / 100.0,
+            c: 2.0,
+        }
+    }
+}
+
+/// Uniform random subsets of {0, …, n−1} without replacement, by rejection
+/// against a bitset (expected b(1 + b/2n) draws for a subset of size b): exactly
+/// uniform, O(b) per call, n/8 bytes of state, cleared after each call.
+#[derive(Debug, Clone)]
+pub struct SubsetSampler {
+    n: usize,
+    bits: Vec<u64>,
+    chosen: Vec<usize>,
+}
+
+impl SubsetSampler {
+    pub fn new(n: usize) -> Self {
+        Self {
+            n,
+            bits: vec![0; n.div_ceil(64)],
+            chosen: Vec::new(),
+        }
+    }
+
+    /// b distinct indices (b ≤ n/2 keeps rejection cheap; larger b still works).
+    pub fn sample<R: Rng + ?Sized>(&mut self, b: usize, rng: &mut R) -> &[usize] {
+        self.chosen.clear();
+        while self.chosen.len() < b.min(self.n) {
+            let i = rng.random_range(0..self.n);
+            let (word, bit) = (i / 64, 1u64 << (i % 64));
+            if self.bits[word] & bit == 0 {
+                self.bits[word] |= bit;
+                self.chosen.push(i);
+            }
+        }
+        for &i in &self.chosen {
+            self.bits[i / 64] = 0;
+        }
+        &self.chosen
+    }
+}
+
+/// Why a step could not be taken.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChainError {
+    #[error("minibatch variance s² = {s2} ≥ C = {c}: the noise N(0, C − s²) does not exist; raise C, lower N₀ or the proposal variance")]
+    VarianceTooLarge { s2: f64, c: f64 },
+    #[error("batch {batch} is larger than the data ({n})")]
+    BatchTooLarge { batch: usize, n: usize },
+}
+
+/// Counters of a chain.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    pub steps: u64,
+    pub accepted: u64,
+    pub clipped: u64,
+    pub ratios: u64,
+    pub max_s2: f64,
+}
+
+/// One step of the private subsampled Barker chain (eq. 18): a Gaussian random-walk
+/// proposal, then [`private_test`]. Returns whether θ moved.
+#[allow(clippy::too_many_arguments)]
+pub fn private_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+    model: &M,
+    data: &[f64],
+    subsets: &mut SubsetSampler,
+    theta: &mut [f64; D],
+    proposal_sd: f64,
+    test: &PrivateTest,
+    vcor: &VCor,
+    stats: &mut Stats,
+    rng: &mut R,
+) -> Result<bool, ChainError> {
+    let step = Normal::new(0.0, proposal_sd).unwrap_or_else(|_| unreachable!());
+    let mut prop = *theta;
+    for p in prop.iter_mut() {
+        *p += step.sample(rng);
+    }
+    let accept = private_test(model, data, subsets, theta, &prop, test, vcor, stats, rng)?;
+    if accept {
+        *theta = prop;
+    }
+    Ok(accept)
+}
+
+/// The private acceptance decision for θ → θ′ (eq. 18): a minibatch of b ratios
+/// rᵢ = ln p(xᵢ|θ′) − ln p(xᵢ|θ) drawn without replacement, each clipped to
+/// |rᵢ| ≤ clip; Δ* = N₀·mean(r) + ln p(θ′) − ln p(θ); s² = N₀²·Var_pop(r)/b;
+/// accept iff Δ* + N(0, C − s²) + V_cor > 0. An error if s² ≥ C.
+#[allow(clippy::too_many_arguments)]
+pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+    model: &M,
+    data: &[f64],
+    subsets: &mut SubsetSampler,
+    theta: &[f64; D],
+    prop: &[f64; D],
+    test: &PrivateTest,
+    vcor: &VCor,
+    stats: &mut Stats,
+    rng: &mut R,
+) -> Result<bool, ChainError> {
+    if test.batch > data.len() {
+        return Err(ChainError::BatchTooLarge {
+            batch: test.batch,
+            n: data.len(),
+        });
+    }
+    let (mut sum, mut sum_sq) = (0.0, 0.0);
+    for &i in subsets.sample(test.batch, rng) {
+        let x = data[i];
+        let mut r = model.log_lik(x, prop) - model.log_lik(x, theta);
+        if r.abs() > test.clip {
+            r = test.clip.copysign(r);
+            stats.clipped += 1;
+        }
+        sum += r;
+        sum_sq += r * r;
+    }
+    let b = test.batch as f64;
+    let mean = sum / b;
+    let var_pop = (sum_sq / b - mean * mean).max(0.0);
+    let delta = test.n0 * mean + model.log_prior(prop) - model.log_prior(theta);
+    let s2 = test.n0 * test.n0 * var_pop / b;
+    stats.max_s2 = stats.max_s2.max(s2);
+    stats.ratios += test.batch as u64;
+    stats.steps += 1;
+    if s2 >= test.c {
+        return Err(ChainError::VarianceTooLarge { s2, c: test.c });
+    }
+    let noise = Normal::new(0.0, (test.c - s2).sqrt())
+        .unwrap_or_else(|_| unreachable!())
+        .sample(rng);
+    let accept = delta + noise + vcor.sample(rng) > 0.0;
+    if accept {
+        stats.accepted += 1;
+    }
+    Ok(accept)
+}
+
+/// One step of the exact full-data Barker chain (eq. 5) on the target tempered by τ.
+pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+    model: &M,
+    data: &[f64],
+    tau: f64,
+    theta: &mut [f64; D],
+    proposal_sd: f64,
+    stats: &mut Stats,
+    rng: &mut R,
+) -> bool {
+    let step = Normal::new(0.0, proposal_sd).unwrap_or_else(|_| unreachable!());
+    let mut prop = *theta;
+    for p in prop.iter_mut() {
+        *p += step.sample(rng);
+    }
+    let ll: f64 = data
+        .iter()
+        .map(|&x| model.log_lik(x, &prop) - model.log_lik(x, theta))
+        .sum();
+    let delta = tau * ll + model.log_prior(&prop) - model.log_prior(theta);
+    stats.steps += 1;
+    // Δ + V_log > 0 with V_log = ln(u/(1−u)) logistic
+    let u: f64 = rng.random();
+    let accept = delta + (u / (1.0 - u)).ln() > 0.0;
+    if accept {
+        *theta = prop;
+        stats.accepted += 1;
+    }
+    accept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// x ~ N(θ, 1), θ ~ N(0, 10): conjugate, posterior known in closed form.
+    struct Normal1;
+    impl Model<1> for Normal1 {
+        fn log_lik(&self, x: f64, t: &[f64; 1]) -> f64 {
+            -0.5 * (x - t[0]).powi(2)
+        }
+        fn log_prior(&self, t: &[f64; 1]) -> f64 {
+            -t[0] * t[0] / 20.0
+        }
+    }
+
+    #[test]
+    fn exact_barker_chain_targets_the_posterior() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let data: Vec<f64> = (0..200)
+            .map(|_| 1.5 + Normal::new(0.0, 1.0).unwrap().sample(&mut rng))
+            .collect();
+        // posterior precision 1/10 + n, mean Σx / precision
+        let precision = 0.1 + data.len() as f64;
+        let (post_mean, post_var) = (data.iter().sum::<f64>() / precision, 1.0 / precision);
+        let (mut theta, mut stats) = ([0.0], Stats::default());
+        let (mut s, mut ss, mut n) = (0.0, 0.0, 0.0);
+        for i in 0..200_000 {
+            exact_step(&Normal1, &data, 1.0, &mut theta, 0.1, &mut stats, &mut rng);
+            if i >= 2000 {
+                s += theta[0];
+                ss += theta[0] * theta[0];
+                n += 1.0;
+            }
+        }
+        let (mean, var) = (s / n, ss / n - (s / n).powi(2));
+        // tolerances: a few Monte-Carlo standard errors of a correlated chain
+        assert!(
+            (mean - post_mean).abs() < 0.05 * post_var.sqrt(),
+            "mean {mean} vs {post_mean}"
+        );
+        assert!(
+            (var / post_var - 1.0).abs() < 0.05,
+            "var {var} vs {post_var}"
+        );
+    }
+
+    /// For a fixed (θ, θ′), the private test accepts with probability ≈ σ(Δ), the
+    /// exact Barker probability (CLT for Δ* + the V_cor decomposition).
+    #[test]
+    fn private_acceptance_matches_the_exact_test() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let data = super::super::gmm::generate(100_000, &mut rng);
+        let vcor = VCor::stored(2.0).unwrap();
+        let test = PrivateTest {
+            batch: 1000,
+            n0: 100.0,
+            clip: f64::INFINITY,
+            c: 2.0,
+        };
+        let tau = test.n0 / data.len() as f64;
+        for (from, to) in [
+            ([0.3, 0.4], [0.32, 0.37]),
+            ([0.3, 0.4], [0.5, 0.1]),
+            ([0.6, -0.3], [0.55, -0.2]),
+        ] {
+            let exact_delta: f64 = tau
+                * data
+                    .iter()
+                    .map(|&x| Gmm.log_lik(x, &to) - Gmm.log_lik(x, &from))
+                    .sum::<f64>()
+                + Gmm.log_prior(&to)
+                - Gmm.log_prior(&from);
+            let want = 1.0 / (1.0 + (-exact_delta).exp());
+            let trials = 20_000;
+            let mut stats = Stats::default();
+            let mut subsets = SubsetSampler::new(data.len());
+            let mut hits = 0;
+            for _ in 0..trials {
+                if private_test(
+                    &Gmm,
+                    &data,
+                    &mut subsets,
+                    &from,
+                    &to,
+                    &test,
+                    &vcor,
+                    &mut stats,
+                    &mut rng,
+                )
+                .unwrap()
+                {
+                    hits += 1;
+                }
+            }
+            let got = hits as f64 / trials as f64;
+            let se = (want * (1.0 - want) / trials as f64).sqrt();
+            assert!(
+                (got - want).abs() < 4.0 * se + 0.01,
+                "Δ = {exact_delta}: accept {got} vs σ(Δ) = {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn subsets_are_distinct_and_uniform() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut s = SubsetSampler::new(10);
+        let mut counts = [0usize; 10];
+        for _ in 0..20_000 {
+            let pick = s.sample(3, &mut rng).to_vec();
+            let mut sorted = pick.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 3);
+            pick.iter().for_each(|&i| counts[i] += 1);
+        }
+        // each index is in a subset with probability 3/10: 6000 ± 4 sd (sd ≈ 65)
+        assert!(
+            counts.iter().all(|&c| (c as f64 - 6000.0).abs() < 260.0),
+            "{counts:?}"
+        );
+        assert_eq!(s.sample(10, &mut rng).len(), 10);
+    }
+
+    #[test]
+    fn private_chain_runs_on_the_paper_problem_within_its_assumptions() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let data = super::super::gmm::generate(1_000_000, &mut rng);
+        let vcor = VCor::stored(2.0).unwrap();
+        let test = PrivateTest::paper();
+        let (mut theta, mut stats) = ([0.5, 0.0], Stats::default());
+        let mut subsets = SubsetSampler::new(data.len());
+        for _ in 0..2000 {
+            private_step(
+                &Gmm,
+                &data,
+                &mut subsets,
+                &mut theta,
+                0.1,
+                &test,
+                &vcor,
+                &mut stats,
+                &mut rng,
+            )
+            .unwrap();
+        }
+        assert!(stats.max_s2 < 1.0, "s² reached {}", stats.max_s2); // paper: max 0.63
+        let clipped = stats.clipped as f64 / stats.ratios as f64;
+        assert!(clipped < 0.05, "clipped fraction {clipped}");
+        let acc = stats.accepted as f64 / stats.steps as f64;
+        assert!(acc > 0.2 && acc < 0.8, "acceptance {acc}");
+        // a batch larger than the data, or C below s², is an error, not a silent fallback
+        let big = PrivateTest {
+            batch: 2_000_000,
+            ..test
+        };
+        assert!(matches!(
+            private_step(
+                &Gmm,
+                &data,
+                &mut subsets,
+                &mut theta,
+                0.1,
+                &big,
+                &vcor,
+                &mut stats,
+                &mut rng
+            ),
+            Err(ChainError::BatchTooLarge { .. })
+        ));
+        let tiny_c = PrivateTest { c: 1e-9, ..test };
+        let mut saw = false;
+        for _ in 0..20 {
+            if let Err(ChainError::VarianceTooLarge { .. }) = private_step(
+                &Gmm,
+                &data,
+                &mut subsets,
+                &mut theta,
+                0.1,
+                &tiny_c,
+                &vcor,
+                &mut stats,
+                &mut rng,
+            ) {
+                saw = true;
+                break;
+            }
+        }
+        assert!(saw);
+    }
+}
