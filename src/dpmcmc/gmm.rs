@@ -15,8 +15,9 @@ pub const TRUE_THETA: [f64; 2] = [0.0, 1.0];
 pub fn log_lik(x: f64, theta: [f64; 2]) -> f64 {
     let a = -(x - theta[0]).powi(2) / (2.0 * NOISE_VAR);
     let b = -(x - theta[0] - theta[1]).powi(2) / (2.0 * NOISE_VAR);
-    let m = a.max(b);
-    m + (0.5 * ((a - m).exp() + (b - m).exp())).ln()
+    // ln(½e^a + ½e^b) = max(a, b) + ln(1 + e^{−|a−b|}) − ln 2: one exp, one ln_1p
+    a.max(b) + (-(a - b).abs()).exp().ln_1p()
+        - std::f64::consts::LN_2
         - 0.5 * (2.0 * std::f64::consts::PI * NOISE_VAR).ln()
 }
 
