@@ -3,5 +3,6 @@
 
 pub mod barker;
 pub mod gmm;
+pub mod sgld;
 pub mod vcor;
 mod vcor_table;
