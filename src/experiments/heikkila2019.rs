@@ -1,12 +1,17 @@
-//! heikkila2019-dp-mcmc: privacy-budget panels of Figure 1 (a: ε vs q, b: ε vs T),
-//! from the accountant of Theorem 2 / Corollary 2.
-//!
-//! Panel (c), the fraction of clipped log-likelihood ratios on the GMM problem,
-//! needs the private chain itself and is not available yet: asking for it is an
-//! error, not an empty panel.
+//! heikkila2019-dp-mcmc Figure 1: (a) total ε vs q and (b) vs T from the
+//! accountant of Theorem 2 / Corollary 2; (c) the fraction of clipped
+//! log-likelihood ratios vs the proposal variance, from private chains on the GMM
+//! problem. The chains start at `start` (default: the DPVI output reported by the
+//! authors, (−1.55, 2.44); our DPVI is not implemented yet).
 
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
+
+use crate::dpmcmc::barker::{private_step, Gmm, PrivateTest, Stats, SubsetSampler};
+use crate::dpmcmc::gmm::generate;
+use crate::dpmcmc::vcor::VCor;
+use crate::runner::setup_rng;
+use crate::runner::table::Cell;
 
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
@@ -31,6 +36,24 @@ struct Fig1Config {
     t_min: u64,
     t_max: u64,
     t_step: u64,
+    // (c)
+    proposal_variances: Vec<f64>,
+    chain_iterations: u64,
+    start: Vec<f64>,
+    n_data_c: u64,
+    batch_c: u64,
+    n0: f64,
+    clip_factor: f64,
+}
+
+/// Panel (c): private chains on the GMM data, one per proposal variance.
+struct Clipping {
+    data: Vec<f64>,
+    variances: Vec<f64>,
+    iterations: u64,
+    start: [f64; 2],
+    test: PrivateTest,
+    vcor: VCor,
 }
 
 /// One curve: its accounts (one per x value) and the x values' iteration counts.
@@ -43,10 +66,12 @@ struct Curve {
 pub struct Fig1 {
     conversions: Vec<Conversion>,
     curves: Vec<Curve>,
+    clipping: Option<Clipping>,
 }
 
-pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
     let c: Fig1Config = deserialize(params)?;
+    let mut clipping = None;
     check::non_empty("panels", &c.panels)?;
     check::non_empty("conversions", &c.conversions)?;
     check::at_least("alpha_max", c.alpha_max as u64, 4)?;
@@ -58,12 +83,17 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                 check::at_least("q_points", c.q_points, 2)?;
                 check::at_least("iterations_a", c.iterations_a, 1)?;
                 if !(c.q_min > 0.0 && c.q_min < c.q_max && c.q_max <= 1.0) {
-                    return Err(ParamError::new("q_min", format!("q range [{}, {}]", c.q_min, c.q_max), "0 < q_min < q_max ≤ 1"));
+                    return Err(ParamError::new(
+                        "q_min",
+                        format!("q range [{}, {}]", c.q_min, c.q_max),
+                        "0 < q_min < q_max ≤ 1",
+                    ));
                 }
                 for &n in &c.n_data_a {
                     let accounts = (0..c.q_points)
                         .map(|i| {
-                            let q = c.q_min + (c.q_max - c.q_min) * i as f64 / (c.q_points - 1) as f64;
+                            let q =
+                                c.q_min + (c.q_max - c.q_min) * i as f64 / (c.q_points - 1) as f64;
                             let acc = BarkerAccount {
                                 n_data: n,
                                 batch: (q * n as f64 + 1e-9).floor() as u64,
@@ -71,10 +101,20 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                                 delta: 1.0 / n as f64,
                                 alpha_max: c.alpha_max,
                             };
-                            acc.validate().map(|_| acc).map_err(|e| ParamError::new("n_data_a", e.to_string(), "N with b = ⌊qN⌋ ≥ 21 over the q range"))
+                            acc.validate().map(|_| acc).map_err(|e| {
+                                ParamError::new(
+                                    "n_data_a",
+                                    e.to_string(),
+                                    "N with b = ⌊qN⌋ ≥ 21 over the q range",
+                                )
+                            })
                         })
                         .collect::<Result<Vec<_>, _>>()?;
-                    curves.push(Curve { panel: "a", iterations: vec![c.iterations_a; accounts.len()], accounts });
+                    curves.push(Curve {
+                        panel: "a",
+                        iterations: vec![c.iterations_a; accounts.len()],
+                        accounts,
+                    });
                 }
             }
             "b" => {
@@ -82,7 +122,11 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                 check::at_least("t_min", c.t_min, 1)?;
                 check::at_least("t_step", c.t_step, 1)?;
                 if c.t_max < c.t_min {
-                    return Err(ParamError::new("t_max", format!("{} < t_min", c.t_max), "t_max ≥ t_min"));
+                    return Err(ParamError::new(
+                        "t_max",
+                        format!("{} < t_min", c.t_max),
+                        "t_max ≥ t_min",
+                    ));
                 }
                 if !(c.q_b > 0.0 && c.q_b <= 1.0) {
                     return Err(ParamError::new("q_b", format!("{}", c.q_b), "0 < q ≤ 1"));
@@ -90,28 +134,93 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                 let iterations: Vec<u64> = (c.t_min..=c.t_max).step_by(c.t_step as usize).collect();
                 for &b in &c.batches_b {
                     let n = (b as f64 / c.q_b).round() as u64;
-                    let acc = BarkerAccount { n_data: n, batch: b, iterations: 0, delta: 1.0 / n as f64, alpha_max: c.alpha_max };
-                    acc.validate().map_err(|e| ParamError::new("batches_b", e.to_string(), "batches ≥ 21 (Theorem 2)"))?;
-                    curves.push(Curve { panel: "b", accounts: vec![acc], iterations: iterations.clone() });
+                    let acc = BarkerAccount {
+                        n_data: n,
+                        batch: b,
+                        iterations: 0,
+                        delta: 1.0 / n as f64,
+                        alpha_max: c.alpha_max,
+                    };
+                    acc.validate().map_err(|e| {
+                        ParamError::new("batches_b", e.to_string(), "batches ≥ 21 (Theorem 2)")
+                    })?;
+                    curves.push(Curve {
+                        panel: "b",
+                        accounts: vec![acc],
+                        iterations: iterations.clone(),
+                    });
                 }
             }
             "c" => {
+                check::non_empty("proposal_variances", &c.proposal_variances)?;
+                for &v in &c.proposal_variances {
+                    check::positive("proposal_variances", v)?;
+                }
+                check::at_least("chain_iterations", c.chain_iterations, 1)?;
+                check::positive("n0", c.n0)?;
+                if !(c.clip_factor > 0.0 && c.clip_factor <= 1.0) {
+                    return Err(ParamError::new(
+                        "clip_factor",
+                        format!("{}", c.clip_factor),
+                        "0 < clip_factor ≤ 1 (clip = clip_factor·√b/N₀, eq. 23)",
+                    ));
+                }
+                if c.batch_c < 21 || c.batch_c > c.n_data_c || c.n_data_c > 100_000_000 {
+                    return Err(ParamError::new(
+                        "batch_c",
+                        format!("b = {}, N = {}", c.batch_c, c.n_data_c),
+                        "21 ≤ b ≤ N ≤ 10⁸",
+                    ));
+                }
+                let start = match c.start.as_slice() {
+                    [a, b] if a.is_finite() && b.is_finite() => [*a, *b],
+                    _ => {
+                        return Err(ParamError::new(
+                            "start",
+                            format!("{:?}", c.start),
+                            "[θ₁, θ₂]",
+                        ))
+                    }
+                };
+                let vcor = VCor::stored(2.0).ok_or_else(|| {
+                    ParamError::new(
+                        "panels",
+                        "no V_cor table for C = 2",
+                        "run `privpost vcor --write`",
+                    )
+                })?;
+                let b = c.batch_c as f64;
+                clipping = Some(Clipping {
+                    data: generate(c.n_data_c as usize, &mut setup_rng(seed, 0)),
+                    variances: c.proposal_variances.clone(),
+                    iterations: c.chain_iterations,
+                    start,
+                    test: PrivateTest {
+                        batch: c.batch_c as usize,
+                        n0: c.n0,
+                        clip: c.clip_factor * b.sqrt() / c.n0,
+                        c: 2.0,
+                    },
+                    vcor,
+                });
+            }
+            other => {
                 return Err(ParamError::new(
                     "panels",
-                    "panel \"c\" (fraction of clipped ratios on the GMM chain) is not implemented yet: it needs the private Barker chain",
-                    "[\"a\", \"b\"]",
+                    format!("unknown panel \"{other}\""),
+                    "[\"a\", \"b\", \"c\"]",
                 ))
             }
-            other => return Err(ParamError::new("panels", format!("unknown panel \"{other}\""), "[\"a\", \"b\"]")),
         }
     }
     Ok(Box::new(Fig1 {
         conversions: c.conversions,
         curves,
+        clipping,
     }))
 }
 
-const FIG1_COLUMNS: [&str; 9] = [
+const FIG1_COLUMNS: [&str; 12] = [
     "panel",
     "n_data",
     "batch",
@@ -121,17 +230,28 @@ const FIG1_COLUMNS: [&str; 9] = [
     "epsilon",
     "best_alpha",
     "conversion",
+    "proposal_variance",
+    "clipped_fraction",
+    "acceptance",
 ];
 
 impl Figure for Fig1 {
     fn task_count(&self) -> usize {
         self.curves.len() * self.conversions.len()
+            + self.clipping.as_ref().map_or(0, |c| c.variances.len())
     }
 
     fn grid_description(&self) -> String {
         let points: usize = self.curves.iter().map(|c| c.iterations.len()).sum();
+        let chains = self.clipping.as_ref().map_or(String::new(), |c| {
+            format!(
+                "; (c) {} private chains of {} iterations",
+                c.variances.len(),
+                c.iterations
+            )
+        });
         format!(
-            "{} curves, {points} points each for {} conversion(s)",
+            "{} budget curves, {points} points for {} conversion(s){chains}",
             self.curves.len(),
             self.conversions.len()
         )
@@ -141,7 +261,43 @@ impl Figure for Fig1 {
         FIG1_COLUMNS.to_vec()
     }
 
-    fn run_task(&self, index: usize, _rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+        let budget_tasks = self.curves.len() * self.conversions.len();
+        if index >= budget_tasks {
+            let c = self.clipping.as_ref().ok_or("no panel c")?;
+            let variance = c.variances[index - budget_tasks];
+            let mut subsets = SubsetSampler::new(c.data.len());
+            let (mut theta, mut stats) = (c.start, Stats::default());
+            for _ in 0..c.iterations {
+                private_step(
+                    &Gmm,
+                    &c.data,
+                    &mut subsets,
+                    &mut theta,
+                    variance.sqrt(),
+                    &c.test,
+                    &c.vcor,
+                    &mut stats,
+                    rng,
+                )
+                .map_err(|e| e.to_string())?;
+            }
+            let e = || Cell::Empty;
+            return Ok(vec![vec![
+                "c".into(),
+                (c.data.len() as u64).into(),
+                (c.test.batch as u64).into(),
+                (c.test.batch as f64 / c.data.len() as f64).into(),
+                c.iterations.into(),
+                e(),
+                e(),
+                e(),
+                e(),
+                variance.into(),
+                (stats.clipped as f64 / stats.ratios as f64).into(),
+                (stats.accepted as f64 / stats.steps as f64).into(),
+            ]]);
+        }
         let curve = &self.curves[index / self.conversions.len()];
         let conversion = self.conversions[index % self.conversions.len()];
         let spent = if curve.accounts.len() == 1 {
@@ -171,6 +327,9 @@ impl Figure for Fig1 {
                     s.epsilon.into(),
                     (s.best_alpha as u64).into(),
                     conversion.as_str().into(),
+                    Cell::Empty,
+                    Cell::Empty,
+                    Cell::Empty,
                 ]
             })
             .collect())
@@ -190,7 +349,12 @@ impl Figure for Fig1 {
                 "improved": "ε = T ε′(α) + ln((α−1)/α) − (ln δ + ln α)/(α − 1) (Canonne, Kamath, Steinke 2020)"
             },
             "delta": "1/N",
-            "panel_c": "not implemented: needs the private Barker chain on the GMM problem",
+            "panel_c": self.clipping.as_ref().map(|c| serde_json::json!({
+                "start": c.start,
+                "start_source": "the DPVI output reported by the authors (≈ (−1.55, 2.44)); our DPVI is not implemented yet",
+                "n_data": c.data.len(), "batch": c.test.batch, "n0": c.test.n0, "clip": c.test.clip, "C": c.test.c,
+                "iterations": c.iterations, "vcor": "committed EM table, C = 2",
+            })),
         })
     }
 }

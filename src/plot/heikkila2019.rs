@@ -12,6 +12,8 @@ type Series = (String, String, String, Vec<(f64, f64)>);
 /// ε vs q at fixed T (a) and ε vs T at fixed q (b); one line per N or b.
 pub struct Fig1 {
     series: Vec<Series>,
+    /// panel (c): (proposal variance, clipped fraction, acceptance)
+    clipping: Vec<(f64, f64, f64)>,
 }
 
 impl Fig1 {
@@ -26,7 +28,18 @@ impl Fig1 {
             t.col("conversion")?,
         );
         let mut series = Vec::new();
-        for p in distinct(t, panel) {
+        let clipping = match (
+            t.col("proposal_variance"),
+            t.col("clipped_fraction"),
+            t.col("acceptance"),
+        ) {
+            (Ok(v), Ok(c), Ok(a)) => (0..t.rows.len())
+                .filter(|&i| t.s(i, panel) == "c")
+                .map(|i| (t.f(i, v), t.f(i, c), t.f(i, a)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for p in distinct(t, panel).into_iter().filter(|p| p != "c") {
             for c in distinct(t, conv) {
                 // a curve is N (panel a) or b (panel b)
                 let key = if p == "a" { n } else { b };
@@ -57,13 +70,13 @@ impl Fig1 {
                 }
             }
         }
-        Ok(Self { series })
+        Ok(Self { series, clipping })
     }
 }
 
 impl Draw for Fig1 {
     fn size(&self) -> (u32, u32) {
-        (1300, 540)
+        (1800, 560)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -75,7 +88,8 @@ impl Draw for Fig1 {
             v.dedup();
             v
         };
-        let areas = root.split_evenly((1, panels.len().max(1)));
+        let n_panels = panels.len() + usize::from(!self.clipping.is_empty());
+        let areas = root.split_evenly((1, n_panels.max(1)));
         for (p, area) in panels.iter().zip(areas.iter()) {
             let mine: Vec<&Series> = self.series.iter().filter(|s| &s.0 == p).collect();
             let pts = mine
@@ -94,15 +108,9 @@ impl Draw for Fig1 {
                 continue;
             }
             let (title, x_desc) = if p == "a" {
-                (
-                    "(a) total ε vs sampling ratio q (T = 5000, δ = 1/N)",
-                    "q = b/N",
-                )
+                ("(a) total ε vs sampling ratio q", "q = b/N")
             } else {
-                (
-                    "(b) total ε vs iterations T (q = 0.001, δ = 1/N)",
-                    "iterations T",
-                )
+                ("(b) total ε vs iterations T", "iterations T")
             };
             let mut chart = ChartBuilder::on(area)
                 .caption(title, ("sans-serif", 20))
@@ -113,6 +121,7 @@ impl Draw for Fig1 {
             chart
                 .configure_mesh()
                 .x_desc(x_desc)
+                .x_labels(6)
                 .y_desc("ε (solid: classic, dashed: improved conversion)")
                 .y_label_formatter(&super::tick)
                 .x_label_formatter(&super::tick)
@@ -148,6 +157,60 @@ impl Draw for Fig1 {
                 }
             }
             legend(&mut chart, SeriesLabelPosition::LowerRight, 14)?;
+        }
+        if let (false, Some(area)) = (self.clipping.is_empty(), areas.get(panels.len())) {
+            let (x_lo, x_hi) = self
+                .clipping
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                    (a.min(p.0), b.max(p.0))
+                });
+            let y_hi = self
+                .clipping
+                .iter()
+                .map(|p| p.1)
+                .fold(0.0, f64::max)
+                .max(1e-6);
+            let pad = ((x_hi - x_lo) * 0.05).max(1e-4);
+            let mut chart = ChartBuilder::on(area)
+                .caption(
+                    "(c) clipped log-likelihood ratios (GMM)",
+                    ("sans-serif", 20),
+                )
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(60)
+                .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..y_hi * 1.15)?;
+            chart
+                .configure_mesh()
+                .x_desc("proposal variance σ_p²")
+                .y_desc("clipped log-likelihood ratios / (T·b)")
+                .x_label_formatter(&super::tick)
+                .y_label_formatter(&super::tick)
+                .label_style(("sans-serif", 14))
+                .draw()?;
+            let color = PALETTE[0];
+            let style = ShapeStyle::from(&color).stroke_width(2);
+            chart
+                .draw_series(LineSeries::new(
+                    self.clipping.iter().map(|p| (p.0, p.1)),
+                    style,
+                ))?
+                .label("clipped fraction")
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+            chart.draw_series(
+                self.clipping
+                    .iter()
+                    .map(|p| Circle::new((p.0, p.1), 4, color.filled())),
+            )?;
+            chart.draw_series(self.clipping.iter().map(|p| {
+                Text::new(
+                    format!("acc. {:.2}", p.2),
+                    (p.0, p.1 + y_hi * 0.04),
+                    ("sans-serif", 11).into_font(),
+                )
+            }))?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)?;
         }
         Ok(())
     }
