@@ -37,7 +37,11 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-const FIGURES: [(&str, &[&str]); 7] = [
+const FIGURES: [(&str, &[&str]); 8] = [
+    (
+        "heikkila2019/fig2",
+        &["chain", "iteration", "theta1", "theta2"],
+    ),
     (
         "heikkila2019/fig1",
         &[
@@ -122,7 +126,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("wrote 7 figure(s)"), "{out}");
+        assert!(out.contains("wrote 8 figure(s)"), "{out}");
     }
     for (id, columns) in FIGURES {
         let d = one.path().join(id);
@@ -227,6 +231,19 @@ fn check_values(out: &Path) {
     assert_eq!(c.len(), 2);
     let frac = |r: &Vec<String>| r[10].parse::<f64>().unwrap();
     assert!(frac(c[0]) < frac(c[1]) && frac(c[1]) < 0.1, "{c:?}");
+    // Heikkilä Fig 2: both chains recorded after burn-in; the manifest states ε of the private chain
+    let h2 = rows(&out.join("heikkila2019/fig2/summary.csv"));
+    assert_eq!(h2.iter().filter(|r| r[0] == "private").count(), 1300);
+    let m2: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("heikkila2019/fig2/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        m2["details"]["private_chain"]["epsilon_classic"]["epsilon"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     // Foulds Fig 1: OPS at ε = 1, a₀ = 0.2 has temperature 2 ln 4 ≈ 2.77.
     let m: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("foulds2016/fig1/manifest.json")).unwrap(),

@@ -202,6 +202,52 @@ pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     Ok(accept)
 }
 
+/// The non-private minibatch Barker test of the authors' reference chain: C = 1,
+/// no clipping, and while s² ≥ C the minibatch is redrawn 100 points larger
+/// (the authors add 100 points to the failed batch; we redraw the larger batch,
+/// which avoids conditioning on the failure). Returns whether θ moved.
+#[allow(clippy::too_many_arguments)]
+pub fn nonprivate_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+    model: &M,
+    data: &[f64],
+    subsets: &mut SubsetSampler,
+    theta: &mut [f64; D],
+    proposal_sd: f64,
+    batch: usize,
+    n0: f64,
+    vcor: &VCor,
+    stats: &mut Stats,
+    rng: &mut R,
+) -> Result<bool, ChainError> {
+    let step = Normal::new(0.0, proposal_sd).unwrap_or_else(|_| unreachable!());
+    let mut prop = *theta;
+    for p in prop.iter_mut() {
+        *p += step.sample(rng);
+    }
+    let mut b = batch;
+    loop {
+        let test = PrivateTest {
+            batch: b.min(data.len()),
+            n0,
+            clip: f64::INFINITY,
+            c: vcor.c,
+        };
+        match private_test(model, data, subsets, theta, &prop, &test, vcor, stats, rng) {
+            Ok(accept) => {
+                if accept {
+                    *theta = prop;
+                }
+                return Ok(accept);
+            }
+            Err(ChainError::VarianceTooLarge { .. }) if b < data.len() => {
+                stats.steps -= 1; // the retry is part of the same step
+                b += 100;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// One step of the exact full-data Barker chain (eq. 5) on the target tempered by τ.
 pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     model: &M,

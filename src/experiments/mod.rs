@@ -80,9 +80,15 @@ pub const REGISTRY: &[Spec] = &[
     },
     Spec {
         id: "heikkila2019/fig1",
-        title: "DP-MCMC privacy budget vs sampling ratio and iterations (panels a, b)",
+        title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         config: "configs/heikkila2019/fig1.toml",
         build: heikkila2019::build_fig1,
+    },
+    Spec {
+        id: "heikkila2019/fig2",
+        title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
+        config: "configs/heikkila2019/fig2.toml",
+        build: heikkila2019::build_fig2,
     },
 ];
 

@@ -215,3 +215,72 @@ impl Draw for Fig1 {
         Ok(())
     }
 }
+
+/// Figure 2: scatter of the non-private and the private chain, side by side.
+pub struct Fig2 {
+    chains: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+impl Fig2 {
+    pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
+        let (chain, t1, t2) = (t.col("chain")?, t.col("theta1")?, t.col("theta2")?);
+        let chains = distinct(t, chain)
+            .into_iter()
+            .map(|c| {
+                let pts = (0..t.rows.len())
+                    .filter(|&i| t.s(i, chain) == c)
+                    .map(|i| (t.f(i, t1), t.f(i, t2)))
+                    .collect();
+                (c, pts)
+            })
+            .collect();
+        Ok(Self { chains })
+    }
+}
+
+impl Draw for Fig2 {
+    fn size(&self) -> (u32, u32) {
+        (1200, 600)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let areas = root.split_evenly((1, self.chains.len().max(1)));
+        for (k, ((name, pts), area)) in self.chains.iter().zip(areas.iter()).enumerate() {
+            let title = if name == "private" {
+                format!(
+                    "({}) DP-MCMC, {} samples after burn-in",
+                    (b'a' + k as u8) as char,
+                    pts.len()
+                )
+            } else {
+                format!(
+                    "({}) non-private chain, {} samples after burn-in",
+                    (b'a' + k as u8) as char,
+                    pts.len()
+                )
+            };
+            let mut chart = ChartBuilder::on(area)
+                .caption(title, ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(55)
+                .build_cartesian_2d(-2.5..2.5, -2.5..2.6)?;
+            chart
+                .configure_mesh()
+                .x_desc("θ₁")
+                .y_desc("θ₂")
+                .label_style(("sans-serif", 14))
+                .draw()?;
+            let color = PALETTE[if name == "private" { 1 } else { 0 }];
+            chart.draw_series(
+                pts.iter()
+                    .filter(|p| p.0.abs() <= 2.5 && p.1 >= -2.5 && p.1 <= 2.6)
+                    .map(|&p| Circle::new(p, 1, color.mix(0.08).filled())),
+            )?;
+        }
+        Ok(())
+    }
+}
