@@ -37,7 +37,22 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-const FIGURES: [(&str, &[&str]); 8] = [
+const FIGURES: [(&str, &[&str]); 9] = [
+    (
+        "heikkila2019/fig3",
+        &[
+            "method",
+            "reference",
+            "iteration",
+            "epsilon",
+            "parameter",
+            "mean_error",
+            "mean_error_se",
+            "var_error",
+            "var_error_se",
+            "runs",
+        ],
+    ),
     (
         "heikkila2019/fig2",
         &["chain", "iteration", "theta1", "theta2"],
@@ -126,7 +141,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("wrote 8 figure(s)"), "{out}");
+        assert!(out.contains("wrote 9 figure(s)"), "{out}");
     }
     for (id, columns) in FIGURES {
         let d = one.path().join(id);
@@ -244,6 +259,21 @@ fn check_values(out: &Path) {
             .unwrap()
             > 0.0
     );
+    // Heikkilä Fig 3: every method against both references, ε increasing along each curve
+    let h3 = rows(&out.join("heikkila2019/fig3/summary.csv"));
+    for method in ["dp_mcmc", "dp_sgld", "dp_sgld_corrected"] {
+        for reference in ["exact", "nonprivate_chain"] {
+            let eps: Vec<f64> = h3
+                .iter()
+                .filter(|r| r[0] == method && r[1] == reference && r[4] == "theta1")
+                .map(|r| r[3].parse().unwrap())
+                .collect();
+            assert!(
+                !eps.is_empty() && eps.windows(2).all(|w| w[0] < w[1]),
+                "{method} {reference}: {eps:?}"
+            );
+        }
+    }
     // Foulds Fig 1: OPS at ε = 1, a₀ = 0.2 has temperature 2 ln 4 ≈ 2.77.
     let m: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("foulds2016/fig1/manifest.json")).unwrap(),

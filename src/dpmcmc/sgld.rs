@@ -82,8 +82,19 @@ impl Sgld {
         let tau = self.n0 / n;
         let mut mean = [0.0; D];
         let mut clipped = 0;
-        for _ in 0..self.batch {
-            let x = data[rng.random_range(0..data.len())];
+        // gather the batch first (with replacement): independent loads overlap their cache misses
+        let mut xs = [0.0f64; 256];
+        let mut buffer = Vec::new();
+        let batch: &mut [f64] = if self.batch <= xs.len() {
+            &mut xs[..self.batch]
+        } else {
+            buffer.resize(self.batch, 0.0);
+            &mut buffer
+        };
+        for x in batch.iter_mut() {
+            *x = data[rng.random_range(0..data.len())];
+        }
+        for &x in batch.iter() {
             let mut g = model.grad_log_lik(x, theta);
             let mut norm2 = 0.0;
             for v in g.iter_mut() {

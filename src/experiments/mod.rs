@@ -90,6 +90,12 @@ pub const REGISTRY: &[Spec] = &[
         config: "configs/heikkila2019/fig2.toml",
         build: heikkila2019::build_fig2,
     },
+    Spec {
+        id: "heikkila2019/fig3",
+        title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
+        config: "configs/heikkila2019/fig3.toml",
+        build: heikkila2019::build_fig3,
+    },
 ];
 
 pub fn find(id: &str) -> Option<&'static Spec> {

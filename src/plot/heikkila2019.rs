@@ -284,3 +284,133 @@ impl Draw for Fig2 {
         Ok(())
     }
 }
+
+/// One Figure 3 series: (method, parameter, (ε, mean error, se, variance error, se)).
+type ErrorSeries = (String, String, Vec<(f64, f64, f64, f64, f64)>);
+
+/// Figure 3: error of the running mean (a) and variance (b) vs ε, against the exact posterior.
+pub struct Fig3 {
+    series: Vec<ErrorSeries>,
+}
+
+impl Fig3 {
+    pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
+        let (method, reference, eps, param) = (
+            t.col("method")?,
+            t.col("reference")?,
+            t.col("epsilon")?,
+            t.col("parameter")?,
+        );
+        let (me, mse, ve, vse) = (
+            t.col("mean_error")?,
+            t.col("mean_error_se")?,
+            t.col("var_error")?,
+            t.col("var_error_se")?,
+        );
+        let mut series = Vec::new();
+        for m in distinct(t, method) {
+            for p in ["theta1", "theta2"] {
+                let pts = (0..t.rows.len())
+                    .filter(|&i| {
+                        t.s(i, method) == m && t.s(i, param) == p && t.s(i, reference) == "exact"
+                    })
+                    .map(|i| {
+                        (
+                            t.f(i, eps),
+                            t.f(i, me),
+                            t.f(i, mse),
+                            t.f(i, ve),
+                            t.f(i, vse),
+                        )
+                    })
+                    .collect();
+                series.push((m.clone(), p.to_string(), pts));
+            }
+        }
+        Ok(Self { series })
+    }
+}
+
+impl Draw for Fig3 {
+    fn size(&self) -> (u32, u32) {
+        (1400, 560)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let areas = root.split_evenly((1, 2));
+        for (k, area) in areas.iter().enumerate() {
+            let value =
+                |p: &(f64, f64, f64, f64, f64)| if k == 0 { (p.1, p.2) } else { (p.3, p.4) };
+            let all = self
+                .series
+                .iter()
+                .flat_map(|s| s.2.iter())
+                .filter(|p| p.0.is_finite());
+            let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+            for p in all {
+                x_lo = x_lo.min(p.0);
+                x_hi = x_hi.max(p.0);
+                let (v, se) = value(p);
+                if v.is_finite() {
+                    y_hi = y_hi.max(v + se.max(0.0));
+                }
+            }
+            if !x_lo.is_finite() {
+                continue;
+            }
+            let title = if k == 0 {
+                "(a) error of the running mean"
+            } else {
+                "(b) error of the running variance"
+            };
+            let mut chart = ChartBuilder::on(area)
+                .caption(title, ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(60)
+                .build_cartesian_2d(x_lo..x_hi, 0.0..(y_hi * 1.1).max(1e-6))?;
+            chart
+                .configure_mesh()
+                .x_desc("ε spent (classic conversion)")
+                .y_desc("|running − exact| (mean ± s.e. over runs; dashed: θ₂)")
+                .x_label_formatter(&super::tick)
+                .y_label_formatter(&super::tick)
+                .label_style(("sans-serif", 14))
+                .draw()?;
+            for (method, param, pts) in &self.series {
+                let (i, label) = match method.as_str() {
+                    "dp_mcmc" => (0, "DP-MCMC"),
+                    "dp_sgld" => (1, "DP-SGLD (as published)"),
+                    _ => (2, "DP-SGLD (corrected noise)"),
+                };
+                let color = PALETTE[i];
+                let mut band: Vec<(f64, f64)> =
+                    pts.iter().map(|p| (p.0, value(p).0 + value(p).1)).collect();
+                band.extend(
+                    pts.iter()
+                        .rev()
+                        .map(|p| (p.0, (value(p).0 - value(p).1).max(0.0))),
+                );
+                chart.draw_series(std::iter::once(Polygon::new(
+                    band,
+                    color.mix(0.12).filled(),
+                )))?;
+                let style = ShapeStyle::from(&color).stroke_width(2);
+                let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, value(p).0)).collect();
+                if param == "theta1" {
+                    chart
+                        .draw_series(LineSeries::new(line, style))?
+                        .label(label)
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                } else {
+                    chart.draw_series(DashedLineSeries::new(line, 6, 4, style))?;
+                }
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
+        }
+        Ok(())
+    }
+}

@@ -87,6 +87,9 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
         "heikkila2019/fig2" => {
             heikkila2019::Fig2::from_summary(&summary).and_then(|d| render(&d, dir))
         }
+        "heikkila2019/fig3" => {
+            heikkila2019::Fig3::from_summary(&summary).and_then(|d| render(&d, dir))
+        }
         other => Err(DrawError(format!("no plot is defined for `{other}`"))),
     };
     result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))
