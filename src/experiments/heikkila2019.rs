@@ -749,9 +749,9 @@ struct Running {
 impl Running {
     fn push(&mut self, t: [f64; 2]) {
         self.n += 1.0;
-        for k in 0..2 {
-            self.s[k] += t[k];
-            self.ss[k] += t[k] * t[k];
+        for ((s, ss), x) in self.s.iter_mut().zip(self.ss.iter_mut()).zip(t) {
+            *s += x;
+            *ss += x * x;
         }
     }
     fn moments(&self) -> ([f64; 2], [f64; 2]) {
@@ -851,7 +851,7 @@ impl Figure for Fig3 {
                     .map_err(|e| e.to_string())?;
                     if t > self.c.mcmc_burn_in {
                         acc.push(theta);
-                        if (t - self.c.mcmc_burn_in) % self.c.mcmc_every == 0 {
+                        if (t - self.c.mcmc_burn_in).is_multiple_of(self.c.mcmc_every) {
                             record("dp_mcmc", run, t, self.mcmc_eps[k], &acc);
                             k += 1;
                         }
@@ -870,7 +870,7 @@ impl Figure for Fig3 {
                     sgld.step(&Gmm, &self.data, &mut theta, rng);
                     if t > self.c.sgld_burn_in {
                         acc.push(theta);
-                        if (t - self.c.sgld_burn_in) % self.c.sgld_every == 0 {
+                        if (t - self.c.sgld_burn_in).is_multiple_of(self.c.sgld_every) {
                             record(sgld_name(noise), run, t, self.sgld_eps[k], &acc);
                             k += 1;
                         }
@@ -908,11 +908,13 @@ impl Figure for Fig3 {
                 continue;
             }
             let key = (m, data.s(i, iteration));
-            groups.entry(key.clone()).or_insert_with(|| {
-                keys.push(key.clone());
-                Vec::new()
-            });
-            groups.get_mut(&key).map(|g| g.push(i));
+            groups
+                .entry(key.clone())
+                .or_insert_with(|| {
+                    keys.push(key.clone());
+                    Vec::new()
+                })
+                .push(i);
         }
         let mut rows = Vec::new();
         for (name, reference) in &references {
