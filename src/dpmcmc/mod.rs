@@ -2,6 +2,7 @@
 //! correction distribution V_cor of the Barker decomposition (paper eq. 8, 16).
 
 pub mod barker;
+pub mod dpvi;
 pub mod gmm;
 pub mod sgld;
 pub mod vcor;

@@ -41,7 +41,7 @@ struct Fig1Config {
     // (c)
     proposal_variances: Vec<f64>,
     chain_iterations: u64,
-    start: Vec<f64>,
+    start: StartSpec,
     n_data_c: u64,
     batch_c: u64,
     n0: f64,
@@ -53,7 +53,7 @@ struct Clipping {
     data: Vec<f64>,
     variances: Vec<f64>,
     iterations: u64,
-    start: [f64; 2],
+    start: Start,
     test: PrivateTest,
     vcor: VCor,
 }
@@ -174,16 +174,6 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                         "21 ≤ b ≤ N ≤ 10⁸",
                     ));
                 }
-                let start = match c.start.as_slice() {
-                    [a, b] if a.is_finite() && b.is_finite() => [*a, *b],
-                    _ => {
-                        return Err(ParamError::new(
-                            "start",
-                            format!("{:?}", c.start),
-                            "[θ₁, θ₂]",
-                        ))
-                    }
-                };
                 let vcor = VCor::stored(2.0).ok_or_else(|| {
                     ParamError::new(
                         "panels",
@@ -192,8 +182,10 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                     )
                 })?;
                 let b = c.batch_c as f64;
+                let data = generate(c.n_data_c as usize, &mut setup_rng(seed, 0));
+                let start = resolve_start(&c.start, &data, seed)?;
                 clipping = Some(Clipping {
-                    data: generate(c.n_data_c as usize, &mut setup_rng(seed, 0)),
+                    data,
                     variances: c.proposal_variances.clone(),
                     iterations: c.chain_iterations,
                     start,
@@ -220,6 +212,77 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         curves,
         clipping,
     }))
+}
+
+/// `start = "dpvi"` or `start = [θ₁, θ₂]` in a config.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum StartSpec {
+    Point(Vec<f64>),
+    Method(String),
+}
+
+/// Where the chains start, and what DPVI cost if it chose the point.
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    theta: [f64; 2],
+    /// (ε, δ) of the DPVI initialisation, composed with the chain's budget
+    dpvi: Option<(f64, f64)>,
+}
+
+/// δ of the DPVI initialisation (as the authors).
+const DPVI_DELTA: f64 = 1e-6;
+
+fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, ParamError> {
+    use crate::dpmcmc::dpvi::Dpvi;
+    use crate::privacy::rdp::SgldAccount;
+    match spec {
+        StartSpec::Point(v) => match v.as_slice() {
+            [a, b] if a.is_finite() && b.is_finite() => Ok(Start {
+                theta: [*a, *b],
+                dpvi: None,
+            }),
+            _ => Err(ParamError::new(
+                "start",
+                format!("{v:?}"),
+                "\"dpvi\" or [θ₁, θ₂]",
+            )),
+        },
+        StartSpec::Method(m) if m == "dpvi" => {
+            let dpvi = Dpvi::paper();
+            let mut rng = setup_rng(seed, 2);
+            let init = Dpvi::initial(&mut rng);
+            let fit = dpvi.fit(&Gmm, data, init, &mut rng);
+            // the authors' moments accountant stops at moment 64 (order 65)
+            let cost = SgldAccount {
+                q: dpvi.batch as f64 / data.len() as f64,
+                sigma: dpvi.noise_multiplier,
+                iterations: dpvi.iterations as u64,
+                delta: DPVI_DELTA,
+                alpha_max: 65,
+            }
+            .spent(Conversion::Classic)
+            .map_err(|e| ParamError::new("start", e.to_string(), "\"dpvi\" or [θ₁, θ₂]"))?;
+            Ok(Start {
+                theta: [fit[0], fit[1]],
+                dpvi: Some((cost.epsilon, DPVI_DELTA)),
+            })
+        }
+        StartSpec::Method(m) => Err(ParamError::new(
+            "start",
+            format!("\"{m}\""),
+            "\"dpvi\" or [θ₁, θ₂]",
+        )),
+    }
+}
+
+fn start_json(s: &Start) -> serde_json::Value {
+    match s.dpvi {
+        Some((e, d)) => {
+            serde_json::json!({ "theta": s.theta, "source": "DPVI (mean-field Gaussian, b = 100, C = 1, σ = 10, T = 1000, Adam 1e-3)", "dpvi_epsilon": e, "dpvi_delta": d })
+        }
+        None => serde_json::json!({ "theta": s.theta, "source": "config" }),
+    }
 }
 
 const FIG1_COLUMNS: [&str; 12] = [
@@ -269,7 +332,7 @@ impl Figure for Fig1 {
             let c = self.clipping.as_ref().ok_or("no panel c")?;
             let variance = c.variances[index - budget_tasks];
             let mut subsets = SubsetSampler::new(c.data.len());
-            let (mut theta, mut stats) = (c.start, Stats::default());
+            let (mut theta, mut stats) = (c.start.theta, Stats::default());
             for _ in 0..c.iterations {
                 private_step(
                     &Gmm,
@@ -352,7 +415,7 @@ impl Figure for Fig1 {
             },
             "delta": "1/N",
             "panel_c": self.clipping.as_ref().map(|c| serde_json::json!({
-                "start": c.start,
+                "start": start_json(&c.start),
                 "start_source": "the DPVI output reported by the authors (≈ (−1.55, 2.44)); our DPVI is not implemented yet",
                 "n_data": c.data.len(), "batch": c.test.batch, "n0": c.test.n0, "clip": c.test.clip, "C": c.test.c,
                 "iterations": c.iterations, "vcor": "committed EM table, C = 2",
@@ -374,7 +437,7 @@ struct Fig2Config {
     private_iterations: u64,
     nonprivate_iterations: u64,
     burn_in: u64,
-    start: Vec<f64>,
+    start: StartSpec,
     delta: f64,
     alpha_max: u32,
 }
@@ -387,7 +450,7 @@ pub struct Fig2 {
     proposal_sd: f64,
     iterations: [u64; 2],
     burn_in: u64,
-    start: [f64; 2],
+    start: Start,
     account: BarkerAccount,
 }
 
@@ -418,16 +481,6 @@ pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "21 ≤ b ≤ N ≤ 10⁸",
         ));
     }
-    let start = match c.start.as_slice() {
-        [a, b] if a.is_finite() && b.is_finite() => [*a, *b],
-        _ => {
-            return Err(ParamError::new(
-                "start",
-                format!("{:?}", c.start),
-                "[θ₁, θ₂]",
-            ))
-        }
-    };
     let account = BarkerAccount {
         n_data: c.n_data,
         batch: c.batch,
@@ -443,8 +496,10 @@ pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         )
     })?;
     let b = c.batch as f64;
+    let data = generate(c.n_data as usize, &mut setup_rng(seed, 0));
+    let start = resolve_start(&c.start, &data, seed)?;
     Ok(Box::new(Fig2 {
-        data: generate(c.n_data as usize, &mut setup_rng(seed, 0)),
+        data,
         test: PrivateTest {
             batch: c.batch as usize,
             n0: c.n0,
@@ -482,7 +537,7 @@ impl Figure for Fig2 {
         let c = if index == 0 { 1.0 } else { 2.0 };
         let vcor = VCor::stored(c).ok_or("no V_cor table")?;
         let mut subsets = SubsetSampler::new(self.data.len());
-        let (mut theta, mut stats) = (self.start, Stats::default());
+        let (mut theta, mut stats) = (self.start.theta, Stats::default());
         let mut rows = Vec::new();
         for t in 0..self.iterations[index] {
             if index == 0 {
@@ -542,11 +597,11 @@ impl Figure for Fig2 {
                 "delta": self.account.delta,
                 "epsilon_classic": spent(Conversion::Classic),
                 "epsilon_improved": spent(Conversion::Improved),
-                "note": "chain only; the DPVI initialisation (authors: ε = 0.2159 at δ = 1e-6) is not run or accounted — the chains start at `start`",
+                "note": "chain only; with start = \"dpvi\" the total is the sum with start.dpvi_epsilon (δ adds too)",
+                "total_with_dpvi": self.start.dpvi.and_then(|(e, d)| self.account.spent(Conversion::Classic).ok().map(|s| serde_json::json!({ "epsilon": s.epsilon + e, "delta": self.account.delta + d }))),
             },
             "nonprivate_chain": { "C": 1.0, "clip": "none", "batch": "grown by 100 while s² ≥ C" },
-            "start": self.start,
-            "start_source": "the DPVI output reported by the authors (≈ (−1.55, 2.44)); our DPVI is not implemented yet",
+            "start": start_json(&self.start),
             "exact_tempered_posterior": { "mean": exact.mean, "var": exact.var, "corr": exact.corr },
         })
     }
@@ -566,7 +621,7 @@ struct Fig3Config {
     mcmc_iterations: u64,
     mcmc_burn_in: u64,
     mcmc_every: u64,
-    start: Vec<f64>,
+    start: StartSpec,
     reference_iterations: u64,
     sgld_iterations: u64,
     sgld_burn_in: u64,
@@ -596,7 +651,7 @@ pub struct Fig3 {
     data: Vec<f64>,
     test: PrivateTest,
     proposal_sd: f64,
-    start: [f64; 2],
+    start: Start,
     c: Fig3Config,
     tasks: Vec<Fig3Task>,
     exact: crate::dpmcmc::gmm::Moments2,
@@ -641,18 +696,9 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "21 ≤ b ≤ N ≤ 10⁸",
         ));
     }
-    let start = match c.start.as_slice() {
-        [a, b] if a.is_finite() && b.is_finite() => [*a, *b],
-        _ => {
-            return Err(ParamError::new(
-                "start",
-                format!("{:?}", c.start),
-                "[θ₁, θ₂]",
-            ))
-        }
-    };
     let data = generate(c.n_data as usize, &mut setup_rng(seed, 0));
-    // ε after the burn-in plus t recorded iterations, at every checkpoint
+    let start = resolve_start(&c.start, &data, seed)?;
+    // ε after the burn-in plus t recorded iterations, at every checkpoint (plus DPVI's, composed)
     let mcmc_t: Vec<u64> = (1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every)
         .map(|k| c.mcmc_burn_in + k * c.mcmc_every)
         .collect();
@@ -667,7 +713,7 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         .curve(&mcmc_t, Conversion::Classic)
         .map_err(|e| ParamError::new("delta_mcmc", e.to_string(), "a valid accounting question"))?
         .iter()
-        .map(|s| s.epsilon)
+        .map(|s| s.epsilon + start.dpvi.map_or(0.0, |d| d.0))
         .collect();
     let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
     let sgld_t: Vec<u64> = (1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every)
@@ -803,7 +849,7 @@ impl Figure for Fig3 {
                 let vcor = VCor::stored(1.0).ok_or("no V_cor table for C = 1")?;
                 let mut subsets = SubsetSampler::new(self.data.len());
                 let (mut theta, mut stats, mut acc) =
-                    (self.start, Stats::default(), Running::default());
+                    (self.start.theta, Stats::default(), Running::default());
                 for t in 0..self.c.reference_iterations {
                     nonprivate_step(
                         &Gmm,
@@ -834,7 +880,7 @@ impl Figure for Fig3 {
                 let vcor = VCor::stored(2.0).ok_or("no V_cor table for C = 2")?;
                 let mut subsets = SubsetSampler::new(self.data.len());
                 let (mut theta, mut stats, mut acc) =
-                    (self.start, Stats::default(), Running::default());
+                    (self.start.theta, Stats::default(), Running::default());
                 let mut k = 0;
                 for t in 1..=self.c.mcmc_iterations {
                     private_step(
@@ -948,7 +994,7 @@ impl Figure for Fig3 {
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
             "exact_tempered_posterior": { "mean": self.exact.mean, "var": self.exact.var, "corr": self.exact.corr },
-            "dp_mcmc": { "epsilon": "classic conversion after (burn-in + t) iterations; the DPVI initialisation is not run or accounted (chains start at `start`)", "delta": self.c.delta_mcmc, "start": self.start },
+            "dp_mcmc": { "epsilon": "classic conversion after (burn-in + t) iterations, plus the DPVI initialisation's ε when start = \"dpvi\" (simple composition; δ = delta_mcmc + dpvi_delta)", "delta": self.c.delta_mcmc, "start": start_json(&self.start) },
             "dp_sgld": { "epsilon": "Poisson-subsampled Gaussian, classic conversion, after (burn-in + t) steps", "delta": self.c.delta_sgld, "start": "θ₀ ~ N(0, I)", "variants": self.c.sgld_variants.iter().map(|v| sgld_name(*v)).collect::<Vec<_>>() },
             "errors": "|running moment − reference| per coordinate; mean and standard error over runs",
         })
