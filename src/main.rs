@@ -94,6 +94,9 @@ makes a sweep: one run per value, written to <out>/<paper>/<figure>@key=value."
         /// Noise multiplier (SGLD).
         #[arg(long)]
         sigma: Option<f64>,
+        /// Evaluate the Barker bound at this order only (must satisfy α < b/5).
+        #[arg(long)]
+        alpha: Option<u32>,
     },
     /// Datasets of the logistic-regression experiments: status or fetch.
     Data {
@@ -175,6 +178,7 @@ fn main() {
             clip,
             q,
             sigma,
+            alpha,
         } => commands::account(AccountArgs {
             mechanism,
             n_data,
@@ -186,6 +190,7 @@ fn main() {
             clip,
             q,
             sigma,
+            alpha,
         }),
     };
     if let Err(e) = result {

@@ -529,6 +529,20 @@ fn account_answers_budget_questions_and_refuses_bad_ones() {
             &["account", "--n-data", "1000000", "--iterations", "10"],
             "--batch",
         ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "1000",
+                "--iterations",
+                "10",
+                "--alpha",
+                "200",
+            ],
+            "α < b/5",
+        ),
     ] {
         let o = privpost(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

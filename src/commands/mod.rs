@@ -275,6 +275,8 @@ pub struct AccountArgs {
     pub clip: Option<f64>,
     pub q: Option<f64>,
     pub sigma: Option<f64>,
+    /// Evaluate at this Rényi order only (instead of minimising over orders).
+    pub alpha: Option<u32>,
 }
 
 /// Prints (ε, δ) for a planned run, with both conversions.
@@ -303,6 +305,29 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
                 _ => return Err(CommandError::Input("account: give both --n0 and --clip to check the clipping bound (eq. 23), or neither".into())),
             }
             let delta = a.delta.unwrap_or(1.0 / n as f64);
+            if let Some(alpha) = a.alpha {
+                // one order: refused outside Theorem 2 (α < b/5)
+                crate::privacy::rdp::barker_step_epsilon(alpha, b).map_err(bad)?;
+                let acc = BarkerAccount {
+                    n_data: n,
+                    batch: b,
+                    iterations: 0,
+                    delta,
+                    alpha_max: 100,
+                };
+                acc.validate().map_err(bad)?;
+                let step = acc.step_rdp(alpha);
+                println!("DP-MCMC at order α = {alpha}: per-iteration RDP ε′(α) = {step:.6e}");
+                for &t in &a.iterations {
+                    let rdp = t as f64 * step;
+                    println!(
+                        "  T = {t}: RDP ε = {rdp:.4}; (ε, δ = {delta:e}) = {:.4} (classic), {:.4} (improved)",
+                        Conversion::Classic.epsilon(rdp, alpha as f64, delta),
+                        Conversion::Improved.epsilon(rdp, alpha as f64, delta)
+                    );
+                }
+                return Ok(());
+            }
             let mut lines = vec![
                 "DP-MCMC, subsampled Barker test (heikkila2019 Theorem 2, Corollary 2 / eq. 22)"
                     .to_string(),
