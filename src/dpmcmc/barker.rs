@@ -248,6 +248,42 @@ pub fn nonprivate_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     }
 }
 
+/// The full-data private test (heikkila2019 §3.2, eq. 9): the tempered
+/// log-likelihood ratios rᵢ are clipped to |τ rᵢ| ≤ B, Δ = Σᵢ τ rᵢ + prior ratio,
+/// and θ′ is accepted iff Δ + N(0, C) + V_cor > 0. Each decision is
+/// (α, 2αB²/C)-RDP (Theorem 1, [`crate::privacy::rdp::full_data_step_epsilon`]).
+#[allow(clippy::too_many_arguments)]
+pub fn full_data_private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+    model: &M,
+    data: &[f64],
+    tau: f64,
+    bound: f64,
+    theta: &[f64; D],
+    prop: &[f64; D],
+    vcor: &VCor,
+    stats: &mut Stats,
+    rng: &mut R,
+) -> bool {
+    let mut delta = model.log_prior(prop) - model.log_prior(theta);
+    for &x in data {
+        let r = tau * (model.log_lik(x, prop) - model.log_lik(x, theta));
+        if r.abs() > bound {
+            stats.clipped += 1;
+        }
+        delta += r.clamp(-bound, bound);
+    }
+    stats.ratios += data.len() as u64;
+    stats.steps += 1;
+    let noise = Normal::new(0.0, vcor.c.sqrt())
+        .unwrap_or_else(|_| unreachable!())
+        .sample(rng);
+    let accept = delta + noise + vcor.sample(rng) > 0.0;
+    if accept {
+        stats.accepted += 1;
+    }
+    accept
+}
+
 /// One step of the exact full-data Barker chain (eq. 5) on the target tempered by τ.
 pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     model: &M,
@@ -382,6 +418,40 @@ mod tests {
                 "Δ = {exact_delta}: accept {got} vs σ(Δ) = {want}"
             );
         }
+    }
+
+    /// The full-data private test (eq. 9) accepts with probability ≈ σ(Δ) when no
+    /// ratio is clipped (N(0, C) + V_cor ≈ logistic).
+    #[test]
+    fn full_data_private_test_matches_barker() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let data = super::super::gmm::generate(2000, &mut rng);
+        let vcor = VCor::stored(2.0).unwrap();
+        let tau = 0.05;
+        let (from, to) = ([0.3, 0.4], [0.45, 0.2]);
+        let delta: f64 = tau
+            * data
+                .iter()
+                .map(|&x| Gmm.log_lik(x, &to) - Gmm.log_lik(x, &from))
+                .sum::<f64>()
+            + Gmm.log_prior(&to)
+            - Gmm.log_prior(&from);
+        let want = 1.0 / (1.0 + (-delta).exp());
+        let mut stats = Stats::default();
+        let trials = 20_000;
+        let hits = (0..trials)
+            .filter(|_| {
+                full_data_private_test(
+                    &Gmm, &data, tau, 1.0, &from, &to, &vcor, &mut stats, &mut rng,
+                )
+            })
+            .count();
+        assert_eq!(stats.clipped, 0);
+        let got = hits as f64 / trials as f64;
+        assert!(
+            (got - want).abs() < 4.0 * (want * (1.0 - want) / trials as f64).sqrt() + 0.01,
+            "{got} vs σ(Δ) = {want}"
+        );
     }
 
     #[test]

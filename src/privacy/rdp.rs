@@ -47,6 +47,22 @@ pub fn barker_step_epsilon(alpha: u32, batch: u64) -> Result<f64, AccountError> 
         + 2.0 * a / (b - 5.0 * a))
 }
 
+/// Per-iteration RDP of the full-data private Barker test (heikkila2019
+/// Theorem 1): with |log-likelihood ratios| ≤ B and noise variance C, the
+/// decision of test (9) is (α, 2αB²/C)-RDP.
+pub fn full_data_step_epsilon(alpha: f64, bound: f64, c: f64) -> Result<f64, AccountError> {
+    if !(alpha > 1.0 && alpha.is_finite()) {
+        return Err(invalid("alpha", alpha, "α > 1"));
+    }
+    if !(bound > 0.0 && bound.is_finite()) {
+        return Err(invalid("bound", bound, "B > 0"));
+    }
+    if !(c > 0.0 && c < std::f64::consts::PI * std::f64::consts::PI / 3.0) {
+        return Err(invalid("C", c, "0 < C < π²/3 (the logistic variance)"));
+    }
+    Ok(2.0 * alpha * bound * bound / c)
+}
+
 /// Condition (23): per-example log-likelihood ratios clipped to |r| ≤ √b / N₀.
 pub fn check_clipping(clip: f64, batch: u64, n0: f64) -> Result<(), AccountError> {
     let bound = (batch as f64).sqrt() / n0;
@@ -440,6 +456,12 @@ mod tests {
         assert!(barker_step_epsilon(1, 1000).is_err());
         assert!(check_clipping(0.99 * 1000f64.sqrt() / 100.0, 1000, 100.0).is_ok());
         assert!(check_clipping(0.32, 1000, 100.0).is_err());
+        // Theorem 1, full data: 2αB²/C; it is also Lemma 1 (eq. 10) for two normals of
+        // variance C whose means differ by at most 2B
+        let (alpha, b, c) = (4.0, 0.1, 2.0);
+        let lemma1 = alpha / 2.0 * (2.0 * b) * (2.0 * b) / c;
+        assert_rel(full_data_step_epsilon(alpha, b, c).unwrap(), lemma1, 1e-15);
+        assert!(full_data_step_epsilon(2.0, 0.1, 4.0).is_err());
     }
 
     /// eq. (22) in log space against the plain sum, where the plain sum cannot overflow.
