@@ -159,21 +159,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                     check::positive("proposal_variances", v)?;
                 }
                 check::at_least("chain_iterations", c.chain_iterations, 1)?;
-                check::positive("n0", c.n0)?;
-                if !(c.clip_factor > 0.0 && c.clip_factor <= 1.0) {
-                    return Err(ParamError::new(
-                        "clip_factor",
-                        format!("{}", c.clip_factor),
-                        "0 < clip_factor ≤ 1 (clip = clip_factor·√b/N₀, eq. 23)",
-                    ));
-                }
-                if c.batch_c < 21 || c.batch_c > c.n_data_c || c.n_data_c > 100_000_000 {
-                    return Err(ParamError::new(
-                        "batch_c",
-                        format!("b = {}, N = {}", c.batch_c, c.n_data_c),
-                        "21 ≤ b ≤ N ≤ 10⁸",
-                    ));
-                }
+                let test = private_test("batch_c", c.n_data_c, c.batch_c, c.n0, c.clip_factor)?;
                 let vcor = VCor::stored(2.0).ok_or_else(|| {
                     ParamError::new(
                         "panels",
@@ -181,7 +167,6 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                         "run `privpost vcor --write`",
                     )
                 })?;
-                let b = c.batch_c as f64;
                 let data = generate(c.n_data_c as usize, &mut setup_rng(seed, 0));
                 let start = resolve_start(&c.start, &data, seed)?;
                 clipping = Some(Clipping {
@@ -189,12 +174,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                     variances: c.proposal_variances.clone(),
                     iterations: c.chain_iterations,
                     start,
-                    test: PrivateTest {
-                        batch: c.batch_c as usize,
-                        n0: c.n0,
-                        clip: c.clip_factor * b.sqrt() / c.n0,
-                        c: 2.0,
-                    },
+                    test,
                     vcor,
                 });
             }
@@ -212,6 +192,38 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         curves,
         clipping,
     }))
+}
+
+/// The private test of the paper's set-up (C = 2) from validated config values;
+/// `key` names the batch key in error messages.
+fn private_test(
+    key: &str,
+    n_data: u64,
+    batch: u64,
+    n0: f64,
+    clip_factor: f64,
+) -> Result<PrivateTest, ParamError> {
+    check::positive("n0", n0)?;
+    if !(clip_factor > 0.0 && clip_factor <= 1.0) {
+        return Err(ParamError::new(
+            "clip_factor",
+            format!("{clip_factor}"),
+            "0 < clip_factor ≤ 1 (clip = clip_factor·√b/N₀, eq. 23)",
+        ));
+    }
+    if batch < 21 || batch > n_data || n_data > 100_000_000 {
+        return Err(ParamError::new(
+            key,
+            format!("b = {batch}, N = {n_data}"),
+            "21 ≤ b ≤ N ≤ 10⁸",
+        ));
+    }
+    Ok(PrivateTest {
+        batch: batch as usize,
+        n0,
+        clip: clip_factor * (batch as f64).sqrt() / n0,
+        c: 2.0,
+    })
 }
 
 /// `start = "dpvi"` or `start = [θ₁, θ₂]` in a config.
@@ -467,20 +479,7 @@ pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "fewer than the iterations of either chain",
         ));
     }
-    if !(c.clip_factor > 0.0 && c.clip_factor <= 1.0) {
-        return Err(ParamError::new(
-            "clip_factor",
-            format!("{}", c.clip_factor),
-            "0 < clip_factor ≤ 1 (clip = clip_factor·√b/N₀, eq. 23)",
-        ));
-    }
-    if c.batch < 21 || c.batch > c.n_data || c.n_data > 100_000_000 {
-        return Err(ParamError::new(
-            "batch",
-            format!("b = {}, N = {}", c.batch, c.n_data),
-            "21 ≤ b ≤ N ≤ 10⁸",
-        ));
-    }
+    let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
     let account = BarkerAccount {
         n_data: c.n_data,
         batch: c.batch,
@@ -495,17 +494,11 @@ pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "a valid accounting question (0 < δ < 1, alpha_max ≥ 4)",
         )
     })?;
-    let b = c.batch as f64;
     let data = generate(c.n_data as usize, &mut setup_rng(seed, 0));
     let start = resolve_start(&c.start, &data, seed)?;
     Ok(Box::new(Fig2 {
         data,
-        test: PrivateTest {
-            batch: c.batch as usize,
-            n0: c.n0,
-            clip: c.clip_factor * b.sqrt() / c.n0,
-            c: 2.0,
-        },
+        test,
         proposal_sd: c.proposal_variance.sqrt(),
         iterations: [c.nonprivate_iterations, c.private_iterations],
         burn_in: c.burn_in,
@@ -682,20 +675,7 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "burn-in < iterations (DP-MCMC and DP-SGLD)",
         ));
     }
-    if !(c.clip_factor > 0.0 && c.clip_factor <= 1.0) {
-        return Err(ParamError::new(
-            "clip_factor",
-            format!("{}", c.clip_factor),
-            "0 < clip_factor ≤ 1",
-        ));
-    }
-    if c.batch < 21 || c.batch > c.n_data || c.n_data > 100_000_000 {
-        return Err(ParamError::new(
-            "batch",
-            format!("b = {}, N = {}", c.batch, c.n_data),
-            "21 ≤ b ≤ N ≤ 10⁸",
-        ));
-    }
+    let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
     let data = generate(c.n_data as usize, &mut setup_rng(seed, 0));
     let start = resolve_start(&c.start, &data, seed)?;
     // ε after the burn-in plus t recorded iterations, at every checkpoint (plus DPVI's, composed)
@@ -741,15 +721,9 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     for &noise in &c.sgld_variants {
         tasks.extend((0..c.runs).map(|run| Fig3Task::Sgld { noise, run }));
     }
-    let b = c.batch as f64;
     let exact = crate::dpmcmc::gmm::exact_posterior(&data, c.n0, 0.01, 161);
     Ok(Box::new(Fig3 {
-        test: PrivateTest {
-            batch: c.batch as usize,
-            n0: c.n0,
-            clip: c.clip_factor * b.sqrt() / c.n0,
-            c: 2.0,
-        },
+        test,
         proposal_sd: c.proposal_variance.sqrt(),
         start,
         data,
