@@ -11,11 +11,13 @@ pub mod data;
 pub mod dpmcmc;
 pub mod experiments;
 pub mod expfam;
+pub mod glm;
 pub mod hellinger;
 pub mod numeric;
 pub mod plot;
 pub mod privacy;
 pub mod runner;
+pub mod samplers;
 
 #[cfg(test)]
 pub(crate) mod testutil;
