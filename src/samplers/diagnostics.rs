@@ -122,6 +122,42 @@ pub fn ks_two_sample(a: &[f64], b: &[f64]) -> (f64, f64) {
     (d, p)
 }
 
+/// Per-coordinate convergence summary of recorded multi-chain draws
+/// (`draws[t]` is d × K: iteration t of every chain).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Convergence {
+    pub rhat_max: f64,
+    pub ess_min: f64,
+    pub ess_median: f64,
+    pub mean: Vec<f64>,
+    pub var: Vec<f64>,
+}
+
+pub fn convergence(draws: &[nalgebra::DMatrix<f64>]) -> Convergence {
+    let (d, k) = draws[0].shape();
+    let (mut rhat_max, mut esses, mut mean, mut var) = (0.0f64, Vec::new(), Vec::new(), Vec::new());
+    for j in 0..d {
+        let chains: Vec<Vec<f64>> = (0..k)
+            .map(|c| draws.iter().map(|m| m[(j, c)]).collect())
+            .collect();
+        rhat_max = rhat_max.max(split_rhat(&chains));
+        esses.push(ess(&chains));
+        let all: Vec<f64> = chains.concat();
+        let (m, v) = mean_var(&all);
+        mean.push(m);
+        var.push(v);
+    }
+    let mut sorted = esses.clone();
+    sorted.sort_by(f64::total_cmp);
+    Convergence {
+        rhat_max,
+        ess_min: sorted[0],
+        ess_median: sorted[d / 2],
+        mean,
+        var,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,13 +45,13 @@ pub fn step(target: &LinearTarget, chains: &mut Chains, s: Settings, rng: &mut i
     let p0 = DMatrix::from_fn(d, k, |_, _| StandardNormal.sample(rng));
     let mut p = &p0 + &chains.current.grad * (0.5 * eps);
     let mut u = chains.u.clone();
-    let mut next = chains.current.clone();
-    for l in 0..leaps {
+    for _ in 1..leaps {
         u += &p * eps;
-        next = target.eval(&u);
-        let half = if l + 1 == leaps { 0.5 } else { 1.0 };
-        p += &next.grad * (half * eps);
+        p += &target.gradient(&u).grad * eps;
     }
+    u += &p * eps;
+    let next = target.eval(&u);
+    p += &next.grad * (0.5 * eps);
     let mut accepted = 0.0;
     for j in 0..k {
         let h0 = -chains.current.logp[j] + 0.5 * p0.column(j).norm_squared();
@@ -102,6 +102,32 @@ pub fn tune(
         step: (sum / count.max(1.0)).exp(),
         path_length,
     }
+}
+
+/// Runs K fresh chains: `burn_in` iterations, then `draws` recorded iterations.
+/// Returns the recorded parameters w, one d × K matrix per iteration (with
+/// `draws` = 0, only the final state: K independent draws).
+pub fn sample(
+    target: &LinearTarget,
+    k: usize,
+    burn_in: usize,
+    draws: usize,
+    s: Settings,
+    rng: &mut impl Rng,
+) -> Vec<DMatrix<f64>> {
+    let mut chains = start(target, k, rng);
+    for _ in 0..burn_in {
+        step(target, &mut chains, s, rng);
+    }
+    if draws == 0 {
+        return vec![target.to_w(&chains.u)];
+    }
+    (0..draws)
+        .map(|_| {
+            step(target, &mut chains, s, rng);
+            target.to_w(&chains.u)
+        })
+        .collect()
 }
 
 #[cfg(test)]
