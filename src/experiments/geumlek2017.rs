@@ -1,13 +1,18 @@
 //! geumlek2017 §5.1: Beta-Bernoulli experiments (Figures 1 and 2).
 
+use std::sync::Arc;
+
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
 use serde::Deserialize;
 
+use super::logreg::{self, Sampler};
 use super::{Figure, Moments};
 use crate::config::{check, deserialize, ParamError};
+use crate::data::Task as DataTask;
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{kl_from_truth, Algorithm, BetaBernoulli, GaussianCount};
+use crate::glm::calibrate::{Calibrated, Setting};
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::search::Verified;
 use crate::runner::table::{Cell, Row, Table};
@@ -571,6 +576,301 @@ impl Figure for Fig2 {
             "coefficient_search": "largest r, m in (0,1] with ε(c) ≤ target, bisection to adjacent doubles; achieved_epsilon column is the verified ε",
             "gaussian_kl": "nested composite Gauss-Legendre in log space; kl_abs_err = |KL(refined 2×) − KL|",
             "holdout": { "runs": self.runs, "data_p": self.data_p, "n_train": self.problem.n, "n_holdout": self.holdout_n },
+        })
+    }
+}
+
+// ---------------------------------------------------------------- Figure 3
+
+fn default_data_dir() -> String {
+    "data".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fig3Config {
+    datasets: Vec<String>,
+    #[serde(default = "default_data_dir")]
+    data_dir: String,
+    split_seed: u64,
+    lambdas: Vec<f64>,
+    ln_epsilons: Vec<f64>,
+    mechanisms: Vec<String>,
+    repeats: usize,
+    beta0: f64,
+    sampler: String,
+    burn_in: usize,
+    #[serde(default = "logreg::default_tune")]
+    tune_iterations: usize,
+    #[serde(default = "logreg::default_path")]
+    path_length: f64,
+}
+
+/// The (λ, ε)-RDP mechanisms of §5.2.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum GlmMechanism {
+    Concentrated,
+    Diffuse,
+    Ops,
+    TruePosterior,
+}
+
+impl GlmMechanism {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Concentrated => "concentrated",
+            Self::Diffuse => "diffuse",
+            Self::Ops => "ops",
+            Self::TruePosterior => "true_posterior",
+        }
+    }
+}
+
+/// One grid point of Figure 3.
+#[derive(Debug, Clone, Copy)]
+struct Fig3Point {
+    dataset: usize,
+    lambda: f64,
+    ln_epsilon: f64,
+    mechanism: GlmMechanism,
+    cal: Calibrated,
+}
+
+/// Test error and log-likelihood of (λ, ε)-RDP posterior samples on Abalone, Adult
+/// and MNIST (Figure 3 and the appendix's test log-likelihood figure).
+pub struct Fig3 {
+    tasks: Vec<Arc<DataTask>>,
+    points: Vec<Fig3Point>,
+    /// distinct posteriors (dataset, calibration), one task each
+    unique: Vec<(usize, Calibrated)>,
+    /// grid point → index in `unique`
+    which: Vec<usize>,
+    repeats: usize,
+    sampler: Sampler,
+    settings: Vec<Setting>,
+}
+
+pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    let c: Fig3Config = deserialize(params)?;
+    check::non_empty("lambdas", &c.lambdas)?;
+    for &l in &c.lambdas {
+        if !(1.0..=1e6).contains(&l) {
+            return Err(ParamError::new(
+                "lambdas",
+                format!("invalid Rényi order λ = {l}"),
+                "1 ≤ λ ≤ 1e6 (Theorem 16 holds for every λ ≥ 1)",
+            ));
+        }
+    }
+    logreg::ln_epsilons("ln_epsilons", &c.ln_epsilons)?;
+    check::non_empty("mechanisms", &c.mechanisms)?;
+    let mechanisms = c
+        .mechanisms
+        .iter()
+        .map(|m| match m.as_str() {
+            "concentrated" => Ok(GlmMechanism::Concentrated),
+            "diffuse" => Ok(GlmMechanism::Diffuse),
+            "ops" => Ok(GlmMechanism::Ops),
+            "true_posterior" => Ok(GlmMechanism::TruePosterior),
+            other => Err(ParamError::new(
+                "mechanisms",
+                format!("unknown mechanism \"{other}\""),
+                "\"concentrated\", \"diffuse\", \"ops\", \"true_posterior\"",
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let repeats = logreg::repeats(c.repeats)?;
+    let beta0 = logreg::positive_beta0(c.beta0)?;
+    let sampler = logreg::SamplerConfig {
+        sampler: c.sampler.clone(),
+        burn_in: c.burn_in,
+        tune_iterations: c.tune_iterations,
+        path_length: c.path_length,
+    }
+    .validate()?;
+    let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
+    let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
+    let mut points = Vec::new();
+    for (dataset, s) in settings.iter().enumerate() {
+        for &lambda in &c.lambdas {
+            for &ln_epsilon in &c.ln_epsilons {
+                let eps = ln_epsilon.exp();
+                for &mechanism in &mechanisms {
+                    let cal = match mechanism {
+                        GlmMechanism::Concentrated => s.concentrated(lambda, eps),
+                        GlmMechanism::Diffuse => s.diffuse(lambda, eps),
+                        GlmMechanism::Ops => s.ops(eps),
+                        GlmMechanism::TruePosterior => s.true_posterior(),
+                    };
+                    points.push(Fig3Point {
+                        dataset,
+                        lambda,
+                        ln_epsilon,
+                        mechanism,
+                        cal,
+                    });
+                }
+            }
+        }
+    }
+    let keyed: Vec<(usize, Calibrated)> = points.iter().map(|p| (p.dataset, p.cal)).collect();
+    let (unique, which) = logreg::dedupe(&keyed);
+    Ok(Box::new(Fig3 {
+        tasks,
+        points,
+        unique,
+        which,
+        repeats,
+        sampler,
+        settings,
+    }))
+}
+
+const FIG3_COLUMNS: [&str; 9] = [
+    "dataset",
+    "lambda",
+    "ln_epsilon",
+    "mechanism",
+    "beta",
+    "rho",
+    "repeat",
+    "test_error",
+    "test_loglik",
+];
+
+impl Figure for Fig3 {
+    fn task_count(&self) -> usize {
+        self.unique.len()
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "{} grid points ({} datasets) → {} distinct posteriors × {} independent draws ({} sampler)",
+            self.points.len(),
+            self.tasks.len(),
+            self.unique.len(),
+            self.repeats,
+            self.sampler.name()
+        )
+    }
+
+    fn data_columns(&self) -> Vec<&'static str> {
+        FIG3_COLUMNS.to_vec()
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+        let (dataset, cal) = self.unique[index];
+        let task = &self.tasks[dataset];
+        let scores = logreg::score_draws(task, &cal, &self.sampler, self.repeats, rng)
+            .map_err(|e| format!("{}: {e}", task.name))?;
+        let mut rows = Vec::new();
+        for (p, _) in self
+            .points
+            .iter()
+            .zip(&self.which)
+            .filter(|(_, &w)| w == index)
+        {
+            for (r, &(err, ll)) in scores.iter().enumerate() {
+                rows.push(vec![
+                    task.name.into(),
+                    p.lambda.into(),
+                    p.ln_epsilon.into(),
+                    p.mechanism.name().into(),
+                    p.cal.beta.into(),
+                    p.cal.rho.into(),
+                    r.into(),
+                    err.into(),
+                    ll.into(),
+                ]);
+            }
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> Result<Table, String> {
+        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+        let (ds, lam, le, mech, err, ll) = (
+            col("dataset")?,
+            col("lambda")?,
+            col("ln_epsilon")?,
+            col("mechanism")?,
+            col("test_error")?,
+            col("test_loglik")?,
+        );
+        let mut groups: std::collections::HashMap<(String, u64, u64, String), Vec<usize>> =
+            std::collections::HashMap::new();
+        for i in 0..data.rows.len() {
+            groups
+                .entry((
+                    data.s(i, ds),
+                    data.f(i, lam).to_bits(),
+                    data.f(i, le).to_bits(),
+                    data.s(i, mech),
+                ))
+                .or_default()
+                .push(i);
+        }
+        let mut rows = Vec::new();
+        for p in &self.points {
+            let key = (
+                self.tasks[p.dataset].name.to_string(),
+                p.lambda.to_bits(),
+                p.ln_epsilon.to_bits(),
+                p.mechanism.name().to_string(),
+            );
+            let Some(idx) = groups.get(&key) else {
+                continue;
+            };
+            let e: Vec<f64> = idx.iter().map(|&i| data.f(i, err)).collect();
+            let l: Vec<f64> = idx.iter().map(|&i| data.f(i, ll)).collect();
+            let (em, es) = logreg::mean_se(&e);
+            let (lm, ls) = logreg::mean_se(&l);
+            rows.push(vec![
+                key.0.into(),
+                p.lambda.into(),
+                p.ln_epsilon.into(),
+                key.3.into(),
+                p.cal.beta.into(),
+                p.cal.rho.into(),
+                em.into(),
+                es.into(),
+                lm.into(),
+                ls.into(),
+                idx.len().into(),
+            ]);
+        }
+        Ok(Table::new(
+            &[
+                "dataset",
+                "lambda",
+                "ln_epsilon",
+                "mechanism",
+                "beta",
+                "rho",
+                "test_error_mean",
+                "test_error_se",
+                "test_loglik_mean",
+                "test_loglik_se",
+                "runs",
+            ],
+            rows,
+        ))
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "sampler": format!("{:?}", self.sampler),
+            "distinct_posteriors": self.unique.len(),
+            "datasets": self.tasks.iter().zip(&self.settings).map(|(t, s)| serde_json::json!({
+                "name": t.name,
+                "n_train": t.train_x.nrows(),
+                "n_test": t.test_x.nrows(),
+                "dim": t.dim(),
+                "c": s.c,
+                "B": s.b,
+                "beta0": s.beta0,
+            })).collect::<Vec<_>>(),
+            "calibrations": "Concentrated β = max{2c²B²λ/(nε), β₀}; Diffuse ρ = min{1, √(nβ₀ε/(2c²B²λ))}; OPS ρ = min{1, εβ₀/(4c²)} on ‖w‖ ≤ c/β₀ (Geumlek et al. 2017, Thm 16–17, §5.2)",
         })
     }
 }

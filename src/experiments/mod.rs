@@ -6,6 +6,7 @@ pub mod bun2018;
 pub mod foulds2016;
 pub mod geumlek2017;
 pub mod heikkila2019;
+pub mod logreg;
 
 use crate::config::ParamError;
 use crate::runner::table::{Row, Table};
@@ -53,6 +54,12 @@ pub const REGISTRY: &[Spec] = &[
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
         config: "configs/geumlek2017/fig2.toml",
         build: geumlek2017::build_fig2,
+    },
+    Spec {
+        id: "geumlek2017/fig3",
+        title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
+        config: "configs/geumlek2017/fig3.toml",
+        build: geumlek2017::build_fig3,
     },
     Spec {
         id: "foulds2016/fig1",

@@ -7,6 +7,7 @@ mod bun2018;
 mod foulds2016;
 mod geumlek2017;
 mod heikkila2019;
+mod logreg;
 
 use std::path::Path;
 use std::sync::Once;
@@ -90,30 +91,46 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
         "heikkila2019/fig3" => {
             heikkila2019::Fig3::from_summary(&summary).and_then(|d| render(&d, dir))
         }
+        "geumlek2017/fig3" => logreg::fig3(&summary, "test_error", "test error, mean ± s.e.")
+            .and_then(|d| render(&d, dir))
+            .and_then(|_| {
+                logreg::fig3(&summary, "test_loglik", "test log-likelihood, mean ± s.e.")
+                    .and_then(|d| render_as(&d, dir, "figure_loglik"))
+            }),
+        "minami2016/logreg" => logreg::minami(&summary).and_then(|d| render(&d, dir)),
+        "geumlek2017/samplers" => Table::read_csv(&dir.join("coordinates.csv"))
+            .map_err(DrawError)
+            .and_then(|c| logreg::samplers(&c))
+            .and_then(|d| render(&d, dir)),
         other => Err(DrawError(format!("no plot is defined for `{other}`"))),
     };
     result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))
 }
 
 fn render<D: Draw>(d: &D, dir: &Path) -> Result<(), DrawError> {
+    render_as(d, dir, "figure")
+}
+
+/// Renders `<stem>.png` and `<stem>.svg`.
+fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError> {
     let size = d.size();
     let io = |e: std::io::Error| DrawError(e.to_string());
-    let png_tmp = dir.join(".figure.tmp.png");
+    let png_tmp = dir.join(format!(".{stem}.tmp.png"));
     {
         let root = BitMapBackend::new(&png_tmp, size).into_drawing_area();
         root.fill(&WHITE)?;
         d.draw(&root)?;
         root.present()?;
     }
-    let svg_tmp = dir.join(".figure.tmp.svg");
+    let svg_tmp = dir.join(format!(".{stem}.tmp.svg"));
     {
         let root = SVGBackend::new(&svg_tmp, size).into_drawing_area();
         root.fill(&WHITE)?;
         d.draw(&root)?;
         root.present()?;
     }
-    std::fs::rename(&png_tmp, dir.join("figure.png")).map_err(io)?;
-    std::fs::rename(&svg_tmp, dir.join("figure.svg")).map_err(io)?;
+    std::fs::rename(&png_tmp, dir.join(format!("{stem}.png"))).map_err(io)?;
+    std::fs::rename(&svg_tmp, dir.join(format!("{stem}.svg"))).map_err(io)?;
     Ok(())
 }
 

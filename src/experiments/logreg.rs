@@ -1,0 +1,292 @@
+//! Shared machinery of the logistic-regression figures (Geumlek et al. 2017 §5.2,
+//! Minami et al. 2016 §3.3): datasets (fetched on first use), sampler settings,
+//! and "draw K independent samples from a calibrated posterior and score them".
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nalgebra::DVector;
+use rand::Rng;
+
+use crate::config::ParamError;
+use crate::data::{self, DataError, Task};
+use crate::glm::calibrate::{Calibrated, Setting};
+use crate::glm::{test_error, test_loglik, Posterior};
+use crate::samplers::{hmc, slice, LinearTarget};
+
+pub const DATASETS: [&str; 3] = ["abalone", "adult", "mnist"];
+
+/// Sampler keys shared by the logistic-regression configs.
+#[derive(Debug, Clone)]
+pub struct SamplerConfig {
+    /// "hmc" (default, validated by geumlek2017/samplers) or "slice" (the paper's)
+    pub sampler: String,
+    /// HMC iterations, or slice sweeps (the paper: 1000), before the draw is taken
+    pub burn_in: usize,
+    /// HMC step-size tuning iterations on 8 separate pilot chains
+    pub tune_iterations: usize,
+    /// HMC integration time per iteration (whitened units)
+    pub path_length: f64,
+}
+
+pub fn default_tune() -> usize {
+    40
+}
+pub fn default_path() -> f64 {
+    1.5
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sampler {
+    Hmc {
+        burn_in: usize,
+        tune: usize,
+        path_length: f64,
+    },
+    Slice {
+        sweeps: usize,
+    },
+}
+
+impl SamplerConfig {
+    pub fn validate(&self) -> Result<Sampler, ParamError> {
+        if self.burn_in == 0 || self.burn_in > 1_000_000 {
+            return Err(ParamError::new(
+                "burn_in",
+                format!("{}", self.burn_in),
+                "1 ≤ burn_in ≤ 1,000,000",
+            ));
+        }
+        match self.sampler.as_str() {
+            "hmc" => {
+                if !(self.path_length > 0.0 && self.path_length <= 100.0) {
+                    return Err(ParamError::new(
+                        "path_length",
+                        format!("{}", self.path_length),
+                        "0 < path_length ≤ 100",
+                    ));
+                }
+                if self.tune_iterations < 4 {
+                    return Err(ParamError::new(
+                        "tune_iterations",
+                        format!("{}", self.tune_iterations),
+                        "tune_iterations ≥ 4",
+                    ));
+                }
+                Ok(Sampler::Hmc {
+                    burn_in: self.burn_in,
+                    tune: self.tune_iterations,
+                    path_length: self.path_length,
+                })
+            }
+            "slice" => Ok(Sampler::Slice {
+                sweeps: self.burn_in,
+            }),
+            other => Err(ParamError::new(
+                "sampler",
+                format!("unknown sampler \"{other}\""),
+                "\"hmc\", \"slice\"",
+            )),
+        }
+    }
+}
+
+impl Sampler {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Sampler::Hmc { .. } => "hmc",
+            Sampler::Slice { .. } => "slice",
+        }
+    }
+
+    /// K independent draws (one per chain, each chain started afresh).
+    pub fn draws(
+        &self,
+        post: &Posterior,
+        k: usize,
+        rng: &mut impl Rng,
+    ) -> Result<Vec<DVector<f64>>, String> {
+        match *self {
+            Sampler::Hmc {
+                burn_in,
+                tune,
+                path_length,
+            } => {
+                let target = LinearTarget::whitened(post)?;
+                let s = hmc::tune(&target, 8, tune, path_length, rng);
+                let w = hmc::sample(&target, k, burn_in, 0, s, rng).remove(0);
+                Ok(w.column_iter().map(|c| c.into_owned()).collect())
+            }
+            Sampler::Slice { sweeps } => {
+                let target = LinearTarget::original(post);
+                Ok((0..k)
+                    .map(|_| {
+                        let mut ch = slice::start(&target, DVector::zeros(post.dim()));
+                        for _ in 0..sweeps {
+                            slice::sweep(&target, &mut ch, rng);
+                        }
+                        ch.u
+                    })
+                    .collect())
+            }
+        }
+    }
+}
+
+/// Where the datasets live: `data_dir` from the config, overridden by $PRIVPOST_DATA.
+pub fn data_dir(configured: &str) -> PathBuf {
+    std::env::var_os("PRIVPOST_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(configured))
+}
+
+/// Loads the named tasks; when files are missing (not when they are corrupt), runs
+/// the fetch script first, as `privpost data fetch` would.
+pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Task>>, ParamError> {
+    crate::config::check::non_empty("datasets", names)?;
+    for n in names {
+        if !DATASETS.contains(&n.as_str()) {
+            return Err(ParamError::new(
+                "datasets",
+                format!("unknown dataset \"{n}\""),
+                "\"abalone\", \"adult\", \"mnist\"",
+            ));
+        }
+    }
+    let missing = data::status(dir)
+        .iter()
+        .any(|(_, s)| matches!(s, Err(DataError::Missing { .. })));
+    if missing {
+        eprintln!(
+            "datasets missing in {}: fetching them (scripts/fetch-data.sh)",
+            dir.display()
+        );
+        crate::commands::data_fetch(dir).map_err(|e| {
+            ParamError::new("data_dir", e.to_string(), "a folder with the datasets")
+        })?;
+    }
+    names
+        .iter()
+        .map(|n| {
+            let t = match n.as_str() {
+                "abalone" => data::abalone(dir, split_seed),
+                "adult" => data::adult(dir),
+                _ => data::mnist38(dir, split_seed),
+            };
+            t.map(Arc::new).map_err(|e| {
+                ParamError::new("data_dir", e.to_string(), "run `privpost data fetch`")
+            })
+        })
+        .collect()
+}
+
+/// Task constants for the calibrations: n, c = max‖x‖ (1 after §5.2), B = 1.
+pub fn setting(task: &Task, beta0: f64) -> Setting {
+    let c = task
+        .train_x
+        .row_iter()
+        .map(|r| r.norm())
+        .fold(0.0, f64::max);
+    Setting {
+        n: task.train_x.nrows(),
+        // rows have norm exactly 1 up to rounding; never report a smaller c
+        c: c.max(1.0),
+        b: 1.0,
+        beta0,
+    }
+}
+
+/// Draws K samples of the calibrated posterior of `task` and scores each on the
+/// test split: (test error, mean test log-likelihood).
+pub fn score_draws(
+    task: &Task,
+    cal: &Calibrated,
+    sampler: &Sampler,
+    k: usize,
+    rng: &mut impl Rng,
+) -> Result<Vec<(f64, f64)>, String> {
+    let post = Posterior {
+        x: &task.train_x,
+        y: &task.train_y,
+        rho: cal.rho,
+        precision: cal.precision(task.train_x.nrows()),
+        radius: cal.radius,
+    };
+    let draws = sampler.draws(&post, k, rng)?;
+    Ok(draws
+        .iter()
+        .map(|w| {
+            (
+                test_error(&task.test_x, &task.test_y, w),
+                test_loglik(&task.test_x, &task.test_y, w),
+            )
+        })
+        .collect())
+}
+
+/// Distinct posteriors of a grid, in order of first appearance, and for each grid
+/// point the index of its posterior: grid points whose calibration yields the same
+/// posterior (e.g. every mechanism once ε is large) share one set of draws.
+pub fn dedupe(points: &[(usize, Calibrated)]) -> (Vec<(usize, Calibrated)>, Vec<usize>) {
+    let key = |(d, c): &(usize, Calibrated)| {
+        (
+            *d,
+            c.beta.to_bits(),
+            c.rho.to_bits(),
+            c.radius.map(f64::to_bits),
+        )
+    };
+    let mut unique: Vec<(usize, Calibrated)> = Vec::new();
+    let mut index = Vec::with_capacity(points.len());
+    for p in points {
+        match unique.iter().position(|u| key(u) == key(p)) {
+            Some(i) => index.push(i),
+            None => {
+                index.push(unique.len());
+                unique.push(*p);
+            }
+        }
+    }
+    (unique, index)
+}
+
+/// Checks a list of ln ε values.
+pub fn ln_epsilons(key: &str, v: &[f64]) -> Result<(), ParamError> {
+    crate::config::check::non_empty(key, v)?;
+    for &x in v {
+        if !(-50.0..=50.0).contains(&x) {
+            return Err(ParamError::new(
+                key,
+                format!("ln ε = {x}"),
+                "finite values in [−50, 50]",
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn positive_beta0(v: f64) -> Result<f64, ParamError> {
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(ParamError::new("beta0", format!("{v}"), "0 < beta0 ≤ 1"))
+    }
+}
+
+pub fn repeats(v: usize) -> Result<usize, ParamError> {
+    if (2..=100_000).contains(&v) {
+        Ok(v)
+    } else {
+        Err(ParamError::new(
+            "repeats",
+            format!("{v}"),
+            "2 ≤ repeats ≤ 100000",
+        ))
+    }
+}
+
+/// Mean and standard error of a column of draws.
+pub fn mean_se(xs: &[f64]) -> (f64, f64) {
+    let (m, v) = crate::samplers::diagnostics::mean_var(xs);
+    (m, (v / xs.len() as f64).sqrt())
+}

@@ -1,0 +1,266 @@
+//! Logistic-regression figures: a grid of panels, each with mean ± s.e. curves
+//! (geumlek2017/fig3 and its log-likelihood companion, minami2016/logreg), and the
+//! sampler-validation scatter (geumlek2017/samplers).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{distinct, legend, tick, Band, Draw, DrawError, PALETTE};
+use crate::runner::table::Table;
+
+/// Panels in a rows × cols grid, each a set of (x, mean, se) series.
+pub struct PanelGrid {
+    pub rows: usize,
+    pub cols: usize,
+    pub panels: Vec<(String, Vec<Band>)>,
+    pub x_desc: String,
+    pub y_desc: String,
+    /// series names in legend/colour order
+    pub order: Vec<String>,
+}
+
+fn label(name: &str) -> String {
+    match name {
+        "concentrated" => "Concentrated (Alg. 4)".into(),
+        "diffuse" => "Diffuse (Alg. 5)".into(),
+        "ops" => "OPS".into(),
+        "true_posterior" => "True posterior".into(),
+        "gibbs" => "Gibbs posterior (Minami Thm 7)".into(),
+        other => other.into(),
+    }
+}
+
+/// Figure 3 layout from a summary: rows λ, columns datasets, series mechanisms.
+pub fn fig3(t: &Table, metric: &str, y_desc: &str) -> Result<PanelGrid, DrawError> {
+    let (ds, lam, le, mech) = (
+        t.col("dataset")?,
+        t.col("lambda")?,
+        t.col("ln_epsilon")?,
+        t.col("mechanism")?,
+    );
+    let (m, s) = (
+        t.col(&format!("{metric}_mean"))?,
+        t.col(&format!("{metric}_se"))?,
+    );
+    let datasets = distinct(t, ds);
+    let lambdas = distinct(t, lam);
+    let order = distinct(t, mech);
+    let mut panels = Vec::new();
+    for l in &lambdas {
+        for d in &datasets {
+            let bands = order
+                .iter()
+                .map(|name| {
+                    let pts = (0..t.rows.len())
+                        .filter(|&i| t.s(i, ds) == *d && t.s(i, lam) == *l && t.s(i, mech) == *name)
+                        .map(|i| (t.f(i, le), t.f(i, m), t.f(i, s)))
+                        .collect();
+                    (name.clone(), pts)
+                })
+                .collect();
+            panels.push((
+                format!("{d}, λ = {}", tick(&l.parse().unwrap_or(f64::NAN))),
+                bands,
+            ));
+        }
+    }
+    Ok(PanelGrid {
+        rows: lambdas.len(),
+        cols: datasets.len(),
+        panels,
+        x_desc: "ln ε".into(),
+        y_desc: y_desc.into(),
+        order,
+    })
+}
+
+/// Minami figure: one panel per dataset, x = ln ε, series mechanisms.
+pub fn minami(t: &Table) -> Result<PanelGrid, DrawError> {
+    let (ds, le, mech, m, s) = (
+        t.col("dataset")?,
+        t.col("ln_epsilon")?,
+        t.col("mechanism")?,
+        t.col("test_error_mean")?,
+        t.col("test_error_se")?,
+    );
+    let datasets = distinct(t, ds);
+    let order = distinct(t, mech);
+    let delta = t.col("delta").ok().map(|c| t.s(0, c)).unwrap_or_default();
+    let panels = datasets
+        .iter()
+        .map(|d| {
+            let bands = order
+                .iter()
+                .map(|name| {
+                    let pts = (0..t.rows.len())
+                        .filter(|&i| t.s(i, ds) == *d && t.s(i, mech) == *name)
+                        .map(|i| (t.f(i, le), t.f(i, m), t.f(i, s)))
+                        .collect();
+                    (name.clone(), pts)
+                })
+                .collect();
+            (format!("{d}, (ε, δ = {delta})-DP"), bands)
+        })
+        .collect();
+    Ok(PanelGrid {
+        rows: 1,
+        cols: datasets.len(),
+        panels,
+        x_desc: "ln ε".into(),
+        y_desc: "test error, mean ± s.e.".into(),
+        order,
+    })
+}
+
+impl Draw for PanelGrid {
+    fn size(&self) -> (u32, u32) {
+        (480 * self.cols.max(1) as u32, 400 * self.rows.max(1) as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let areas = root.split_evenly((self.rows.max(1), self.cols.max(1)));
+        for ((title, bands), area) in self.panels.iter().zip(areas.iter()) {
+            let pts = bands
+                .iter()
+                .flat_map(|b| b.1.iter())
+                .filter(|p| p.1.is_finite());
+            let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+            );
+            for p in pts {
+                x_lo = x_lo.min(p.0);
+                x_hi = x_hi.max(p.0);
+                y_lo = y_lo.min(p.1 - p.2.max(0.0));
+                y_hi = y_hi.max(p.1 + p.2.max(0.0));
+            }
+            if !x_lo.is_finite() {
+                continue;
+            }
+            if x_hi <= x_lo {
+                x_hi = x_lo + 1.0;
+            }
+            let pad = 0.06 * (y_hi - y_lo).max(1e-3);
+            let (x_lo, x_hi) = (x_lo - 0.2, x_hi + 0.2);
+            let (y_lo, y_hi) = (y_lo - pad, y_hi + pad);
+            let mut chart = ChartBuilder::on(area)
+                .caption(title, ("sans-serif", 19))
+                .margin(10)
+                .x_label_area_size(38)
+                .y_label_area_size(58)
+                .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+            chart
+                .configure_mesh()
+                .x_desc(self.x_desc.as_str())
+                .y_desc(self.y_desc.as_str())
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .label_style(("sans-serif", 14))
+                .draw()?;
+            for (name, pts) in bands {
+                let i = self.order.iter().position(|o| o == name).unwrap_or(0);
+                let color = PALETTE[i % PALETTE.len()];
+                let style = ShapeStyle::from(&color).stroke_width(2);
+                let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+                chart
+                    .draw_series(LineSeries::new(line, style))?
+                    .label(label(name))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+                chart.draw_series(pts.iter().map(|&(x, m, s)| {
+                    ErrorBar::new_vertical(x, m - s, m, m + s, color.stroke_width(1), 6)
+                }))?;
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperRight, 12)?;
+        }
+        Ok(())
+    }
+}
+
+/// Sampler validation: posterior means of each sampler against the reference chain,
+/// one panel per dataset (points on the diagonal = agreement).
+pub struct SamplerScatter {
+    pub panels: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)>,
+}
+
+pub fn samplers(coords: &Table) -> Result<SamplerScatter, DrawError> {
+    let (ds, sampler, mean, ref_mean) = (
+        coords.col("dataset")?,
+        coords.col("sampler")?,
+        coords.col("mean")?,
+        coords.col("reference_mean")?,
+    );
+    let panels = distinct(coords, ds)
+        .into_iter()
+        .map(|d| {
+            let series = distinct(coords, sampler)
+                .into_iter()
+                .map(|s| {
+                    let pts = (0..coords.rows.len())
+                        .filter(|&i| coords.s(i, ds) == d && coords.s(i, sampler) == s)
+                        .map(|i| (coords.f(i, ref_mean), coords.f(i, mean)))
+                        .collect();
+                    (s, pts)
+                })
+                .filter(|(_, p): &(String, Vec<(f64, f64)>)| !p.is_empty())
+                .collect();
+            (d, series)
+        })
+        .collect();
+    Ok(SamplerScatter { panels })
+}
+
+impl Draw for SamplerScatter {
+    fn size(&self) -> (u32, u32) {
+        (460 * self.panels.len().max(1) as u32, 460)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let areas = root.split_evenly((1, self.panels.len().max(1)));
+        for ((name, series), area) in self.panels.iter().zip(areas.iter()) {
+            let all = series
+                .iter()
+                .flat_map(|s| s.1.iter())
+                .flat_map(|p| [p.0, p.1]);
+            let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+            if !lo.is_finite() {
+                continue;
+            }
+            let pad = 0.05 * (hi - lo).max(1e-6);
+            let (lo, hi) = (lo - pad, hi + pad);
+            let mut chart = ChartBuilder::on(area)
+                .caption(format!("{name}: posterior means of w"), ("sans-serif", 19))
+                .margin(10)
+                .x_label_area_size(38)
+                .y_label_area_size(58)
+                .build_cartesian_2d(lo..hi, lo..hi)?;
+            chart
+                .configure_mesh()
+                .x_desc("reference chain")
+                .y_desc("sampler")
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .label_style(("sans-serif", 14))
+                .draw()?;
+            chart.draw_series(LineSeries::new(vec![(lo, lo), (hi, hi)], BLACK.mix(0.4)))?;
+            for (k, (s, pts)) in series.iter().enumerate() {
+                let color = PALETTE[k % PALETTE.len()];
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?
+                    .label(s.as_str())
+                    .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperLeft, 13)?;
+        }
+        Ok(())
+    }
+}
