@@ -7,6 +7,7 @@ pub mod foulds2016;
 pub mod geumlek2017;
 pub mod heikkila2019;
 pub mod logreg;
+pub mod samplers;
 
 use crate::config::ParamError;
 use crate::runner::table::{Row, Table};
@@ -60,6 +61,12 @@ pub const REGISTRY: &[Spec] = &[
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
         config: "configs/geumlek2017/fig3.toml",
         build: geumlek2017::build_fig3,
+    },
+    Spec {
+        id: "geumlek2017/samplers",
+        title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
+        config: "configs/geumlek2017/samplers.toml",
+        build: samplers::build,
     },
     Spec {
         id: "foulds2016/fig1",

@@ -187,24 +187,44 @@ pub struct SamplerScatter {
     pub panels: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)>,
 }
 
-pub fn samplers(coords: &Table) -> Result<SamplerScatter, DrawError> {
-    let (ds, sampler, mean, ref_mean) = (
-        coords.col("dataset")?,
-        coords.col("sampler")?,
-        coords.col("mean")?,
-        coords.col("reference_mean")?,
+/// From the validation run's data.csv: each sampler's per-coordinate means against
+/// the pooled reference chains' means.
+pub fn samplers(data: &Table) -> Result<SamplerScatter, DrawError> {
+    let (ds, sampler, rec, idx, n, mean) = (
+        data.col("dataset")?,
+        data.col("sampler")?,
+        data.col("record")?,
+        data.col("index")?,
+        data.col("n")?,
+        data.col("mean")?,
     );
-    let panels = distinct(coords, ds)
+    let coords: Vec<usize> = (0..data.rows.len())
+        .filter(|&i| data.s(i, rec) == "coordinate")
+        .collect();
+    let panels = distinct(data, ds)
         .into_iter()
         .map(|d| {
-            let series = distinct(coords, sampler)
-                .into_iter()
+            let mut reference: std::collections::BTreeMap<usize, (f64, f64)> = Default::default();
+            for &i in coords
+                .iter()
+                .filter(|&&i| data.s(i, ds) == d && data.s(i, sampler) == "reference")
+            {
+                let e = reference.entry(data.f(i, idx) as usize).or_default();
+                e.0 += data.f(i, n) * data.f(i, mean);
+                e.1 += data.f(i, n);
+            }
+            let series = ["hmc", "paper_slice"]
+                .iter()
                 .map(|s| {
-                    let pts = (0..coords.rows.len())
-                        .filter(|&i| coords.s(i, ds) == d && coords.s(i, sampler) == s)
-                        .map(|i| (coords.f(i, ref_mean), coords.f(i, mean)))
+                    let pts = coords
+                        .iter()
+                        .filter(|&&i| data.s(i, ds) == d && data.s(i, sampler) == *s)
+                        .filter_map(|&i| {
+                            let (sum, w) = reference.get(&(data.f(i, idx) as usize))?;
+                            Some((sum / w, data.f(i, mean)))
+                        })
                         .collect();
-                    (s, pts)
+                    (s.to_string(), pts)
                 })
                 .filter(|(_, p): &(String, Vec<(f64, f64)>)| !p.is_empty())
                 .collect();

@@ -98,7 +98,7 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
                     .and_then(|d| render_as(&d, dir, "figure_loglik"))
             }),
         "minami2016/logreg" => logreg::minami(&summary).and_then(|d| render(&d, dir)),
-        "geumlek2017/samplers" => Table::read_csv(&dir.join("coordinates.csv"))
+        "geumlek2017/samplers" => Table::read_csv(&dir.join("data.csv"))
             .map_err(DrawError)
             .and_then(|c| logreg::samplers(&c))
             .and_then(|d| render(&d, dir)),
