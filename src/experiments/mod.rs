@@ -7,6 +7,7 @@ pub mod foulds2016;
 pub mod geumlek2017;
 pub mod heikkila2019;
 pub mod logreg;
+pub mod minami2016;
 pub mod samplers;
 
 use crate::config::ParamError;
@@ -79,6 +80,13 @@ pub const REGISTRY: &[Spec] = &[
         title: "L1 error of one private posterior sample vs N",
         config: "configs/foulds2016/fig2.toml",
         build: foulds2016::build_fig2,
+    },
+    Spec {
+        id: "minami2016/logreg",
+        title:
+            "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
+        config: "configs/minami2016/logreg.toml",
+        build: minami2016::build,
     },
     Spec {
         id: "bun2018/fig2",

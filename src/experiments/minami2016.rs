@@ -1,0 +1,436 @@
+//! minami2016/logreg (beyond the papers): private Bayesian logistic regression on a
+//! common (ε, δ) footing — Minami et al.'s Gibbs posterior (Theorem 7, §3.3), OPS
+//! (pure ε-DP, Wang et al. 2015 as run by Geumlek et al.), and Geumlek et al.'s
+//! Concentrated and Diffuse posteriors with their RDP curves (Theorem 16: ε(α) = κα
+//! for every α ≥ 1) converted to (ε, δ), optimised over the order.
+
+use std::sync::Arc;
+
+use nalgebra::{DMatrix, DVector};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+use serde::Deserialize;
+
+use super::logreg::{self, Sampler};
+use super::Figure;
+use crate::config::{check, deserialize, ParamError};
+use crate::data::Task;
+use crate::glm::calibrate::{
+    gibbs_beta_corollary, gibbs_tail_bound, langevin_schedule, Calibrated, Setting,
+};
+use crate::glm::{test_error, test_loglik, Posterior};
+use crate::privacy::rdp::Conversion;
+use crate::runner::table::{Row, Table};
+use crate::samplers::{hmc, LinearTarget};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    datasets: Vec<String>,
+    #[serde(default = "data_dir")]
+    data_dir: String,
+    split_seed: u64,
+    beta0: f64,
+    ln_epsilons: Vec<f64>,
+    delta: f64,
+    conversion: String,
+    mechanisms: Vec<String>,
+    repeats: usize,
+    sampler: String,
+    burn_in: usize,
+    tune_iterations: usize,
+    path_length: f64,
+    /// "same" (the figure's sampler) or "langevin" (Proposition 13)
+    gibbs_sampler: String,
+    /// with "langevin": the share of δ given to the sampler's TV term (1 + e^ε)γ
+    langevin_delta_share: f64,
+    /// with "langevin": refuse schedules needing more iterations than this
+    langevin_max_iterations: f64,
+}
+
+fn data_dir() -> String {
+    "data".into()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mech {
+    Gibbs,
+    Ops,
+    Concentrated,
+    Diffuse,
+    TruePosterior,
+}
+
+impl Mech {
+    fn name(self) -> &'static str {
+        match self {
+            Mech::Gibbs => "gibbs",
+            Mech::Ops => "ops",
+            Mech::Concentrated => "concentrated",
+            Mech::Diffuse => "diffuse",
+            Mech::TruePosterior => "true_posterior",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    dataset: usize,
+    ln_epsilon: f64,
+    mech: Mech,
+    cal: Calibrated,
+    /// Langevin schedule (step, iterations) when the Gibbs posterior is sampled by LMC
+    langevin: Option<(f64, u64)>,
+}
+
+pub struct Logreg {
+    tasks: Vec<Arc<Task>>,
+    settings: Vec<Setting>,
+    points: Vec<Point>,
+    unique: Vec<(usize, Calibrated)>,
+    which: Vec<usize>,
+    repeats: usize,
+    sampler: Sampler,
+    delta: f64,
+    conversion: Conversion,
+}
+
+pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    let c: Config = deserialize(params)?;
+    let beta0 = logreg::positive_beta0(c.beta0)?;
+    logreg::ln_epsilons("ln_epsilons", &c.ln_epsilons)?;
+    if !(c.delta > 0.0 && c.delta < 1.0) {
+        return Err(ParamError::new(
+            "delta",
+            format!("invalid δ = {}", c.delta),
+            "0 < δ < 1",
+        ));
+    }
+    let conversion = match c.conversion.as_str() {
+        "classic" => Conversion::Classic,
+        "improved" => Conversion::Improved,
+        other => {
+            return Err(ParamError::new(
+                "conversion",
+                format!("unknown conversion \"{other}\""),
+                "\"classic\", \"improved\"",
+            ))
+        }
+    };
+    check::non_empty("mechanisms", &c.mechanisms)?;
+    let mechs = c
+        .mechanisms
+        .iter()
+        .map(|m| match m.as_str() {
+            "gibbs" => Ok(Mech::Gibbs),
+            "ops" => Ok(Mech::Ops),
+            "concentrated" => Ok(Mech::Concentrated),
+            "diffuse" => Ok(Mech::Diffuse),
+            "true_posterior" => Ok(Mech::TruePosterior),
+            other => Err(ParamError::new(
+                "mechanisms",
+                format!("unknown mechanism \"{other}\""),
+                "\"gibbs\", \"ops\", \"concentrated\", \"diffuse\", \"true_posterior\"",
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let repeats = logreg::repeats(c.repeats)?;
+    let sampler = logreg::SamplerConfig {
+        sampler: c.sampler.clone(),
+        burn_in: c.burn_in,
+        tune_iterations: c.tune_iterations,
+        path_length: c.path_length,
+    }
+    .validate()?;
+    let use_langevin = match c.gibbs_sampler.as_str() {
+        "same" => false,
+        "langevin" => true,
+        other => {
+            return Err(ParamError::new(
+                "gibbs_sampler",
+                format!("unknown sampler \"{other}\""),
+                "\"same\", \"langevin\"",
+            ))
+        }
+    };
+    if !(c.langevin_delta_share > 0.0 && c.langevin_delta_share < 1.0) {
+        return Err(ParamError::new(
+            "langevin_delta_share",
+            format!("{}", c.langevin_delta_share),
+            "0 < share < 1",
+        ));
+    }
+    let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
+    let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
+    let mut points = Vec::new();
+    for (dataset, s) in settings.iter().enumerate() {
+        for &ln_epsilon in &c.ln_epsilons {
+            let eps = ln_epsilon.exp();
+            for &mech in &mechs {
+                let mut langevin = None;
+                let cal = match mech {
+                    Mech::Gibbs if use_langevin => {
+                        // δ = δ_G + (1 + e^ε)γ (Proposition 12)
+                        let delta_g = c.delta * (1.0 - c.langevin_delta_share);
+                        let gamma = c.delta * c.langevin_delta_share / (1.0 + eps);
+                        let cal = s.gibbs(eps, delta_g);
+                        let m_pi = s.n as f64 * s.beta0;
+                        let sched = langevin_schedule(
+                            tasks[dataset].dim(),
+                            s.n,
+                            cal.rho,
+                            s.c * s.c / 4.0,
+                            m_pi,
+                            m_pi,
+                            gamma,
+                        );
+                        if !(sched.iterations <= c.langevin_max_iterations) {
+                            return Err(ParamError::new(
+                                "langevin_max_iterations",
+                                format!(
+                                    "Proposition 13 needs T = {:.3e} Langevin iterations (step h = {:.3e}) on {} at ln ε = {ln_epsilon}, γ = {gamma:.3e}",
+                                    sched.iterations, sched.step, tasks[dataset].name
+                                ),
+                                "a larger limit, a larger langevin_delta_share, or gibbs_sampler = \"same\"",
+                            ));
+                        }
+                        langevin = Some((sched.step, sched.iterations as u64));
+                        cal
+                    }
+                    Mech::Gibbs => s.gibbs(eps, c.delta),
+                    Mech::Ops => s.ops(eps),
+                    Mech::Concentrated => s.concentrated_dp(eps, c.delta, conversion),
+                    Mech::Diffuse => s.diffuse_dp(eps, c.delta, conversion),
+                    Mech::TruePosterior => s.true_posterior(),
+                };
+                points.push(Point {
+                    dataset,
+                    ln_epsilon,
+                    mech,
+                    cal,
+                    langevin,
+                });
+            }
+        }
+    }
+    // Langevin-sampled points never share draws with exactly sampled ones
+    let keyed: Vec<(usize, Calibrated)> = points
+        .iter()
+        .map(|p| {
+            let mut cal = p.cal;
+            if p.langevin.is_some() {
+                cal.radius = Some(f64::from_bits(u64::MAX - p.ln_epsilon.to_bits()));
+            }
+            (p.dataset, cal)
+        })
+        .collect();
+    let (unique, which) = logreg::dedupe(&keyed);
+    Ok(Box::new(Logreg {
+        tasks,
+        settings,
+        points,
+        unique,
+        which,
+        repeats,
+        sampler,
+        delta: c.delta,
+        conversion,
+    }))
+}
+
+const COLUMNS: [&str; 10] = [
+    "dataset",
+    "ln_epsilon",
+    "mechanism",
+    "beta",
+    "rho",
+    "sampler",
+    "repeat",
+    "test_error",
+    "test_loglik",
+    "delta",
+];
+
+impl Logreg {
+    fn first_point(&self, index: usize) -> &Point {
+        let i = self.which.iter().position(|&w| w == index).unwrap_or(0);
+        &self.points[i]
+    }
+}
+
+impl Figure for Logreg {
+    fn task_count(&self) -> usize {
+        self.unique.len()
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "{} grid points ({} datasets, δ = {}, {} conversion) → {} distinct posteriors × {} draws",
+            self.points.len(),
+            self.tasks.len(),
+            self.delta,
+            self.conversion.as_str(),
+            self.unique.len(),
+            self.repeats
+        )
+    }
+
+    fn data_columns(&self) -> Vec<&'static str> {
+        COLUMNS.to_vec()
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+        let (dataset, _) = self.unique[index];
+        let p0 = *self.first_point(index);
+        let task = &self.tasks[dataset];
+        let (scores, sampler_name) = match p0.langevin {
+            None => (
+                logreg::score_draws(task, &p0.cal, &self.sampler, self.repeats, rng)
+                    .map_err(|e| format!("{}: {e}", task.name))?,
+                self.sampler.name(),
+            ),
+            Some((step, iterations)) => {
+                let s = &self.settings[dataset];
+                let post = Posterior {
+                    x: &task.train_x,
+                    y: &task.train_y,
+                    rho: p0.cal.rho,
+                    precision: p0.cal.precision(s.n),
+                    radius: None,
+                };
+                let target = LinearTarget::original(&post);
+                let (mode, _) = post.mode()?;
+                let big_m = s.n as f64 * p0.cal.rho * s.c * s.c / 4.0 + post.precision;
+                let start = DMatrix::from_fn(task.dim(), self.repeats, |j, _| {
+                    let z: f64 = StandardNormal.sample(rng);
+                    mode[j] + z / big_m.sqrt()
+                });
+                let w = hmc::langevin(&target, start, step, iterations, rng);
+                let scores = w
+                    .column_iter()
+                    .map(|c| {
+                        let c: DVector<f64> = c.into_owned();
+                        (
+                            test_error(&task.test_x, &task.test_y, &c),
+                            test_loglik(&task.test_x, &task.test_y, &c),
+                        )
+                    })
+                    .collect();
+                (scores, "langevin")
+            }
+        };
+        let mut rows = Vec::new();
+        for (p, _) in self
+            .points
+            .iter()
+            .zip(&self.which)
+            .filter(|(_, &w)| w == index)
+        {
+            for (r, &(err, ll)) in scores.iter().enumerate() {
+                rows.push(vec![
+                    task.name.into(),
+                    p.ln_epsilon.into(),
+                    p.mech.name().into(),
+                    p.cal.beta.into(),
+                    p.cal.rho.into(),
+                    sampler_name.into(),
+                    r.into(),
+                    err.into(),
+                    ll.into(),
+                    self.delta.into(),
+                ]);
+            }
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> Result<Table, String> {
+        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+        let (ds, le, mech, err, ll) = (
+            col("dataset")?,
+            col("ln_epsilon")?,
+            col("mechanism")?,
+            col("test_error")?,
+            col("test_loglik")?,
+        );
+        let mut groups: std::collections::HashMap<(String, u64, String), Vec<usize>> =
+            Default::default();
+        for i in 0..data.rows.len() {
+            groups
+                .entry((data.s(i, ds), data.f(i, le).to_bits(), data.s(i, mech)))
+                .or_default()
+                .push(i);
+        }
+        let mut rows = Vec::new();
+        for p in &self.points {
+            let s = &self.settings[p.dataset];
+            let key = (
+                self.tasks[p.dataset].name.to_string(),
+                p.ln_epsilon.to_bits(),
+                p.mech.name().to_string(),
+            );
+            let Some(idx) = groups.get(&key) else {
+                continue;
+            };
+            let e: Vec<f64> = idx.iter().map(|&i| data.f(i, err)).collect();
+            let l: Vec<f64> = idx.iter().map(|&i| data.f(i, ll)).collect();
+            let (em, es) = logreg::mean_se(&e);
+            let (lm, ls) = logreg::mean_se(&l);
+            let eps = p.ln_epsilon.exp();
+            let m_pi = s.n as f64 * s.beta0;
+            let (cor, covered) = if p.mech == Mech::Gibbs {
+                let b = gibbs_beta_corollary(eps, self.delta, s.c, m_pi);
+                let ok = gibbs_tail_bound(b.min(1.0), eps, s.c, m_pi) <= self.delta && b <= 1.0;
+                (Some(b), if ok { "yes" } else { "no" })
+            } else {
+                (None, "")
+            };
+            rows.push(vec![
+                key.0.into(),
+                p.ln_epsilon.into(),
+                eps.into(),
+                self.delta.into(),
+                key.2.into(),
+                p.cal.beta.into(),
+                p.cal.rho.into(),
+                cor.into(),
+                covered.into(),
+                em.into(),
+                es.into(),
+                lm.into(),
+                ls.into(),
+                idx.len().into(),
+            ]);
+        }
+        Ok(Table::new(
+            &[
+                "dataset",
+                "ln_epsilon",
+                "epsilon",
+                "delta",
+                "mechanism",
+                "beta",
+                "rho",
+                "gibbs_beta_corollary",
+                "corollary_covered_by_theorem",
+                "test_error_mean",
+                "test_error_se",
+                "test_loglik_mean",
+                "test_loglik_se",
+                "runs",
+            ],
+            rows,
+        ))
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "delta": self.delta,
+            "conversion": self.conversion.as_str(),
+            "sampler": format!("{:?}", self.sampler),
+            "gibbs": "ρ = β_Minami = min{1, √(nβ₀/2)(√(ln(1/δ)+ε) − √(ln(1/δ)))/c}: the largest β with Theorem 7's tail bound ≤ δ (m_π = nβ₀, L = c)",
+            "concentrated_diffuse": "RDP curve ε(α) = 2c²B²ρ²α/(nβ) (Theorem 16) converted to (ε, δ) at the best real order",
+            "ops": "pure ε-DP: ρ = min{1, εβ₀/(4c²)} on ‖w‖ ≤ c/β₀",
+        })
+    }
+}
