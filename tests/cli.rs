@@ -37,7 +37,50 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-const FIGURES: [(&str, &[&str]); 9] = [
+const FIGURES: [(&str, &[&str]); 12] = [
+    (
+        "geumlek2017/fig3",
+        &[
+            "dataset",
+            "lambda",
+            "ln_epsilon",
+            "mechanism",
+            "beta",
+            "rho",
+            "test_error_mean",
+            "test_error_se",
+            "test_loglik_mean",
+            "test_loglik_se",
+            "runs",
+        ],
+    ),
+    (
+        "geumlek2017/samplers",
+        &[
+            "dataset",
+            "sampler",
+            "mean_z_max",
+            "var_ratio_median",
+            "ks_pvalue",
+            "rhat_max",
+            "ess_min",
+            "ess_min_per_1000_gradients",
+        ],
+    ),
+    (
+        "minami2016/logreg",
+        &[
+            "dataset",
+            "ln_epsilon",
+            "delta",
+            "mechanism",
+            "rho",
+            "gibbs_beta_corollary",
+            "corollary_covered_by_theorem",
+            "test_error_mean",
+            "test_error_se",
+        ],
+    ),
     (
         "heikkila2019/fig3",
         &[
@@ -141,7 +184,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("wrote 9 figure(s)"), "{out}");
+        assert!(out.contains("wrote 12 figure(s)"), "{out}");
     }
     for (id, columns) in FIGURES {
         let d = one.path().join(id);
@@ -178,7 +221,13 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         }
     }
     // No temporary folders are left behind.
-    for paper in ["geumlek2017", "foulds2016", "bun2018", "heikkila2019"] {
+    for paper in [
+        "geumlek2017",
+        "foulds2016",
+        "bun2018",
+        "heikkila2019",
+        "minami2016",
+    ] {
         for e in std::fs::read_dir(one.path().join(paper)).unwrap() {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             assert!(!name.starts_with('.'), "leftover {name}");
@@ -189,6 +238,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
 
 /// Facts the smoke outputs must show, whatever the seed.
 fn check_values(out: &Path) {
+    check_logreg(out);
     // Fig 1: direct sampling (r = 1) is finite below λ* = 7 and infinite above.
     let fig1 = rows(&out.join("geumlek2017/fig1/summary.csv"));
     for r in &fig1 {
@@ -280,6 +330,80 @@ fn check_values(out: &Path) {
     )
     .unwrap();
     assert!((m["details"]["ops"]["temperature"].as_f64().unwrap() - 2.0 * 4f64.ln()).abs() < 1e-12);
+}
+
+/// Logistic-regression figures: calibrations in range, shared draws where the
+/// mechanisms coincide, OPS worst at small ε, samplers agreeing with the reference.
+fn check_logreg(out: &Path) {
+    let d = out.join("geumlek2017/fig3");
+    assert!(d.join("figure_loglik.png").is_file() && d.join("figure_loglik.svg").is_file());
+    let h = header(&d.join("summary.csv"));
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let (ds, le, mech, beta, rho, err, runs) = (
+        col("dataset"),
+        col("ln_epsilon"),
+        col("mechanism"),
+        col("beta"),
+        col("rho"),
+        col("test_error_mean"),
+        col("runs"),
+    );
+    let f3 = rows(&d.join("summary.csv"));
+    assert_eq!(
+        f3.len(),
+        3 * 3 * 4,
+        "3 datasets × 3 ε × 4 mechanisms at λ = 10"
+    );
+    let get = |dataset: &str, l: &str, m: &str| -> f64 {
+        f3.iter()
+            .find(|r| r[ds] == dataset && r[le] == l && r[mech] == m)
+            .unwrap()[err]
+            .parse()
+            .unwrap()
+    };
+    for r in &f3 {
+        assert!(r[beta].parse::<f64>().unwrap() >= 1e-3 && r[rho].parse::<f64>().unwrap() <= 1.0);
+        assert_eq!(r[runs], "5");
+    }
+    for dataset in ["abalone", "adult", "mnist"] {
+        assert!(get(dataset, "-4.0", "ops") > get(dataset, "-4.0", "true_posterior"));
+    }
+    // ε = e³, λ = 10: the Diffuse posterior is the true posterior (ρ = 1), same draws
+    for dataset in ["abalone", "adult"] {
+        assert_eq!(
+            get(dataset, "3.0", "diffuse"),
+            get(dataset, "3.0", "true_posterior")
+        );
+    }
+    // Minami: Theorem 7's β never above 1; Corollary 8 covered at small ε only
+    let m = out.join("minami2016/logreg/summary.csv");
+    let h = header(&m);
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let (ds, le, mech, rho, cov) = (
+        col("dataset"),
+        col("ln_epsilon"),
+        col("mechanism"),
+        col("rho"),
+        col("corollary_covered_by_theorem"),
+    );
+    for r in rows(&m).iter().filter(|r| r[mech] == "gibbs") {
+        assert!(r[rho].parse::<f64>().unwrap() <= 1.0);
+        if r[le] == "-2.0" {
+            assert_eq!(r[cov], "yes", "{r:?}");
+        }
+        if r[le] == "1.0" && r[ds] == "adult" {
+            assert_eq!(r[cov], "no", "{r:?}");
+        }
+    }
+    // Samplers: HMC agrees with the reference chains
+    let s = out.join("geumlek2017/samplers/summary.csv");
+    let h = header(&s);
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let (sm, z, rhat) = (col("sampler"), col("mean_z_max"), col("rhat_max"));
+    for r in rows(&s).iter().filter(|r| r[sm] == "hmc") {
+        assert!(r[z].parse::<f64>().unwrap() < 6.0, "{r:?}");
+        assert!(r[rhat].parse::<f64>().unwrap() < 1.1, "{r:?}");
+    }
 }
 
 #[test]
@@ -565,5 +689,76 @@ fn data_status_reports_missing_and_corrupt_files() {
     assert!(
         out.contains("adult.data: SHA-256") && out.contains("does not match"),
         "{out}"
+    );
+}
+
+#[test]
+fn logistic_regression_configs_reject_bad_privacy_parameters_and_corrupt_data() {
+    for (config, set, key) in [
+        ("configs/geumlek2017/fig3.toml", "lambdas=[0.5]", "lambdas"),
+        (
+            "configs/geumlek2017/fig3.toml",
+            "mechanisms=[\"laplace\"]",
+            "mechanisms",
+        ),
+        (
+            "configs/geumlek2017/fig3.toml",
+            "ln_epsilons=[]",
+            "ln_epsilons",
+        ),
+        (
+            "configs/geumlek2017/fig3.toml",
+            "sampler=\"nuts\"",
+            "sampler",
+        ),
+        ("configs/minami2016/logreg.toml", "delta=0", "delta"),
+        ("configs/minami2016/logreg.toml", "delta=1.5", "delta"),
+        (
+            "configs/minami2016/logreg.toml",
+            "conversion=\"best\"",
+            "conversion",
+        ),
+        (
+            "configs/minami2016/logreg.toml",
+            "datasets=[\"iris\"]",
+            "datasets",
+        ),
+    ] {
+        let o = privpost(&["check", config, "--smoke", "--set", set]);
+        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(config) && e.contains(key), "{set}: {e}");
+    }
+    // all files present but altered: a clear error, no download attempted
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["abalone.csv", "adult.data", "adult.test", "mnist_5k.csv"] {
+        std::fs::write(dir.path().join(f), b"tampered").unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_privpost"))
+        .args(["check", "configs/geumlek2017/fig3.toml", "--smoke"])
+        .current_dir(repo())
+        .env("CI", "true")
+        .env("PRIVPOST_DATA", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("does not match") && e.contains("privpost data fetch") && e.contains("data_dir"),
+        "{e}"
+    );
+    // the Langevin sampler is refused with the iteration count it would need
+    let o = privpost(&[
+        "check",
+        "configs/minami2016/logreg.toml",
+        "--smoke",
+        "--set",
+        "gibbs_sampler=\"langevin\"",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("Proposition 13 needs T =") && e.contains("langevin_max_iterations"),
+        "{e}"
     );
 }

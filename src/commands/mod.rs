@@ -424,6 +424,55 @@ pub fn data_status(dir: &Path) -> Result<(), CommandError> {
 
 /// `privpost data fetch`: runs scripts/fetch-data.sh into `dir`.
 pub fn data_fetch(dir: &Path) -> Result<(), CommandError> {
+    data_fetch_with(dir, false)
+}
+
+/// `privpost data export`: a preprocessed training split as CSV (label, features).
+pub fn data_export(
+    dataset: &str,
+    out: &Path,
+    dir: &Path,
+    split_seed: u64,
+) -> Result<(), CommandError> {
+    let task = match dataset {
+        "abalone" => crate::data::abalone(dir, split_seed),
+        "adult" => crate::data::adult(dir),
+        "mnist" => crate::data::mnist38(dir, split_seed),
+        "mnist_full" => crate::data::mnist38_full(dir, split_seed),
+        other => {
+            return Err(CommandError::Input(format!(
+            "data export: unknown dataset \"{other}\" (allowed: abalone, adult, mnist, mnist_full)"
+        )))
+        }
+    }
+    .map_err(|e| CommandError::Input(e.to_string()))?;
+    let mut text = String::from("label");
+    for f in &task.features {
+        text.push(',');
+        text.push_str(&f.replace(',', ";"));
+    }
+    text.push('\n');
+    for i in 0..task.train_x.nrows() {
+        text.push_str(&format!("{:?}", task.train_y[i]));
+        for v in task.train_x.row(i).iter() {
+            text.push_str(&format!(",{v:?}"));
+        }
+        text.push('\n');
+    }
+    std::fs::write(out, text)
+        .map_err(|e| CommandError::Failed(format!("{}: {e}", out.display())))?;
+    println!(
+        "wrote {} ({} rows × {} features)",
+        out.display(),
+        task.train_x.nrows(),
+        task.dim()
+    );
+    Ok(())
+}
+
+/// `privpost data fetch [--canonical]`: the registry route, plus with `canonical` the
+/// full MNIST training files from the MNIST site (needs ordinary internet).
+pub fn data_fetch_with(dir: &Path, canonical: bool) -> Result<(), CommandError> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-data.sh");
     if !script.is_file() {
         return Err(CommandError::Failed(format!(
@@ -433,8 +482,12 @@ pub fn data_fetch(dir: &Path) -> Result<(), CommandError> {
     }
     let target = std::path::absolute(dir)
         .map_err(|e| CommandError::Input(format!("{}: {e}", dir.display())))?;
-    let status = std::process::Command::new("bash")
-        .arg(&script)
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(&script);
+    if canonical {
+        cmd.arg("--canonical");
+    }
+    let status = cmd
         .env("PRIVPOST_DATA", &target)
         .status()
         .map_err(|e| CommandError::Failed(format!("cannot run {}: {e}", script.display())))?;

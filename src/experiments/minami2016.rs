@@ -184,7 +184,8 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
                             m_pi,
                             gamma,
                         );
-                        if !(sched.iterations <= c.langevin_max_iterations) {
+                        if sched.iterations.is_nan() || sched.iterations > c.langevin_max_iterations
+                        {
                             return Err(ParamError::new(
                                 "langevin_max_iterations",
                                 format!(

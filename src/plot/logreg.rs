@@ -122,7 +122,7 @@ impl Draw for PanelGrid {
         DB::ErrorType: 'static,
     {
         let areas = root.split_evenly((self.rows.max(1), self.cols.max(1)));
-        for ((title, bands), area) in self.panels.iter().zip(areas.iter()) {
+        for (k, ((title, bands), area)) in self.panels.iter().zip(areas.iter()).enumerate() {
             let pts = bands
                 .iter()
                 .flat_map(|b| b.1.iter())
@@ -175,7 +175,9 @@ impl Draw for PanelGrid {
                     ErrorBar::new_vertical(x, m - s, m, m + s, color.stroke_width(1), 6)
                 }))?;
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight, 12)?;
+            if k == 0 {
+                legend(&mut chart, SeriesLabelPosition::UpperRight, 12)?;
+            }
         }
         Ok(())
     }
@@ -184,8 +186,11 @@ impl Draw for PanelGrid {
 /// Sampler validation: posterior means of each sampler against the reference chain,
 /// one panel per dataset (points on the diagonal = agreement).
 pub struct SamplerScatter {
-    pub panels: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)>,
+    pub panels: Vec<(String, Vec<Points>)>,
 }
+
+/// A named series of (x, y) points.
+pub type Points = (String, Vec<(f64, f64)>);
 
 /// From the validation run's data.csv: each sampler's per-coordinate means against
 /// the pooled reference chains' means.
@@ -226,7 +231,7 @@ pub fn samplers(data: &Table) -> Result<SamplerScatter, DrawError> {
                         .collect();
                     (s.to_string(), pts)
                 })
-                .filter(|(_, p): &(String, Vec<(f64, f64)>)| !p.is_empty())
+                .filter(|(_, p): &Points| !p.is_empty())
                 .collect();
             (d, series)
         })

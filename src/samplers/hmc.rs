@@ -13,13 +13,18 @@ use rand_distr::{Distribution, StandardNormal};
 
 use super::{Batch, LinearTarget};
 
+/// At most this many leapfrog steps per iteration: when a posterior needs tiny steps
+/// (e.g. a truncation boundary through its bulk) the path shortens instead of the
+/// cost exploding.
+pub const MAX_LEAPFROG: usize = 64;
+
 /// Fixed settings of a production run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settings {
     /// leapfrog step ε (jittered uniformly in [0.8ε, 1.2ε] per iteration)
     pub step: f64,
     /// integration time per iteration (≈ π/2 makes a Gaussian target's draws
-    /// nearly independent); the number of leapfrog steps is ⌈time/ε⌉
+    /// nearly independent); the number of leapfrog steps is ⌈time/ε⌉ ≤ MAX_LEAPFROG
     pub path_length: f64,
 }
 
@@ -27,21 +32,37 @@ pub struct Settings {
 pub struct Chains {
     pub u: DMatrix<f64>,
     current: Batch,
+    /// batched gradient evaluations so far (one per leapfrog step, for all chains)
+    pub gradients: usize,
 }
 
 /// Draws K starting points from N(0, I) — the Laplace approximation in whitened
 /// coordinates, close to the posterior, so the burn-in only removes what remains.
+/// A start outside a truncated support is moved to w = 0, which is always inside.
 pub fn start(target: &LinearTarget, k: usize, rng: &mut impl Rng) -> Chains {
-    let u = DMatrix::from_fn(target.dim(), k, |_, _| StandardNormal.sample(rng));
-    let current = target.eval(&u);
-    Chains { u, current }
+    let mut u = DMatrix::from_fn(target.dim(), k, |_, _| StandardNormal.sample(rng));
+    let mut current = target.eval(&u);
+    if current.logp.iter().any(|l| !l.is_finite()) {
+        for j in 0..k {
+            if !current.logp[j].is_finite() {
+                u.set_column(j, &target.origin);
+            }
+        }
+        current = target.eval(&u);
+    }
+    Chains {
+        u,
+        current,
+        gradients: 1,
+    }
 }
 
 /// One HMC iteration of every chain; returns the mean acceptance probability.
 pub fn step(target: &LinearTarget, chains: &mut Chains, s: Settings, rng: &mut impl Rng) -> f64 {
     let (d, k) = chains.u.shape();
     let eps = s.step * (0.8 + 0.4 * rng.random::<f64>());
-    let leaps = (s.path_length / eps).ceil().max(1.0) as usize;
+    let leaps = ((s.path_length / eps).ceil() as usize).clamp(1, MAX_LEAPFROG);
+    chains.gradients += leaps;
     let p0 = DMatrix::from_fn(d, k, |_, _| StandardNormal.sample(rng));
     let mut p = &p0 + &chains.current.grad * (0.5 * eps);
     let mut u = chains.u.clone();
@@ -92,7 +113,7 @@ pub fn tune(
         };
         let acc = step(target, &mut chains, s, rng);
         ln_eps += (acc - 0.8) * 2.0 / ((it + 1) as f64).sqrt();
-        ln_eps = ln_eps.clamp(-12.0, 1.0);
+        ln_eps = ln_eps.clamp(-9.0, 1.0);
         if 2 * it >= iterations {
             sum += ln_eps;
             count += 1.0;
