@@ -23,8 +23,8 @@ fn main() {
         .unwrap_or(16);
     let tasks: Vec<(&str, Result<data::Task, data::DataError>)> = vec![
         ("adult", data::adult(&dir)),
-        ("mnist", data::mnist38(&dir, 0)),
-        ("abalone", data::abalone(&dir, 0)),
+        ("mnist", data::mnist38(&dir, 1)),
+        ("abalone", data::abalone(&dir, 1)),
     ];
     println!(
         "dataset  n      d    chains  draws  ESS_min  ESS_median  R-hat_max  seconds  ESS_min/s"
@@ -45,7 +45,7 @@ fn main() {
             precision: n as f64 * 1e-3,
             radius: None,
         };
-        let draws = 100;
+        let draws = 200;
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let t0 = Instant::now();
         let target = LinearTarget::whitened(&post).expect("mode");

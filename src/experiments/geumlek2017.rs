@@ -788,55 +788,31 @@ impl Figure for Fig3 {
     }
 
     fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
-        let (ds, lam, le, mech, err, ll) = (
-            col("dataset")?,
-            col("lambda")?,
-            col("ln_epsilon")?,
-            col("mechanism")?,
-            col("test_error")?,
-            col("test_loglik")?,
-        );
-        let mut groups: std::collections::HashMap<(String, u64, u64, String), Vec<usize>> =
-            std::collections::HashMap::new();
-        for i in 0..data.rows.len() {
-            groups
-                .entry((
-                    data.s(i, ds),
-                    data.f(i, lam).to_bits(),
-                    data.f(i, le).to_bits(),
-                    data.s(i, mech),
-                ))
-                .or_default()
-                .push(i);
-        }
+        let groups =
+            logreg::metric_groups(data, &["dataset", "lambda", "ln_epsilon", "mechanism"])?;
         let mut rows = Vec::new();
         for p in &self.points {
-            let key = (
+            let key = vec![
                 self.tasks[p.dataset].name.to_string(),
-                p.lambda.to_bits(),
-                p.ln_epsilon.to_bits(),
+                Cell::from(p.lambda).to_string(),
+                Cell::from(p.ln_epsilon).to_string(),
                 p.mechanism.name().to_string(),
-            );
-            let Some(idx) = groups.get(&key) else {
+            ];
+            let Some(m) = groups.get(&key) else {
                 continue;
             };
-            let e: Vec<f64> = idx.iter().map(|&i| data.f(i, err)).collect();
-            let l: Vec<f64> = idx.iter().map(|&i| data.f(i, ll)).collect();
-            let (em, es) = logreg::mean_se(&e);
-            let (lm, ls) = logreg::mean_se(&l);
             rows.push(vec![
-                key.0.into(),
+                key[0].clone().into(),
                 p.lambda.into(),
                 p.ln_epsilon.into(),
-                key.3.into(),
+                key[3].clone().into(),
                 p.cal.beta.into(),
                 p.cal.rho.into(),
-                em.into(),
-                es.into(),
-                lm.into(),
-                ls.into(),
-                idx.len().into(),
+                m.error.0.into(),
+                m.error.1.into(),
+                m.loglik.0.into(),
+                m.loglik.1.into(),
+                m.runs.into(),
             ]);
         }
         Ok(Table::new(

@@ -196,6 +196,25 @@ pub fn setting(task: &Task, beta0: f64) -> Setting {
     }
 }
 
+/// The calibrated posterior of a task's training split.
+pub fn posterior<'a>(task: &'a Task, cal: &Calibrated) -> Posterior<'a> {
+    Posterior {
+        x: &task.train_x,
+        y: &task.train_y,
+        rho: cal.rho,
+        precision: cal.precision(task.train_x.nrows()),
+        radius: cal.radius,
+    }
+}
+
+/// (test error, mean test log-likelihood) of parameters w.
+pub fn score(task: &Task, w: &DVector<f64>) -> (f64, f64) {
+    (
+        test_error(&task.test_x, &task.test_y, w),
+        test_loglik(&task.test_x, &task.test_y, w),
+    )
+}
+
 /// Draws K samples of the calibrated posterior of `task` and scores each on the
 /// test split: (test error, mean test log-likelihood).
 pub fn score_draws(
@@ -205,21 +224,45 @@ pub fn score_draws(
     k: usize,
     rng: &mut impl Rng,
 ) -> Result<Vec<(f64, f64)>, String> {
-    let post = Posterior {
-        x: &task.train_x,
-        y: &task.train_y,
-        rho: cal.rho,
-        precision: cal.precision(task.train_x.nrows()),
-        radius: cal.radius,
-    };
-    let draws = sampler.draws(&post, k, rng)?;
-    Ok(draws
-        .iter()
-        .map(|w| {
-            (
-                test_error(&task.test_x, &task.test_y, w),
-                test_loglik(&task.test_x, &task.test_y, w),
-            )
+    let draws = sampler.draws(&posterior(task, cal), k, rng)?;
+    Ok(draws.iter().map(|w| score(task, w)).collect())
+}
+
+/// Mean ± s.e. of the test metrics of a group of draws.
+#[derive(Debug, Clone, Copy)]
+pub struct Metrics {
+    pub error: (f64, f64),
+    pub loglik: (f64, f64),
+    pub runs: usize,
+}
+
+/// Groups `data.csv` rows by the values of `keys` and summarises `test_error` and
+/// `test_loglik` of each group.
+pub fn metric_groups(
+    data: &crate::runner::table::Table,
+    keys: &[&str],
+) -> Result<std::collections::HashMap<Vec<String>, Metrics>, String> {
+    let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    let keys: Vec<usize> = keys.iter().map(|k| col(k)).collect::<Result<_, _>>()?;
+    let (err, ll) = (col("test_error")?, col("test_loglik")?);
+    let mut groups: std::collections::HashMap<Vec<String>, Vec<usize>> = Default::default();
+    for i in 0..data.rows.len() {
+        groups
+            .entry(keys.iter().map(|&k| data.s(i, k)).collect())
+            .or_default()
+            .push(i);
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(k, idx)| {
+            let e: Vec<f64> = idx.iter().map(|&i| data.f(i, err)).collect();
+            let l: Vec<f64> = idx.iter().map(|&i| data.f(i, ll)).collect();
+            let m = Metrics {
+                error: mean_se(&e),
+                loglik: mean_se(&l),
+                runs: idx.len(),
+            };
+            (k, m)
         })
         .collect())
 }

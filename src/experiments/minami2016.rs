@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::Deserialize;
@@ -18,9 +18,8 @@ use crate::data::Task;
 use crate::glm::calibrate::{
     gibbs_beta_corollary, gibbs_tail_bound, langevin_schedule, Calibrated, Setting,
 };
-use crate::glm::{test_error, test_loglik, Posterior};
 use crate::privacy::rdp::Conversion;
-use crate::runner::table::{Row, Table};
+use crate::runner::table::{Cell, Row, Table};
 use crate::samplers::{hmc, LinearTarget};
 
 #[derive(Debug, Deserialize)]
@@ -292,13 +291,7 @@ impl Figure for Logreg {
             ),
             Some((step, iterations)) => {
                 let s = &self.settings[dataset];
-                let post = Posterior {
-                    x: &task.train_x,
-                    y: &task.train_y,
-                    rho: p0.cal.rho,
-                    precision: p0.cal.precision(s.n),
-                    radius: None,
-                };
+                let post = logreg::posterior(task, &p0.cal);
                 let target = LinearTarget::original(&post);
                 let (mode, _) = post.mode()?;
                 let big_m = s.n as f64 * p0.cal.rho * s.c * s.c / 4.0 + post.precision;
@@ -309,13 +302,7 @@ impl Figure for Logreg {
                 let w = hmc::langevin(&target, start, step, iterations, rng);
                 let scores = w
                     .column_iter()
-                    .map(|c| {
-                        let c: DVector<f64> = c.into_owned();
-                        (
-                            test_error(&task.test_x, &task.test_y, &c),
-                            test_loglik(&task.test_x, &task.test_y, &c),
-                        )
-                    })
+                    .map(|c| logreg::score(task, &c.into_owned()))
                     .collect();
                 (scores, "langevin")
             }
@@ -346,37 +333,18 @@ impl Figure for Logreg {
     }
 
     fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
-        let (ds, le, mech, err, ll) = (
-            col("dataset")?,
-            col("ln_epsilon")?,
-            col("mechanism")?,
-            col("test_error")?,
-            col("test_loglik")?,
-        );
-        let mut groups: std::collections::HashMap<(String, u64, String), Vec<usize>> =
-            Default::default();
-        for i in 0..data.rows.len() {
-            groups
-                .entry((data.s(i, ds), data.f(i, le).to_bits(), data.s(i, mech)))
-                .or_default()
-                .push(i);
-        }
+        let groups = logreg::metric_groups(data, &["dataset", "ln_epsilon", "mechanism"])?;
         let mut rows = Vec::new();
         for p in &self.points {
             let s = &self.settings[p.dataset];
-            let key = (
+            let key = vec![
                 self.tasks[p.dataset].name.to_string(),
-                p.ln_epsilon.to_bits(),
+                Cell::from(p.ln_epsilon).to_string(),
                 p.mech.name().to_string(),
-            );
-            let Some(idx) = groups.get(&key) else {
+            ];
+            let Some(m) = groups.get(&key) else {
                 continue;
             };
-            let e: Vec<f64> = idx.iter().map(|&i| data.f(i, err)).collect();
-            let l: Vec<f64> = idx.iter().map(|&i| data.f(i, ll)).collect();
-            let (em, es) = logreg::mean_se(&e);
-            let (lm, ls) = logreg::mean_se(&l);
             let eps = p.ln_epsilon.exp();
             let m_pi = s.n as f64 * s.beta0;
             let (cor, covered) = if p.mech == Mech::Gibbs {
@@ -387,20 +355,20 @@ impl Figure for Logreg {
                 (None, "")
             };
             rows.push(vec![
-                key.0.into(),
+                key[0].clone().into(),
                 p.ln_epsilon.into(),
                 eps.into(),
                 self.delta.into(),
-                key.2.into(),
+                key[2].clone().into(),
                 p.cal.beta.into(),
                 p.cal.rho.into(),
                 cor.into(),
                 covered.into(),
-                em.into(),
-                es.into(),
-                lm.into(),
-                ls.into(),
-                idx.len().into(),
+                m.error.0.into(),
+                m.error.1.into(),
+                m.loglik.0.into(),
+                m.loglik.1.into(),
+                m.runs.into(),
             ]);
         }
         Ok(Table::new(

@@ -16,7 +16,6 @@ use super::Figure;
 use crate::config::{deserialize, ParamError};
 use crate::data::Task;
 use crate::glm::calibrate::Setting;
-use crate::glm::{test_error, test_loglik, Posterior};
 use crate::runner::table::{Cell, Row, Table};
 use crate::samplers::{diagnostics, hmc, slice, LinearTarget};
 
@@ -177,6 +176,7 @@ fn draw_rows(task: &Task, sampler: &str, chain: usize, draws: &[DVector<f64>]) -
         .iter()
         .enumerate()
         .map(|(i, w)| {
+            let (err, ll) = logreg::score(task, w);
             vec![
                 task.name.into(),
                 sampler.into(),
@@ -184,8 +184,8 @@ fn draw_rows(task: &Task, sampler: &str, chain: usize, draws: &[DVector<f64>]) -
                 chain.into(),
                 i.into(),
                 1usize.into(),
-                test_error(&task.test_x, &task.test_y, w).into(),
-                test_loglik(&task.test_x, &task.test_y, w).into(),
+                err.into(),
+                ll.into(),
                 Cell::Empty,
                 Cell::Empty,
                 Cell::Empty,
@@ -223,13 +223,7 @@ impl Figure for Samplers {
         };
         let task = &self.tasks[d];
         let cal = self.settings[d].true_posterior();
-        let post = Posterior {
-            x: &task.train_x,
-            y: &task.train_y,
-            rho: cal.rho,
-            precision: cal.precision(task.train_x.nrows()),
-            radius: cal.radius,
-        };
+        let post = logreg::posterior(task, &cal);
         let mut rows = Vec::new();
         match job {
             Job::Hmc(_) => {
