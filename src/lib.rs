@@ -13,6 +13,7 @@ pub mod experiments;
 pub mod expfam;
 pub mod glm;
 pub mod hellinger;
+pub mod hmm;
 pub mod numeric;
 pub mod plot;
 pub mod privacy;
