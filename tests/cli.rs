@@ -37,7 +37,22 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-const FIGURES: [(&str, &[&str]); 12] = [
+const FIGURES: [(&str, &[&str]); 14] = [
+    (
+        "foulds2016/fig3",
+        &[
+            "region",
+            "region_name",
+            "month",
+            "modal_state",
+            "last_state",
+            "true_state",
+        ],
+    ),
+    (
+        "foulds2016/fig4_5",
+        &["state", "feature", "value", "probability"],
+    ),
     (
         "geumlek2017/fig3",
         &[
@@ -184,7 +199,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("wrote 12 figure(s)"), "{out}");
+        assert!(out.contains("wrote 14 figure(s)"), "{out}");
     }
     for (id, columns) in FIGURES {
         let d = one.path().join(id);
@@ -239,6 +254,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
 /// Facts the smoke outputs must show, whatever the seed.
 fn check_values(out: &Path) {
     check_logreg(out);
+    check_hmm(out);
     // Fig 1: direct sampling (r = 1) is finite below λ* = 7 and infinite above.
     let fig1 = rows(&out.join("geumlek2017/fig1/summary.csv"));
     for r in &fig1 {
@@ -330,6 +346,37 @@ fn check_values(out: &Path) {
     )
     .unwrap();
     assert!((m["details"]["ops"]["temperature"].as_f64().unwrap() - 2.0 * 4f64.ln()).abs() < 1e-12);
+}
+
+/// HMM case study: the planted regime change is recovered under Laplace ε = 5 (up to
+/// relabelling); emission distributions sum to one; the manifest states the privacy cost.
+fn check_hmm(out: &Path) {
+    let f = out.join("foulds2016/fig3/summary.csv");
+    let h = header(&f);
+    let (m, t) = (
+        h.iter().position(|x| x == "modal_state").unwrap(),
+        h.iter().position(|x| x == "true_state").unwrap(),
+    );
+    let r = rows(&f);
+    let agree = r.iter().filter(|x| x[m] == x[t]).count() as f64 / r.len() as f64;
+    assert!(agree.max(1.0 - agree) > 0.9, "agreement {agree}");
+    let e = rows(&out.join("foulds2016/fig4_5/summary.csv"));
+    for state in ["0", "1"] {
+        for feature in ["type", "category", "civilian_casualty"] {
+            let total: f64 = e
+                .iter()
+                .filter(|x| x[0] == state && x[1] == feature)
+                .map(|x| x[3].parse::<f64>().unwrap())
+                .sum();
+            assert!((total - 1.0).abs() < 1e-9, "{state} {feature}: {total}");
+        }
+    }
+    let man: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("foulds2016/fig3/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(man["details"]["privacy"]["epsilon"], 5.0);
+    assert_eq!(man["details"]["privacy"]["per_feature_epsilon"], 1.0);
 }
 
 /// Logistic-regression figures: calibrations in range, shared draws where the
@@ -723,6 +770,14 @@ fn logistic_regression_configs_reject_bad_privacy_parameters_and_corrupt_data() 
             "datasets=[\"iris\"]",
             "datasets",
         ),
+        ("configs/foulds2016/fig3.toml", "preset=\"syria\"", "preset"),
+        ("configs/foulds2016/fig3.toml", "burn_in=500", "burn_in"),
+        (
+            "configs/foulds2016/fig4_5.toml",
+            "mechanism=\"gaussian\"",
+            "mechanism",
+        ),
+        ("configs/foulds2016/fig4_5.toml", "epsilon=-1", "epsilon"),
     ] {
         let o = privpost(&["check", config, "--smoke", "--set", set]);
         assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));

@@ -4,6 +4,7 @@
 
 pub mod bun2018;
 pub mod foulds2016;
+pub mod foulds2016_hmm;
 pub mod geumlek2017;
 pub mod heikkila2019;
 pub mod logreg;
@@ -87,6 +88,18 @@ pub const REGISTRY: &[Spec] = &[
             "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
         config: "configs/minami2016/logreg.toml",
         build: minami2016::build,
+    },
+    Spec {
+        id: "foulds2016/fig3",
+        title: "HMM state assignments per region over time (Laplace, ε = 5, synthetic Iraq)",
+        config: "configs/foulds2016/fig3.toml",
+        build: foulds2016_hmm::build_fig3,
+    },
+    Spec {
+        id: "foulds2016/fig4_5",
+        title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
+        config: "configs/foulds2016/fig4_5.toml",
+        build: foulds2016_hmm::build_fig4_5,
     },
     Spec {
         id: "bun2018/fig2",

@@ -7,6 +7,7 @@ mod bun2018;
 mod foulds2016;
 mod geumlek2017;
 mod heikkila2019;
+mod hmm;
 mod logreg;
 
 use std::path::Path;
@@ -102,6 +103,8 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
             .map_err(DrawError)
             .and_then(|c| logreg::samplers(&c))
             .and_then(|d| render(&d, dir)),
+        "foulds2016/fig3" => hmm::states(&summary).and_then(|d| render(&d, dir)),
+        "foulds2016/fig4_5" => hmm::emissions(&summary).and_then(|d| render(&d, dir)),
         other => Err(DrawError(format!("no plot is defined for `{other}`"))),
     };
     result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))

@@ -1,0 +1,374 @@
+//! foulds2016 §5, the war-logs case study on synthetic data (issue 5): Figure 3 (state
+//! assignments per region and month) and Figures 4–5 (per-state emission distributions),
+//! from one private Gibbs run. Both figures run the same seeded chain, so the two
+//! configs with the same settings describe the same run.
+
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+
+use super::Figure;
+use crate::config::{check, deserialize, ParamError};
+use crate::hmm::generate::{generate, Preset, Truth};
+use crate::hmm::gibbs::{laplace_histograms, Gibbs, Model, Ops, State};
+use crate::hmm::{Histograms, FEATURES};
+use crate::runner::setup_rng;
+use crate::runner::table::{Row, Table};
+
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RunConfig {
+    preset: String,
+    /// optional preset overrides
+    base_events: Option<f64>,
+    growth: Option<f64>,
+    categories: Option<usize>,
+    min_region_events: usize,
+    states: usize,
+    alpha: f64,
+    beta: f64,
+    mechanism: String,
+    epsilon: f64,
+    ops_m: f64,
+    sweeps: usize,
+    burn_in: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mechanism {
+    NonPrivate,
+    Laplace,
+    Ops,
+}
+
+/// A validated case-study run.
+struct Run {
+    preset: Preset,
+    c: RunConfig,
+    mechanism: Mechanism,
+    seed: u64,
+}
+
+const GENERATE: u64 = 11;
+const PRIVATIZE: u64 = 12;
+
+/// What one run produces.
+struct Output {
+    data: Histograms,
+    truth: Truth,
+    /// per kept region and cell: counts of each state over the post-burn-in sweeps
+    tallies: Vec<Vec<Vec<usize>>>,
+    last: State,
+    /// posterior mean of φ given the last sweep's states (on the statistics the sampler saw)
+    phi_hat: Vec<Vec<Vec<f64>>>,
+}
+
+fn build_run(params: &toml::Table, seed: u64) -> Result<Run, ParamError> {
+    let c: RunConfig = deserialize(params)?;
+    let mut preset = Preset::named(&c.preset).ok_or_else(|| {
+        ParamError::new(
+            "preset",
+            format!("unknown preset \"{}\"", c.preset),
+            "\"iraq\", \"afghanistan\"",
+        )
+    })?;
+    if let Some(v) = c.base_events {
+        preset.base_events = v;
+    }
+    if let Some(v) = c.growth {
+        preset.growth = v;
+    }
+    if let Some(v) = c.categories {
+        preset.categories = v;
+    }
+    preset
+        .validate()
+        .map_err(|e| ParamError::new("preset", e, "a preset with consistent overrides"))?;
+    let mechanism = match c.mechanism.as_str() {
+        "non_private" => Mechanism::NonPrivate,
+        "laplace" => Mechanism::Laplace,
+        "ops" => Mechanism::Ops,
+        other => {
+            return Err(ParamError::new(
+                "mechanism",
+                format!("unknown mechanism \"{other}\""),
+                "\"non_private\", \"laplace\", \"ops\"",
+            ))
+        }
+    };
+    check::epsilon("epsilon", c.epsilon)?;
+    if !(2..=50).contains(&c.states) {
+        return Err(ParamError::new(
+            "states",
+            format!("{}", c.states),
+            "2 ≤ states ≤ 50",
+        ));
+    }
+    check::positive("alpha", c.alpha)?;
+    check::positive("beta", c.beta)?;
+    if !(c.ops_m > 1.0 && c.ops_m.is_finite()) {
+        return Err(ParamError::new(
+            "ops_m",
+            format!("{}", c.ops_m),
+            "M > 1 (a₀ = 1/(M·K_d))",
+        ));
+    }
+    if c.sweeps == 0 || c.burn_in >= c.sweeps {
+        return Err(ParamError::new(
+            "burn_in",
+            format!("burn_in = {} with sweeps = {}", c.burn_in, c.sweeps),
+            "0 ≤ burn_in < sweeps",
+        ));
+    }
+    Ok(Run {
+        preset,
+        c,
+        mechanism,
+        seed,
+    })
+}
+
+impl Run {
+    fn model(&self, cards: &[usize]) -> Model {
+        Model {
+            states: self.c.states,
+            alpha: self.c.alpha,
+            beta: vec![self.c.beta; cards.len()],
+            ops: (self.mechanism == Mechanism::Ops)
+                .then(|| Ops::new(cards, self.c.ops_m, self.c.epsilon)),
+        }
+    }
+
+    fn execute(&self, rng: &mut ChaCha8Rng) -> Result<Output, String> {
+        let mut gen_rng = setup_rng(self.seed, GENERATE);
+        let (truth, records) = generate(&self.preset, &mut gen_rng);
+        let data = Histograms::aggregate(
+            &records,
+            self.preset.regions(),
+            self.preset.months,
+            &self.preset.cards(),
+            self.c.min_region_events,
+        );
+        if data.regions.is_empty() {
+            return Err("no region has min_region_events events".into());
+        }
+        let seen = if self.mechanism == Mechanism::Laplace {
+            let eps = vec![self.c.epsilon / FEATURES.len() as f64; FEATURES.len()];
+            laplace_histograms(&data, &eps, &mut setup_rng(self.seed, PRIVATIZE))
+                .map_err(|e| e.to_string())?
+        } else {
+            data.clone()
+        };
+        let gibbs = Gibbs::new(&seen, self.model(&seen.cards));
+        let mut state = State::random(&seen, self.c.states, rng);
+        let mut tallies: Vec<Vec<Vec<usize>>> = seen
+            .regions
+            .iter()
+            .map(|(_, cells)| vec![vec![0; self.c.states]; cells.len()])
+            .collect();
+        for sweep in 0..self.c.sweeps {
+            gibbs.sweep(&mut state, rng);
+            if sweep >= self.c.burn_in {
+                for (r, chain) in state.z.iter().enumerate() {
+                    for (i, &k) in chain.iter().enumerate() {
+                        tallies[r][i][k] += 1;
+                    }
+                }
+            }
+        }
+        // posterior mean of φ given the last states, on the statistics the sampler used
+        let mut stats: Vec<Vec<Vec<f64>>> = (0..self.c.states)
+            .map(|_| seen.cards.iter().map(|&k| vec![self.c.beta; k]).collect())
+            .collect();
+        for (r, (_, cells)) in seen.regions.iter().enumerate() {
+            for (i, cell) in cells.iter().enumerate() {
+                for (d, h) in cell.counts.iter().enumerate() {
+                    for (v, &x) in h.iter().enumerate() {
+                        stats[state.z[r][i]][d][v] += x;
+                    }
+                }
+            }
+        }
+        let phi_hat = stats
+            .into_iter()
+            .map(|sk| {
+                sk.into_iter()
+                    .map(|s| {
+                        let t: f64 = s.iter().sum();
+                        s.into_iter().map(|x| x / t).collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Output {
+            data,
+            truth,
+            tallies,
+            last: state,
+            phi_hat,
+        })
+    }
+
+    fn privacy(&self) -> serde_json::Value {
+        match self.mechanism {
+            Mechanism::NonPrivate => {
+                serde_json::json!({"mechanism": "non_private", "epsilon": null})
+            }
+            Mechanism::Laplace => serde_json::json!({
+                "mechanism": "laplace",
+                "epsilon": self.c.epsilon,
+                "per_feature_epsilon": self.c.epsilon / FEATURES.len() as f64,
+                "sensitivity_per_feature": 2.0,
+                "note": "noise added once to every histogram count (cells compose in parallel, features sequentially); the Gibbs run costs nothing further",
+            }),
+            Mechanism::Ops => {
+                let cards = self.preset.cards();
+                let ops = Ops::new(&cards, self.c.ops_m, self.c.epsilon);
+                serde_json::json!({
+                    "mechanism": "ops",
+                    "epsilon_if_converged": self.c.epsilon,
+                    "temperature": ops.temperature,
+                    "a0": ops.a0,
+                    "delta_log_likelihood": Ops::delta(&cards, &ops.a0),
+                    "worst_case_epsilon_if_not_converged": 2.0 * self.c.sweeps as f64 * self.c.epsilon,
+                    "note": "ε holds only if the chain has converged; otherwise each of the 2·sweeps updates may cost ε (Foulds §5: 400ε for 200 sweeps)",
+                })
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- Figure 3
+
+/// State assignments over time for each region (modal over the post-burn-in sweeps).
+pub struct Fig3 {
+    run: Run,
+}
+
+pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    Ok(Box::new(Fig3 {
+        run: build_run(params, seed)?,
+    }))
+}
+
+const FIG3_COLUMNS: [&str; 8] = [
+    "region",
+    "region_name",
+    "month",
+    "events",
+    "modal_state",
+    "modal_share",
+    "last_state",
+    "true_state",
+];
+
+impl Figure for Fig3 {
+    fn task_count(&self) -> usize {
+        1
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "one {}-state Gibbs run ({} sweeps, {} burn-in) on the {} preset, {}",
+            self.run.c.states,
+            self.run.c.sweeps,
+            self.run.c.burn_in,
+            self.run.preset.name,
+            self.run.c.mechanism
+        )
+    }
+
+    fn data_columns(&self) -> Vec<&'static str> {
+        FIG3_COLUMNS.to_vec()
+    }
+
+    fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+        let out = self.run.execute(rng)?;
+        let kept = self.run.c.sweeps - self.run.c.burn_in;
+        let mut rows = Vec::new();
+        for (r, (region, cells)) in out.data.regions.iter().enumerate() {
+            for (i, cell) in cells.iter().enumerate() {
+                let t = &out.tallies[r][i];
+                let modal = (0..t.len())
+                    .max_by_key(|&k| (t[k], usize::MAX - k))
+                    .unwrap_or(0);
+                rows.push(vec![
+                    (*region).into(),
+                    self.run.preset.region_names[*region].clone().into(),
+                    cell.month.into(),
+                    cell.events.into(),
+                    modal.into(),
+                    (t[modal] as f64 / kept as f64).into(),
+                    out.last.z[r][i].into(),
+                    out.truth.states[*region][cell.month].into(),
+                ]);
+            }
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> Result<Table, String> {
+        Ok(data.clone())
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({ "privacy": self.run.privacy(), "preset": format!("{:?}", self.run.preset) })
+    }
+}
+
+// ---------------------------------------------------------------- Figures 4–5
+
+/// Per-state emission distributions (posterior mean given the last sweep's states).
+pub struct Fig45 {
+    run: Run,
+}
+
+pub fn build_fig4_5(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    Ok(Box::new(Fig45 {
+        run: build_run(params, seed)?,
+    }))
+}
+
+impl Figure for Fig45 {
+    fn task_count(&self) -> usize {
+        1
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "emission distributions of one {}-state run on {}, {}",
+            self.run.c.states, self.run.preset.name, self.run.c.mechanism
+        )
+    }
+
+    fn data_columns(&self) -> Vec<&'static str> {
+        vec!["state", "feature", "value", "probability", "cells_in_state"]
+    }
+
+    fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+        let out = self.run.execute(rng)?;
+        let mut rows = Vec::new();
+        for (k, pk) in out.phi_hat.iter().enumerate() {
+            let cells: usize = out.last.z.iter().flatten().filter(|&&z| z == k).count();
+            for (d, p) in pk.iter().enumerate() {
+                for (v, &x) in p.iter().enumerate() {
+                    rows.push(vec![
+                        k.into(),
+                        FEATURES[d].into(),
+                        v.into(),
+                        x.into(),
+                        cells.into(),
+                    ]);
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> Result<Table, String> {
+        Ok(data.clone())
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({ "privacy": self.run.privacy(), "preset": format!("{:?}", self.run.preset) })
+    }
+}
