@@ -37,7 +37,19 @@ fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-const FIGURES: [(&str, &[&str]); 14] = [
+const FIGURES: [(&str, &[&str]); 15] = [
+    (
+        "foulds2016/fig6",
+        &[
+            "dataset",
+            "model",
+            "mechanism",
+            "epsilon",
+            "mean",
+            "se",
+            "splits",
+        ],
+    ),
     (
         "foulds2016/fig3",
         &[
@@ -199,7 +211,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("wrote 14 figure(s)"), "{out}");
+        assert!(out.contains("wrote 15 figure(s)"), "{out}");
     }
     for (id, columns) in FIGURES {
         let d = one.path().join(id);
@@ -377,6 +389,27 @@ fn check_hmm(out: &Path) {
     .unwrap();
     assert_eq!(man["details"]["privacy"]["epsilon"], 5.0);
     assert_eq!(man["details"]["privacy"]["per_feature_epsilon"], 1.0);
+    // Fig 6: three panels in config order, four mechanisms, finite likelihoods; the
+    // non-private value does not depend on ε; Laplace improves with ε
+    let f6 = rows(&out.join("foulds2016/fig6/summary.csv"));
+    assert_eq!(f6.len(), 3 * 4 * 2);
+    assert_eq!(
+        (f6[0][0].as_str(), f6[0][1].as_str()),
+        ("afghanistan", "naive_bayes")
+    );
+    assert_eq!((f6[23][0].as_str(), f6[23][1].as_str()), ("iraq", "hmm"));
+    for r in &f6 {
+        assert!(
+            r[4].parse::<f64>().unwrap().is_finite() && r[6] == "2",
+            "{r:?}"
+        );
+    }
+    for panel in f6.chunks(8) {
+        assert_eq!(panel[0][2], "non_private");
+        assert_eq!(panel[0][4], panel[1][4]);
+        assert_eq!(panel[2][2], "laplace");
+        assert!(panel[2][4].parse::<f64>().unwrap() < panel[3][4].parse::<f64>().unwrap());
+    }
 }
 
 /// Logistic-regression figures: calibrations in range, shared draws where the
@@ -778,6 +811,16 @@ fn logistic_regression_configs_reject_bad_privacy_parameters_and_corrupt_data() 
             "mechanism",
         ),
         ("configs/foulds2016/fig4_5.toml", "epsilon=-1", "epsilon"),
+        (
+            "configs/foulds2016/fig6.toml",
+            "panels=[\"lda:iraq\"]",
+            "panels",
+        ),
+        (
+            "configs/foulds2016/fig6.toml",
+            "held_out_fraction=0.9",
+            "held_out_fraction",
+        ),
     ] {
         let o = privpost(&["check", config, "--smoke", "--set", set]);
         assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));

@@ -372,3 +372,388 @@ impl Figure for Fig45 {
         serde_json::json!({ "privacy": self.run.privacy(), "preset": format!("{:?}", self.run.preset) })
     }
 }
+
+// ---------------------------------------------------------------- Figure 6
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fig6Config {
+    /// "model:preset" with model naive_bayes (1 state) or hmm (`states` states)
+    panels: Vec<String>,
+    epsilons: Vec<f64>,
+    mechanisms: Vec<String>,
+    states: usize,
+    splits: usize,
+    held_out_fraction: f64,
+    min_region_events: usize,
+    alpha: f64,
+    beta: f64,
+    sweeps: usize,
+    burn_in: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fig6Mech {
+    NonPrivate,
+    Laplace,
+    Ops(f64),
+}
+
+impl Fig6Mech {
+    fn name(self) -> String {
+        match self {
+            Fig6Mech::NonPrivate => "non_private".into(),
+            Fig6Mech::Laplace => "laplace".into(),
+            Fig6Mech::Ops(m) => format!("ops_m{m}"),
+        }
+    }
+}
+
+struct Panel {
+    model: &'static str,
+    preset: String,
+    states: usize,
+    data: Histograms,
+}
+
+/// Test log-likelihood per held-out event vs ε (Figure 6).
+pub struct Fig6 {
+    c: Fig6Config,
+    panels: Vec<Panel>,
+    mechs: Vec<Fig6Mech>,
+    /// (panel, split, mechanism, ε index or None for the ε-free non-private run)
+    tasks: Vec<(usize, usize, Fig6Mech, Option<usize>)>,
+    seed: u64,
+}
+
+pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    let c: Fig6Config = deserialize(params)?;
+    check::non_empty("panels", &c.panels)?;
+    check::non_empty("epsilons", &c.epsilons)?;
+    for &e in &c.epsilons {
+        check::epsilon("epsilons", e)?;
+    }
+    check::non_empty("mechanisms", &c.mechanisms)?;
+    let mechs = c
+        .mechanisms
+        .iter()
+        .map(|m| match m.as_str() {
+            "non_private" => Ok(Fig6Mech::NonPrivate),
+            "laplace" => Ok(Fig6Mech::Laplace),
+            "ops_m10" => Ok(Fig6Mech::Ops(10.0)),
+            "ops_m100" => Ok(Fig6Mech::Ops(100.0)),
+            other => Err(ParamError::new(
+                "mechanisms",
+                format!("unknown mechanism \"{other}\""),
+                "\"non_private\", \"laplace\", \"ops_m10\", \"ops_m100\"",
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !(2..=50).contains(&c.states) {
+        return Err(ParamError::new(
+            "states",
+            format!("{}", c.states),
+            "2 ≤ states ≤ 50",
+        ));
+    }
+    if c.splits == 0 || c.splits > 1000 {
+        return Err(ParamError::new(
+            "splits",
+            format!("{}", c.splits),
+            "1 ≤ splits ≤ 1000",
+        ));
+    }
+    if !(c.held_out_fraction > 0.0 && c.held_out_fraction < 0.5) {
+        return Err(ParamError::new(
+            "held_out_fraction",
+            format!("{}", c.held_out_fraction),
+            "0 < fraction < 0.5",
+        ));
+    }
+    check::positive("alpha", c.alpha)?;
+    check::positive("beta", c.beta)?;
+    if c.sweeps == 0 || c.burn_in >= c.sweeps {
+        return Err(ParamError::new(
+            "burn_in",
+            format!("burn_in = {} with sweeps = {}", c.burn_in, c.sweeps),
+            "0 ≤ burn_in < sweeps",
+        ));
+    }
+    let mut panels = Vec::new();
+    for (pi, spec) in c.panels.iter().enumerate() {
+        let bad = || {
+            ParamError::new(
+                "panels",
+                format!("invalid panel \"{spec}\""),
+                "\"naive_bayes:<preset>\" or \"hmm:<preset>\", preset iraq or afghanistan",
+            )
+        };
+        let (model, preset) = spec.split_once(':').ok_or_else(bad)?;
+        let (model, states) = match model {
+            "naive_bayes" => ("naive_bayes", 1),
+            "hmm" => ("hmm", c.states),
+            _ => return Err(bad()),
+        };
+        let p = Preset::named(preset).ok_or_else(bad)?;
+        let (_, records) = generate(&p, &mut setup_rng(seed, 2000 + pi as u64));
+        let data = Histograms::aggregate(
+            &records,
+            p.regions(),
+            p.months,
+            &p.cards(),
+            c.min_region_events,
+        );
+        if data.cells() < 10 {
+            return Err(ParamError::new(
+                "min_region_events",
+                format!("panel \"{spec}\" keeps only {} cells", data.cells()),
+                "a threshold that keeps regions",
+            ));
+        }
+        panels.push(Panel {
+            model,
+            preset: preset.to_string(),
+            states,
+            data,
+        });
+    }
+    let mut tasks = Vec::new();
+    for p in 0..panels.len() {
+        for s in 0..c.splits {
+            for &m in &mechs {
+                if m == Fig6Mech::NonPrivate {
+                    tasks.push((p, s, m, None));
+                } else {
+                    tasks.extend((0..c.epsilons.len()).map(|e| (p, s, m, Some(e))));
+                }
+            }
+        }
+    }
+    Ok(Box::new(Fig6 {
+        c,
+        panels,
+        mechs,
+        tasks,
+        seed,
+    }))
+}
+
+impl Fig6 {
+    /// The held-out mask of split `s` of panel `p` (same for every mechanism and ε).
+    fn mask(&self, p: usize, s: usize) -> Vec<Vec<bool>> {
+        use rand::RngExt;
+        let mut rng = setup_rng(self.seed, 3000 + 100 * p as u64 + s as u64);
+        self.panels[p]
+            .data
+            .regions
+            .iter()
+            .map(|(_, cells)| {
+                cells
+                    .iter()
+                    .map(|_| rng.random::<f64>() < self.c.held_out_fraction)
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+impl Figure for Fig6 {
+    fn task_count(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "{} panels × {} splits × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps",
+            self.panels.len(),
+            self.c.splits,
+            self.c.epsilons.len(),
+            self.mechs.iter().filter(|m| **m != Fig6Mech::NonPrivate).count(),
+            self.tasks.len(),
+            self.c.sweeps
+        )
+    }
+
+    fn data_columns(&self) -> Vec<&'static str> {
+        vec![
+            "dataset",
+            "model",
+            "mechanism",
+            "epsilon",
+            "split",
+            "held_out_events",
+            "loglik_per_event",
+        ]
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+        let (p, s, mech, e) = self.tasks[index];
+        let panel = &self.panels[p];
+        let eps = e.map(|i| self.c.epsilons[i]);
+        let seen = match (mech, eps) {
+            (Fig6Mech::Laplace, Some(eps)) => {
+                let per = vec![eps / FEATURES.len() as f64; FEATURES.len()];
+                laplace_histograms(&panel.data, &per, rng).map_err(|e| e.to_string())?
+            }
+            _ => panel.data.clone(),
+        };
+        let model = Model {
+            states: panel.states,
+            alpha: self.c.alpha,
+            beta: vec![self.c.beta; seen.cards.len()],
+            ops: match (mech, eps) {
+                (Fig6Mech::Ops(m), Some(eps)) => Some(Ops::new(&seen.cards, m, eps)),
+                _ => None,
+            },
+        };
+        let mut gibbs = Gibbs::new(&seen, model);
+        gibbs.held_out = self.mask(p, s);
+        let held_events: usize = panel
+            .data
+            .regions
+            .iter()
+            .enumerate()
+            .flat_map(|(r, (_, cells))| {
+                let mask = &gibbs.held_out[r];
+                cells
+                    .iter()
+                    .enumerate()
+                    .filter(move |(i, _)| mask[*i])
+                    .map(|(_, c)| c.events)
+            })
+            .sum();
+        let mut state = State::random(&seen, panel.states, rng);
+        // per held-out cell: ln Σ over kept samples of the likelihood, and the count
+        let mut acc: Vec<Vec<f64>> = Vec::new();
+        let last_only = matches!(mech, Fig6Mech::Ops(_));
+        for sweep in 0..self.c.sweeps {
+            gibbs.sweep(&mut state, rng);
+            let keep = if last_only {
+                sweep + 1 == self.c.sweeps
+            } else {
+                sweep >= self.c.burn_in
+            };
+            if keep {
+                let ll = gibbs.held_out_loglik(&state, &panel.data);
+                if acc.is_empty() {
+                    acc = ll.into_iter().map(|x| vec![x]).collect();
+                } else {
+                    acc.iter_mut().zip(ll).for_each(|(a, x)| a.push(x));
+                }
+            }
+        }
+        let total: f64 = acc
+            .iter()
+            .map(|v| crate::numeric::log_sum_exp(v) - (v.len() as f64).ln())
+            .sum();
+        let per_event = if held_events > 0 {
+            total / held_events as f64
+        } else {
+            f64::NAN
+        };
+        let eps_values: Vec<f64> = match eps {
+            Some(x) => vec![x],
+            None => self.c.epsilons.clone(),
+        };
+        Ok(eps_values
+            .into_iter()
+            .map(|x| {
+                vec![
+                    panel.preset.clone().into(),
+                    panel.model.into(),
+                    mech.name().into(),
+                    x.into(),
+                    s.into(),
+                    held_events.into(),
+                    per_event.into(),
+                ]
+            })
+            .collect())
+    }
+
+    fn summarize(&self, data: &Table) -> Result<Table, String> {
+        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+        let (ds, model, mech, eps, ll) = (
+            col("dataset")?,
+            col("model")?,
+            col("mechanism")?,
+            col("epsilon")?,
+            col("loglik_per_event")?,
+        );
+        let mut order: Vec<Vec<String>> = Vec::new();
+        let mut groups: std::collections::HashMap<Vec<String>, Vec<f64>> = Default::default();
+        for i in 0..data.rows.len() {
+            let key = vec![
+                data.s(i, ds),
+                data.s(i, model),
+                data.s(i, mech),
+                data.s(i, eps),
+            ];
+            if !groups.contains_key(&key) {
+                order.push(key.clone());
+            }
+            groups.entry(key).or_default().push(data.f(i, ll));
+        }
+        // panels in config order, then mechanisms in config order, then ε ascending
+        let rank = |k: &[String]| {
+            let p = self
+                .panels
+                .iter()
+                .position(|p| p.preset == k[0] && p.model == k[1])
+                .unwrap_or(usize::MAX);
+            let m = self
+                .mechs
+                .iter()
+                .position(|m| m.name() == k[2])
+                .unwrap_or(usize::MAX);
+            (p, m)
+        };
+        order.sort_by(|a, b| {
+            rank(a).cmp(&rank(b)).then(
+                a[3].parse::<f64>()
+                    .unwrap_or(0.0)
+                    .total_cmp(&b[3].parse::<f64>().unwrap_or(0.0)),
+            )
+        });
+        let rows = order
+            .into_iter()
+            .map(|k| {
+                let v = &groups[&k];
+                let (m, se) = super::logreg::mean_se(v);
+                vec![
+                    k[0].clone().into(),
+                    k[1].clone().into(),
+                    k[2].clone().into(),
+                    k[3].parse::<f64>().unwrap_or(f64::NAN).into(),
+                    m.into(),
+                    se.into(),
+                    v.len().into(),
+                ]
+            })
+            .collect();
+        Ok(Table::new(
+            &[
+                "dataset",
+                "model",
+                "mechanism",
+                "epsilon",
+                "mean",
+                "se",
+                "splits",
+            ],
+            rows,
+        ))
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "test_likelihood": "held-out cells are missing in training; per kept sample Σ_k p(z = k | neighbours) Π φ on the true events; likelihoods averaged over post-burn-in samples (Laplace, non-private) or the last sample (OPS); log per held-out event",
+            "laplace": "ε split evenly over the 5 features, Δ = 2 per feature",
+            "ops": "ε per conditional update (holds only at convergence; worst case 2·sweeps·ε)",
+            "panels": self.panels.iter().map(|p| serde_json::json!({
+                "model": p.model, "preset": p.preset, "states": p.states,
+                "cells": p.data.cells(), "events": p.data.events(), "median_events": p.data.median_events(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}

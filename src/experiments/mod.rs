@@ -102,6 +102,12 @@ pub const REGISTRY: &[Spec] = &[
         build: foulds2016_hmm::build_fig4_5,
     },
     Spec {
+        id: "foulds2016/fig6",
+        title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
+        config: "configs/foulds2016/fig6.toml",
+        build: foulds2016_hmm::build_fig6,
+    },
+    Spec {
         id: "bun2018/fig2",
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
         config: "configs/bun2018/fig2.toml",

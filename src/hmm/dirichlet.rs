@@ -5,18 +5,17 @@
 //! The truncated Dirichlet(γ) on {φ_v ≥ a₀} is sampled by a kernel that leaves it
 //! invariant: up to `REJECTION_TRIES` proposals from the untruncated Dirichlet(γ),
 //! accepted when inside (an exact, independent draw); if none is inside, sweeps of
-//! pairwise Gibbs updates from the current value — for a pair (i, j) with
-//! s = φᵢ + φⱼ held fixed, φᵢ/s has density ∝ x^{γᵢ−1}(1 − x)^{γⱼ−1} on
-//! [a₀/s, 1 − a₀/s], a truncated Beta sampled exactly by inverse CDF. Both branches
-//! leave the target invariant and the branch probability does not depend on the
-//! current value, so the mixture does too.
+//! pairwise updates from the current value — for a pair (i, j) with s = φᵢ + φⱼ held
+//! fixed, φᵢ/s has density ∝ x^{γᵢ−1}(1 − x)^{γⱼ−1} on [a₀/s, 1 − a₀/s] (a truncated
+//! Beta), updated by one slice-sampling step (Neal 2003: a uniform level under the
+//! density, then shrinkage from the whole bounded interval), which leaves that
+//! conditional invariant. Both branches leave the target invariant and the branch
+//! probability does not depend on the current value, so the mixture does too.
 
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma};
 
-use crate::expfam::truncated::TruncatedBeta;
-
-pub const REJECTION_TRIES: usize = 64;
+pub const REJECTION_TRIES: usize = 8;
 /// Pairwise sweeps when rejection fails.
 pub const PAIR_SWEEPS: usize = 4;
 
@@ -56,15 +55,30 @@ pub fn truncated_dirichlet(gamma: &[f64], a0: f64, phi: &mut [f64], rng: &mut im
         for i in 0..k {
             let j = (i + 1 + rng.random_range(0..k - 1)) % k;
             let s = phi[i] + phi[j];
-            let (lo, hi) = (a0 / s, 1.0 - a0 / s);
+            let (mut lo, mut hi) = (a0 / s, 1.0 - a0 / s);
             if hi <= lo {
                 continue;
             }
-            if let Ok(tb) = TruncatedBeta::new(gamma[i], gamma[j], lo, hi) {
-                let x = tb.sample(rng);
-                phi[i] = s * x;
-                phi[j] = s - phi[i];
-            }
+            let (a, b) = (gamma[i], gamma[j]);
+            let ln_f = |x: f64| (a - 1.0) * x.ln() + (b - 1.0) * (1.0 - x).ln();
+            let x0 = (phi[i] / s).clamp(lo, hi);
+            let level = ln_f(x0) + rng.random::<f64>().ln();
+            let x = loop {
+                let x = lo + (hi - lo) * rng.random::<f64>();
+                if ln_f(x) >= level {
+                    break x;
+                }
+                if hi - lo < 1e-15 {
+                    break x0; // the current point is always on the slice
+                }
+                if x < x0 {
+                    lo = x;
+                } else {
+                    hi = x;
+                }
+            };
+            phi[i] = s * x;
+            phi[j] = s - phi[i];
         }
     }
 }

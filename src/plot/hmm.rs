@@ -191,3 +191,49 @@ impl Draw for Emissions {
         Ok(())
     }
 }
+
+/// Figure 6: one panel per (dataset, model), x = log10 ε, series mechanisms.
+pub fn fig6(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
+    let (ds, model, mech, eps, mean, se) = (
+        t.col("dataset")?,
+        t.col("model")?,
+        t.col("mechanism")?,
+        t.col("epsilon")?,
+        t.col("mean")?,
+        t.col("se")?,
+    );
+    let order = distinct(t, mech);
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for i in 0..t.rows.len() {
+        let k = (t.s(i, ds), t.s(i, model));
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let panels = keys
+        .iter()
+        .map(|(d, m)| {
+            let bands = order
+                .iter()
+                .map(|name| {
+                    let pts = (0..t.rows.len())
+                        .filter(|&i| {
+                            t.s(i, ds) == *d && t.s(i, model) == *m && t.s(i, mech) == *name
+                        })
+                        .map(|i| (t.f(i, eps).log10(), t.f(i, mean), t.f(i, se)))
+                        .collect();
+                    (name.clone(), pts)
+                })
+                .collect();
+            (format!("{} ({d})", m.replace('_', " ")), bands)
+        })
+        .collect();
+    Ok(super::logreg::PanelGrid {
+        rows: 1,
+        cols: keys.len(),
+        panels,
+        x_desc: "log10 ε".into(),
+        y_desc: "test log-likelihood per event, mean ± s.e.".into(),
+        order,
+    })
+}

@@ -105,6 +105,7 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
             .and_then(|d| render(&d, dir)),
         "foulds2016/fig3" => hmm::states(&summary).and_then(|d| render(&d, dir)),
         "foulds2016/fig4_5" => hmm::emissions(&summary).and_then(|d| render(&d, dir)),
+        "foulds2016/fig6" => hmm::fig6(&summary).and_then(|d| render(&d, dir)),
         other => Err(DrawError(format!("no plot is defined for `{other}`"))),
     };
     result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))
