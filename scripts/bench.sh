@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet
-for bench in beta_bernoulli hellinger dpmcmc; do
+for bench in beta_bernoulli hellinger dpmcmc hmm; do
   cargo bench --locked --bench "$bench" -- --warm-up-time 1 --measurement-time 3 2>&1 | grep -E '^[a-z_0-9]+/|time:'
 done
 # effective samples per second of the logistic-regression sampler (50 chains, datasets needed)
