@@ -67,6 +67,18 @@ pub struct State {
 }
 
 impl State {
+    /// ln φ[k][d][v], as the state and held-out conditionals use it.
+    pub fn ln_phi(&self) -> Vec<Vec<Vec<f64>>> {
+        self.phi
+            .iter()
+            .map(|pk| {
+                pk.iter()
+                    .map(|p| p.iter().map(|x| x.ln()).collect())
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Uniformly random states; φ uniform (inside every OPS truncation).
     pub fn random(data: &Histograms, k: usize, rng: &mut impl Rng) -> Self {
         let z: Vec<Vec<usize>> = data
@@ -212,15 +224,7 @@ impl<'a> Gibbs<'a> {
 
     /// Draws every state in time order, region by region.
     pub fn update_z(&self, state: &mut State, rng: &mut impl Rng) {
-        let ln_phi: Vec<Vec<Vec<f64>>> = state
-            .phi
-            .iter()
-            .map(|pk| {
-                pk.iter()
-                    .map(|p| p.iter().map(|x| x.ln()).collect())
-                    .collect()
-            })
-            .collect();
+        let ln_phi = state.ln_phi();
         for r in 0..state.z.len() {
             let len = state.z[r].len();
             for i in 0..len {
@@ -267,15 +271,7 @@ impl Gibbs<'_> {
     /// evaluated on `truth` (the un-noised histograms, same cell layout). Returns one
     /// value per held-out cell, in region/time order.
     pub fn held_out_loglik(&self, state: &State, truth: &Histograms) -> Vec<f64> {
-        let ln_phi: Vec<Vec<Vec<f64>>> = state
-            .phi
-            .iter()
-            .map(|pk| {
-                pk.iter()
-                    .map(|p| p.iter().map(|x| x.ln()).collect())
-                    .collect()
-            })
-            .collect();
+        let ln_phi = state.ln_phi();
         let mut out = Vec::new();
         let mut trans = state.trans.clone();
         for (r, chain) in state.z.iter().enumerate() {
@@ -428,15 +424,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
         let mut state = State::random(&data, 3, &mut rng);
         g.update_phi(&mut state, &mut rng);
-        let ln_phi: Vec<Vec<Vec<f64>>> = state
-            .phi
-            .iter()
-            .map(|pk| {
-                pk.iter()
-                    .map(|p| p.iter().map(|x| x.ln()).collect())
-                    .collect()
-            })
-            .collect();
+        let ln_phi = state.ln_phi();
         for r in 0..2 {
             for i in 0..state.z[r].len() {
                 let mut s = state.clone();
@@ -511,15 +499,7 @@ mod tests {
                 );
             }
         }
-        let ln_phi: Vec<Vec<Vec<f64>>> = state
-            .phi
-            .iter()
-            .map(|pk| {
-                pk.iter()
-                    .map(|p| p.iter().map(|x| x.ln()).collect())
-                    .collect()
-            })
-            .collect();
+        let ln_phi = state.ln_phi();
         let a = plain.log_weights(&state, 0, 3, &ln_phi);
         let b = ops.log_weights(&state, 0, 3, &ln_phi);
         for k in 0..2 {
