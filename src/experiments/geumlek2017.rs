@@ -763,15 +763,13 @@ impl Figure for Fig3 {
         let task = &self.tasks[dataset];
         let scores = logreg::score_draws(task, &cal, &self.sampler, self.repeats, rng)
             .map_err(|e| format!("{}: {e}", task.name))?;
-        let mut rows = Vec::new();
-        for (p, _) in self
-            .points
-            .iter()
-            .zip(&self.which)
-            .filter(|(_, &w)| w == index)
-        {
-            for (r, &(err, ll)) in scores.iter().enumerate() {
-                rows.push(vec![
+        Ok(logreg::expand_rows(
+            &self.points,
+            &self.which,
+            index,
+            &scores,
+            |p, r, err, ll| {
+                vec![
                     task.name.into(),
                     p.lambda.into(),
                     p.ln_epsilon.into(),
@@ -781,10 +779,9 @@ impl Figure for Fig3 {
                     r.into(),
                     err.into(),
                     ll.into(),
-                ]);
-            }
-        }
-        Ok(rows)
+                ]
+            },
+        ))
     }
 
     fn summarize(&self, data: &Table) -> Result<Table, String> {

@@ -293,6 +293,29 @@ pub fn dedupe(points: &[(usize, Calibrated)]) -> (Vec<(usize, Calibrated)>, Vec<
     (unique, index)
 }
 
+/// Rows of one deduplicated task: for every grid point mapped to `index` (see
+/// [`dedupe`]) and every draw r, `row(point, r, test error, test log-likelihood)`.
+pub fn expand_rows<P>(
+    points: &[P],
+    which: &[usize],
+    index: usize,
+    scores: &[(f64, f64)],
+    row: impl Fn(&P, usize, f64, f64) -> crate::runner::table::Row,
+) -> Vec<crate::runner::table::Row> {
+    points
+        .iter()
+        .zip(which)
+        .filter(|(_, &w)| w == index)
+        .flat_map(|(p, _)| {
+            scores
+                .iter()
+                .enumerate()
+                .map(|(r, &(err, ll))| row(p, r, err, ll))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Checks a list of ln ε values.
 pub fn ln_epsilons(key: &str, v: &[f64]) -> Result<(), ParamError> {
     crate::config::check::non_empty(key, v)?;

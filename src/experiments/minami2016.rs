@@ -307,15 +307,13 @@ impl Figure for Logreg {
                 (scores, "langevin")
             }
         };
-        let mut rows = Vec::new();
-        for (p, _) in self
-            .points
-            .iter()
-            .zip(&self.which)
-            .filter(|(_, &w)| w == index)
-        {
-            for (r, &(err, ll)) in scores.iter().enumerate() {
-                rows.push(vec![
+        Ok(logreg::expand_rows(
+            &self.points,
+            &self.which,
+            index,
+            &scores,
+            |p, r, err, ll| {
+                vec![
                     task.name.into(),
                     p.ln_epsilon.into(),
                     p.mech.name().into(),
@@ -326,10 +324,9 @@ impl Figure for Logreg {
                     err.into(),
                     ll.into(),
                     self.delta.into(),
-                ]);
-            }
-        }
-        Ok(rows)
+                ]
+            },
+        ))
     }
 
     fn summarize(&self, data: &Table) -> Result<Table, String> {
