@@ -147,6 +147,20 @@ enum DataAction {
         #[arg(long, default_value_t = 1)]
         split_seed: u64,
     },
+    /// Write synthetic war-log records (the HMM generator) in the CSV schema that
+    /// `source = "csv"` reads: an example file, or a start for your own records.
+    Warlog {
+        /// iraq or afghanistan
+        #[arg(long, default_value = "iraq")]
+        preset: String,
+        /// Expected events per region-month at mid-period (default: the preset's).
+        #[arg(long)]
+        base_events: Option<f64>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 fn main() {
@@ -192,6 +206,15 @@ fn main() {
                     split_seed,
                 },
         } => commands::data_export(&dataset, &out, &dir, split_seed),
+        Command::Data {
+            action:
+                DataAction::Warlog {
+                    preset,
+                    base_events,
+                    seed,
+                    out,
+                },
+        } => commands::data_warlog(&preset, base_events, seed, &out),
         Command::Account {
             mechanism,
             n_data,

@@ -543,3 +543,35 @@ pub fn vcor(iterations: usize, write: bool) -> Result<(), CommandError> {
     }
     Ok(())
 }
+
+/// Writes the war-log generator's records for `preset` in the CSV schema.
+pub fn data_warlog(
+    preset: &str,
+    base_events: Option<f64>,
+    seed: u64,
+    out: &Path,
+) -> Result<(), CommandError> {
+    use crate::hmm::source::{write_csv, DataSpec};
+    let spec = DataSpec {
+        base_events,
+        ..DataSpec::preset(preset)
+    };
+    let p = spec.resolve_preset("data").map_err(|e| {
+        CommandError::Input(format!(
+            "data warlog: {} (allowed: {})",
+            e.message,
+            e.allowed.unwrap_or_default()
+        ))
+    })?;
+    let mut rng = runner::setup_rng(seed, 11);
+    let (_, records) = crate::hmm::generate::generate(&p, &mut rng);
+    let labels = crate::hmm::source::preset_value_labels(&p);
+    write_csv(out, &records, &p.region_names, &labels, 2004)
+        .map_err(|e| CommandError::Failed(format!("{}: {e}", out.display())))?;
+    println!(
+        "wrote {} ({} records, preset {preset}, seed {seed})",
+        out.display(),
+        records.len()
+    );
+    Ok(())
+}

@@ -267,7 +267,7 @@ impl ConfigFile {
                         allowed: Some("experiment parameters and seed".into()),
                     });
                 }
-                table.insert(k.clone(), v.clone());
+                merge(&mut table, k, v);
             }
         }
         // Plain overrides first; list-for-scalar overrides become sweep axes.
@@ -408,6 +408,21 @@ fn insert(table: &mut toml::Table, key: &[String], value: toml::Value) -> Result
     match entry {
         toml::Value::Table(t) => insert(t, rest, value),
         _ => Err(format!("`{first}` is not a table")),
+    }
+}
+
+/// Sets `key` to `value`; when both are tables (e.g. `[profile.smoke.data]` over
+/// `[data]`), merges key by key instead of replacing the whole table.
+fn merge(table: &mut toml::Table, key: &str, value: &toml::Value) {
+    match (table.get_mut(key), value) {
+        (Some(toml::Value::Table(old)), toml::Value::Table(new)) => {
+            for (k, v) in new {
+                merge(old, k, v);
+            }
+        }
+        _ => {
+            table.insert(key.to_string(), value.clone());
+        }
     }
 }
 
@@ -570,6 +585,20 @@ epsilon = 0.5
         assert_eq!(r[0].seed, 7);
         let r = file().resolve(Some("smoke"), &[]).unwrap();
         assert_eq!(r[0].params["epsilon"].as_float(), Some(0.5));
+    }
+
+    #[test]
+    fn profile_tables_merge_key_by_key() {
+        let text = "experiment = \"x/y\"\nseed = 1\n[data]\npreset = \"iraq\"\nbase_events = 9.0\n[profile.smoke.data]\nbase_events = 2.0\n";
+        let f = ConfigFile::parse(text, Path::new("x.toml")).unwrap();
+        let r = f.resolve(Some("smoke"), &[]).unwrap();
+        let data = r[0].params["data"].as_table().unwrap();
+        assert_eq!(data["preset"].as_str(), Some("iraq"));
+        assert_eq!(data["base_events"].as_float(), Some(2.0));
+        let o = Override::parse("data.base_events=3.0").unwrap();
+        let r = f.resolve(Some("smoke"), &[o]).unwrap();
+        assert_eq!(r[0].params["data"]["base_events"].as_float(), Some(3.0));
+        assert_eq!(r[0].params["data"]["preset"].as_str(), Some("iraq"));
     }
 
     #[test]

@@ -8,21 +8,17 @@ use serde::Deserialize;
 
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
-use crate::hmm::generate::{generate, Preset, Truth};
-use crate::hmm::gibbs::{laplace_histograms, Gibbs, Model, Ops, State};
+use crate::hmm::gibbs::{laplace_histograms, modal, posterior_mean_phi, Gibbs, Model, Ops, State};
+use crate::hmm::source::{parse_spec, DataSpec, Dataset};
 use crate::hmm::{Histograms, FEATURES};
 use crate::runner::setup_rng;
-use crate::runner::table::{Row, Table};
+use crate::runner::table::{Cell as TableCell, Row, Table};
 
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct RunConfig {
-    preset: String,
-    /// optional preset overrides
-    base_events: Option<f64>,
-    growth: Option<f64>,
-    categories: Option<usize>,
-    min_region_events: usize,
+    /// the `[data]` table (see `hmm::source::DataSpec`)
+    data: Option<toml::Value>,
     states: usize,
     alpha: f64,
     beta: f64,
@@ -40,9 +36,10 @@ enum Mechanism {
     Ops,
 }
 
-/// A validated case-study run.
+/// A validated case-study run, its data loaded.
 struct Run {
-    preset: Preset,
+    dataset: Dataset,
+    min_region_events: usize,
     c: RunConfig,
     mechanism: Mechanism,
     seed: u64,
@@ -53,36 +50,19 @@ const PRIVATIZE: u64 = 12;
 
 /// What one run produces.
 struct Output {
-    data: Histograms,
-    truth: Truth,
     /// per kept region and cell: counts of each state over the post-burn-in sweeps
     tallies: Vec<Vec<Vec<usize>>>,
     last: State,
-    /// posterior mean of φ given the last sweep's states (on the statistics the sampler saw)
+    /// the released emission estimate: for Laplace and non-private runs the posterior
+    /// mean of φ given the last sweep's states, on the statistics the sampler saw (free
+    /// post-processing); for OPS the last sample of φ (OPS releases one sample — a
+    /// posterior mean on the true counts would not be covered by its guarantee)
     phi_hat: Vec<Vec<Vec<f64>>>,
 }
 
 fn build_run(params: &toml::Table, seed: u64) -> Result<Run, ParamError> {
     let c: RunConfig = deserialize(params)?;
-    let mut preset = Preset::named(&c.preset).ok_or_else(|| {
-        ParamError::new(
-            "preset",
-            format!("unknown preset \"{}\"", c.preset),
-            "\"iraq\", \"afghanistan\"",
-        )
-    })?;
-    if let Some(v) = c.base_events {
-        preset.base_events = v;
-    }
-    if let Some(v) = c.growth {
-        preset.growth = v;
-    }
-    if let Some(v) = c.categories {
-        preset.categories = v;
-    }
-    preset
-        .validate()
-        .map_err(|e| ParamError::new("preset", e, "a preset with consistent overrides"))?;
+    let spec = parse_spec(c.data.as_ref(), "data")?;
     let mechanism = match c.mechanism.as_str() {
         "non_private" => Mechanism::NonPrivate,
         "laplace" => Mechanism::Laplace,
@@ -119,8 +99,10 @@ fn build_run(params: &toml::Table, seed: u64) -> Result<Run, ParamError> {
             "0 ≤ burn_in < sweeps",
         ));
     }
+    let dataset = spec.load("data", &mut setup_rng(seed, GENERATE))?;
     Ok(Run {
-        preset,
+        dataset,
+        min_region_events: spec.min_region_events(),
         c,
         mechanism,
         seed,
@@ -139,69 +121,22 @@ impl Run {
     }
 
     fn execute(&self, rng: &mut ChaCha8Rng) -> Result<Output, String> {
-        let mut gen_rng = setup_rng(self.seed, GENERATE);
-        let (truth, records) = generate(&self.preset, &mut gen_rng);
-        let data = Histograms::aggregate(
-            &records,
-            self.preset.regions(),
-            self.preset.months,
-            &self.preset.cards(),
-            self.c.min_region_events,
-        );
-        if data.regions.is_empty() {
-            return Err("no region has min_region_events events".into());
-        }
+        let data = &self.dataset.data;
         let seen = if self.mechanism == Mechanism::Laplace {
             let eps = vec![self.c.epsilon / FEATURES.len() as f64; FEATURES.len()];
-            laplace_histograms(&data, &eps, &mut setup_rng(self.seed, PRIVATIZE))
+            laplace_histograms(data, &eps, &mut setup_rng(self.seed, PRIVATIZE))
                 .map_err(|e| e.to_string())?
         } else {
             data.clone()
         };
         let gibbs = Gibbs::new(&seen, self.model(&seen.cards));
-        let mut state = State::random(&seen, self.c.states, rng);
-        let mut tallies: Vec<Vec<Vec<usize>>> = seen
-            .regions
-            .iter()
-            .map(|(_, cells)| vec![vec![0; self.c.states]; cells.len()])
-            .collect();
-        for sweep in 0..self.c.sweeps {
-            gibbs.sweep(&mut state, rng);
-            if sweep >= self.c.burn_in {
-                for (r, chain) in state.z.iter().enumerate() {
-                    for (i, &k) in chain.iter().enumerate() {
-                        tallies[r][i][k] += 1;
-                    }
-                }
-            }
-        }
-        // posterior mean of φ given the last states, on the statistics the sampler used
-        let mut stats: Vec<Vec<Vec<f64>>> = (0..self.c.states)
-            .map(|_| seen.cards.iter().map(|&k| vec![self.c.beta; k]).collect())
-            .collect();
-        for (r, (_, cells)) in seen.regions.iter().enumerate() {
-            for (i, cell) in cells.iter().enumerate() {
-                for (d, h) in cell.counts.iter().enumerate() {
-                    for (v, &x) in h.iter().enumerate() {
-                        stats[state.z[r][i]][d][v] += x;
-                    }
-                }
-            }
-        }
-        let phi_hat = stats
-            .into_iter()
-            .map(|sk| {
-                sk.into_iter()
-                    .map(|s| {
-                        let t: f64 = s.iter().sum();
-                        s.into_iter().map(|x| x / t).collect()
-                    })
-                    .collect()
-            })
-            .collect();
+        let (tallies, state) = gibbs.run(self.c.sweeps, self.c.burn_in, rng);
+        let phi_hat = if self.mechanism == Mechanism::Ops {
+            state.phi.clone()
+        } else {
+            posterior_mean_phi(&seen, &state.z, self.c.states, self.c.beta)
+        };
         Ok(Output {
-            data,
-            truth,
             tallies,
             last: state,
             phi_hat,
@@ -221,14 +156,14 @@ impl Run {
                 "note": "noise added once to every histogram count (cells compose in parallel, features sequentially); the Gibbs run costs nothing further",
             }),
             Mechanism::Ops => {
-                let cards = self.preset.cards();
-                let ops = Ops::new(&cards, self.c.ops_m, self.c.epsilon);
+                let cards = &self.dataset.data.cards;
+                let ops = Ops::new(cards, self.c.ops_m, self.c.epsilon);
                 serde_json::json!({
                     "mechanism": "ops",
                     "epsilon_if_converged": self.c.epsilon,
                     "temperature": ops.temperature,
                     "a0": ops.a0,
-                    "delta_log_likelihood": Ops::delta(&cards, &ops.a0),
+                    "delta_log_likelihood": Ops::delta(cards, &ops.a0),
                     "worst_case_epsilon_if_not_converged": 2.0 * self.c.sweeps as f64 * self.c.epsilon,
                     "note": "ε holds only if the chain has converged; otherwise each of the 2·sweeps updates may cost ε (Foulds §5: 400ε for 200 sweeps)",
                 })
@@ -239,7 +174,10 @@ impl Run {
 
 // ---------------------------------------------------------------- Figure 3
 
-/// State assignments over time for each region (modal over the post-burn-in sweeps).
+/// State assignments over time for each region: modal over the post-burn-in sweeps,
+/// the last sample, and the planted truth when known. Figure 3 (Laplace, iraq) and
+/// Figure 7 (OPS, afghanistan: modal of the last 100 samples vs the last sample) are
+/// this table from different configs.
 pub struct Fig3 {
     run: Run,
 }
@@ -250,16 +188,39 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     }))
 }
 
-const FIG3_COLUMNS: [&str; 8] = [
+/// Figure 7: the same table as Figure 3, drawn as modal vs last-sample strips.
+pub fn build_fig7(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    build_fig3(params, seed)
+}
+
+const FIG3_COLUMNS: [&str; 9] = [
     "region",
     "region_name",
     "month",
+    "date",
     "events",
     "modal_state",
     "modal_share",
     "last_state",
     "true_state",
 ];
+
+impl Run {
+    fn details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "privacy": self.privacy(),
+            "data": self.dataset.provenance,
+            "kept": {
+                "regions": self.dataset.data.regions.len(),
+                "cells": self.dataset.data.cells(),
+                "events": self.dataset.data.events(),
+                "median_events_per_cell": self.dataset.data.median_events(),
+                "min_region_events": self.min_region_events,
+            },
+            "modal_over_sweeps": self.c.sweeps - self.c.burn_in,
+        })
+    }
+}
 
 impl Figure for Fig3 {
     fn task_count(&self) -> usize {
@@ -268,11 +229,12 @@ impl Figure for Fig3 {
 
     fn grid_description(&self) -> String {
         format!(
-            "one {}-state Gibbs run ({} sweeps, {} burn-in) on the {} preset, {}",
+            "one {}-state Gibbs run ({} sweeps, {} burn-in) on {} ({} cells), {}",
             self.run.c.states,
             self.run.c.sweeps,
             self.run.c.burn_in,
-            self.run.preset.name,
+            self.run.dataset.name,
+            self.run.dataset.data.cells(),
             self.run.c.mechanism
         )
     }
@@ -284,22 +246,24 @@ impl Figure for Fig3 {
     fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
         let out = self.run.execute(rng)?;
         let kept = self.run.c.sweeps - self.run.c.burn_in;
+        let ds = &self.run.dataset;
         let mut rows = Vec::new();
-        for (r, (region, cells)) in out.data.regions.iter().enumerate() {
+        for (r, (region, cells)) in ds.data.regions.iter().enumerate() {
             for (i, cell) in cells.iter().enumerate() {
                 let t = &out.tallies[r][i];
-                let modal = (0..t.len())
-                    .max_by_key(|&k| (t[k], usize::MAX - k))
-                    .unwrap_or(0);
+                let m = modal(t);
                 rows.push(vec![
                     (*region).into(),
-                    self.run.preset.region_names[*region].clone().into(),
+                    ds.region_names[*region].clone().into(),
                     cell.month.into(),
+                    month_label(&ds.first_month, cell.month).into(),
                     cell.events.into(),
-                    modal.into(),
-                    (t[modal] as f64 / kept as f64).into(),
+                    m.into(),
+                    (t[m] as f64 / kept as f64).into(),
                     out.last.z[r][i].into(),
-                    out.truth.states[*region][cell.month].into(),
+                    ds.truth
+                        .as_ref()
+                        .map_or(TableCell::Empty, |tr| tr.states[*region][cell.month].into()),
                 ]);
             }
         }
@@ -311,13 +275,13 @@ impl Figure for Fig3 {
     }
 
     fn manifest_details(&self) -> serde_json::Value {
-        serde_json::json!({ "privacy": self.run.privacy(), "preset": format!("{:?}", self.run.preset) })
+        self.run.details()
     }
 }
 
 // ---------------------------------------------------------------- Figures 4–5
 
-/// Per-state emission distributions (posterior mean given the last sweep's states).
+/// Per-state emission distributions (the released estimate, see [`Output::phi_hat`]).
 pub struct Fig45 {
     run: Run,
 }
@@ -336,16 +300,24 @@ impl Figure for Fig45 {
     fn grid_description(&self) -> String {
         format!(
             "emission distributions of one {}-state run on {}, {}",
-            self.run.c.states, self.run.preset.name, self.run.c.mechanism
+            self.run.c.states, self.run.dataset.name, self.run.c.mechanism
         )
     }
 
     fn data_columns(&self) -> Vec<&'static str> {
-        vec!["state", "feature", "value", "probability", "cells_in_state"]
+        vec![
+            "state",
+            "feature",
+            "value",
+            "label",
+            "probability",
+            "cells_in_state",
+        ]
     }
 
     fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
         let out = self.run.execute(rng)?;
+        let labels = &self.run.dataset.value_labels;
         let mut rows = Vec::new();
         for (k, pk) in out.phi_hat.iter().enumerate() {
             let cells: usize = out.last.z.iter().flatten().filter(|&&z| z == k).count();
@@ -355,6 +327,7 @@ impl Figure for Fig45 {
                         k.into(),
                         FEATURES[d].into(),
                         v.into(),
+                        labels[d][v].clone().into(),
                         x.into(),
                         cells.into(),
                     ]);
@@ -369,7 +342,22 @@ impl Figure for Fig45 {
     }
 
     fn manifest_details(&self) -> serde_json::Value {
-        serde_json::json!({ "privacy": self.run.privacy(), "preset": format!("{:?}", self.run.preset) })
+        self.run.details()
+    }
+}
+
+/// The label of month `i` counted from `first` ("2004-01" → "2004-03" for i = 2; an
+/// index label stays an index).
+fn month_label(first: &str, i: usize) -> String {
+    match first.split_once('-') {
+        Some((y, m)) => match (y.parse::<i64>(), m.parse::<i64>()) {
+            (Ok(y), Ok(m)) => {
+                let t = y * 12 + m - 1 + i as i64;
+                format!("{:04}-{:02}", t / 12, t % 12 + 1)
+            }
+            _ => i.to_string(),
+        },
+        None => (first.parse::<usize>().unwrap_or(0) + i).to_string(),
     }
 }
 
@@ -378,14 +366,16 @@ impl Figure for Fig45 {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fig6Config {
-    /// "model:preset" with model naive_bayes (1 state) or hmm (`states` states)
+    /// "model:NAME" with model naive_bayes (1 state) or hmm (`states` states); NAME is a
+    /// `[datasets.NAME]` table or, without one, a generator preset
     panels: Vec<String>,
+    /// optional data sources by name (each like a `[data]` table)
+    datasets: Option<toml::Table>,
     epsilons: Vec<f64>,
     mechanisms: Vec<String>,
     states: usize,
     splits: usize,
     held_out_fraction: f64,
-    min_region_events: usize,
     alpha: f64,
     beta: f64,
     sweeps: usize,
@@ -411,9 +401,11 @@ impl Fig6Mech {
 
 struct Panel {
     model: &'static str,
-    preset: String,
+    /// the dataset's name in the config (a preset or a `[datasets.NAME]` table)
+    name: String,
     states: usize,
     data: Histograms,
+    provenance: serde_json::Value,
 }
 
 /// Test log-likelihood per held-out event vs ε (Figure 6).
@@ -485,36 +477,36 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             ParamError::new(
                 "panels",
                 format!("invalid panel \"{spec}\""),
-                "\"naive_bayes:<preset>\" or \"hmm:<preset>\", preset iraq or afghanistan",
+                "\"naive_bayes:NAME\" or \"hmm:NAME\", NAME a [datasets.NAME] table or a preset (iraq, afghanistan)",
             )
         };
-        let (model, preset) = spec.split_once(':').ok_or_else(bad)?;
+        let (model, name) = spec.split_once(':').ok_or_else(bad)?;
         let (model, states) = match model {
             "naive_bayes" => ("naive_bayes", 1),
             "hmm" => ("hmm", c.states),
             _ => return Err(bad()),
         };
-        let p = Preset::named(preset).ok_or_else(bad)?;
-        let (_, records) = generate(&p, &mut setup_rng(seed, 2000 + pi as u64));
-        let data = Histograms::aggregate(
-            &records,
-            p.regions(),
-            p.months,
-            &p.cards(),
-            c.min_region_events,
-        );
-        if data.cells() < 10 {
+        let table = c.datasets.as_ref().and_then(|t| t.get(name));
+        let key = format!("datasets.{name}");
+        let data_spec = match table {
+            Some(v) => parse_spec(Some(v), &key)?,
+            None if crate::hmm::generate::Preset::named(name).is_some() => DataSpec::preset(name),
+            None => return Err(bad()),
+        };
+        let ds = data_spec.load(&key, &mut setup_rng(seed, 2000 + pi as u64))?;
+        if ds.data.cells() < 10 {
             return Err(ParamError::new(
-                "min_region_events",
-                format!("panel \"{spec}\" keeps only {} cells", data.cells()),
-                "a threshold that keeps regions",
+                format!("{key}.min_region_events"),
+                format!("panel \"{spec}\" keeps only {} cells", ds.data.cells()),
+                "a threshold that keeps at least 10 region-months",
             ));
         }
         panels.push(Panel {
             model,
-            preset: preset.to_string(),
+            name: name.to_string(),
             states,
-            data,
+            data: ds.data,
+            provenance: ds.provenance,
         });
     }
     let mut tasks = Vec::new();
@@ -659,7 +651,7 @@ impl Figure for Fig6 {
             .into_iter()
             .map(|x| {
                 vec![
-                    panel.preset.clone().into(),
+                    panel.name.clone().into(),
                     panel.model.into(),
                     mech.name().into(),
                     x.into(),
@@ -699,7 +691,7 @@ impl Figure for Fig6 {
             let p = self
                 .panels
                 .iter()
-                .position(|p| p.preset == k[0] && p.model == k[1])
+                .position(|p| p.name == k[0] && p.model == k[1])
                 .unwrap_or(usize::MAX);
             let m = self
                 .mechs
@@ -751,7 +743,7 @@ impl Figure for Fig6 {
             "laplace": "ε split evenly over the 5 features, Δ = 2 per feature",
             "ops": "ε per conditional update (holds only at convergence; worst case 2·sweeps·ε)",
             "panels": self.panels.iter().map(|p| serde_json::json!({
-                "model": p.model, "preset": p.preset, "states": p.states,
+                "model": p.model, "dataset": p.name, "data": p.provenance, "states": p.states,
                 "cells": p.data.cells(), "events": p.data.events(), "median_events": p.data.median_events(),
             })).collect::<Vec<_>>(),
         })

@@ -5,6 +5,7 @@
 pub mod bun2018;
 pub mod foulds2016;
 pub mod foulds2016_hmm;
+pub mod foulds2016_recovery;
 pub mod geumlek2017;
 pub mod heikkila2019;
 pub mod logreg;
@@ -106,6 +107,18 @@ pub const REGISTRY: &[Spec] = &[
         title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
         config: "configs/foulds2016/fig6.toml",
         build: foulds2016_hmm::build_fig6,
+    },
+    Spec {
+        id: "foulds2016/fig7",
+        title: "HMM state assignments under OPS (ε = 5, M = 100, synthetic Afghanistan): last 100 samples vs last sample",
+        config: "configs/foulds2016/fig7.toml",
+        build: foulds2016_hmm::build_fig7,
+    },
+    Spec {
+        id: "foulds2016/recovery",
+        title: "HMM recovery of the planted states (ARI) and emissions (TV) vs ε, per mechanism (beyond the paper)",
+        config: "configs/foulds2016/recovery.toml",
+        build: foulds2016_recovery::build,
     },
     Spec {
         id: "bun2018/fig2",

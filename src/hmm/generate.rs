@@ -104,6 +104,17 @@ impl Preset {
         self.signature_types.len()
     }
 
+    /// Expected number of generated events (all regions and months).
+    pub fn expected_events(&self) -> f64 {
+        let per_month: f64 = (0..self.months)
+            .map(|t| {
+                let u = t as f64 / (self.months - 1).max(1) as f64 - 0.5;
+                (self.growth * u).exp()
+            })
+            .sum();
+        self.base_events * self.region_factors.iter().sum::<f64>() * per_month
+    }
+
     /// Cardinalities of the five features.
     pub fn cards(&self) -> Vec<usize> {
         vec![self.types, self.categories, 2, 2, 2]
@@ -112,11 +123,11 @@ impl Preset {
     /// Checks shapes and ranges; the message names the offending field.
     pub fn validate(&self) -> Result<(), String> {
         let r = self.regions();
-        if r == 0 || self.months < 2 {
-            return Err("region_names must be non-empty and months ≥ 2".into());
+        if r == 0 || r > 1000 || !(2..=1200).contains(&self.months) {
+            return Err("1 ≤ regions (region_names) ≤ 1000 and 2 ≤ months ≤ 1200 needed".into());
         }
-        if self.types < 2 || self.categories < 2 {
-            return Err("types and categories must be ≥ 2".into());
+        if !(2..=10_000).contains(&self.types) || !(2..=10_000).contains(&self.categories) {
+            return Err("types and categories must lie in 2..=10000".into());
         }
         if self.region_factors.len() != r || self.change_months.len() != r {
             return Err(format!(
@@ -129,14 +140,15 @@ impl Preset {
         if self.signature_types.iter().any(|&t| t >= self.types) {
             return Err(format!("signature_types must be < types ({})", self.types));
         }
-        if self
-            .change_months
-            .iter()
-            .any(|c| c.len() + 1 != self.states() || c.windows(2).any(|w| w[0] >= w[1]))
-        {
+        if self.change_months.iter().any(|c| {
+            c.len() + 1 != self.states()
+                || c.windows(2).any(|w| w[0] >= w[1])
+                || c.iter().any(|&m| m >= self.months)
+        }) {
             return Err(format!(
-                "change_months: each region needs {} increasing months",
-                self.states() - 1
+                "change_months: each region needs {} increasing months < months ({})",
+                self.states() - 1,
+                self.months
             ));
         }
         if !(self.base_events > 0.0 && self.base_events.is_finite())

@@ -266,6 +266,72 @@ impl<'a> Gibbs<'a> {
 }
 
 impl Gibbs<'_> {
+    /// Runs `sweeps` sweeps from a random state; returns, per region and cell, how
+    /// often each state was visited after `burn_in` sweeps, and the last state.
+    pub fn run(
+        &self,
+        sweeps: usize,
+        burn_in: usize,
+        rng: &mut impl Rng,
+    ) -> (Vec<Vec<Vec<usize>>>, State) {
+        let k = self.model.states;
+        let mut state = State::random(self.data, k, rng);
+        let mut tallies: Vec<Vec<Vec<usize>>> = self
+            .data
+            .regions
+            .iter()
+            .map(|(_, cells)| vec![vec![0; k]; cells.len()])
+            .collect();
+        for sweep in 0..sweeps {
+            self.sweep(&mut state, rng);
+            if sweep >= burn_in {
+                for (r, chain) in state.z.iter().enumerate() {
+                    for (i, &z) in chain.iter().enumerate() {
+                        tallies[r][i][z] += 1;
+                    }
+                }
+            }
+        }
+        (tallies, state)
+    }
+}
+
+/// Posterior mean of φ[k][d] given the states `z`: (β + counts in state k) normalised.
+pub fn posterior_mean_phi(
+    data: &Histograms,
+    z: &[Vec<usize>],
+    states: usize,
+    beta: f64,
+) -> Vec<Vec<Vec<f64>>> {
+    let mut stats: Vec<Vec<Vec<f64>>> = (0..states)
+        .map(|_| data.cards.iter().map(|&k| vec![beta; k]).collect())
+        .collect();
+    for (r, (_, cells)) in data.regions.iter().enumerate() {
+        for (i, cell) in cells.iter().enumerate() {
+            for (d, h) in cell.counts.iter().enumerate() {
+                for (v, &x) in h.iter().enumerate() {
+                    stats[z[r][i]][d][v] += x;
+                }
+            }
+        }
+    }
+    for sk in &mut stats {
+        for s in sk.iter_mut() {
+            let t: f64 = s.iter().sum();
+            s.iter_mut().for_each(|x| *x /= t);
+        }
+    }
+    stats
+}
+
+/// Modal state of each cell from its tallies (ties to the lower state).
+pub fn modal(tallies: &[usize]) -> usize {
+    (0..tallies.len())
+        .max_by_key(|&k| (tallies[k], usize::MAX - k))
+        .unwrap_or(0)
+}
+
+impl Gibbs<'_> {
     /// ln of the held-out likelihood of every held-out cell under the current sample
     /// (facts file): Σ_k p(z = k | neighbours, other transitions) · Π_events Π_d φ_{k,d,x_d},
     /// evaluated on `truth` (the un-noised histograms, same cell layout). Returns one

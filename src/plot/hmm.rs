@@ -5,50 +5,147 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{distinct, Draw, DrawError, PALETTE};
+use crate::hmm::metrics::{best_matching, confusion};
 use crate::runner::table::Table;
 
-/// (month, modal state, true state) of one cell.
-pub type StateCell = (usize, usize, usize);
+/// (month, one state per strip: None where unknown) of one cell.
+pub type StateCell = (usize, Vec<Option<usize>>);
 
-/// Per region: its name and cells.
+/// Per region: its name and cells; one horizontal strip per estimate.
 pub struct States {
+    pub title: String,
+    pub strips: Vec<&'static str>,
     pub regions: Vec<(String, Vec<StateCell>)>,
     pub states: usize,
+    pub x_desc: String,
 }
 
-pub fn states(t: &Table) -> Result<States, DrawError> {
-    let (name, month, modal, truth) = (
+/// Figure 3 (`last = false`: modal vs truth) or Figure 7 (`last = true`: modal of
+/// the post-burn-in samples vs the last sample, and the truth) from the cell table.
+/// The truth strip is left out when the data have none (CSV input).
+pub fn states(t: &Table, last: bool) -> Result<States, DrawError> {
+    let (name, month, date, modal, last_col, truth) = (
         t.col("region_name")?,
         t.col("month")?,
+        t.col("date")?,
         t.col("modal_state")?,
+        t.col("last_state")?,
         t.col("true_state")?,
     );
+    let state = |i: usize, c: usize| {
+        let x = t.f(i, c);
+        x.is_finite().then_some(x as usize)
+    };
+    let has_truth = (0..t.rows.len()).any(|i| state(i, truth).is_some());
+    let mut cols = vec![modal];
+    let mut strips = vec!["modal over post-burn-in samples"];
+    if last {
+        cols.push(last_col);
+        strips.push("last sample");
+    }
+    if has_truth {
+        cols.push(truth);
+        strips.push("planted truth (relabelled to match)");
+    }
     let mut states = 0;
-    let regions = distinct(t, name)
+    let (mut agree, mut total) = (0usize, 0usize);
+    let mut regions: Vec<(String, Vec<StateCell>)> = distinct(t, name)
         .into_iter()
         .map(|n| {
             let cells: Vec<StateCell> = (0..t.rows.len())
                 .filter(|&i| t.s(i, name) == n)
                 .map(|i| {
+                    agree += usize::from(state(i, modal) == state(i, last_col));
+                    total += 1;
                     (
                         t.f(i, month) as usize,
-                        t.f(i, modal) as usize,
-                        t.f(i, truth) as usize,
+                        cols.iter().map(|&c| state(i, c)).collect(),
                     )
                 })
                 .collect();
             for c in &cells {
-                states = states.max(c.1 + 1).max(c.2 + 1);
+                states = c.1.iter().flatten().fold(states, |s, &k| s.max(k + 1));
             }
             (n, cells)
         })
         .collect();
-    Ok(States { regions, states })
+    // show the truth under the labels of the modal estimate it matches best
+    if has_truth {
+        let j = cols.len() - 1;
+        let cells: Vec<&StateCell> = regions
+            .iter()
+            .flat_map(|r: &(String, Vec<StateCell>)| r.1.iter())
+            .collect();
+        let kt = cells
+            .iter()
+            .filter_map(|c| c.1[j])
+            .max()
+            .map_or(0, |m| m + 1);
+        let ke = cells
+            .iter()
+            .filter_map(|c| c.1[0])
+            .max()
+            .map_or(0, |m| m + 1);
+        if kt <= 8 && ke <= 12 {
+            let pairs: Vec<(usize, usize)> = cells
+                .iter()
+                .filter_map(|c| Some((c.1[j]?, c.1[0]?)))
+                .collect();
+            let (tr, es): (Vec<usize>, Vec<usize>) = pairs.into_iter().unzip();
+            let m = best_matching(&confusion(&tr, &es, kt, ke));
+            let mut spare = ke.max(kt);
+            let map: Vec<usize> = m
+                .iter()
+                .map(|e| {
+                    e.unwrap_or_else(|| {
+                        spare += 1;
+                        spare - 1
+                    })
+                })
+                .collect();
+            for r in &mut regions {
+                for c in &mut r.1 {
+                    c.1[j] = c.1[j].map(|k| map[k]);
+                }
+            }
+            for c in regions.iter().flat_map(|r| r.1.iter()) {
+                states = c.1.iter().flatten().fold(states, |s, &k| s.max(k + 1));
+            }
+        }
+    }
+    let first = (0..t.rows.len()).min_by_key(|&i| t.f(i, month) as usize);
+    let x_desc = match first {
+        Some(i) => format!(
+            "month (month {} = {})",
+            t.f(i, month) as usize,
+            t.s(i, date)
+        ),
+        None => "month".into(),
+    };
+    let title = if last {
+        format!(
+            "State per region and month: {} (last sample = modal in {:.0}% of cells)",
+            strips.join(" / "),
+            100.0 * agree as f64 / total.max(1) as f64
+        )
+    } else {
+        format!("State per region and month: {}", strips.join(" / "))
+    };
+    Ok(States {
+        title,
+        strips,
+        regions,
+        states,
+        x_desc,
+    })
 }
 
 impl Draw for States {
     fn size(&self) -> (u32, u32) {
-        (1200, 120 + 90 * self.regions.len() as u32)
+        (
+            1200,
+            120 + (50 + 30 * self.strips.len() as u32) * self.regions.len() as u32,
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -63,10 +160,7 @@ impl Draw for States {
             .unwrap_or(1);
         let rows = self.regions.len() as f64;
         let mut chart = ChartBuilder::on(root)
-            .caption(
-                "State per region and month: modal over post-burn-in sweeps (upper strip) vs planted truth (lower)",
-                ("sans-serif", 20),
-            )
+            .caption(&self.title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(10)
@@ -75,27 +169,37 @@ impl Draw for States {
             .configure_mesh()
             .disable_mesh()
             .disable_y_axis()
-            .x_desc("month (0 = January 2004)")
+            .x_desc(self.x_desc.as_str())
             .x_label_formatter(&|x: &f64| format!("{x:.0}"))
             .label_style(("sans-serif", 14))
             .draw()?;
+        let n = self.strips.len() as f64;
+        // each region: a name line, then the strips from top to bottom
+        let (name_h, gap) = (0.3, 0.04);
+        let strip_h = (1.0 - name_h - 0.06) / n;
         for (r, (name, cells)) in self.regions.iter().enumerate() {
             let top = rows - r as f64;
             chart.draw_series(std::iter::once(Text::new(
                 name.clone(),
-                (0.2, top - 0.9),
+                (0.2, top - 0.05),
                 ("sans-serif", 13).into_font().color(&BLACK),
             )))?;
-            for &(m, modal, truth) in cells {
-                let x = m as f64;
-                chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x, top - 0.05), (x + 1.0, top - 0.5)],
-                    PALETTE[modal % PALETTE.len()].filled(),
-                )))?;
-                chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x, top - 0.55), (x + 1.0, top - 0.8)],
-                    PALETTE[truth % PALETTE.len()].mix(0.6).filled(),
-                )))?;
+            for (month, values) in cells {
+                let x = *month as f64;
+                for (j, v) in values.iter().enumerate() {
+                    let Some(k) = v else { continue };
+                    let y0 = top - name_h - j as f64 * strip_h;
+                    let color = PALETTE[k % PALETTE.len()];
+                    let style = if self.strips[j].starts_with("planted truth") {
+                        color.mix(0.55).filled()
+                    } else {
+                        color.filled()
+                    };
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(x, y0), (x + 1.0, y0 - strip_h + gap)],
+                        style,
+                    )))?;
+                }
             }
         }
         for k in 0..self.states {
@@ -112,8 +216,15 @@ impl Draw for States {
     }
 }
 
-/// One state's type and category distributions, casualty P(= 1) ×3, and cell count.
-pub type StateEmissions = (Vec<f64>, Vec<f64>, Vec<f64>, usize);
+/// One state's emission summary.
+#[derive(Clone, Default)]
+pub struct StateEmissions {
+    pub types: Vec<(String, f64)>,
+    pub categories: Vec<(String, f64)>,
+    /// P(= 1) of the three casualty features
+    pub casualties: Vec<f64>,
+    pub cells: usize,
+}
 
 /// Per state: its emission summary.
 pub struct Emissions {
@@ -121,10 +232,11 @@ pub struct Emissions {
 }
 
 pub fn emissions(t: &Table) -> Result<Emissions, DrawError> {
-    let (state, feature, value, prob, cells) = (
+    let (state, feature, value, label, prob, cells) = (
         t.col("state")?,
         t.col("feature")?,
         t.col("value")?,
+        t.col("label")?,
         t.col("probability")?,
         t.col("cells_in_state")?,
     );
@@ -132,19 +244,27 @@ pub fn emissions(t: &Table) -> Result<Emissions, DrawError> {
         .map(|i| t.f(i, state) as usize + 1)
         .max()
         .unwrap_or(0);
-    let mut out = vec![(Vec::new(), Vec::new(), Vec::new(), 0usize); k];
+    let mut out = vec![StateEmissions::default(); k];
     for i in 0..t.rows.len() {
         let s = &mut out[t.f(i, state) as usize];
-        s.3 = t.f(i, cells) as usize;
+        s.cells = t.f(i, cells) as usize;
         let p = t.f(i, prob);
         match t.s(i, feature).as_str() {
-            "type" => s.0.push(p),
-            "category" => s.1.push(p),
-            _ if t.f(i, value) == 1.0 => s.2.push(p),
+            "type" => s.types.push((t.s(i, label), p)),
+            "category" => s.categories.push((t.s(i, label), p)),
+            _ if t.f(i, value) == 1.0 => s.casualties.push(p),
             _ => {}
         }
     }
     Ok(Emissions { states: out })
+}
+
+/// The label of the most probable value.
+fn top(values: &[(String, f64)]) -> String {
+    values
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(String::new(), |v| format!(" — mostly \"{}\"", v.0))
 }
 
 impl Draw for Emissions {
@@ -157,20 +277,27 @@ impl Draw for Emissions {
         DB::ErrorType: 'static,
     {
         let areas = root.split_evenly((self.states.len().max(1), 3));
-        for (k, (types, cats, cas, cells)) in self.states.iter().enumerate() {
+        for (k, s) in self.states.iter().enumerate() {
             let color = PALETTE[k % PALETTE.len()];
-            let panels: [(&str, &Vec<f64>); 3] = [
-                ("type", types),
-                ("category", cats),
-                ("casualty (friendly, civilian, enemy)", cas),
+            let probs = |v: &[(String, f64)]| v.iter().map(|x| x.1).collect::<Vec<f64>>();
+            let panels: [(String, Vec<f64>); 3] = [
+                (format!("type{}", top(&s.types)), probs(&s.types)),
+                (
+                    format!("category{}", top(&s.categories)),
+                    probs(&s.categories),
+                ),
+                (
+                    "P(casualty): friendly/host, civilian, enemy".into(),
+                    s.casualties.clone(),
+                ),
             ];
             for (j, (name, probs)) in panels.iter().enumerate() {
                 let area = &areas[k * 3 + j];
                 let top = probs.iter().copied().fold(0.0, f64::max).max(1e-3) * 1.1;
                 let mut chart = ChartBuilder::on(area)
                     .caption(
-                        format!("state {k} ({cells} cells): {name}"),
-                        ("sans-serif", 16),
+                        format!("state {k} ({} cells): {name}", s.cells),
+                        ("sans-serif", 15),
                     )
                     .margin(8)
                     .x_label_area_size(28)
@@ -234,6 +361,47 @@ pub fn fig6(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
         panels,
         x_desc: "log10 ε".into(),
         y_desc: "test log-likelihood per event, mean ± s.e.".into(),
+        order,
+    })
+}
+
+/// foulds2016/recovery: columns datasets; rows ARI of the modal states, ARI of the
+/// last sample, and the TV of the emissions; x = log10 ε, series mechanisms.
+pub fn recovery(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
+    let (ds, mech, eps) = (t.col("dataset")?, t.col("mechanism")?, t.col("epsilon")?);
+    let order = distinct(t, mech);
+    let sets = distinct(t, ds);
+    let metrics = [
+        ("ari_modal", "ARI, modal states"),
+        ("ari_last", "ARI, last sample"),
+        ("tv", "emission TV (lower is better)"),
+    ];
+    let mut panels = Vec::new();
+    for (metric, title) in metrics {
+        let (m, s) = (
+            t.col(&format!("{metric}_mean"))?,
+            t.col(&format!("{metric}_se"))?,
+        );
+        for d in &sets {
+            let bands = order
+                .iter()
+                .map(|name| {
+                    let pts = (0..t.rows.len())
+                        .filter(|&i| t.s(i, ds) == *d && t.s(i, mech) == *name)
+                        .map(|i| (t.f(i, eps).log10(), t.f(i, m), t.f(i, s)))
+                        .collect();
+                    (name.clone(), pts)
+                })
+                .collect();
+            panels.push((format!("{title} ({d})"), bands));
+        }
+    }
+    Ok(super::logreg::PanelGrid {
+        rows: metrics.len(),
+        cols: sets.len(),
+        panels,
+        x_desc: "log10 ε".into(),
+        y_desc: "mean ± s.e. over repeats".into(),
         order,
     })
 }

@@ -103,7 +103,9 @@ pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
             .map_err(DrawError)
             .and_then(|c| logreg::samplers(&c))
             .and_then(|d| render(&d, dir)),
-        "foulds2016/fig3" => hmm::states(&summary).and_then(|d| render(&d, dir)),
+        "foulds2016/fig3" => hmm::states(&summary, false).and_then(|d| render(&d, dir)),
+        "foulds2016/fig7" => hmm::states(&summary, true).and_then(|d| render(&d, dir)),
+        "foulds2016/recovery" => hmm::recovery(&summary).and_then(|d| render(&d, dir)),
         "foulds2016/fig4_5" => hmm::emissions(&summary).and_then(|d| render(&d, dir)),
         "foulds2016/fig6" => hmm::fig6(&summary).and_then(|d| render(&d, dir)),
         other => Err(DrawError(format!("no plot is defined for `{other}`"))),

@@ -1,0 +1,421 @@
+//! foulds2016/recovery (beyond the paper, issue 5): with the generator's planted model
+//! known, how well does each mechanism recover the true states (adjusted Rand index of
+//! the modal and of the last-sample assignments) and the emission distributions (total
+//! variation, after matching estimated to true states) as ε varies?
+
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+
+use super::logreg::mean_se;
+use super::Figure;
+use crate::config::{check, deserialize, ParamError};
+use crate::hmm::generate::{Preset, Truth};
+use crate::hmm::gibbs::{laplace_histograms, modal, posterior_mean_phi, Gibbs, Model, Ops};
+use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_variation};
+use crate::hmm::source::{parse_spec, DataSpec};
+use crate::hmm::{Histograms, FEATURES};
+use crate::runner::setup_rng;
+use crate::runner::table::{Row, Table};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    /// one panel column per dataset: names of `[datasets.NAME]` tables (generator
+    /// presets with overrides) or presets
+    panels: Vec<String>,
+    /// optional data sources by name; they must use the generator (truth needed)
+    datasets: Option<toml::Table>,
+    mechanisms: Vec<String>,
+    epsilons: Vec<f64>,
+    /// model states; default: the planted number of each dataset
+    states: Option<usize>,
+    repeats: usize,
+    alpha: f64,
+    beta: f64,
+    sweeps: usize,
+    burn_in: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mech {
+    NonPrivate,
+    Laplace,
+    Ops(f64),
+}
+
+impl Mech {
+    fn name(self) -> String {
+        match self {
+            Mech::NonPrivate => "non_private".into(),
+            Mech::Laplace => "laplace".into(),
+            Mech::Ops(m) => format!("ops_m{m}"),
+        }
+    }
+}
+
+struct Data {
+    name: String,
+    states: usize,
+    data: Histograms,
+    truth: Truth,
+    /// true state of every kept cell, in region/cell order
+    labels: Vec<usize>,
+}
+
+pub struct Recovery {
+    c: Config,
+    sets: Vec<Data>,
+    mechs: Vec<Mech>,
+    /// (dataset, repeat, mechanism, ε index or None for non-private)
+    tasks: Vec<(usize, usize, Mech, Option<usize>)>,
+}
+
+const METRICS: [&str; 6] = [
+    "ari_modal",
+    "ari_last",
+    "tv",
+    "tv_type",
+    "tv_category",
+    "tv_casualty",
+];
+
+pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    let c: Config = deserialize(params)?;
+    check::non_empty("panels", &c.panels)?;
+    check::non_empty("epsilons", &c.epsilons)?;
+    for &e in &c.epsilons {
+        check::epsilon("epsilons", e)?;
+    }
+    check::non_empty("mechanisms", &c.mechanisms)?;
+    let mechs = c
+        .mechanisms
+        .iter()
+        .map(|m| match m.as_str() {
+            "non_private" => Ok(Mech::NonPrivate),
+            "laplace" => Ok(Mech::Laplace),
+            "ops_m10" => Ok(Mech::Ops(10.0)),
+            "ops_m100" => Ok(Mech::Ops(100.0)),
+            other => Err(ParamError::new(
+                "mechanisms",
+                format!("unknown mechanism \"{other}\""),
+                "\"non_private\", \"laplace\", \"ops_m10\", \"ops_m100\"",
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(k) = c.states {
+        if !(1..=12).contains(&k) {
+            return Err(ParamError::new(
+                "states",
+                format!("{k}"),
+                "1 ≤ states ≤ 12 (or leave it out for the planted number)",
+            ));
+        }
+    }
+    if c.repeats == 0 || c.repeats > 1000 {
+        return Err(ParamError::new(
+            "repeats",
+            format!("{}", c.repeats),
+            "1 ≤ repeats ≤ 1000",
+        ));
+    }
+    check::positive("alpha", c.alpha)?;
+    check::positive("beta", c.beta)?;
+    if c.sweeps == 0 || c.burn_in >= c.sweeps {
+        return Err(ParamError::new(
+            "burn_in",
+            format!("burn_in = {} with sweeps = {}", c.burn_in, c.sweeps),
+            "0 ≤ burn_in < sweeps",
+        ));
+    }
+    let mut sets = Vec::new();
+    for (i, name) in c.panels.iter().enumerate() {
+        let key = format!("datasets.{name}");
+        let spec = match c.datasets.as_ref().and_then(|t| t.get(name)) {
+            Some(v) => parse_spec(Some(v), &key)?,
+            None if Preset::named(name).is_some() => DataSpec::preset(name),
+            None => {
+                return Err(ParamError::new(
+                    "panels",
+                    format!("\"{name}\" is neither a [datasets.{name}] table nor a preset"),
+                    "preset names (iraq, afghanistan) or names of [datasets.NAME] tables",
+                ))
+            }
+        };
+        let ds = spec.load(&key, &mut setup_rng(seed, 4000 + i as u64))?;
+        let Some(truth) = ds.truth else {
+            return Err(ParamError::new(
+                format!("{key}.source"),
+                "recovery is scored against the generator's planted model; CSV records have none",
+                "source = \"preset\"",
+            ));
+        };
+        let planted = truth.phi.len();
+        let labels = ds
+            .data
+            .regions
+            .iter()
+            .flat_map(|(r, cells)| cells.iter().map(|cell| truth.states[*r][cell.month]))
+            .collect();
+        sets.push(Data {
+            name: name.clone(),
+            states: c.states.unwrap_or(planted),
+            data: ds.data,
+            truth,
+            labels,
+        });
+    }
+    let mut tasks = Vec::new();
+    for d in 0..sets.len() {
+        for r in 0..c.repeats {
+            for &m in &mechs {
+                if m == Mech::NonPrivate {
+                    tasks.push((d, r, m, None));
+                } else {
+                    tasks.extend((0..c.epsilons.len()).map(|e| (d, r, m, Some(e))));
+                }
+            }
+        }
+    }
+    Ok(Box::new(Recovery {
+        c,
+        sets,
+        mechs,
+        tasks,
+    }))
+}
+
+/// Scores of one run against the truth.
+struct Scores {
+    ari_modal: f64,
+    ari_last: f64,
+    /// mean TV per feature, averaged over the true states
+    tv: [f64; 5],
+    states_used: usize,
+}
+
+fn score(
+    d: &Data,
+    modal_z: &[usize],
+    last_z: &[usize],
+    phi_hat: &[Vec<Vec<f64>>],
+    k: usize,
+) -> Scores {
+    let kt = d.truth.phi.len();
+    let matching = best_matching(&confusion(&d.labels, modal_z, kt, k));
+    let mut tv = [0.0; 5];
+    for (t, m) in matching.iter().enumerate() {
+        // a true state left unmatched (fewer model states) is scored against the
+        // closest estimated state
+        let e = m.unwrap_or_else(|| {
+            (0..k)
+                .min_by(|&a, &b| {
+                    let f = |e: usize| -> f64 {
+                        (0..5)
+                            .map(|f| total_variation(&phi_hat[e][f], &d.truth.phi[t][f]))
+                            .sum()
+                    };
+                    f(a).total_cmp(&f(b))
+                })
+                .unwrap_or(0)
+        });
+        for (f, x) in tv.iter_mut().enumerate() {
+            *x += total_variation(&phi_hat[e][f], &d.truth.phi[t][f]) / kt as f64;
+        }
+    }
+    let mut used = modal_z.to_vec();
+    used.sort_unstable();
+    used.dedup();
+    Scores {
+        ari_modal: adjusted_rand_index(&d.labels, modal_z),
+        ari_last: adjusted_rand_index(&d.labels, last_z),
+        tv,
+        states_used: used.len(),
+    }
+}
+
+impl Figure for Recovery {
+    fn task_count(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "{} datasets × {} repeats × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps",
+            self.sets.len(),
+            self.c.repeats,
+            self.c.epsilons.len(),
+            self.mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
+            self.tasks.len(),
+            self.c.sweeps
+        )
+    }
+
+    fn data_columns(&self) -> Vec<&'static str> {
+        let mut v = vec!["dataset", "mechanism", "epsilon", "repeat", "states"];
+        v.extend(METRICS);
+        v.push("states_used");
+        v
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+        let (di, rep, mech, e) = self.tasks[index];
+        let d = &self.sets[di];
+        let eps = e.map(|i| self.c.epsilons[i]);
+        let seen = match (mech, eps) {
+            (Mech::Laplace, Some(eps)) => {
+                let per = vec![eps / FEATURES.len() as f64; FEATURES.len()];
+                laplace_histograms(&d.data, &per, rng).map_err(|e| e.to_string())?
+            }
+            _ => d.data.clone(),
+        };
+        let model = Model {
+            states: d.states,
+            alpha: self.c.alpha,
+            beta: vec![self.c.beta; seen.cards.len()],
+            ops: match (mech, eps) {
+                (Mech::Ops(m), Some(eps)) => Some(Ops::new(&seen.cards, m, eps)),
+                _ => None,
+            },
+        };
+        let gibbs = Gibbs::new(&seen, model);
+        let (tallies, last) = gibbs.run(self.c.sweeps, self.c.burn_in, rng);
+        let modal_z: Vec<usize> = tallies.iter().flatten().map(|t| modal(t)).collect();
+        let last_z: Vec<usize> = last.z.iter().flatten().copied().collect();
+        // the released emission estimate, as in foulds2016/fig4_5
+        let phi_hat = if matches!(mech, Mech::Ops(_)) {
+            last.phi.clone()
+        } else {
+            posterior_mean_phi(&seen, &last.z, d.states, self.c.beta)
+        };
+        let s = score(d, &modal_z, &last_z, &phi_hat, d.states);
+        let tv_mean = s.tv.iter().sum::<f64>() / 5.0;
+        let casualty = (s.tv[2] + s.tv[3] + s.tv[4]) / 3.0;
+        let eps_values: Vec<f64> = match eps {
+            Some(x) => vec![x],
+            None => self.c.epsilons.clone(),
+        };
+        Ok(eps_values
+            .into_iter()
+            .map(|x| {
+                vec![
+                    d.name.clone().into(),
+                    mech.name().into(),
+                    x.into(),
+                    rep.into(),
+                    d.states.into(),
+                    s.ari_modal.into(),
+                    s.ari_last.into(),
+                    tv_mean.into(),
+                    s.tv[0].into(),
+                    s.tv[1].into(),
+                    casualty.into(),
+                    s.states_used.into(),
+                ]
+            })
+            .collect())
+    }
+
+    fn summarize(&self, data: &Table) -> Result<Table, String> {
+        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+        let (ds, mech, eps) = (col("dataset")?, col("mechanism")?, col("epsilon")?);
+        let metric_cols = METRICS
+            .iter()
+            .map(|m| col(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut rows = Vec::new();
+        for d in &self.sets {
+            for m in &self.mechs {
+                for &e in &self.c.epsilons {
+                    let idx: Vec<usize> = (0..data.rows.len())
+                        .filter(|&i| {
+                            data.s(i, ds) == d.name
+                                && data.s(i, mech) == m.name()
+                                && data.f(i, eps) == e
+                        })
+                        .collect();
+                    if idx.is_empty() {
+                        continue;
+                    }
+                    let mut row: Row = vec![d.name.clone().into(), m.name().into(), e.into()];
+                    for &c in &metric_cols {
+                        let v: Vec<f64> = idx.iter().map(|&i| data.f(i, c)).collect();
+                        let (mean, se) = mean_se(&v);
+                        row.push(mean.into());
+                        row.push(se.into());
+                    }
+                    row.push(idx.len().into());
+                    rows.push(row);
+                }
+            }
+        }
+        let mut columns = vec!["dataset".to_string(), "mechanism".into(), "epsilon".into()];
+        for m in METRICS {
+            columns.push(format!("{m}_mean"));
+            columns.push(format!("{m}_se"));
+        }
+        columns.push("repeats".into());
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        Ok(Table::new(&names, rows))
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "ari": "adjusted Rand index between the true states of the kept cells and the modal state over the post-burn-in sweeps (ari_modal) or the last sample (ari_last)",
+            "tv": "total variation between true and estimated emission distributions, per feature, averaged over true states after matching estimated to true states (maximum agreement of modal states); tv = mean over the 5 features, tv_casualty = mean over the 3 casualty features",
+            "estimate": "Laplace and non-private: posterior mean of φ given the last states, on the statistics the sampler saw; OPS: the last sample of φ (what OPS releases)",
+            "privacy": "Laplace: ε split over the 5 features, Δ = 2 per feature; OPS: ε per update if converged, worst case 2·sweeps·ε; ari_modal of OPS uses all post-burn-in samples, so it is covered only by the worst case",
+            "datasets": self.sets.iter().map(|d| serde_json::json!({
+                "name": d.name, "states": d.states, "planted_states": d.truth.phi.len(),
+                "cells": d.data.cells(), "events": d.data.events(), "median_events": d.data.median_events(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Perfect estimates score ARI 1 and TV 0 under any relabelling.
+    #[test]
+    fn a_relabelled_truth_scores_perfectly() {
+        let spec = DataSpec {
+            base_events: Some(5.0),
+            min_region_events: Some(10),
+            ..DataSpec::preset("afghanistan")
+        };
+        let ds = spec
+            .load("data", &mut setup_rng(1, 1))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let truth = ds.truth.unwrap();
+        let labels: Vec<usize> = ds
+            .data
+            .regions
+            .iter()
+            .flat_map(|(r, cells)| cells.iter().map(|c| truth.states[*r][c.month]))
+            .collect();
+        let d = Data {
+            name: "afghanistan".into(),
+            states: 3,
+            data: ds.data,
+            truth: truth.clone(),
+            labels: labels.clone(),
+        };
+        let perm = [2usize, 0, 1];
+        let z: Vec<usize> = labels.iter().map(|&t| perm[t]).collect();
+        let mut phi_hat = vec![Vec::new(); 3];
+        for t in 0..3 {
+            phi_hat[perm[t]] = truth.phi[t].clone();
+        }
+        let s = score(&d, &z, &z, &phi_hat, 3);
+        assert_eq!((s.ari_modal, s.ari_last, s.states_used), (1.0, 1.0, 3));
+        assert!(s.tv.iter().all(|&x| x.abs() < 1e-15), "{:?}", s.tv);
+        // swapping two estimated emission rows costs exactly their TV distance
+        phi_hat.swap(0, 1);
+        let s2 = score(&d, &z, &z, &phi_hat, 3);
+        let expected: f64 = (0..3)
+            .map(|t| total_variation(&phi_hat[perm[t]][0], &truth.phi[t][0]) / 3.0)
+            .sum();
+        assert!((s2.tv[0] - expected).abs() < 1e-12 && expected > 0.0);
+    }
+}
