@@ -6,6 +6,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
+use super::foulds2016_sweep::{check_common, row_epsilons, tasks, Mech, Task};
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
 use crate::hmm::gibbs::{laplace_histograms, modal, posterior_mean_phi, Gibbs, Model, Ops, State};
@@ -382,23 +383,6 @@ struct Fig6Config {
     burn_in: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Fig6Mech {
-    NonPrivate,
-    Laplace,
-    Ops(f64),
-}
-
-impl Fig6Mech {
-    fn name(self) -> String {
-        match self {
-            Fig6Mech::NonPrivate => "non_private".into(),
-            Fig6Mech::Laplace => "laplace".into(),
-            Fig6Mech::Ops(m) => format!("ops_m{m}"),
-        }
-    }
-}
-
 struct Panel {
     model: &'static str,
     /// the dataset's name in the config (a preset or a `[datasets.NAME]` table)
@@ -412,35 +396,17 @@ struct Panel {
 pub struct Fig6 {
     c: Fig6Config,
     panels: Vec<Panel>,
-    mechs: Vec<Fig6Mech>,
+    mechs: Vec<Mech>,
     /// (panel, split, mechanism, ε index or None for the ε-free non-private run)
-    tasks: Vec<(usize, usize, Fig6Mech, Option<usize>)>,
+    tasks: Vec<Task>,
     seed: u64,
 }
 
 pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
     let c: Fig6Config = deserialize(params)?;
     check::non_empty("panels", &c.panels)?;
-    check::non_empty("epsilons", &c.epsilons)?;
-    for &e in &c.epsilons {
-        check::epsilon("epsilons", e)?;
-    }
-    check::non_empty("mechanisms", &c.mechanisms)?;
-    let mechs = c
-        .mechanisms
-        .iter()
-        .map(|m| match m.as_str() {
-            "non_private" => Ok(Fig6Mech::NonPrivate),
-            "laplace" => Ok(Fig6Mech::Laplace),
-            "ops_m10" => Ok(Fig6Mech::Ops(10.0)),
-            "ops_m100" => Ok(Fig6Mech::Ops(100.0)),
-            other => Err(ParamError::new(
-                "mechanisms",
-                format!("unknown mechanism \"{other}\""),
-                "\"non_private\", \"laplace\", \"ops_m10\", \"ops_m100\"",
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
+    let mechs = Mech::parse_all(&c.mechanisms)?;
     if !(2..=50).contains(&c.states) {
         return Err(ParamError::new(
             "states",
@@ -460,15 +426,6 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "held_out_fraction",
             format!("{}", c.held_out_fraction),
             "0 < fraction < 0.5",
-        ));
-    }
-    check::positive("alpha", c.alpha)?;
-    check::positive("beta", c.beta)?;
-    if c.sweeps == 0 || c.burn_in >= c.sweeps {
-        return Err(ParamError::new(
-            "burn_in",
-            format!("burn_in = {} with sweeps = {}", c.burn_in, c.sweeps),
-            "0 ≤ burn_in < sweeps",
         ));
     }
     let mut panels = Vec::new();
@@ -509,18 +466,7 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             provenance: ds.provenance,
         });
     }
-    let mut tasks = Vec::new();
-    for p in 0..panels.len() {
-        for s in 0..c.splits {
-            for &m in &mechs {
-                if m == Fig6Mech::NonPrivate {
-                    tasks.push((p, s, m, None));
-                } else {
-                    tasks.extend((0..c.epsilons.len()).map(|e| (p, s, m, Some(e))));
-                }
-            }
-        }
-    }
+    let tasks = tasks(panels.len(), c.splits, &mechs, c.epsilons.len());
     Ok(Box::new(Fig6 {
         c,
         panels,
@@ -560,7 +506,7 @@ impl Figure for Fig6 {
             self.panels.len(),
             self.c.splits,
             self.c.epsilons.len(),
-            self.mechs.iter().filter(|m| **m != Fig6Mech::NonPrivate).count(),
+            self.mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
             self.tasks.len(),
             self.c.sweeps
         )
@@ -582,22 +528,14 @@ impl Figure for Fig6 {
         let (p, s, mech, e) = self.tasks[index];
         let panel = &self.panels[p];
         let eps = e.map(|i| self.c.epsilons[i]);
-        let seen = match (mech, eps) {
-            (Fig6Mech::Laplace, Some(eps)) => {
-                let per = vec![eps / FEATURES.len() as f64; FEATURES.len()];
-                laplace_histograms(&panel.data, &per, rng).map_err(|e| e.to_string())?
-            }
-            _ => panel.data.clone(),
-        };
-        let model = Model {
-            states: panel.states,
-            alpha: self.c.alpha,
-            beta: vec![self.c.beta; seen.cards.len()],
-            ops: match (mech, eps) {
-                (Fig6Mech::Ops(m), Some(eps)) => Some(Ops::new(&seen.cards, m, eps)),
-                _ => None,
-            },
-        };
+        let (seen, model) = mech.prepare(
+            &panel.data,
+            eps,
+            panel.states,
+            self.c.alpha,
+            self.c.beta,
+            rng,
+        )?;
         let mut gibbs = Gibbs::new(&seen, model);
         gibbs.held_out = self.mask(p, s);
         let held_events: usize = panel
@@ -617,7 +555,7 @@ impl Figure for Fig6 {
         let mut state = State::random(&seen, panel.states, rng);
         // per held-out cell: ln Σ over kept samples of the likelihood, and the count
         let mut acc: Vec<Vec<f64>> = Vec::new();
-        let last_only = matches!(mech, Fig6Mech::Ops(_));
+        let last_only = matches!(mech, Mech::Ops(_));
         for sweep in 0..self.c.sweeps {
             gibbs.sweep(&mut state, rng);
             let keep = if last_only {
@@ -643,11 +581,7 @@ impl Figure for Fig6 {
         } else {
             f64::NAN
         };
-        let eps_values: Vec<f64> = match eps {
-            Some(x) => vec![x],
-            None => self.c.epsilons.clone(),
-        };
-        Ok(eps_values
+        Ok(row_epsilons(eps, &self.c.epsilons)
             .into_iter()
             .map(|x| {
                 vec![

@@ -6,14 +6,15 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
+use super::foulds2016_sweep::{check_common, row_epsilons, tasks, Mech, Task};
 use super::logreg::mean_se;
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
 use crate::hmm::generate::{Preset, Truth};
-use crate::hmm::gibbs::{laplace_histograms, modal, posterior_mean_phi, Gibbs, Model, Ops};
+use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs};
 use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_variation};
 use crate::hmm::source::{parse_spec, DataSpec};
-use crate::hmm::{Histograms, FEATURES};
+use crate::hmm::Histograms;
 use crate::runner::setup_rng;
 use crate::runner::table::{Row, Table};
 
@@ -36,23 +37,6 @@ struct Config {
     burn_in: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Mech {
-    NonPrivate,
-    Laplace,
-    Ops(f64),
-}
-
-impl Mech {
-    fn name(self) -> String {
-        match self {
-            Mech::NonPrivate => "non_private".into(),
-            Mech::Laplace => "laplace".into(),
-            Mech::Ops(m) => format!("ops_m{m}"),
-        }
-    }
-}
-
 struct Data {
     name: String,
     states: usize,
@@ -67,7 +51,7 @@ pub struct Recovery {
     sets: Vec<Data>,
     mechs: Vec<Mech>,
     /// (dataset, repeat, mechanism, ε index or None for non-private)
-    tasks: Vec<(usize, usize, Mech, Option<usize>)>,
+    tasks: Vec<Task>,
 }
 
 const METRICS: [&str; 6] = [
@@ -82,26 +66,8 @@ const METRICS: [&str; 6] = [
 pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
     let c: Config = deserialize(params)?;
     check::non_empty("panels", &c.panels)?;
-    check::non_empty("epsilons", &c.epsilons)?;
-    for &e in &c.epsilons {
-        check::epsilon("epsilons", e)?;
-    }
-    check::non_empty("mechanisms", &c.mechanisms)?;
-    let mechs = c
-        .mechanisms
-        .iter()
-        .map(|m| match m.as_str() {
-            "non_private" => Ok(Mech::NonPrivate),
-            "laplace" => Ok(Mech::Laplace),
-            "ops_m10" => Ok(Mech::Ops(10.0)),
-            "ops_m100" => Ok(Mech::Ops(100.0)),
-            other => Err(ParamError::new(
-                "mechanisms",
-                format!("unknown mechanism \"{other}\""),
-                "\"non_private\", \"laplace\", \"ops_m10\", \"ops_m100\"",
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
+    let mechs = Mech::parse_all(&c.mechanisms)?;
     if let Some(k) = c.states {
         if !(1..=12).contains(&k) {
             return Err(ParamError::new(
@@ -116,15 +82,6 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
             "repeats",
             format!("{}", c.repeats),
             "1 ≤ repeats ≤ 1000",
-        ));
-    }
-    check::positive("alpha", c.alpha)?;
-    check::positive("beta", c.beta)?;
-    if c.sweeps == 0 || c.burn_in >= c.sweeps {
-        return Err(ParamError::new(
-            "burn_in",
-            format!("burn_in = {} with sweeps = {}", c.burn_in, c.sweeps),
-            "0 ≤ burn_in < sweeps",
         ));
     }
     let mut sets = Vec::new();
@@ -164,18 +121,7 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
             labels,
         });
     }
-    let mut tasks = Vec::new();
-    for d in 0..sets.len() {
-        for r in 0..c.repeats {
-            for &m in &mechs {
-                if m == Mech::NonPrivate {
-                    tasks.push((d, r, m, None));
-                } else {
-                    tasks.extend((0..c.epsilons.len()).map(|e| (d, r, m, Some(e))));
-                }
-            }
-        }
-    }
+    let tasks = tasks(sets.len(), c.repeats, &mechs, c.epsilons.len());
     Ok(Box::new(Recovery {
         c,
         sets,
@@ -261,22 +207,7 @@ impl Figure for Recovery {
         let (di, rep, mech, e) = self.tasks[index];
         let d = &self.sets[di];
         let eps = e.map(|i| self.c.epsilons[i]);
-        let seen = match (mech, eps) {
-            (Mech::Laplace, Some(eps)) => {
-                let per = vec![eps / FEATURES.len() as f64; FEATURES.len()];
-                laplace_histograms(&d.data, &per, rng).map_err(|e| e.to_string())?
-            }
-            _ => d.data.clone(),
-        };
-        let model = Model {
-            states: d.states,
-            alpha: self.c.alpha,
-            beta: vec![self.c.beta; seen.cards.len()],
-            ops: match (mech, eps) {
-                (Mech::Ops(m), Some(eps)) => Some(Ops::new(&seen.cards, m, eps)),
-                _ => None,
-            },
-        };
+        let (seen, model) = mech.prepare(&d.data, eps, d.states, self.c.alpha, self.c.beta, rng)?;
         let gibbs = Gibbs::new(&seen, model);
         let (tallies, last) = gibbs.run(self.c.sweeps, self.c.burn_in, rng);
         let modal_z: Vec<usize> = tallies.iter().flatten().map(|t| modal(t)).collect();
@@ -290,11 +221,7 @@ impl Figure for Recovery {
         let s = score(d, &modal_z, &last_z, &phi_hat, d.states);
         let tv_mean = s.tv.iter().sum::<f64>() / 5.0;
         let casualty = (s.tv[2] + s.tv[3] + s.tv[4]) / 3.0;
-        let eps_values: Vec<f64> = match eps {
-            Some(x) => vec![x],
-            None => self.c.epsilons.clone(),
-        };
-        Ok(eps_values
+        Ok(row_epsilons(eps, &self.c.epsilons)
             .into_iter()
             .map(|x| {
                 vec![

@@ -6,6 +6,7 @@ pub mod bun2018;
 pub mod foulds2016;
 pub mod foulds2016_hmm;
 pub mod foulds2016_recovery;
+pub mod foulds2016_sweep;
 pub mod geumlek2017;
 pub mod heikkila2019;
 pub mod logreg;

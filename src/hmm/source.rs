@@ -345,6 +345,17 @@ impl CsvRecords {
     }
 }
 
+/// The columns of the CSV schema, in the order `write_csv` uses.
+pub const COLUMNS: [&str; 7] = [
+    "region",
+    "month",
+    "type",
+    "category",
+    "friendly_or_hostnation_casualty",
+    "civilian_casualty",
+    "enemy_casualty_or_detained",
+];
+
 /// How many malformed rows an error lists before summarising.
 const MAX_LISTED: usize = 10;
 
@@ -420,15 +431,6 @@ pub fn read_csv(path: &Path) -> Result<CsvRecords, String> {
         .headers()
         .map_err(|e| format!("{file}: line 1: {e}"))?
         .clone();
-    const COLUMNS: [&str; 7] = [
-        "region",
-        "month",
-        "type",
-        "category",
-        "friendly_or_hostnation_casualty",
-        "civilian_casualty",
-        "enemy_casualty_or_detained",
-    ];
     debug_assert_eq!(&COLUMNS[2..], &FEATURES[..]);
     let mut index = [0usize; 7];
     for (slot, name) in index.iter_mut().zip(COLUMNS) {
@@ -616,15 +618,7 @@ pub fn write_csv(
     first_year: i64,
 ) -> std::io::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record([
-        "region",
-        "month",
-        "type",
-        "category",
-        "friendly_or_hostnation_casualty",
-        "civilian_casualty",
-        "enemy_casualty_or_detained",
-    ])?;
+    w.write_record(COLUMNS)?;
     for r in records {
         let m = first_year * 12 + r.month as i64;
         w.write_record([

@@ -1,0 +1,126 @@
+//! What Figure 6 and the recovery figure share: the mechanisms of an ε sweep, their
+//! task lists, and the statistics and model each Gibbs run uses.
+
+use rand::Rng;
+
+use crate::config::{check, ParamError};
+use crate::hmm::gibbs::{laplace_histograms, Model, Ops};
+use crate::hmm::{Histograms, FEATURES};
+
+/// A mechanism of the ε sweeps: `ops_m10` and `ops_m100` truncate at a₀ = 1/(M·K_d).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mech {
+    NonPrivate,
+    Laplace,
+    Ops(f64),
+}
+
+impl Mech {
+    pub fn name(self) -> String {
+        match self {
+            Mech::NonPrivate => "non_private".into(),
+            Mech::Laplace => "laplace".into(),
+            Mech::Ops(m) => format!("ops_m{m}"),
+        }
+    }
+
+    /// Parses the `mechanisms` list of a config.
+    pub fn parse_all(names: &[String]) -> Result<Vec<Self>, ParamError> {
+        check::non_empty("mechanisms", names)?;
+        names
+            .iter()
+            .map(|m| match m.as_str() {
+                "non_private" => Ok(Mech::NonPrivate),
+                "laplace" => Ok(Mech::Laplace),
+                "ops_m10" => Ok(Mech::Ops(10.0)),
+                "ops_m100" => Ok(Mech::Ops(100.0)),
+                other => Err(ParamError::new(
+                    "mechanisms",
+                    format!("unknown mechanism \"{other}\""),
+                    "\"non_private\", \"laplace\", \"ops_m10\", \"ops_m100\"",
+                )),
+            })
+            .collect()
+    }
+
+    /// The statistics a run samples from and its model: Laplace noise on every count
+    /// (ε split evenly over the features, Δ = 2 each), or OPS tempering/truncation.
+    pub fn prepare(
+        self,
+        data: &Histograms,
+        eps: Option<f64>,
+        states: usize,
+        alpha: f64,
+        beta: f64,
+        rng: &mut impl Rng,
+    ) -> Result<(Histograms, Model), String> {
+        let seen = match (self, eps) {
+            (Mech::Laplace, Some(eps)) => {
+                let per = vec![eps / FEATURES.len() as f64; FEATURES.len()];
+                laplace_histograms(data, &per, rng).map_err(|e| e.to_string())?
+            }
+            _ => data.clone(),
+        };
+        let model = Model {
+            states,
+            alpha,
+            beta: vec![beta; seen.cards.len()],
+            ops: match (self, eps) {
+                (Mech::Ops(m), Some(eps)) => Some(Ops::new(&seen.cards, m, eps)),
+                _ => None,
+            },
+        };
+        Ok((seen, model))
+    }
+}
+
+/// One Gibbs run of a sweep: (dataset, split or repeat, mechanism, ε index — None for
+/// the ε-free non-private run).
+pub type Task = (usize, usize, Mech, Option<usize>);
+
+/// Every task: per dataset and split/repeat, the non-private run once and each private
+/// mechanism once per ε.
+pub fn tasks(datasets: usize, repeats: usize, mechs: &[Mech], epsilons: usize) -> Vec<Task> {
+    let mut tasks = Vec::new();
+    for d in 0..datasets {
+        for r in 0..repeats {
+            for &m in mechs {
+                if m == Mech::NonPrivate {
+                    tasks.push((d, r, m, None));
+                } else {
+                    tasks.extend((0..epsilons).map(|e| (d, r, m, Some(e))));
+                }
+            }
+        }
+    }
+    tasks
+}
+
+/// The ε values a task's rows are written for (the non-private run repeats over the grid).
+pub fn row_epsilons(eps: Option<f64>, grid: &[f64]) -> Vec<f64> {
+    eps.map_or_else(|| grid.to_vec(), |x| vec![x])
+}
+
+/// Checks shared by the sweep configs.
+pub fn check_common(
+    epsilons: &[f64],
+    alpha: f64,
+    beta: f64,
+    sweeps: usize,
+    burn_in: usize,
+) -> Result<(), ParamError> {
+    check::non_empty("epsilons", epsilons)?;
+    for &e in epsilons {
+        check::epsilon("epsilons", e)?;
+    }
+    check::positive("alpha", alpha)?;
+    check::positive("beta", beta)?;
+    if sweeps == 0 || burn_in >= sweeps {
+        return Err(ParamError::new(
+            "burn_in",
+            format!("burn_in = {burn_in} with sweeps = {sweeps}"),
+            "0 ≤ burn_in < sweeps",
+        ));
+    }
+    Ok(())
+}
