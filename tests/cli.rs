@@ -1017,6 +1017,23 @@ fn hmm_figures_read_csv_records_and_reject_malformed_rows() {
         man["details"]["data"]["regions"].as_array().unwrap().len(),
         5
     );
+    // a fixed type domain that leaves out values in the file: malformed rows, exit 2
+    let o = privpost(&[
+        "check",
+        "configs/foulds2016/fig7.toml",
+        "--set",
+        "data.source=csv",
+        "--set",
+        &path_set,
+        "--set",
+        "data.type_values=[\"enemy action\", \"friendly action\"]",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not in type_values") && stderr(&o).contains("line "),
+        "{}",
+        stderr(&o)
+    );
     // Figure 6 on a CSV panel
     let o = privpost(&[
         "run",

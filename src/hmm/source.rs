@@ -17,8 +17,9 @@
 //! | `enemy_casualty_or_detained` | count ≥ 0 (binarised) |
 //!
 //! Months are numbered from the earliest month in the file; regions, types and
-//! categories are indexed in sorted order (numerically if every value is an
-//! integer). Every malformed row is an error that names its line; no row is
+//! categories are indexed in natural sort order, unless the config fixes the
+//! domains (`type_values`, `category_values`: then in that order, and values outside
+//! them are malformed rows). Every malformed row is an error that names its line; no row is
 //! dropped except by the preprocessing rules (empty region-months, regions with
 //! fewer than `min_region_events` events). With `source = "csv"` the preset settings
 //! of a `[data]` table are ignored (and listed in the manifest). As in the paper, the sets of regions,
@@ -56,6 +57,10 @@ pub struct DataSpec {
     pub preset: Option<String>,
     /// CSV file (source = "csv"), relative to the working directory
     pub path: Option<String>,
+    /// the public domain of `type` (source = "csv"); default: the values in the file
+    pub type_values: Option<Vec<String>>,
+    /// the public domain of `category` (source = "csv"); default: the values in the file
+    pub category_values: Option<Vec<String>>,
     /// regions with fewer events in total are dropped (§5: near-empty region codes)
     pub min_region_events: Option<usize>,
     // ---- preset overrides (see `Preset` for their meaning)
@@ -188,12 +193,18 @@ impl DataSpec {
         let min = self.min_region_events();
         let ds = match source {
             "preset" => {
-                if self.path.is_some() {
-                    return Err(ParamError::new(
-                        format!("{key}.path"),
-                        "a path is only read with source = \"csv\"",
-                        "source = \"csv\" with path, or source = \"preset\" without",
-                    ));
+                for (set, name) in [
+                    (self.path.is_some(), "path"),
+                    (self.type_values.is_some(), "type_values"),
+                    (self.category_values.is_some(), "category_values"),
+                ] {
+                    if set {
+                        return Err(ParamError::new(
+                            format!("{key}.{name}"),
+                            "only read with source = \"csv\"",
+                            "source = \"csv\" with path (and optionally type_values, category_values), or source = \"preset\" without them",
+                        ));
+                    }
                 }
                 let p = self.resolve_preset(key)?;
                 let (truth, records) = generate(&p, rng);
@@ -229,8 +240,30 @@ impl DataSpec {
                         "the CSV file to read (source = \"csv\")",
                     )
                 })?;
-                let csv = read_csv(Path::new(path))
-                    .map_err(|e| ParamError::new(format!("{key}.path"), e, CSV_ALLOWED))?;
+                for (values, name) in [
+                    (&self.type_values, "type_values"),
+                    (&self.category_values, "category_values"),
+                ] {
+                    if let Some(v) = values {
+                        let distinct: BTreeSet<&String> = v.iter().collect();
+                        if v.len() < 2
+                            || distinct.len() != v.len()
+                            || v.iter().any(|x| x.trim().is_empty())
+                        {
+                            return Err(ParamError::new(
+                                format!("{key}.{name}"),
+                                format!("{v:?}"),
+                                "at least 2 distinct, non-empty values",
+                            ));
+                        }
+                    }
+                }
+                let csv = read_csv(
+                    Path::new(path),
+                    self.type_values.as_deref(),
+                    self.category_values.as_deref(),
+                )
+                .map_err(|e| ParamError::new(format!("{key}.path"), e, CSV_ALLOWED))?;
                 let data = Histograms::aggregate(
                     &csv.records,
                     csv.regions.len(),
@@ -256,9 +289,13 @@ impl DataSpec {
                         "months": csv.months,
                         "types": csv.types,
                         "categories": csv.categories,
+                        "domains": {
+                            "type": if self.type_values.is_some() { "fixed by type_values" } else { "read from the file" },
+                            "category": if self.category_values.is_some() { "fixed by category_values" } else { "read from the file" },
+                        },
                         "ignored_columns": csv.ignored_columns,
                         "ignored_preset_settings": ignored,
-                        "note": "the sets of regions, months and values are read from the file and treated as public, as in the paper; only counts are protected",
+                        "note": "regions and months (and the values, unless type_values/category_values fix them) are read from the file and treated as public, as in the paper; only counts are protected",
                     }),
                     data,
                     truth: None,
@@ -418,8 +455,14 @@ fn vocabulary(values: BTreeSet<String>) -> Vec<String> {
 }
 
 /// Reads and checks a war-log CSV file (schema in the module docs). Every malformed
-/// row is reported with its line number (the first ten listed, then a count).
-pub fn read_csv(path: &Path) -> Result<CsvRecords, String> {
+/// row is reported with its line number (the first ten listed, then a count). With
+/// `types` / `categories` given, those are the features' domains, in that order, and a
+/// value outside them is a malformed row; otherwise the domains are the values seen.
+pub fn read_csv(
+    path: &Path,
+    types: Option<&[String]>,
+    categories: Option<&[String]>,
+) -> Result<CsvRecords, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let sha256 = format!("{:x}", Sha256::digest(&bytes));
     let file = path.display().to_string();
@@ -488,6 +531,13 @@ pub fn read_csv(path: &Path) -> Result<CsvRecords, String> {
         for (c, name) in [(0, "region"), (2, "type"), (3, "category")] {
             if field(c).is_empty() {
                 errs.push(format!("empty `{name}`"));
+            }
+        }
+        for (c, name, domain) in [(2, "type", types), (3, "category", categories)] {
+            if let Some(d) = domain {
+                if !field(c).is_empty() && !d.iter().any(|x| x == field(c)) {
+                    errs.push(format!("`{name}` \"{}\" is not in {name}_values", field(c)));
+                }
             }
         }
         let month = match parse_month(field(1)) {
@@ -559,8 +609,14 @@ pub fn read_csv(path: &Path) -> Result<CsvRecords, String> {
         return Err(format!("{file}: no records after the header"));
     }
     let regions = vocabulary(raws.iter().map(|r| r.region.clone()).collect());
-    let types = vocabulary(raws.iter().map(|r| r.type_.clone()).collect());
-    let categories = vocabulary(raws.iter().map(|r| r.category.clone()).collect());
+    let types = types.map_or_else(
+        || vocabulary(raws.iter().map(|r| r.type_.clone()).collect()),
+        <[String]>::to_vec,
+    );
+    let categories = categories.map_or_else(
+        || vocabulary(raws.iter().map(|r| r.category.clone()).collect()),
+        <[String]>::to_vec,
+    );
     for (name, v) in [("type", &types), ("category", &categories)] {
         if v.len() < 2 {
             return Err(format!(
@@ -581,15 +637,18 @@ pub fn read_csv(path: &Path) -> Result<CsvRecords, String> {
         Some((MonthForm::YearMonth, _)) => format!("{:04}-{:02}", lo / 12, lo % 12 + 1),
         _ => lo.to_string(),
     };
-    let pos = |v: &[String], s: &str| v.iter().position(|x| x == s).unwrap_or(0);
+    let index_of = |v: &[String]| -> std::collections::HashMap<String, usize> {
+        v.iter().enumerate().map(|(i, x)| (x.clone(), i)).collect()
+    };
+    let (ri, ti, ci) = (index_of(&regions), index_of(&types), index_of(&categories));
     let records = raws
         .iter()
         .map(|r| Record {
-            region: pos(&regions, &r.region),
+            region: ri[&r.region],
             month: (r.month - lo) as usize,
             values: [
-                pos(&types, &r.type_),
-                pos(&categories, &r.category),
+                ti[&r.type_],
+                ci[&r.category],
                 r.casualties[0],
                 r.casualties[1],
                 r.casualties[2],
@@ -654,7 +713,7 @@ mod tests {
              RC-EAST,2004-01,Friendly Action,Cache Found,1,0,5\n\
              RC-SOUTH, 2004-03 ,Enemy Action,IED Explosion,0,0,0\n"
         ));
-        let c = read_csv(f.path()).unwrap();
+        let c = read_csv(f.path(), None, None).unwrap();
         assert_eq!(c.regions, vec!["RC-EAST", "RC-SOUTH"]);
         assert_eq!(c.types, vec!["Enemy Action", "Friendly Action"]);
         assert_eq!(
@@ -677,7 +736,7 @@ mod tests {
             "month,notes,region,type,category,civilian_casualty,friendly_or_hostnation_casualty,enemy_casualty_or_detained\n\
              5,x,A,10,1,0,0,0\n7,y,A,2,1,0,0,0\n5,z,B,2,3,0,0,0\n",
         );
-        let c = read_csv(f.path()).unwrap();
+        let c = read_csv(f.path(), None, None).unwrap();
         assert_eq!(c.ignored_columns, vec!["notes"]);
         assert_eq!(c.types, vec!["2", "10"]);
         let v = vocabulary(
@@ -701,7 +760,7 @@ mod tests {
              A,2004-02,t2\n\
              A,7,t2,c1,0,0,0\n"
         ));
-        let e = read_csv(f.path()).unwrap_err();
+        let e = read_csv(f.path(), None, None).unwrap_err();
         assert!(e.contains("5 malformed row(s)"), "{e}");
         for needle in [
             "line 3: `month` \"2004-13\"",
@@ -714,20 +773,67 @@ mod tests {
             assert!(e.contains(needle), "missing {needle:?} in {e}");
         }
         let many: String = (0..25).map(|_| "A,bad,t,c,0,0,0\n").collect();
-        let e = read_csv(write(&format!("{HEADER}{many}")).path()).unwrap_err();
+        let e = read_csv(write(&format!("{HEADER}{many}")).path(), None, None).unwrap_err();
         assert!(
             e.contains("25 malformed") && e.contains("… and 15 more"),
             "{e}"
         );
-        let e = read_csv(write("region,month,type\nA,1,t\n").path()).unwrap_err();
+        let e = read_csv(write("region,month,type\nA,1,t\n").path(), None, None).unwrap_err();
         assert!(
             e.contains("line 1: the header has no column `category`"),
             "{e}"
         );
-        let e =
-            read_csv(write(&format!("{HEADER}A,1,t,c,0,0,0\nA,2,t,d,0,0,0\n")).path()).unwrap_err();
+        let e = read_csv(
+            write(&format!("{HEADER}A,1,t,c,0,0,0\nA,2,t,d,0,0,0\n")).path(),
+            None,
+            None,
+        )
+        .unwrap_err();
         assert!(e.contains("column `type` takes a single value"), "{e}");
-        assert!(read_csv(Path::new("/nonexistent/x.csv")).is_err());
+        assert!(read_csv(Path::new("/nonexistent/x.csv"), None, None).is_err());
+    }
+
+    /// Fixed domains keep unseen values (K_d does not depend on the data) and turn
+    /// values outside them into malformed rows.
+    #[test]
+    fn configured_domains_fix_the_cardinalities() {
+        let f = write(&format!(
+            "{HEADER}A,2004-01,t1,c1,0,0,0\nA,2004-02,t2,c1,0,0,0\n"
+        ));
+        let dom = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (t, c) = (dom(&["t2", "t1", "t3"]), dom(&["c1", "c2"]));
+        let r = read_csv(f.path(), Some(&t), Some(&c)).unwrap();
+        assert_eq!((r.cards(), &r.types), (vec![3, 2, 2, 2, 2], &t));
+        assert_eq!(r.records[0].values[0], 1);
+        let e = read_csv(f.path(), Some(&dom(&["t1", "t9"])), None).unwrap_err();
+        assert!(
+            e.contains("line 3: `type` \"t2\" is not in type_values"),
+            "{e}"
+        );
+        let spec = |values: Vec<String>| DataSpec {
+            source: Some("csv".into()),
+            path: Some(f.path().display().to_string()),
+            min_region_events: Some(1),
+            type_values: Some(values),
+            category_values: Some(c.clone()),
+            ..DataSpec::default()
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(
+            spec(dom(&["t1", "t1"]))
+                .load("data", &mut rng)
+                .unwrap_err()
+                .key,
+            "data.type_values"
+        );
+        assert_eq!(spec(t).load("data", &mut rng).unwrap().data.cards[0], 3);
+        let e = DataSpec {
+            category_values: Some(c),
+            ..DataSpec::preset("iraq")
+        }
+        .load("data", &mut rng)
+        .unwrap_err();
+        assert_eq!(e.key, "data.category_values");
     }
 
     /// Generated records written in the schema and read back give the same histograms.
