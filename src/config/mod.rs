@@ -550,6 +550,31 @@ pub mod check {
         }
     }
 
+    /// The value named `name` in `table`; otherwise an error "unknown {what} \"name\""
+    /// whose allowed list is the table's names, in order.
+    pub fn choice<T: Copy>(
+        key: &str,
+        what: &str,
+        name: &str,
+        table: &[(&str, T)],
+    ) -> Result<T, ParamError> {
+        table
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                ParamError::new(
+                    key,
+                    format!("unknown {what} \"{name}\""),
+                    table
+                        .iter()
+                        .map(|(n, _)| format!("\"{n}\""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+            })
+    }
+
     pub fn non_empty<T>(key: &str, v: &[T]) -> Result<(), ParamError> {
         if v.is_empty() {
             Err(ParamError::new(key, "empty list", "at least one value"))
@@ -585,6 +610,16 @@ epsilon = 0.5
         assert_eq!(r[0].seed, 7);
         let r = file().resolve(Some("smoke"), &[]).unwrap();
         assert_eq!(r[0].params["epsilon"].as_float(), Some(0.5));
+    }
+
+    #[test]
+    fn choice_names_the_unknown_value_and_every_allowed_one() {
+        let table = [("a", 1), ("b", 2)];
+        assert_eq!(check::choice("k", "thing", "b", &table), Ok(2));
+        let e = check::choice("k", "thing", "c", &table).unwrap_err();
+        assert_eq!(e.key, "k");
+        assert_eq!(e.message, "unknown thing \"c\"");
+        assert_eq!(e.allowed.as_deref(), Some("\"a\", \"b\""));
     }
 
     #[test]

@@ -64,18 +64,16 @@ struct Output {
 fn build_run(params: &toml::Table, seed: u64) -> Result<Run, ParamError> {
     let c: RunConfig = deserialize(params)?;
     let spec = parse_spec(c.data.as_ref(), "data")?;
-    let mechanism = match c.mechanism.as_str() {
-        "non_private" => Mechanism::NonPrivate,
-        "laplace" => Mechanism::Laplace,
-        "ops" => Mechanism::Ops,
-        other => {
-            return Err(ParamError::new(
-                "mechanism",
-                format!("unknown mechanism \"{other}\""),
-                "\"non_private\", \"laplace\", \"ops\"",
-            ))
-        }
-    };
+    let mechanism = check::choice(
+        "mechanism",
+        "mechanism",
+        &c.mechanism,
+        &[
+            ("non_private", Mechanism::NonPrivate),
+            ("laplace", Mechanism::Laplace),
+            ("ops", Mechanism::Ops),
+        ],
+    )?;
     check::epsilon("epsilon", c.epsilon)?;
     if !(2..=50).contains(&c.states) {
         return Err(ParamError::new(
@@ -443,13 +441,8 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "hmm" => ("hmm", c.states),
             _ => return Err(bad()),
         };
-        let table = c.datasets.as_ref().and_then(|t| t.get(name));
         let key = format!("datasets.{name}");
-        let data_spec = match table {
-            Some(v) => parse_spec(Some(v), &key)?,
-            None if crate::hmm::generate::Preset::named(name).is_some() => DataSpec::preset(name),
-            None => return Err(bad()),
-        };
+        let data_spec = DataSpec::named(c.datasets.as_ref(), name)?.ok_or_else(bad)?;
         let ds = data_spec.load(&key, &mut setup_rng(seed, 2000 + pi as u64))?;
         if ds.data.cells() < 10 {
             return Err(ParamError::new(

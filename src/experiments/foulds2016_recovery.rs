@@ -10,10 +10,10 @@ use super::foulds2016_sweep::{check_common, row_epsilons, tasks, Mech, Task};
 use super::logreg::mean_se;
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
-use crate::hmm::generate::{Preset, Truth};
+use crate::hmm::generate::Truth;
 use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs};
 use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_variation};
-use crate::hmm::source::{parse_spec, DataSpec};
+use crate::hmm::source::DataSpec;
 use crate::hmm::Histograms;
 use crate::runner::setup_rng;
 use crate::runner::table::{Row, Table};
@@ -87,17 +87,13 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
     let mut sets = Vec::new();
     for (i, name) in c.panels.iter().enumerate() {
         let key = format!("datasets.{name}");
-        let spec = match c.datasets.as_ref().and_then(|t| t.get(name)) {
-            Some(v) => parse_spec(Some(v), &key)?,
-            None if Preset::named(name).is_some() => DataSpec::preset(name),
-            None => {
-                return Err(ParamError::new(
-                    "panels",
-                    format!("\"{name}\" is neither a [datasets.{name}] table nor a preset"),
-                    "preset names (iraq, afghanistan) or names of [datasets.NAME] tables",
-                ))
-            }
-        };
+        let spec = DataSpec::named(c.datasets.as_ref(), name)?.ok_or_else(|| {
+            ParamError::new(
+                "panels",
+                format!("\"{name}\" is neither a [datasets.{name}] table nor a preset"),
+                "preset names (iraq, afghanistan) or names of [datasets.NAME] tables",
+            )
+        })?;
         let ds = spec.load(&key, &mut setup_rng(seed, 4000 + i as u64))?;
         let Some(truth) = ds.truth else {
             return Err(ParamError::new(

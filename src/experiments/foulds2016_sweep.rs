@@ -29,16 +29,18 @@ impl Mech {
         check::non_empty("mechanisms", names)?;
         names
             .iter()
-            .map(|m| match m.as_str() {
-                "non_private" => Ok(Mech::NonPrivate),
-                "laplace" => Ok(Mech::Laplace),
-                "ops_m10" => Ok(Mech::Ops(10.0)),
-                "ops_m100" => Ok(Mech::Ops(100.0)),
-                other => Err(ParamError::new(
+            .map(|m| {
+                check::choice(
                     "mechanisms",
-                    format!("unknown mechanism \"{other}\""),
-                    "\"non_private\", \"laplace\", \"ops_m10\", \"ops_m100\"",
-                )),
+                    "mechanism",
+                    m,
+                    &[
+                        ("non_private", Mech::NonPrivate),
+                        ("laplace", Mech::Laplace),
+                        ("ops_m10", Mech::Ops(10.0)),
+                        ("ops_m100", Mech::Ops(100.0)),
+                    ],
+                )
             })
             .collect()
     }

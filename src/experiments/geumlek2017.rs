@@ -28,14 +28,16 @@ fn parse_algorithms(key: &str, names: &[String]) -> Result<Vec<Algorithm>, Param
     check::non_empty(key, names)?;
     names
         .iter()
-        .map(|s| match s.as_str() {
-            "diffused" => Ok(Algorithm::Diffused),
-            "concentrated" => Ok(Algorithm::Concentrated),
-            other => Err(ParamError::new(
+        .map(|s| {
+            check::choice(
                 key,
-                format!("unknown algorithm \"{other}\""),
-                "\"diffused\", \"concentrated\"",
-            )),
+                "algorithm",
+                s,
+                &[
+                    ("diffused", Algorithm::Diffused),
+                    ("concentrated", Algorithm::Concentrated),
+                ],
+            )
         })
         .collect()
 }
@@ -667,16 +669,18 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     let mechanisms = c
         .mechanisms
         .iter()
-        .map(|m| match m.as_str() {
-            "concentrated" => Ok(GlmMechanism::Concentrated),
-            "diffuse" => Ok(GlmMechanism::Diffuse),
-            "ops" => Ok(GlmMechanism::Ops),
-            "true_posterior" => Ok(GlmMechanism::TruePosterior),
-            other => Err(ParamError::new(
+        .map(|m| {
+            check::choice(
                 "mechanisms",
-                format!("unknown mechanism \"{other}\""),
-                "\"concentrated\", \"diffuse\", \"ops\", \"true_posterior\"",
-            )),
+                "mechanism",
+                m,
+                &[
+                    ("concentrated", GlmMechanism::Concentrated),
+                    ("diffuse", GlmMechanism::Diffuse),
+                    ("ops", GlmMechanism::Ops),
+                    ("true_posterior", GlmMechanism::TruePosterior),
+                ],
+            )
         })
         .collect::<Result<Vec<_>, _>>()?;
     let repeats = logreg::repeats(c.repeats)?;

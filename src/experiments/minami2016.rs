@@ -105,32 +105,32 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
             "0 < δ < 1",
         ));
     }
-    let conversion = match c.conversion.as_str() {
-        "classic" => Conversion::Classic,
-        "improved" => Conversion::Improved,
-        other => {
-            return Err(ParamError::new(
-                "conversion",
-                format!("unknown conversion \"{other}\""),
-                "\"classic\", \"improved\"",
-            ))
-        }
-    };
+    let conversion = check::choice(
+        "conversion",
+        "conversion",
+        &c.conversion,
+        &[
+            ("classic", Conversion::Classic),
+            ("improved", Conversion::Improved),
+        ],
+    )?;
     check::non_empty("mechanisms", &c.mechanisms)?;
     let mechs = c
         .mechanisms
         .iter()
-        .map(|m| match m.as_str() {
-            "gibbs" => Ok(Mech::Gibbs),
-            "ops" => Ok(Mech::Ops),
-            "concentrated" => Ok(Mech::Concentrated),
-            "diffuse" => Ok(Mech::Diffuse),
-            "true_posterior" => Ok(Mech::TruePosterior),
-            other => Err(ParamError::new(
+        .map(|m| {
+            check::choice(
                 "mechanisms",
-                format!("unknown mechanism \"{other}\""),
-                "\"gibbs\", \"ops\", \"concentrated\", \"diffuse\", \"true_posterior\"",
-            )),
+                "mechanism",
+                m,
+                &[
+                    ("gibbs", Mech::Gibbs),
+                    ("ops", Mech::Ops),
+                    ("concentrated", Mech::Concentrated),
+                    ("diffuse", Mech::Diffuse),
+                    ("true_posterior", Mech::TruePosterior),
+                ],
+            )
         })
         .collect::<Result<Vec<_>, _>>()?;
     let repeats = logreg::repeats(c.repeats)?;
@@ -141,17 +141,12 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
         path_length: c.path_length,
     }
     .validate()?;
-    let use_langevin = match c.gibbs_sampler.as_str() {
-        "same" => false,
-        "langevin" => true,
-        other => {
-            return Err(ParamError::new(
-                "gibbs_sampler",
-                format!("unknown sampler \"{other}\""),
-                "\"same\", \"langevin\"",
-            ))
-        }
-    };
+    let use_langevin = check::choice(
+        "gibbs_sampler",
+        "sampler",
+        &c.gibbs_sampler,
+        &[("same", false), ("langevin", true)],
+    )?;
     if !(c.langevin_delta_share > 0.0 && c.langevin_delta_share < 1.0) {
         return Err(ParamError::new(
             "langevin_delta_share",

@@ -119,6 +119,15 @@ impl DataSpec {
         }
     }
 
+    /// The source a panel names: its `[datasets.NAME]` table if there is one, else the
+    /// preset `NAME` unchanged; `None` if it is neither.
+    pub fn named(tables: Option<&toml::Table>, name: &str) -> Result<Option<Self>, ParamError> {
+        match tables.and_then(|t| t.get(name)) {
+            Some(v) => parse_spec(Some(v), &format!("datasets.{name}")).map(Some),
+            None => Ok(Preset::named(name).map(|_| Self::preset(name))),
+        }
+    }
+
     pub fn min_region_events(&self) -> usize {
         self.min_region_events.unwrap_or(DEFAULT_MIN_REGION_EVENTS)
     }
