@@ -1,9 +1,17 @@
 //! privpost: reproduces the experiments and figures of five papers on
 //! differentially private Bayesian inference from TOML configs.
 //!
-//! The math modules (`numeric`, `privacy`, `expfam`) know nothing of configs,
-//! files or threads; `experiments` maps a validated config to tasks and rows;
-//! `runner` plans, seeds, fans out and writes; `plot` renders from CSVs alone.
+//! Layers, from the bottom (see docs/architecture.md; `tests/module_graph.rs`
+//! enforces that no edge points upward and that there is no cycle):
+//! - leaves: `numeric`, `rng` (every random stream), `stats` (moments, quantiles,
+//!   MCMC diagnostics);
+//! - math: `privacy` (mechanisms, accountants, the privacy ledger's events), `expfam`,
+//!   `glm`, `hellinger`, `dpmcmc`, `samplers`, `hmm` — no configs, files or threads;
+//! - `results` (tables, manifest, atomic writes), `config` (TOML, validation),
+//!   `data` (datasets: loaders, fetching, war-log records), `plot` (shared drawing);
+//! - `experiments`: one registry row per figure (validate → prepare → tasks →
+//!   summary → plot → ledger);
+//! - `runner` (fan-out, progress, writing) and `commands` (one file per CLI verb).
 
 pub mod commands;
 pub mod config;
@@ -17,8 +25,11 @@ pub mod hmm;
 pub mod numeric;
 pub mod plot;
 pub mod privacy;
+pub mod results;
+pub mod rng;
 pub mod runner;
 pub mod samplers;
+pub mod stats;
 
 #[cfg(test)]
 pub(crate) mod testutil;

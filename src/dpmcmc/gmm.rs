@@ -103,7 +103,7 @@ pub fn exact_posterior(data: &[f64], n0: f64, bin: f64, grid: usize) -> Moments2
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::setup_rng;
+    use crate::rng::{setup_rng, Purpose};
 
     #[test]
     fn log_likelihood_is_the_mixture_density() {
@@ -121,7 +121,7 @@ mod tests {
     /// (0.2023, 0.7255), correlation −0.9446).
     #[test]
     fn exact_posterior_matches_the_reference_moments() {
-        let data = generate(1_000_000, &mut setup_rng(2019, 0));
+        let data = generate(1_000_000, &mut setup_rng(2019, Purpose::SharedData));
         let m = exact_posterior(&data, 100.0, 0.01, 161);
         let fine = exact_posterior(&data, 100.0, 0.005, 241);
         // quadrature converged

@@ -4,11 +4,12 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 use super::Figure;
+use crate::stats::quantile;
 use crate::config::{check, deserialize, ParamError};
 use crate::expfam::dirichlet::HellingerVariant;
 use crate::hellinger::laplace::{LaplaceCounts, Rounding};
 use crate::hellinger::{audit, balanced_counts, candidate_count, ExpMech, Space};
-use crate::runner::table::{Cell, Row, Table};
+use crate::results::table::{Cell, Row, Table};
 
 /// The three released-posterior mechanisms compared on the poster.
 pub const MECHANISMS: [&str; 3] = ["hellinger_em", "laplace_hist", "laplace_dim"];
@@ -22,17 +23,6 @@ fn laplace_sensitivity(mechanism: &str, k: usize) -> f64 {
         (_, 2) => 2.0,
         (_, k) => k as f64,
     }
-}
-
-/// Type-7 (linear interpolation) quantile of sorted values.
-fn quantile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let h = (sorted.len() - 1) as f64 * p;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
 /// (mean, q25, q50, q75) of distances.
@@ -56,14 +46,14 @@ fn draw_distances(
     common: &Common,
     draws: usize,
     rng: &mut ChaCha8Rng,
-) -> Result<(Vec<f64>, f64), String> {
+) -> anyhow::Result<(Vec<f64>, f64)> {
     let (epsilon, delta, rounding) = (common.epsilon, common.delta, common.laplace_rounding);
     if mechanism == "hellinger_em" {
-        let m = ExpMech::new(space, data, epsilon, delta).map_err(|e| e.to_string())?;
+        let m = ExpMech::new(space, data, epsilon, delta)?;
         Ok((m.sample_distances(draws, rng), m.smooth_sensitivity()))
     } else {
         let s = laplace_sensitivity(mechanism, space.k());
-        let m = LaplaceCounts::new(s, epsilon, rounding).map_err(|e| e.to_string())?;
+        let m = LaplaceCounts::new(s, epsilon, rounding)?;
         let d = space.from_data(data);
         Ok((
             (0..draws)
@@ -196,7 +186,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-const FIG2_DATA: [&str; 11] = [
+pub const FIG2_DATA: [&str; 11] = [
     "k",
     "n",
     "mechanism",
@@ -208,6 +198,21 @@ const FIG2_DATA: [&str; 11] = [
     "scale",
     "candidates",
     "hellinger",
+];
+
+pub const FIG2_SUMMARY: [&str; 12] = [
+    "k",
+    "n",
+    "mechanism",
+    "mean",
+    "q25",
+    "q50",
+    "q75",
+    "draws",
+    "scale",
+    "candidates",
+    "hellinger",
+    "crossover_n",
 ];
 
 impl Figure for Fig2 {
@@ -229,14 +234,10 @@ impl Figure for Fig2 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG2_DATA.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (k, n, m) = self.tasks[index];
         let space =
-            Space::new(vec![self.prior; k], n, self.common.hellinger).map_err(|e| e.to_string())?;
+            Space::new(vec![self.prior; k], n, self.common.hellinger)?;
         let data = balanced_counts(n, k);
         let c = &self.common;
         let (d, scale) = draw_distances(&space, &data, MECHANISMS[m], c, self.draws, rng)?;
@@ -259,8 +260,8 @@ impl Figure for Fig2 {
     /// The data rows plus `crossover_n`: for each Laplace baseline and k, the
     /// smallest n of the grid from which the exponential mechanism's mean distance
     /// stays below the baseline's (empty if it never does).
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (k_col, n_col, m_col, mean_col) =
             (col("k")?, col("n")?, col("mechanism")?, col("mean")?);
         let mean_of = |k: &str, n: &str, m: &str| {
@@ -268,8 +269,6 @@ impl Figure for Fig2 {
                 .find(|&i| data.s(i, k_col) == k && data.s(i, n_col) == n && data.s(i, m_col) == m)
                 .map(|i| data.f(i, mean_col))
         };
-        let mut header: Vec<&str> = FIG2_DATA.to_vec();
-        header.push("crossover_n");
         let mut rows = Vec::new();
         for i in 0..data.rows.len() {
             let (k, m) = (data.s(i, k_col), data.s(i, m_col));
@@ -297,7 +296,7 @@ impl Figure for Fig2 {
             row.push(crossover);
             rows.push(row);
         }
-        Ok(Table::new(&header, rows))
+        Ok(Table::new(&FIG2_SUMMARY, rows))
     }
 
     fn manifest_details(&self) -> serde_json::Value {
@@ -443,7 +442,7 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-const FIG3_COLUMNS: [&str; 14] = [
+pub const FIG3_COLUMNS: [&str; 14] = [
     "panel",
     "k",
     "n",
@@ -478,17 +477,13 @@ impl Figure for Fig3 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG3_COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let c = &self.common;
         let e = || Cell::Empty;
         match self.tasks[index] {
             Fig3Task::Prior { a, mechanism } => {
                 let space =
-                    Space::new(vec![a, a], self.prior_n, c.hellinger).map_err(|e| e.to_string())?;
+                    Space::new(vec![a, a], self.prior_n, c.hellinger)?;
                 let (d, _) = draw_distances(
                     &space,
                     &self.prior_data,
@@ -521,12 +516,12 @@ impl Figure for Fig3 {
                 mechanism,
             } => {
                 let space = Space::new(vec![self.exact_prior; k], self.exact_n, c.hellinger)
-                    .map_err(|e| e.to_string())?;
+                    ?;
                 let data = balanced_counts(self.exact_n, k);
                 let dist = space.from_data(&data);
                 let mut pairs: Vec<(f64, f64)> = if MECHANISMS[mechanism] == "hellinger_em" {
                     let m = ExpMech::new(&space, &data, c.epsilon, c.delta)
-                        .map_err(|e| e.to_string())?;
+                        ?;
                     m.exact().into_iter().map(|(_, h, p)| (h, p)).collect()
                 } else {
                     let m = LaplaceCounts::new(
@@ -534,7 +529,7 @@ impl Figure for Fig3 {
                         c.epsilon,
                         c.laplace_rounding,
                     )
-                    .map_err(|e| e.to_string())?;
+                    ?;
                     let mut v = Vec::new();
                     space.for_each(|r| v.push((dist.hellinger(r), m.probability(&data, r))));
                     v
@@ -576,7 +571,7 @@ impl Figure for Fig3 {
         }
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
     }
 

@@ -4,12 +4,13 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
 use serde::Deserialize;
 
-use super::{Figure, Moments};
+use super::Figure;
+use crate::stats::Moments;
 use crate::config::{check, deserialize, ParamError};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{laplace_posterior, Ops};
-use crate::runner::setup_rng;
-use crate::runner::table::{Cell, Row, Table};
+use crate::rng::{setup_rng, Purpose};
+use crate::results::table::{Cell, Row, Table};
 
 fn prior(v: &[f64]) -> Result<BetaDist, ParamError> {
     let (a, b) = check::prior("prior", v)?;
@@ -73,7 +74,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         None => {
             let d = Binomial::new(c.n, c.p)
                 .map_err(|e| ParamError::new("p", e.to_string(), "0 ≤ p ≤ 1"))?;
-            (d.sample(&mut setup_rng(seed, 0)), true)
+            (d.sample(&mut setup_rng(seed, Purpose::SharedData)), true)
         }
     };
     // Open grid on (0, 1): densities can be infinite at the ends.
@@ -91,7 +92,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     }))
 }
 
-const FIG1_DATA: [&str; 9] = [
+pub const FIG1_DATA: [&str; 9] = [
     "curve",
     "draw",
     "alpha",
@@ -102,7 +103,7 @@ const FIG1_DATA: [&str; 9] = [
     "noisy_successes",
     "noisy_failures",
 ];
-const FIG1_SUMMARY: [&str; 4] = ["curve", "draw", "theta", "density"];
+pub const FIG1_SUMMARY: [&str; 4] = ["curve", "draw", "theta", "density"];
 
 impl Figure for Fig1 {
     fn task_count(&self) -> usize {
@@ -117,11 +118,7 @@ impl Figure for Fig1 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG1_DATA.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let pos = self.successes as f64;
         let neg = (self.n - self.successes) as f64;
         let e = || Cell::Empty;
@@ -141,7 +138,7 @@ impl Figure for Fig1 {
                 let d = self
                     .ops
                     .distribution(&self.prior, pos, neg)
-                    .map_err(|e| e.to_string())?;
+                    ?;
                 let (a, b) = d.shape();
                 let (lo, hi) = d.bounds();
                 vec![
@@ -158,7 +155,7 @@ impl Figure for Fig1 {
             }
             k => {
                 let post = laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)
-                    .map_err(|e| e.to_string())?;
+                    ?;
                 vec![
                     "laplace".into(),
                     (k - 1).into(),
@@ -175,8 +172,8 @@ impl Figure for Fig1 {
     }
 
     /// Densities of every curve on the θ grid, from the parameters in data.csv.
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (curve, draw, a, b, lo, hi) = (
             col("curve")?,
             col("draw")?,
@@ -196,10 +193,10 @@ impl Figure for Fig1 {
                     lo,
                     hi,
                 )
-                .map_err(|e| e.to_string())?;
+                ?;
                 Box::new(move |x| d.ln_pdf(x))
             } else {
-                let d = BetaDist::new(data.f(i, a), data.f(i, b)).map_err(|e| e.to_string())?;
+                let d = BetaDist::new(data.f(i, a), data.f(i, b))?;
                 Box::new(move |x| d.ln_pdf(x))
             };
             for &theta in &self.grid {
@@ -276,7 +273,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-const FIG2_DATA: [&str; 6] = [
+pub const FIG2_DATA: [&str; 6] = [
     "n",
     "repeat",
     "successes",
@@ -284,7 +281,7 @@ const FIG2_DATA: [&str; 6] = [
     "theta_hat",
     "abs_error",
 ];
-const FIG2_SUMMARY: [&str; 5] = ["mechanism", "n", "mean", "se", "runs"];
+pub const FIG2_SUMMARY: [&str; 5] = ["mechanism", "n", "mean", "se", "runs"];
 const MECHANISMS: [&str; 3] = ["posterior", "laplace", "ops"];
 
 impl Figure for Fig2 {
@@ -300,27 +297,23 @@ impl Figure for Fig2 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG2_DATA.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let n = self.n_values[index / self.repeats];
         let repeat = index % self.repeats;
         let s = Binomial::new(n, self.p)
-            .map_err(|e| e.to_string())?
+            ?
             .sample(rng);
         let (pos, neg) = (s as f64, (n - s) as f64);
         let posterior = BetaDist::new(self.prior.alpha() + pos, self.prior.beta() + neg)
-            .map_err(|e| e.to_string())?;
+            ?;
         let thetas = [
             posterior.sample(rng),
             laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)
-                .map_err(|e| e.to_string())?
+                ?
                 .sample(rng),
             self.ops
                 .distribution(&self.prior, pos, neg)
-                .map_err(|e| e.to_string())?
+                ?
                 .sample(rng),
         ];
         Ok(MECHANISMS
@@ -339,8 +332,8 @@ impl Figure for Fig2 {
             .collect())
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (n_col, mech, err) = (col("n")?, col("mechanism")?, col("abs_error")?);
         let mut acc = vec![Moments::default(); MECHANISMS.len() * self.n_values.len()];
         for i in 0..data.rows.len() {
@@ -350,7 +343,7 @@ impl Figure for Fig2 {
                 MECHANISMS.iter().position(|x| *x == m),
                 self.n_values.iter().position(|&x| x == n),
             ) else {
-                return Err(format!("data row {i}: unexpected mechanism {m} or n {n}"));
+                return Err(anyhow::anyhow!("data row {i}: unexpected mechanism {m} or n {n}"));
             };
             acc[mi * self.n_values.len() + ni].push(data.f(i, err));
         }

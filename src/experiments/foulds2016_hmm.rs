@@ -10,15 +10,15 @@ use super::foulds2016_sweep::{check_common, row_epsilons, tasks, Mech, Task};
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
 use crate::hmm::gibbs::{laplace_histograms, modal, posterior_mean_phi, Gibbs, Model, Ops, State};
-use crate::hmm::source::{parse_spec, DataSpec, Dataset};
+use crate::data::warlog::{parse_spec, DataSpec, Dataset};
 use crate::hmm::{Histograms, FEATURES};
-use crate::runner::setup_rng;
-use crate::runner::table::{Cell as TableCell, Row, Table};
+use crate::rng::{setup_rng, Purpose};
+use crate::results::table::{Cell as TableCell, Row, Table};
 
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct RunConfig {
-    /// the `[data]` table (see `hmm::source::DataSpec`)
+    /// the `[data]` table (see `data::warlog::DataSpec`)
     data: Option<toml::Value>,
     states: usize,
     alpha: f64,
@@ -46,8 +46,6 @@ struct Run {
     seed: u64,
 }
 
-const GENERATE: u64 = 11;
-const PRIVATIZE: u64 = 12;
 
 /// What one run produces.
 struct Output {
@@ -98,7 +96,7 @@ fn build_run(params: &toml::Table, seed: u64) -> Result<Run, ParamError> {
             "0 ≤ burn_in < sweeps",
         ));
     }
-    let dataset = spec.load("data", &mut setup_rng(seed, GENERATE))?;
+    let dataset = spec.load("data", &mut setup_rng(seed, Purpose::WarlogGenerate))?;
     Ok(Run {
         dataset,
         min_region_events: spec.min_region_events(),
@@ -119,12 +117,12 @@ impl Run {
         }
     }
 
-    fn execute(&self, rng: &mut ChaCha8Rng) -> Result<Output, String> {
+    fn execute(&self, rng: &mut ChaCha8Rng) -> anyhow::Result<Output> {
         let data = &self.dataset.data;
         let seen = if self.mechanism == Mechanism::Laplace {
             let eps = vec![self.c.epsilon / FEATURES.len() as f64; FEATURES.len()];
-            laplace_histograms(data, &eps, &mut setup_rng(self.seed, PRIVATIZE))
-                .map_err(|e| e.to_string())?
+            laplace_histograms(data, &eps, &mut setup_rng(self.seed, Purpose::HmmPrivatize))
+                ?
         } else {
             data.clone()
         };
@@ -192,7 +190,7 @@ pub fn build_fig7(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     build_fig3(params, seed)
 }
 
-const FIG3_COLUMNS: [&str; 9] = [
+pub const FIG3_COLUMNS: [&str; 9] = [
     "region",
     "region_name",
     "month",
@@ -238,11 +236,7 @@ impl Figure for Fig3 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG3_COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let out = self.run.execute(rng)?;
         let kept = self.run.c.sweeps - self.run.c.burn_in;
         let ds = &self.run.dataset;
@@ -269,7 +263,7 @@ impl Figure for Fig3 {
         Ok(rows)
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
     }
 
@@ -303,18 +297,7 @@ impl Figure for Fig45 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        vec![
-            "state",
-            "feature",
-            "value",
-            "label",
-            "probability",
-            "cells_in_state",
-        ]
-    }
-
-    fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let out = self.run.execute(rng)?;
         let labels = &self.run.dataset.value_labels;
         let mut rows = Vec::new();
@@ -336,7 +319,7 @@ impl Figure for Fig45 {
         Ok(rows)
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
     }
 
@@ -443,7 +426,7 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         };
         let key = format!("datasets.{name}");
         let data_spec = DataSpec::named(c.datasets.as_ref(), name)?.ok_or_else(bad)?;
-        let ds = data_spec.load(&key, &mut setup_rng(seed, 2000 + pi as u64))?;
+        let ds = data_spec.load(&key, &mut setup_rng(seed, Purpose::Fig6Panel(pi)))?;
         if ds.data.cells() < 10 {
             return Err(ParamError::new(
                 format!("{key}.min_region_events"),
@@ -473,7 +456,7 @@ impl Fig6 {
     /// The held-out mask of split `s` of panel `p` (same for every mechanism and ε).
     fn mask(&self, p: usize, s: usize) -> Vec<Vec<bool>> {
         use rand::RngExt;
-        let mut rng = setup_rng(self.seed, 3000 + 100 * p as u64 + s as u64);
+        let mut rng = setup_rng(self.seed, Purpose::Fig6Split { panel: p, split: s });
         self.panels[p]
             .data
             .regions
@@ -487,6 +470,35 @@ impl Fig6 {
             .collect()
     }
 }
+
+pub const FIG4_5_COLUMNS: [&str; 6] = [
+    "state",
+    "feature",
+    "value",
+    "label",
+    "probability",
+    "cells_in_state",
+];
+
+pub const FIG6_DATA: [&str; 7] = [
+    "dataset",
+    "model",
+    "mechanism",
+    "epsilon",
+    "split",
+    "held_out_events",
+    "loglik_per_event",
+];
+
+pub const FIG6_SUMMARY: [&str; 7] = [
+    "dataset",
+    "model",
+    "mechanism",
+    "epsilon",
+    "mean",
+    "se",
+    "splits",
+];
 
 impl Figure for Fig6 {
     fn task_count(&self) -> usize {
@@ -505,19 +517,7 @@ impl Figure for Fig6 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        vec![
-            "dataset",
-            "model",
-            "mechanism",
-            "epsilon",
-            "split",
-            "held_out_events",
-            "loglik_per_event",
-        ]
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (p, s, mech, e) = self.tasks[index];
         let panel = &self.panels[p];
         let eps = e.map(|i| self.c.epsilons[i]);
@@ -590,8 +590,8 @@ impl Figure for Fig6 {
             .collect())
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (ds, model, mech, eps, ll) = (
             col("dataset")?,
             col("model")?,
@@ -638,7 +638,7 @@ impl Figure for Fig6 {
             .into_iter()
             .map(|k| {
                 let v = &groups[&k];
-                let (m, se) = super::logreg::mean_se(v);
+                let (m, se) = crate::stats::mean_se(v);
                 vec![
                     k[0].clone().into(),
                     k[1].clone().into(),
@@ -650,18 +650,7 @@ impl Figure for Fig6 {
                 ]
             })
             .collect();
-        Ok(Table::new(
-            &[
-                "dataset",
-                "model",
-                "mechanism",
-                "epsilon",
-                "mean",
-                "se",
-                "splits",
-            ],
-            rows,
-        ))
+        Ok(Table::new(&FIG6_SUMMARY, rows))
     }
 
     fn manifest_details(&self) -> serde_json::Value {

@@ -7,16 +7,16 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 use super::foulds2016_sweep::{check_common, row_epsilons, tasks, Mech, Task};
-use super::logreg::mean_se;
+use crate::stats::mean_se;
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
 use crate::hmm::generate::Truth;
 use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs};
 use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_variation};
-use crate::hmm::source::DataSpec;
+use crate::data::warlog::DataSpec;
 use crate::hmm::Histograms;
-use crate::runner::setup_rng;
-use crate::runner::table::{Row, Table};
+use crate::rng::{setup_rng, Purpose};
+use crate::results::table::{Row, Table};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,6 +45,40 @@ struct Data {
     /// true state of every kept cell, in region/cell order
     labels: Vec<usize>,
 }
+
+pub const DATA: [&str; 12] = [
+    "dataset",
+    "mechanism",
+    "epsilon",
+    "repeat",
+    "states",
+    "ari_modal",
+    "ari_last",
+    "tv",
+    "tv_type",
+    "tv_category",
+    "tv_casualty",
+    "states_used",
+];
+
+pub const SUMMARY: [&str; 16] = [
+    "dataset",
+    "mechanism",
+    "epsilon",
+    "ari_modal_mean",
+    "ari_modal_se",
+    "ari_last_mean",
+    "ari_last_se",
+    "tv_mean",
+    "tv_se",
+    "tv_type_mean",
+    "tv_type_se",
+    "tv_category_mean",
+    "tv_category_se",
+    "tv_casualty_mean",
+    "tv_casualty_se",
+    "repeats",
+];
 
 pub struct Recovery {
     c: Config,
@@ -94,7 +128,7 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
                 "preset names (iraq, afghanistan) or names of [datasets.NAME] tables",
             )
         })?;
-        let ds = spec.load(&key, &mut setup_rng(seed, 4000 + i as u64))?;
+        let ds = spec.load(&key, &mut setup_rng(seed, Purpose::RecoveryPanel(i)))?;
         let Some(truth) = ds.truth else {
             return Err(ParamError::new(
                 format!("{key}.source"),
@@ -192,14 +226,7 @@ impl Figure for Recovery {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        let mut v = vec!["dataset", "mechanism", "epsilon", "repeat", "states"];
-        v.extend(METRICS);
-        v.push("states_used");
-        v
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (di, rep, mech, e) = self.tasks[index];
         let d = &self.sets[di];
         let eps = e.map(|i| self.c.epsilons[i]);
@@ -238,8 +265,8 @@ impl Figure for Recovery {
             .collect())
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (ds, mech, eps) = (col("dataset")?, col("mechanism")?, col("epsilon")?);
         let metric_cols = METRICS
             .iter()
@@ -271,14 +298,7 @@ impl Figure for Recovery {
                 }
             }
         }
-        let mut columns = vec!["dataset".to_string(), "mechanism".into(), "epsilon".into()];
-        for m in METRICS {
-            columns.push(format!("{m}_mean"));
-            columns.push(format!("{m}_se"));
-        }
-        columns.push("repeats".into());
-        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
-        Ok(Table::new(&names, rows))
+        Ok(Table::new(&SUMMARY, rows))
     }
 
     fn manifest_details(&self) -> serde_json::Value {
@@ -308,7 +328,7 @@ mod tests {
             ..DataSpec::preset("afghanistan")
         };
         let ds = spec
-            .load("data", &mut setup_rng(1, 1))
+            .load("data", &mut setup_rng(1, Purpose::RecoveryPanel(0)))
             .unwrap_or_else(|e| panic!("{e:?}"));
         let truth = ds.truth.unwrap();
         let labels: Vec<usize> = ds

@@ -55,11 +55,11 @@ impl Mech {
         alpha: f64,
         beta: f64,
         rng: &mut impl Rng,
-    ) -> Result<(Histograms, Model), String> {
+    ) -> anyhow::Result<(Histograms, Model)> {
         let seen = match (self, eps) {
             (Mech::Laplace, Some(eps)) => {
                 let per = vec![eps / FEATURES.len() as f64; FEATURES.len()];
-                laplace_histograms(data, &per, rng).map_err(|e| e.to_string())?
+                laplace_histograms(data, &per, rng)?
             }
             _ => data.clone(),
         };

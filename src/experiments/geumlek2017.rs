@@ -7,7 +7,8 @@ use rand_distr::{Binomial, Distribution};
 use serde::Deserialize;
 
 use super::logreg::{self, Sampler};
-use super::{Figure, Moments};
+use super::Figure;
+use crate::stats::Moments;
 use crate::config::{check, deserialize, ParamError};
 use crate::data::Task as DataTask;
 use crate::expfam::beta::BetaDist;
@@ -15,7 +16,7 @@ use crate::expfam::mechanisms::{kl_from_truth, Algorithm, BetaBernoulli, Gaussia
 use crate::glm::calibrate::{Calibrated, Setting};
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::search::Verified;
-use crate::runner::table::{Cell, Row, Table};
+use crate::results::table::{Cell, Row, Table};
 
 fn problem(prior: &[f64], n: u64) -> Result<BetaBernoulli, ParamError> {
     let (a, b) = check::prior("prior", prior)?;
@@ -95,7 +96,7 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-const FIG1_COLUMNS: [&str; 5] = [
+pub const FIG1_COLUMNS: [&str; 5] = [
     "algorithm",
     "coefficient",
     "lambda",
@@ -116,11 +117,7 @@ impl Figure for Fig1 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG1_COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, index: usize, _rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, _rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (algorithm, c) = self.curves[index / self.lambdas.len()];
         let lambda = self.lambdas[index % self.lambdas.len()];
         let eps = self.problem.rdp_epsilon(algorithm, c, lambda);
@@ -133,7 +130,7 @@ impl Figure for Fig1 {
         ]])
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
     }
 
@@ -303,7 +300,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-const FIG2_DATA: [&str; 14] = [
+pub const FIG2_DATA: [&str; 14] = [
     "panel",
     "lambda",
     "ln_epsilon",
@@ -319,7 +316,7 @@ const FIG2_DATA: [&str; 14] = [
     "kl_abs_err",
     "calibration",
 ];
-const FIG2_SUMMARY: [&str; 13] = [
+pub const FIG2_SUMMARY: [&str; 13] = [
     "panel",
     "lambda",
     "ln_epsilon",
@@ -417,11 +414,7 @@ impl Figure for Fig2 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG2_DATA.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         match self.tasks[index] {
             Task::Kl { point } => {
                 let p = &self.points[point];
@@ -449,8 +442,8 @@ impl Figure for Fig2 {
             Task::Holdout { point, chunk, runs } => {
                 let p = &self.points[point];
                 let n = self.problem.n;
-                let data = Binomial::new(n, self.data_p).map_err(|e| e.to_string())?;
-                let held = Binomial::new(self.holdout_n, self.data_p).map_err(|e| e.to_string())?;
+                let data = Binomial::new(n, self.data_p)?;
+                let held = Binomial::new(self.holdout_n, self.data_p)?;
                 let mut moments = [Moments::default(); 4];
                 for _ in 0..runs {
                     let s = data.sample(rng) as f64;
@@ -493,8 +486,8 @@ impl Figure for Fig2 {
         }
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (panel, lambda, ln_eps, algo) = (
             col("panel")?,
             col("lambda")?,
@@ -730,7 +723,7 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-const FIG3_COLUMNS: [&str; 9] = [
+pub const FIG3_COLUMNS: [&str; 9] = [
     "dataset",
     "lambda",
     "ln_epsilon",
@@ -740,6 +733,20 @@ const FIG3_COLUMNS: [&str; 9] = [
     "repeat",
     "test_error",
     "test_loglik",
+];
+
+pub const FIG3_SUMMARY: [&str; 11] = [
+    "dataset",
+    "lambda",
+    "ln_epsilon",
+    "mechanism",
+    "beta",
+    "rho",
+    "test_error_mean",
+    "test_error_se",
+    "test_loglik_mean",
+    "test_loglik_se",
+    "runs",
 ];
 
 impl Figure for Fig3 {
@@ -758,15 +765,11 @@ impl Figure for Fig3 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG3_COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (dataset, cal) = self.unique[index];
         let task = &self.tasks[dataset];
         let scores = logreg::score_draws(task, &cal, &self.sampler, self.repeats, rng)
-            .map_err(|e| format!("{}: {e}", task.name))?;
+            .map_err(|e| format!("{}: {e}", task.name)).map_err(anyhow::Error::msg)?;
         Ok(logreg::expand_rows(
             &self.points,
             &self.which,
@@ -788,7 +791,7 @@ impl Figure for Fig3 {
         ))
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         let groups =
             logreg::metric_groups(data, &["dataset", "lambda", "ln_epsilon", "mechanism"])?;
         let mut rows = Vec::new();
@@ -816,22 +819,7 @@ impl Figure for Fig3 {
                 m.runs.into(),
             ]);
         }
-        Ok(Table::new(
-            &[
-                "dataset",
-                "lambda",
-                "ln_epsilon",
-                "mechanism",
-                "beta",
-                "rho",
-                "test_error_mean",
-                "test_error_se",
-                "test_loglik_mean",
-                "test_loglik_se",
-                "runs",
-            ],
-            rows,
-        ))
+        Ok(Table::new(&FIG3_SUMMARY, rows))
     }
 
     fn manifest_details(&self) -> serde_json::Value {

@@ -12,13 +12,13 @@ use crate::dpmcmc::barker::{
 };
 use crate::dpmcmc::gmm::generate;
 use crate::dpmcmc::vcor::VCor;
-use crate::runner::setup_rng;
-use crate::runner::table::Cell;
+use crate::rng::{setup_rng, Purpose};
+use crate::results::table::Cell;
 
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
 use crate::privacy::rdp::{BarkerAccount, Conversion};
-use crate::runner::table::{Row, Table};
+use crate::results::table::{Row, Table};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -167,7 +167,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                         "run `privpost vcor --write`",
                     )
                 })?;
-                let data = generate(c.n_data_c as usize, &mut setup_rng(seed, 0));
+                let data = generate(c.n_data_c as usize, &mut setup_rng(seed, Purpose::SharedData));
                 let start = resolve_start(&c.start, &data, seed)?;
                 clipping = Some(Clipping {
                     data,
@@ -262,7 +262,7 @@ fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, Par
         },
         StartSpec::Method(m) if m == "dpvi" => {
             let dpvi = Dpvi::paper();
-            let mut rng = setup_rng(seed, 2);
+            let mut rng = setup_rng(seed, Purpose::DpviInit);
             let init = Dpvi::initial(&mut rng);
             let fit = dpvi.fit(&Gmm, data, init, &mut rng);
             // the authors' moments accountant stops at moment 64 (order 65)
@@ -297,7 +297,7 @@ fn start_json(s: &Start) -> serde_json::Value {
     }
 }
 
-const FIG1_COLUMNS: [&str; 12] = [
+pub const FIG1_COLUMNS: [&str; 12] = [
     "panel",
     "n_data",
     "batch",
@@ -334,14 +334,10 @@ impl Figure for Fig1 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG1_COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let budget_tasks = self.curves.len() * self.conversions.len();
         if index >= budget_tasks {
-            let c = self.clipping.as_ref().ok_or("no panel c")?;
+            let c = self.clipping.as_ref().ok_or("no panel c").map_err(anyhow::Error::msg)?;
             let variance = c.variances[index - budget_tasks];
             let mut subsets = SubsetSampler::new(c.data.len());
             let (mut theta, mut stats) = (c.start.theta, Stats::default());
@@ -357,7 +353,7 @@ impl Figure for Fig1 {
                     &mut stats,
                     rng,
                 )
-                .map_err(|e| e.to_string())?;
+                ?;
             }
             let e = || Cell::Empty;
             return Ok(vec![vec![
@@ -380,14 +376,14 @@ impl Figure for Fig1 {
         let spent = if curve.accounts.len() == 1 {
             curve.accounts[0]
                 .curve(&curve.iterations, conversion)
-                .map_err(|e| e.to_string())?
+                ?
         } else {
             curve
                 .accounts
                 .iter()
                 .map(|a| a.spent(conversion))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string())?
+                ?
         };
         Ok(spent
             .iter()
@@ -412,7 +408,7 @@ impl Figure for Fig1 {
             .collect())
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
     }
 
@@ -494,7 +490,7 @@ pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "a valid accounting question (0 < δ < 1, alpha_max ≥ 4)",
         )
     })?;
-    let data = generate(c.n_data as usize, &mut setup_rng(seed, 0));
+    let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
     let start = resolve_start(&c.start, &data, seed)?;
     Ok(Box::new(Fig2 {
         data,
@@ -507,7 +503,7 @@ pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     }))
 }
 
-const FIG2_COLUMNS: [&str; 4] = ["chain", "iteration", "theta1", "theta2"];
+pub const FIG2_COLUMNS: [&str; 4] = ["chain", "iteration", "theta1", "theta2"];
 const CHAINS: [&str; 2] = ["nonprivate", "private"];
 
 impl Figure for Fig2 {
@@ -522,13 +518,9 @@ impl Figure for Fig2 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG2_COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let c = if index == 0 { 1.0 } else { 2.0 };
-        let vcor = VCor::stored(c).ok_or("no V_cor table")?;
+        let vcor = VCor::stored(c).ok_or("no V_cor table").map_err(anyhow::Error::msg)?;
         let mut subsets = SubsetSampler::new(self.data.len());
         let (mut theta, mut stats) = (self.start.theta, Stats::default());
         let mut rows = Vec::new();
@@ -559,7 +551,7 @@ impl Figure for Fig2 {
                     rng,
                 )
             }
-            .map_err(|e| e.to_string())?;
+            ?;
             if t >= self.burn_in {
                 rows.push(vec![
                     CHAINS[index].into(),
@@ -572,7 +564,7 @@ impl Figure for Fig2 {
         Ok(rows)
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
     }
 
@@ -676,7 +668,7 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         ));
     }
     let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
-    let data = generate(c.n_data as usize, &mut setup_rng(seed, 0));
+    let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
     let start = resolve_start(&c.start, &data, seed)?;
     // ε after the burn-in plus t recorded iterations, at every checkpoint (plus DPVI's, composed)
     let mcmc_t: Vec<u64> = (1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every)
@@ -735,7 +727,7 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     }))
 }
 
-const FIG3_DATA: [&str; 8] = [
+pub const FIG3_DATA: [&str; 8] = [
     "method",
     "run",
     "iteration",
@@ -745,7 +737,7 @@ const FIG3_DATA: [&str; 8] = [
     "var1",
     "var2",
 ];
-const FIG3_SUMMARY: [&str; 10] = [
+pub const FIG3_SUMMARY: [&str; 10] = [
     "method",
     "reference",
     "iteration",
@@ -798,11 +790,7 @@ impl Figure for Fig3 {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        FIG3_DATA.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         use rand_distr::{Distribution, StandardNormal};
         let mut rows = Vec::new();
         let mut record = |method: &str, run: u64, t: u64, eps: f64, r: &Running| {
@@ -820,7 +808,7 @@ impl Figure for Fig3 {
         };
         match self.tasks[index] {
             Fig3Task::Reference => {
-                let vcor = VCor::stored(1.0).ok_or("no V_cor table for C = 1")?;
+                let vcor = VCor::stored(1.0).ok_or("no V_cor table for C = 1").map_err(anyhow::Error::msg)?;
                 let mut subsets = SubsetSampler::new(self.data.len());
                 let (mut theta, mut stats, mut acc) =
                     (self.start.theta, Stats::default(), Running::default());
@@ -837,7 +825,7 @@ impl Figure for Fig3 {
                         &mut stats,
                         rng,
                     )
-                    .map_err(|e| e.to_string())?;
+                    ?;
                     if t >= self.c.mcmc_burn_in {
                         acc.push(theta);
                     }
@@ -851,7 +839,7 @@ impl Figure for Fig3 {
                 );
             }
             Fig3Task::Mcmc { run } => {
-                let vcor = VCor::stored(2.0).ok_or("no V_cor table for C = 2")?;
+                let vcor = VCor::stored(2.0).ok_or("no V_cor table for C = 2").map_err(anyhow::Error::msg)?;
                 let mut subsets = SubsetSampler::new(self.data.len());
                 let (mut theta, mut stats, mut acc) =
                     (self.start.theta, Stats::default(), Running::default());
@@ -868,7 +856,7 @@ impl Figure for Fig3 {
                         &mut stats,
                         rng,
                     )
-                    .map_err(|e| e.to_string())?;
+                    ?;
                     if t > self.c.mcmc_burn_in {
                         acc.push(theta);
                         if (t - self.c.mcmc_burn_in).is_multiple_of(self.c.mcmc_every) {
@@ -901,8 +889,8 @@ impl Figure for Fig3 {
         Ok(rows)
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (method, iteration, epsilon) = (col("method")?, col("iteration")?, col("epsilon")?);
         let cols = [col("mean1")?, col("mean2")?, col("var1")?, col("var2")?];
         let chain_ref = (0..data.rows.len())
@@ -941,8 +929,8 @@ impl Figure for Fig3 {
             for key in &keys {
                 let idx = &groups[key];
                 for (p, param) in ["theta1", "theta2"].iter().enumerate() {
-                    let mut me = super::Moments::default();
-                    let mut ve = super::Moments::default();
+                    let mut me = crate::stats::Moments::default();
+                    let mut ve = crate::stats::Moments::default();
                     for &i in idx {
                         me.push((data.f(i, cols[p]) - reference[p]).abs());
                         ve.push((data.f(i, cols[2 + p]) - reference[2 + p]).abs());

@@ -2,6 +2,7 @@
 //! Minami et al. 2016 §3.3): datasets (fetched on first use), sampler settings,
 //! and "draw K independent samples from a calibrated posterior and score them".
 
+use crate::stats::mean_se;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -106,14 +107,14 @@ impl Sampler {
         post: &Posterior,
         k: usize,
         rng: &mut impl Rng,
-    ) -> Result<Vec<DVector<f64>>, String> {
+    ) -> anyhow::Result<Vec<DVector<f64>>> {
         match *self {
             Sampler::Hmc {
                 burn_in,
                 tune,
                 path_length,
             } => {
-                let w = whitened_draws(post, k, burn_in, tune, path_length, rng)?;
+                let w = whitened_draws(post, k, burn_in, tune, path_length, rng).map_err(anyhow::Error::msg)?;
                 Ok(w.column_iter().map(|c| c.into_owned()).collect())
             }
             Sampler::Slice { sweeps } => {
@@ -152,15 +153,12 @@ pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Tas
             ));
         }
     }
-    let missing = data::status(dir)
-        .iter()
-        .any(|(_, s)| matches!(s, Err(DataError::Missing { .. })));
-    if missing {
+    if data::fetch::any_missing(dir) {
         eprintln!(
             "datasets missing in {}: fetching them (scripts/fetch-data.sh)",
             dir.display()
         );
-        crate::commands::data_fetch(dir).map_err(|e| {
+        data::fetch::fetch(dir, false).map_err(|e| {
             ParamError::new("data_dir", e.to_string(), "a folder with the datasets")
         })?;
     }
@@ -223,7 +221,7 @@ pub fn score_draws(
     sampler: &Sampler,
     k: usize,
     rng: &mut impl Rng,
-) -> Result<Vec<(f64, f64)>, String> {
+) -> anyhow::Result<Vec<(f64, f64)>> {
     let draws = sampler.draws(&posterior(task, cal), k, rng)?;
     Ok(draws.iter().map(|w| score(task, w)).collect())
 }
@@ -239,10 +237,10 @@ pub struct Metrics {
 /// Groups `data.csv` rows by the values of `keys` and summarises `test_error` and
 /// `test_loglik` of each group.
 pub fn metric_groups(
-    data: &crate::runner::table::Table,
+    data: &crate::results::table::Table,
     keys: &[&str],
-) -> Result<std::collections::HashMap<Vec<String>, Metrics>, String> {
-    let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+) -> anyhow::Result<std::collections::HashMap<Vec<String>, Metrics>> {
+    let col = |n: &str| data.col(n);
     let keys: Vec<usize> = keys.iter().map(|k| col(k)).collect::<Result<_, _>>()?;
     let (err, ll) = (col("test_error")?, col("test_loglik")?);
     let mut groups: std::collections::HashMap<Vec<String>, Vec<usize>> = Default::default();
@@ -300,8 +298,8 @@ pub fn expand_rows<P>(
     which: &[usize],
     index: usize,
     scores: &[(f64, f64)],
-    row: impl Fn(&P, usize, f64, f64) -> crate::runner::table::Row,
-) -> Vec<crate::runner::table::Row> {
+    row: impl Fn(&P, usize, f64, f64) -> crate::results::table::Row,
+) -> Vec<crate::results::table::Row> {
     points
         .iter()
         .zip(which)
@@ -351,8 +349,3 @@ pub fn repeats(v: usize) -> Result<usize, ParamError> {
     }
 }
 
-/// Mean and standard error of a column of draws.
-pub fn mean_se(xs: &[f64]) -> (f64, f64) {
-    let (m, v) = crate::samplers::diagnostics::mean_var(xs);
-    (m, (v / xs.len() as f64).sqrt())
-}

@@ -19,7 +19,7 @@ use crate::glm::calibrate::{
     gibbs_beta_corollary, gibbs_tail_bound, langevin_schedule, Calibrated, Setting,
 };
 use crate::privacy::rdp::Conversion;
-use crate::runner::table::{Cell, Row, Table};
+use crate::results::table::{Cell, Row, Table};
 use crate::samplers::{hmc, LinearTarget};
 
 #[derive(Debug, Deserialize)]
@@ -233,7 +233,7 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     }))
 }
 
-const COLUMNS: [&str; 10] = [
+pub const COLUMNS: [&str; 10] = [
     "dataset",
     "ln_epsilon",
     "mechanism",
@@ -253,6 +253,23 @@ impl Logreg {
     }
 }
 
+pub const SUMMARY: [&str; 14] = [
+    "dataset",
+    "ln_epsilon",
+    "epsilon",
+    "delta",
+    "mechanism",
+    "beta",
+    "rho",
+    "gibbs_beta_corollary",
+    "corollary_covered_by_theorem",
+    "test_error_mean",
+    "test_error_se",
+    "test_loglik_mean",
+    "test_loglik_se",
+    "runs",
+];
+
 impl Figure for Logreg {
     fn task_count(&self) -> usize {
         self.unique.len()
@@ -270,25 +287,21 @@ impl Figure for Logreg {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (dataset, _) = self.unique[index];
         let p0 = *self.first_point(index);
         let task = &self.tasks[dataset];
         let (scores, sampler_name) = match p0.langevin {
             None => (
                 logreg::score_draws(task, &p0.cal, &self.sampler, self.repeats, rng)
-                    .map_err(|e| format!("{}: {e}", task.name))?,
+                    .map_err(|e| format!("{}: {e}", task.name)).map_err(anyhow::Error::msg)?,
                 self.sampler.name(),
             ),
             Some((step, iterations)) => {
                 let s = &self.settings[dataset];
                 let post = logreg::posterior(task, &p0.cal);
                 let target = LinearTarget::original(&post);
-                let (mode, _) = post.mode()?;
+                let (mode, _) = post.mode().map_err(anyhow::Error::msg)?;
                 let big_m = s.n as f64 * p0.cal.rho * s.c * s.c / 4.0 + post.precision;
                 let start = DMatrix::from_fn(task.dim(), self.repeats, |j, _| {
                     let z: f64 = StandardNormal.sample(rng);
@@ -324,7 +337,7 @@ impl Figure for Logreg {
         ))
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         let groups = logreg::metric_groups(data, &["dataset", "ln_epsilon", "mechanism"])?;
         let mut rows = Vec::new();
         for p in &self.points {
@@ -363,25 +376,7 @@ impl Figure for Logreg {
                 m.runs.into(),
             ]);
         }
-        Ok(Table::new(
-            &[
-                "dataset",
-                "ln_epsilon",
-                "epsilon",
-                "delta",
-                "mechanism",
-                "beta",
-                "rho",
-                "gibbs_beta_corollary",
-                "corollary_covered_by_theorem",
-                "test_error_mean",
-                "test_error_se",
-                "test_loglik_mean",
-                "test_loglik_se",
-                "runs",
-            ],
-            rows,
-        ))
+        Ok(Table::new(&SUMMARY, rows))
     }
 
     fn manifest_details(&self) -> serde_json::Value {

@@ -1,6 +1,9 @@
-//! One module per paper: each figure maps a validated config to a flat plan of
-//! tasks, runs a task as a pure function of (parameters, RNG), and aggregates
-//! the task rows into the figure's summary.
+//! One module per paper: each figure validates its config into a plan, prepares
+//! what its tasks share (datasets, a DPVI fit), runs a task as a pure function of
+//! (parameters, RNG), aggregates the task rows into the figure's summary, draws
+//! its plot from the CSVs, and states the privacy it spent as a ledger.
+//!
+//! [`REGISTRY`] has one row per figure; nothing else in the crate lists figures.
 
 pub mod bun2018;
 pub mod foulds2016;
@@ -13,143 +16,265 @@ pub mod logreg;
 pub mod minami2016;
 pub mod samplers;
 
+use std::path::Path;
+
 use crate::config::ParamError;
-use crate::runner::table::{Row, Table};
+use crate::plot::DrawError;
+use crate::privacy::ledger::Ledger;
+use crate::results::manifest::DatasetRecord;
+use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 
-/// A validated experiment ready to run. Implementations are immutable and
+/// A prepared experiment, ready to run. Implementations are immutable and
 /// shared across worker threads.
 pub trait Figure: Send + Sync {
     /// Number of tasks in the plan; tasks are indexed 0..task_count().
     fn task_count(&self) -> usize;
-    /// One line describing the grid, for `privpost check`.
+    /// One line describing the grid, for `privpost check` and the progress line.
     fn grid_description(&self) -> String;
-    /// Column names of `data.csv`.
-    fn data_columns(&self) -> Vec<&'static str>;
-    /// Rows of task `index`, using only `rng` for randomness.
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String>;
-    /// `summary.csv` from the data rows (in task order).
-    fn summarize(&self, data: &Table) -> Result<Table, String>;
-    /// Facts for the manifest: calibrations used, privacy levels, accuracies.
+    /// Rows of task `index` (columns: the registry row's `data_columns`), using
+    /// only `rng` for randomness.
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>>;
+    /// `summary.csv` (columns: the registry row's `summary_columns`) from the
+    /// data rows, in task order.
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table>;
+    /// Facts for the manifest that are not privacy claims: methods, settings, accuracies.
     fn manifest_details(&self) -> serde_json::Value;
+    /// The privacy spent, one entry per series or grid point, from the mechanisms.
+    fn ledger(&self) -> Ledger;
+    /// The datasets the figure read or generated.
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        Vec::new()
+    }
 }
 
-/// Validates parameters and builds a figure; the seed feeds set-up streams.
-pub type Builder = fn(&toml::Table, u64) -> Result<Box<dyn Figure>, ParamError>;
+/// A validated config that has not touched the world: no downloads, no dataset
+/// generation, no fits, no files. `privpost check` stops here.
+pub trait Plan {
+    /// One line describing the grid and, when known without preparing, the task count.
+    fn describe(&self) -> String;
+    /// Prepares what the tasks share (fetching missing datasets, generating or
+    /// reading data, fitting an initialisation). Called by `privpost run` only.
+    fn prepare(self: Box<Self>) -> Result<Box<dyn Figure>, ParamError>;
+}
 
-/// A figure this build can reproduce.
+/// A figure whose validation already is its preparation (pure computation on
+/// the config).
+pub struct Ready(pub Box<dyn Figure>);
+
+impl Plan for Ready {
+    fn describe(&self) -> String {
+        format!(
+            "{}; {} tasks",
+            self.0.grid_description(),
+            self.0.task_count()
+        )
+    }
+
+    fn prepare(self: Box<Self>) -> Result<Box<dyn Figure>, ParamError> {
+        Ok(self.0)
+    }
+}
+
+/// A validated config whose preparation has side effects or costs: `prepare`
+/// runs only under `privpost run`.
+pub struct Deferred<C> {
+    pub description: String,
+    pub config: C,
+    pub prepare: fn(C) -> Result<Box<dyn Figure>, ParamError>,
+}
+
+impl<C> Plan for Deferred<C> {
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    fn prepare(self: Box<Self>) -> Result<Box<dyn Figure>, ParamError> {
+        (self.prepare)(self.config)
+    }
+}
+
+/// Validates parameters into a plan; the seed feeds set-up streams.
+pub type Validate = fn(&toml::Table, u64) -> Result<Box<dyn Plan>, ParamError>;
+/// Draws a figure's plots into its output folder from the CSVs there.
+pub type Draw = fn(&Path) -> Result<(), DrawError>;
+
+/// A figure this build can reproduce: everything the rest of the crate needs to
+/// know about it.
 pub struct Spec {
     pub id: &'static str,
     pub title: &'static str,
     /// Default config, relative to the repository root.
     pub config: &'static str,
-    /// Validates parameters and builds the figure. `seed` feeds setup streams.
-    pub build: Builder,
+    /// Validates parameters into a plan.
+    pub validate: Validate,
+    /// Renders `figure.png`/`figure.svg` (and any further figures) from the CSVs.
+    pub plot: Draw,
+    /// Columns of `data.csv`, in order.
+    pub data_columns: &'static [&'static str],
+    /// Columns of `summary.csv`, in order.
+    pub summary_columns: &'static [&'static str],
 }
 
+/// Wraps a figure whose validation is its preparation.
+fn ready(f: Result<Box<dyn Figure>, ParamError>) -> Result<Box<dyn Plan>, ParamError> {
+    Ok(Box::new(Ready(f?)))
+}
+
+/// One row per figure: the only list of figures in the crate.
 pub const REGISTRY: &[Spec] = &[
     Spec {
         id: "geumlek2017/fig1",
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
         config: "configs/geumlek2017/fig1.toml",
-        build: geumlek2017::build_fig1,
+        validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
+        plot: crate::plot::geumlek2017::fig1,
+        data_columns: &geumlek2017::FIG1_COLUMNS,
+        summary_columns: &geumlek2017::FIG1_COLUMNS,
     },
     Spec {
         id: "geumlek2017/fig2",
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
         config: "configs/geumlek2017/fig2.toml",
-        build: geumlek2017::build_fig2,
+        validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
+        plot: crate::plot::geumlek2017::fig2,
+        data_columns: &geumlek2017::FIG2_DATA,
+        summary_columns: &geumlek2017::FIG2_SUMMARY,
     },
     Spec {
         id: "geumlek2017/fig3",
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
         config: "configs/geumlek2017/fig3.toml",
-        build: geumlek2017::build_fig3,
+        validate: |p, s| ready(geumlek2017::build_fig3(p, s)),
+        plot: crate::plot::logreg::draw_fig3,
+        data_columns: &geumlek2017::FIG3_COLUMNS,
+        summary_columns: &geumlek2017::FIG3_SUMMARY,
     },
     Spec {
         id: "geumlek2017/samplers",
         title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
         config: "configs/geumlek2017/samplers.toml",
-        build: samplers::build,
+        validate: |p, s| ready(samplers::build(p, s)),
+        plot: crate::plot::logreg::draw_samplers,
+        data_columns: &samplers::COLUMNS,
+        summary_columns: &samplers::SUMMARY,
     },
     Spec {
         id: "foulds2016/fig1",
         title: "True, OPS and Laplace-mechanism posteriors (ε = 1, N = 20)",
         config: "configs/foulds2016/fig1.toml",
-        build: foulds2016::build_fig1,
+        validate: |p, s| ready(foulds2016::build_fig1(p, s)),
+        plot: crate::plot::foulds2016::fig1,
+        data_columns: &foulds2016::FIG1_DATA,
+        summary_columns: &foulds2016::FIG1_SUMMARY,
     },
     Spec {
         id: "foulds2016/fig2",
         title: "L1 error of one private posterior sample vs N",
         config: "configs/foulds2016/fig2.toml",
-        build: foulds2016::build_fig2,
+        validate: |p, s| ready(foulds2016::build_fig2(p, s)),
+        plot: crate::plot::foulds2016::fig2,
+        data_columns: &foulds2016::FIG2_DATA,
+        summary_columns: &foulds2016::FIG2_SUMMARY,
     },
     Spec {
         id: "minami2016/logreg",
-        title:
-            "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
+        title: "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
         config: "configs/minami2016/logreg.toml",
-        build: minami2016::build,
+        validate: |p, s| ready(minami2016::build(p, s)),
+        plot: crate::plot::logreg::draw_minami,
+        data_columns: &minami2016::COLUMNS,
+        summary_columns: &minami2016::SUMMARY,
     },
     Spec {
         id: "foulds2016/fig3",
         title: "HMM state assignments per region over time (Laplace, ε = 5, synthetic Iraq)",
         config: "configs/foulds2016/fig3.toml",
-        build: foulds2016_hmm::build_fig3,
+        validate: |p, s| ready(foulds2016_hmm::build_fig3(p, s)),
+        plot: crate::plot::hmm::draw_fig3,
+        data_columns: &foulds2016_hmm::FIG3_COLUMNS,
+        summary_columns: &foulds2016_hmm::FIG3_COLUMNS,
     },
     Spec {
         id: "foulds2016/fig4_5",
         title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
         config: "configs/foulds2016/fig4_5.toml",
-        build: foulds2016_hmm::build_fig4_5,
+        validate: |p, s| ready(foulds2016_hmm::build_fig4_5(p, s)),
+        plot: crate::plot::hmm::draw_fig4_5,
+        data_columns: &foulds2016_hmm::FIG4_5_COLUMNS,
+        summary_columns: &foulds2016_hmm::FIG4_5_COLUMNS,
     },
     Spec {
         id: "foulds2016/fig6",
         title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
         config: "configs/foulds2016/fig6.toml",
-        build: foulds2016_hmm::build_fig6,
+        validate: |p, s| ready(foulds2016_hmm::build_fig6(p, s)),
+        plot: crate::plot::hmm::draw_fig6,
+        data_columns: &foulds2016_hmm::FIG6_DATA,
+        summary_columns: &foulds2016_hmm::FIG6_SUMMARY,
     },
     Spec {
         id: "foulds2016/fig7",
         title: "HMM state assignments under OPS (ε = 5, M = 100, synthetic Afghanistan): last 100 samples vs last sample",
         config: "configs/foulds2016/fig7.toml",
-        build: foulds2016_hmm::build_fig7,
+        validate: |p, s| ready(foulds2016_hmm::build_fig7(p, s)),
+        plot: crate::plot::hmm::draw_fig7,
+        data_columns: &foulds2016_hmm::FIG3_COLUMNS,
+        summary_columns: &foulds2016_hmm::FIG3_COLUMNS,
     },
     Spec {
         id: "foulds2016/recovery",
         title: "HMM recovery of the planted states (ARI) and emissions (TV) vs ε, per mechanism (beyond the paper)",
         config: "configs/foulds2016/recovery.toml",
-        build: foulds2016_recovery::build,
+        validate: |p, s| ready(foulds2016_recovery::build(p, s)),
+        plot: crate::plot::hmm::draw_recovery,
+        data_columns: &foulds2016_recovery::DATA,
+        summary_columns: &foulds2016_recovery::SUMMARY,
     },
     Spec {
         id: "bun2018/fig2",
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
         config: "configs/bun2018/fig2.toml",
-        build: bun2018::build_fig2,
+        validate: |p, s| ready(bun2018::build_fig2(p, s)),
+        plot: crate::plot::bun2018::fig2,
+        data_columns: &bun2018::FIG2_DATA,
+        summary_columns: &bun2018::FIG2_SUMMARY,
     },
     Spec {
         id: "bun2018/fig3",
         title: "Distance quartiles vs prior strength; exact output distributions",
         config: "configs/bun2018/fig3.toml",
-        build: bun2018::build_fig3,
+        validate: |p, s| ready(bun2018::build_fig3(p, s)),
+        plot: crate::plot::bun2018::fig3,
+        data_columns: &bun2018::FIG3_COLUMNS,
+        summary_columns: &bun2018::FIG3_COLUMNS,
     },
     Spec {
         id: "heikkila2019/fig1",
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         config: "configs/heikkila2019/fig1.toml",
-        build: heikkila2019::build_fig1,
+        validate: |p, s| ready(heikkila2019::build_fig1(p, s)),
+        plot: crate::plot::heikkila2019::fig1,
+        data_columns: &heikkila2019::FIG1_COLUMNS,
+        summary_columns: &heikkila2019::FIG1_COLUMNS,
     },
     Spec {
         id: "heikkila2019/fig2",
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
         config: "configs/heikkila2019/fig2.toml",
-        build: heikkila2019::build_fig2,
+        validate: |p, s| ready(heikkila2019::build_fig2(p, s)),
+        plot: crate::plot::heikkila2019::fig2,
+        data_columns: &heikkila2019::FIG2_COLUMNS,
+        summary_columns: &heikkila2019::FIG2_COLUMNS,
     },
     Spec {
         id: "heikkila2019/fig3",
         title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
         config: "configs/heikkila2019/fig3.toml",
-        build: heikkila2019::build_fig3,
+        validate: |p, s| ready(heikkila2019::build_fig3(p, s)),
+        plot: crate::plot::heikkila2019::fig3,
+        data_columns: &heikkila2019::FIG3_DATA,
+        summary_columns: &heikkila2019::FIG3_SUMMARY,
     },
 ];
 
@@ -159,71 +284,4 @@ pub fn find(id: &str) -> Option<&'static Spec> {
 
 pub fn known_ids() -> String {
     REGISTRY.iter().map(|s| s.id).collect::<Vec<_>>().join(", ")
-}
-
-/// Mean and M2 (sum of squared deviations) accumulated with Welford's method,
-/// merged across chunks with Chan et al.'s formula.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Moments {
-    pub count: u64,
-    pub mean: f64,
-    pub m2: f64,
-}
-
-impl Moments {
-    pub fn push(&mut self, x: f64) {
-        self.count += 1;
-        let d = x - self.mean;
-        self.mean += d / self.count as f64;
-        self.m2 += d * (x - self.mean);
-    }
-
-    pub fn merge(&mut self, other: &Moments) {
-        if other.count == 0 {
-            return;
-        }
-        if self.count == 0 {
-            *self = *other;
-            return;
-        }
-        let n = (self.count + other.count) as f64;
-        let d = other.mean - self.mean;
-        self.mean += d * other.count as f64 / n;
-        self.m2 += other.m2 + d * d * self.count as f64 * other.count as f64 / n;
-        self.count += other.count;
-    }
-
-    /// Sample standard deviation (n − 1); NaN for fewer than two values.
-    pub fn sd(&self) -> f64 {
-        if self.count < 2 {
-            f64::NAN
-        } else {
-            (self.m2 / (self.count - 1) as f64).sqrt()
-        }
-    }
-
-    pub fn se(&self) -> f64 {
-        self.sd() / (self.count as f64).sqrt()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn moments_merge_equals_one_pass() {
-        let xs: Vec<f64> = (0..1000).map(|i| ((i * 37) % 101) as f64 * 0.25).collect();
-        let mut all = Moments::default();
-        xs.iter().for_each(|&x| all.push(x));
-        let mut merged = Moments::default();
-        for chunk in xs.chunks(128) {
-            let mut m = Moments::default();
-            chunk.iter().for_each(|&x| m.push(x));
-            merged.merge(&m);
-        }
-        assert_eq!(merged.count, all.count);
-        assert!((merged.mean - all.mean).abs() < 1e-12);
-        assert!((merged.sd() - all.sd()).abs() < 1e-12);
-    }
 }

@@ -16,8 +16,9 @@ use super::Figure;
 use crate::config::{deserialize, ParamError};
 use crate::data::Task;
 use crate::glm::calibrate::Setting;
-use crate::runner::table::{Cell, Row, Table};
-use crate::samplers::{diagnostics, hmc, slice, LinearTarget};
+use crate::results::table::{Cell, Row, Table};
+use crate::samplers::{hmc, slice, LinearTarget};
+use crate::stats::diagnostics;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -127,7 +128,7 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     }))
 }
 
-const COLUMNS: [&str; 11] = [
+pub const COLUMNS: [&str; 11] = [
     "dataset",
     "sampler",
     "record",
@@ -194,6 +195,23 @@ fn draw_rows(task: &Task, sampler: &str, chain: usize, draws: &[DVector<f64>]) -
         .collect()
 }
 
+pub const SUMMARY: [&str; 14] = [
+    "dataset",
+    "sampler",
+    "draws",
+    "mean_z_max",
+    "var_ratio_min",
+    "var_ratio_median",
+    "var_ratio_max",
+    "test_error_mean",
+    "test_error_sd",
+    "ks_statistic",
+    "ks_pvalue",
+    "rhat_max",
+    "ess_min",
+    "ess_min_per_1000_gradients",
+];
+
 impl Figure for Samplers {
     fn task_count(&self) -> usize {
         self.jobs.len()
@@ -212,11 +230,7 @@ impl Figure for Samplers {
         )
     }
 
-    fn data_columns(&self) -> Vec<&'static str> {
-        COLUMNS.to_vec()
-    }
-
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> Result<Vec<Row>, String> {
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let job = self.jobs[index];
         let d = match job {
             Job::Hmc(d) | Job::Reference(d, _) | Job::PaperSlice(d) => d,
@@ -232,7 +246,7 @@ impl Figure for Samplers {
                 rows.extend(draw_rows(task, "hmc", 0, &draws));
                 // the R-hat / ESS run; its cost in batched gradient evaluations (burn-in and
                 // draws; tuning excluded) is deterministic, unlike seconds (benches/glm_sampler.rs)
-                let target = LinearTarget::whitened(&post)?;
+                let target = LinearTarget::whitened(&post).map_err(anyhow::Error::msg)?;
                 let s = hmc::tune(&target, 8, self.c.tune_iterations, self.c.path_length, rng);
                 let mut chains = hmc::start(&target, self.c.diagnostic_chains, rng);
                 for _ in 0..self.c.burn_in {
@@ -261,7 +275,7 @@ impl Figure for Samplers {
                 ]);
             }
             Job::Reference(_, k) => {
-                let target = LinearTarget::whitened(&post)?;
+                let target = LinearTarget::whitened(&post).map_err(anyhow::Error::msg)?;
                 let mut ch = slice::start(&target, DVector::zeros(target.dim()));
                 for _ in 0..self.c.reference_burn_in {
                     slice::sweep(&target, &mut ch, rng);
@@ -303,8 +317,8 @@ impl Figure for Samplers {
         Ok(rows)
     }
 
-    fn summarize(&self, data: &Table) -> Result<Table, String> {
-        let col = |n: &str| data.col(n).map_err(|e| e.to_string());
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
         let (ds, sm, rec, idx, n, mean, var, ess, rhat, grads) = (
             col("dataset")?,
             col("sampler")?,
@@ -422,25 +436,7 @@ impl Figure for Samplers {
                 ]);
             }
         }
-        Ok(Table::new(
-            &[
-                "dataset",
-                "sampler",
-                "draws",
-                "mean_z_max",
-                "var_ratio_min",
-                "var_ratio_median",
-                "var_ratio_max",
-                "test_error_mean",
-                "test_error_sd",
-                "ks_statistic",
-                "ks_pvalue",
-                "rhat_max",
-                "ess_min",
-                "ess_min_per_1000_gradients",
-            ],
-            out,
-        ))
+        Ok(Table::new(&SUMMARY, out))
     }
 
     fn manifest_details(&self) -> serde_json::Value {

@@ -8,7 +8,7 @@ pub mod dirichlet;
 pub mod generate;
 pub mod gibbs;
 pub mod metrics;
-pub mod source;
+
 
 /// Feature names, in record order after the region and month columns.
 pub const FEATURES: [&str; 5] = [

@@ -1,10 +1,12 @@
 //! Figures 2 and 3 of the Bun et al. poster, from their summary.csv.
 
 use plotters::coord::Shift;
+use std::path::Path;
+use super::{render, render_as, summary, data};
 use plotters::prelude::*;
 
 use super::{distinct, legend, Draw, DrawError, PALETTE};
-use crate::runner::table::Table;
+use crate::results::table::Table;
 
 /// Poster colours: exponential mechanism blue, Laplace (histogram) red, Laplace (dimension) green.
 fn style_of(mechanism: &str) -> (RGBColor, &'static str) {
@@ -330,4 +332,14 @@ impl Draw for Fig3 {
         }
         Ok(())
     }
+}
+
+/// Bun Fig. 2 from `summary.csv`.
+pub fn fig2(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig2::from_summary(&summary(dir)?)?, dir)
+}
+
+/// Bun Fig. 3 from `summary.csv`.
+pub fn fig3(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig3::from_summary(&summary(dir)?)?, dir)
 }

@@ -1,10 +1,12 @@
 //! Figures 1 and 2 of foulds2016, from their summary.csv.
 
 use plotters::coord::Shift;
+use std::path::Path;
+use super::{render, render_as, summary, data};
 use plotters::prelude::*;
 
 use super::{distinct, legend, series, Draw, DrawError, PALETTE};
-use crate::runner::table::Table;
+use crate::results::table::Table;
 
 /// Figure 1: density curves of the posterior, OPS, and Laplace draws.
 pub struct Fig1 {
@@ -205,4 +207,14 @@ impl Draw for Fig2 {
         legend(&mut chart, SeriesLabelPosition::UpperRight, 16)?;
         Ok(())
     }
+}
+
+/// Foulds Fig. 1 from `summary.csv`.
+pub fn fig1(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig1::from_summary(&summary(dir)?)?, dir)
+}
+
+/// Foulds Fig. 2 from `summary.csv`.
+pub fn fig2(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig2::from_summary(&summary(dir)?)?, dir)
 }

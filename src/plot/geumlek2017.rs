@@ -1,10 +1,12 @@
 //! Figures 1 and 2 of geumlek2017, from their summary.csv.
 
 use plotters::coord::Shift;
+use std::path::Path;
+use super::{render, render_as, summary, data};
 use plotters::prelude::*;
 
 use super::{clip_polyline, distinct, legend, series, Draw, DrawError, PALETTE};
-use crate::runner::table::Table;
+use crate::results::table::Table;
 
 /// (algorithm, coefficient label, (λ, ε) points, critical order λ*).
 type RdpCurve = (String, String, Vec<(f64, f64)>, f64);
@@ -250,4 +252,14 @@ impl Draw for Fig2 {
         }
         Ok(())
     }
+}
+
+/// Geumlek Fig. 1 from `summary.csv`.
+pub fn fig1(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig1::from_summary(&summary(dir)?)?, dir)
+}
+
+/// Geumlek Fig. 2 from `summary.csv`.
+pub fn fig2(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig2::from_summary(&summary(dir)?)?, dir)
 }

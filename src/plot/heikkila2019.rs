@@ -1,10 +1,12 @@
 //! Figure 1 (a, b) of heikkila2019, from its summary.csv.
 
 use plotters::coord::Shift;
+use std::path::Path;
+use super::{render, render_as, summary, data};
 use plotters::prelude::*;
 
 use super::{distinct, legend, Draw, DrawError, PALETTE};
-use crate::runner::table::Table;
+use crate::results::table::Table;
 
 /// (panel, series label, conversion, points)
 type Series = (String, String, String, Vec<(f64, f64)>);
@@ -413,4 +415,19 @@ impl Draw for Fig3 {
         }
         Ok(())
     }
+}
+
+/// Heikkilä Fig. 1 from `summary.csv`.
+pub fn fig1(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig1::from_summary(&summary(dir)?)?, dir)
+}
+
+/// Heikkilä Fig. 2 from `summary.csv`.
+pub fn fig2(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig2::from_summary(&summary(dir)?)?, dir)
+}
+
+/// Heikkilä Fig. 3 from `summary.csv`.
+pub fn fig3(dir: &Path) -> Result<(), DrawError> {
+    render(&Fig3::from_summary(&summary(dir)?)?, dir)
 }

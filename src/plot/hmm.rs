@@ -2,11 +2,13 @@
 //! per-state emission distributions (Figs. 4–5).
 
 use plotters::coord::Shift;
+use std::path::Path;
+use super::{render, render_as, summary, data};
 use plotters::prelude::*;
 
 use super::{distinct, Draw, DrawError, PALETTE};
 use crate::hmm::metrics::{best_matching, confusion};
-use crate::runner::table::Table;
+use crate::results::table::Table;
 
 /// (month, one state per strip: None where unknown) of one cell.
 pub type StateCell = (usize, Vec<Option<usize>>);
@@ -404,4 +406,29 @@ pub fn recovery(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
         y_desc: "mean ± s.e. over repeats".into(),
         order,
     })
+}
+
+/// Foulds Fig. 3 (states per region) from `summary.csv`.
+pub fn draw_fig3(dir: &Path) -> Result<(), DrawError> {
+    render(&states(&summary(dir)?, false)?, dir)
+}
+
+/// Foulds Fig. 7 (states under OPS, last sample vs modal) from `summary.csv`.
+pub fn draw_fig7(dir: &Path) -> Result<(), DrawError> {
+    render(&states(&summary(dir)?, true)?, dir)
+}
+
+/// Foulds Figs 4–5 (emissions) from `summary.csv`.
+pub fn draw_fig4_5(dir: &Path) -> Result<(), DrawError> {
+    render(&emissions(&summary(dir)?)?, dir)
+}
+
+/// Foulds Fig. 6 from `summary.csv`.
+pub fn draw_fig6(dir: &Path) -> Result<(), DrawError> {
+    render(&fig6(&summary(dir)?)?, dir)
+}
+
+/// The recovery figure from `summary.csv`.
+pub fn draw_recovery(dir: &Path) -> Result<(), DrawError> {
+    render(&recovery(&summary(dir)?)?, dir)
 }

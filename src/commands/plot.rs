@@ -1,0 +1,91 @@
+//! `privpost plot`: re-render figures from their CSVs, with the drawing step
+//! the registry names for each figure.
+
+use std::path::{Path, PathBuf};
+
+use super::CommandError;
+use crate::experiments;
+
+/// Re-render figure.png and figure.svg from summary.csv files below DIR.
+#[derive(Debug, clap::Args)]
+pub struct PlotArgs {
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+}
+
+/// Re-renders figures from CSVs: `dir` is one figure's folder or any folder above them.
+pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
+    let dirs = &args.dirs;
+    let mut done = 0;
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(CommandError::input(format!(
+                "{}: not a directory",
+                dir.display()
+            )));
+        }
+        let mut figures = Vec::new();
+        find_figures(dir, &mut figures)
+            .map_err(|e| CommandError::failed(format!("{}: {e}", dir.display())))?;
+        if figures.is_empty() {
+            return Err(CommandError::input(format!(
+                "{}: no summary.csv found below it",
+                dir.display()
+            )));
+        }
+        for (fig_dir, id) in figures {
+            let spec = experiments::find(&id).ok_or_else(|| {
+                CommandError::input(format!(
+                    "{}: unknown figure \"{id}\" (allowed: {})",
+                    fig_dir.display(),
+                    experiments::known_ids()
+                ))
+            })?;
+            crate::plot::render_dir(&id, &fig_dir, spec.plot)
+                .map_err(|e| CommandError::Failed(e.into()))?;
+            println!("{id}: {}", fig_dir.join("figure.png").display());
+            done += 1;
+        }
+    }
+    println!("re-rendered {done} figure(s)");
+    Ok(())
+}
+
+/// Folders holding a summary.csv, with their figure id (from manifest.json,
+/// else from the last two path components, minus any `@sweep` suffix).
+fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> std::io::Result<()> {
+    if dir.join("summary.csv").is_file() {
+        let from_manifest = std::fs::read_to_string(dir.join("manifest.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v.get("figure").and_then(|f| f.as_str()).map(str::to_string));
+        let id = from_manifest.unwrap_or_else(|| {
+            let leaf = dir
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let paper = dir
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{paper}/{}", leaf.split('@').next().unwrap_or(""))
+        });
+        out.push((dir.to_path_buf(), id));
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.is_dir() && !hidden {
+            find_figures(&path, out)?;
+        }
+    }
+    Ok(())
+}
+

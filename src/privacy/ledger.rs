@@ -1,0 +1,386 @@
+//! Privacy events and the ledger a figure's manifest carries.
+//!
+//! As in Google's dp_accounting (`dp_event.py`), a release is described by
+//! plain data — an [`Event`] — produced by the code that sets its noise (the
+//! Laplace scale, the Gaussian σ, the posterior's coefficient, the Barker
+//! batch). A ledger [`Entry`] pairs the event of one series or grid point with
+//! the guarantee claimed for it and the conditions under which that claim
+//! holds. The accountant methods here ([`Event::pure_epsilon`],
+//! [`Event::rdp_epsilon`]) recompute ε from the event alone, so a test can
+//! check every claim against the noise that was actually set.
+
+use serde::Serialize;
+
+use super::rdp::{sampled_gaussian, Conversion};
+
+/// How the parts of a composed release relate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Composition {
+    /// Each part sees the whole dataset: ε adds up (basic composition).
+    Sequential,
+    /// Parts see disjoint parts of each record (e.g. one histogram per feature,
+    /// each record contributing one count to each) — a record's change touches
+    /// every part, so ε still adds up; listed separately to say *why* the budget
+    /// is split.
+    SplitOverFeatures,
+    /// Parts see disjoint sets of records: ε is the maximum (parallel composition).
+    ParallelDisjointRecords,
+}
+
+/// One privacy-relevant release, as the code that sets its noise describes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "mechanism", rename_all = "snake_case")]
+pub enum Event {
+    /// Laplace noise of scale b on a statistic of L1 sensitivity Δ₁: ε = Δ₁/b (pure DP).
+    Laplace { l1_sensitivity: f64, scale: f64 },
+    /// Gaussian noise of standard deviation σ on a statistic of L2 sensitivity Δ₂:
+    /// (α, αΔ₂²/(2σ²))-RDP (Mironov 2017, Proposition 7). `rdp_scale` is the
+    /// factor the release claims: 1/2 exact, 1 for the Geumlek paper's statement
+    /// (λ, λΔ²/σ²), conservative by 2×.
+    Gaussian {
+        l2_sensitivity: f64,
+        sigma: f64,
+        rdp_scale: f64,
+    },
+    /// Exponential mechanism run at ε, its utility of sensitivity Δu (score scaled by
+    /// ε/(2Δu)): ε-DP (McSherry and Talwar 2007).
+    Exponential { utility_sensitivity: f64, epsilon: f64 },
+    /// One posterior sample (Wang et al. 2015; Foulds et al. 2016, Theorem 1): a sample
+    /// from a posterior whose log-likelihood ratio between neighbours is at most
+    /// `log_ratio_bound` is 2·bound-DP; the posterior may be tempered and truncated
+    /// to make the bound hold. Exact only when the sampler has converged.
+    OnePosteriorSample {
+        log_ratio_bound: f64,
+        temperature: f64,
+        truncation: Option<f64>,
+        epsilon: f64,
+    },
+    /// A posterior (or other mechanism) whose Rényi-DP curve was computed:
+    /// points (order λ, ε(λ)).
+    RdpCurve {
+        posterior: String,
+        parameters: serde_json::Value,
+        points: Vec<(f64, f64)>,
+    },
+    /// Gibbs posterior at inverse temperature β (Minami et al. 2016, Theorem 7):
+    /// (ε, δ)-DP for a Lipschitz, bounded loss.
+    GibbsPosterior { beta: f64, epsilon: f64, delta: f64 },
+    /// One DP-MCMC step: the Barker test on a minibatch of b of N records drawn
+    /// without replacement (Heikkilä et al. 2019, Theorem 2 and Corollary 2):
+    /// per-step RDP at integer orders.
+    SubsampledBarker {
+        batch: u64,
+        n_data: u64,
+        points: Vec<(f64, f64)>,
+    },
+    /// One step of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-SGLD):
+    /// sampling rate q, noise multiplier σ (Mironov, Talwar, Zhang 2019).
+    PoissonSubsampledGaussian { q: f64, sigma: f64 },
+    /// The smoothed-Hellinger exponential mechanism (Bun et al., Theorem 4.x):
+    /// (ε, δ)-DP as configured.
+    SmoothedHellinger { epsilon: f64, delta: f64 },
+    /// A release with no privacy protection (a baseline curve).
+    NonPrivate,
+    /// Parts released together.
+    Compose {
+        composition: Composition,
+        parts: Vec<Event>,
+    },
+    /// The same release repeated `times` times on the same data (e.g. T MCMC steps).
+    Repeat { times: u64, event: Box<Event> },
+}
+
+impl Event {
+    /// Sequential composition of `parts`.
+    pub fn sequential(parts: Vec<Event>) -> Event {
+        Event::Compose {
+            composition: Composition::Sequential,
+            parts,
+        }
+    }
+
+    /// `event` repeated `times` times.
+    pub fn repeat(times: u64, event: Event) -> Event {
+        Event::Repeat {
+            times,
+            event: Box::new(event),
+        }
+    }
+
+    /// Pure ε-DP of the event, recomputed from its parameters; `None` when the
+    /// event has no pure-DP guarantee (Gaussian, RDP curves, (ε, δ) events, a
+    /// non-private release).
+    pub fn pure_epsilon(&self) -> Option<f64> {
+        match self {
+            Event::Laplace {
+                l1_sensitivity,
+                scale,
+            } => Some(l1_sensitivity / scale),
+            Event::Exponential { epsilon, .. } => Some(*epsilon),
+            Event::OnePosteriorSample {
+                log_ratio_bound, ..
+            } => Some(2.0 * log_ratio_bound),
+            Event::Compose { composition, parts } => {
+                let eps: Option<Vec<f64>> = parts.iter().map(Event::pure_epsilon).collect();
+                let eps = eps?;
+                Some(match composition {
+                    Composition::ParallelDisjointRecords => eps.into_iter().fold(0.0, f64::max),
+                    _ => eps.into_iter().sum(),
+                })
+            }
+            Event::Repeat { times, event } => event.pure_epsilon().map(|e| *times as f64 * e),
+            _ => None,
+        }
+    }
+
+    /// ε of (λ, ε)-RDP at `order`, recomputed from the event's parameters; `None`
+    /// when the event has no RDP statement at that order.
+    pub fn rdp_epsilon(&self, order: f64) -> Option<f64> {
+        match self {
+            Event::Gaussian {
+                l2_sensitivity,
+                sigma,
+                rdp_scale,
+            } => Some(order * l2_sensitivity * l2_sensitivity * rdp_scale / (sigma * sigma)),
+            Event::RdpCurve { points, .. } | Event::SubsampledBarker { points, .. } => points
+                .iter()
+                .find(|(l, _)| *l == order)
+                .map(|&(_, e)| e),
+            Event::PoissonSubsampledGaussian { q, sigma } => {
+                (order >= 2.0 && order.fract() == 0.0 && order <= u32::MAX as f64)
+                    .then(|| sampled_gaussian(order as u32, *q, *sigma))
+            }
+            Event::Compose { composition, parts } => {
+                let eps: Option<Vec<f64>> = parts.iter().map(|p| p.rdp_epsilon(order)).collect();
+                let eps = eps?;
+                Some(match composition {
+                    Composition::ParallelDisjointRecords => eps.into_iter().fold(0.0, f64::max),
+                    _ => eps.into_iter().sum(),
+                })
+            }
+            Event::Repeat { times, event } => {
+                event.rdp_epsilon(order).map(|e| *times as f64 * e)
+            }
+            // pure ε-DP implies (λ, ε)-RDP for every λ
+            other => other.pure_epsilon(),
+        }
+    }
+}
+
+/// The guarantee a ledger entry claims.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Guarantee {
+    /// ε-differential privacy.
+    PureDp { epsilon: f64 },
+    /// (λ, ε)-Rényi differential privacy.
+    Rdp { order: f64, epsilon: f64 },
+    /// (ε, δ)-DP, obtained by `conversion` ("theorem" when the paper's theorem states it
+    /// directly, else an RDP conversion at `order`).
+    ApproxDp {
+        epsilon: f64,
+        delta: f64,
+        conversion: String,
+        order: Option<f64>,
+    },
+    /// No privacy (a baseline).
+    None,
+}
+
+impl Guarantee {
+    /// (ε, δ) from RDP at `order` with a named conversion.
+    pub fn converted(rdp: f64, order: f64, delta: f64, conversion: Conversion) -> Self {
+        Guarantee::ApproxDp {
+            epsilon: conversion.epsilon(rdp, order, delta),
+            delta,
+            conversion: conversion.as_str().into(),
+            order: Some(order),
+        }
+    }
+}
+
+/// One series or grid point of a figure: what was released, how it composes,
+/// and what is claimed under which conditions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    /// The series or grid point, e.g. `mechanism=laplace, epsilon=0.5`.
+    pub series: String,
+    pub event: Event,
+    pub guarantee: Guarantee,
+    /// When the claim holds (e.g. "only once the sampler has converged").
+    pub conditions: Vec<String>,
+}
+
+impl Entry {
+    pub fn new(series: impl Into<String>, event: Event, guarantee: Guarantee) -> Self {
+        Self {
+            series: series.into(),
+            event,
+            guarantee,
+            conditions: Vec::new(),
+        }
+    }
+
+    pub fn when(mut self, condition: impl Into<String>) -> Self {
+        self.conditions.push(condition.into());
+        self
+    }
+
+    /// Recomputes the claimed guarantee from the event alone and says whether the
+    /// claim is no looser than what the event gives (within `rel` relative error).
+    /// Claims that rest on a theorem's own (ε, δ) statement (Gibbs posterior,
+    /// smoothed Hellinger) are checked against the event's parameters.
+    pub fn verify(&self, rel: f64) -> Result<(), String> {
+        let close = |claimed: f64, recomputed: f64| {
+            claimed >= recomputed * (1.0 - rel) - 1e-300
+                && (claimed - recomputed).abs() <= rel * recomputed.abs().max(1e-300)
+        };
+        let fail = |what: String| Err(format!("{}: {what}", self.series));
+        match &self.guarantee {
+            Guarantee::None => match self.event {
+                Event::NonPrivate => Ok(()),
+                _ => fail("a private event claims no guarantee".into()),
+            },
+            Guarantee::PureDp { epsilon } => match self.event.pure_epsilon() {
+                Some(e) if close(*epsilon, e) => Ok(()),
+                Some(e) => fail(format!("claims ε = {epsilon}, event gives {e}")),
+                None => fail("claims pure DP for an event without one".into()),
+            },
+            Guarantee::Rdp { order, epsilon } => match self.event.rdp_epsilon(*order) {
+                Some(e) if *epsilon >= e * (1.0 - rel) => Ok(()),
+                Some(e) => fail(format!(
+                    "claims (λ = {order}, ε = {epsilon})-RDP, event gives {e}"
+                )),
+                None => fail(format!("no RDP of order {order} in the event")),
+            },
+            Guarantee::ApproxDp {
+                epsilon,
+                delta,
+                conversion,
+                order,
+            } => {
+                let recomputed = match (conversion.as_str(), order) {
+                    ("classic", Some(a)) => self
+                        .event
+                        .rdp_epsilon(*a)
+                        .map(|r| Conversion::Classic.epsilon(r, *a, *delta)),
+                    ("improved", Some(a)) => self
+                        .event
+                        .rdp_epsilon(*a)
+                        .map(|r| Conversion::Improved.epsilon(r, *a, *delta)),
+                    _ => self.theorem_epsilon(*delta),
+                };
+                match recomputed {
+                    Some(e) if close(*epsilon, e) => Ok(()),
+                    Some(e) => fail(format!("claims ε = {epsilon} at δ = {delta}, event gives {e}")),
+                    None => fail(format!("cannot recompute ({conversion}) from the event")),
+                }
+            }
+        }
+    }
+
+    /// ε of events whose (ε, δ) statement is their theorem's, composed sequentially.
+    fn theorem_epsilon(&self, delta: f64) -> Option<f64> {
+        fn eps(e: &Event, delta: f64) -> Option<f64> {
+            match e {
+                Event::GibbsPosterior {
+                    epsilon, delta: d, ..
+                }
+                | Event::SmoothedHellinger { epsilon, delta: d } => (*d <= delta).then_some(*epsilon),
+                Event::Compose { parts, .. } => parts.iter().map(|p| eps(p, delta)).sum(),
+                other => other.pure_epsilon(),
+            }
+        }
+        eps(&self.event, delta)
+    }
+}
+
+/// The ledger of a figure: one entry per series or grid point.
+pub type Ledger = Vec<Entry>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn laplace_is_sensitivity_over_scale() {
+        let e = Event::Laplace {
+            l1_sensitivity: 2.0,
+            scale: 4.0,
+        };
+        assert_eq!(e.pure_epsilon(), Some(0.5));
+        assert_eq!(e.rdp_epsilon(7.0), Some(0.5));
+        let ok = Entry::new("x", e.clone(), Guarantee::PureDp { epsilon: 0.5 });
+        assert!(ok.verify(1e-12).is_ok());
+        let loose = Entry::new("x", e, Guarantee::PureDp { epsilon: 0.25 });
+        assert!(loose.verify(1e-12).is_err());
+    }
+
+    #[test]
+    fn composition_adds_sequentially_and_maxes_in_parallel() {
+        let l = |s: f64| Event::Laplace {
+            l1_sensitivity: 1.0,
+            scale: s,
+        };
+        let seq = Event::Compose {
+            composition: Composition::SplitOverFeatures,
+            parts: vec![l(2.0), l(4.0)],
+        };
+        assert_eq!(seq.pure_epsilon(), Some(0.75));
+        let par = Event::Compose {
+            composition: Composition::ParallelDisjointRecords,
+            parts: vec![l(2.0), l(4.0)],
+        };
+        assert_eq!(par.pure_epsilon(), Some(0.5));
+        assert_eq!(Event::repeat(10, l(2.0)).pure_epsilon(), Some(5.0));
+        assert_eq!(Event::NonPrivate.pure_epsilon(), None);
+    }
+
+    #[test]
+    fn gaussian_rdp_is_mironovs_closed_form() {
+        let g = Event::Gaussian {
+            l2_sensitivity: 1.0,
+            sigma: 2.0,
+            rdp_scale: 0.5,
+        };
+        // α Δ² / (2σ²) = 3 / 8
+        assert!((g.rdp_epsilon(3.0).unwrap() - 0.375).abs() < 1e-15);
+        let paper = crate::privacy::gaussian::GaussianCalibration::Tight.rdp_epsilon(3.0, 2.0, 1.0);
+        assert!((g.rdp_epsilon(3.0).unwrap() - paper).abs() < 1e-15);
+        assert_eq!(g.pure_epsilon(), None);
+    }
+
+    #[test]
+    fn poisson_gaussian_matches_the_accountant_and_its_q1_limit() {
+        let e = Event::PoissonSubsampledGaussian { q: 1.0, sigma: 2.0 };
+        // q = 1: the plain Gaussian, α/(2σ²)
+        assert!((e.rdp_epsilon(4.0).unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(e.rdp_epsilon(2.5), None);
+        let t = Event::repeat(100, Event::PoissonSubsampledGaussian { q: 0.01, sigma: 1.1 });
+        let claim = Guarantee::converted(
+            100.0 * sampled_gaussian(8, 0.01, 1.1),
+            8.0,
+            1e-5,
+            Conversion::Classic,
+        );
+        assert!(Entry::new("sgld", t, claim).verify(1e-12).is_ok());
+    }
+
+    #[test]
+    fn theorem_claims_need_their_delta() {
+        let g = Event::GibbsPosterior {
+            beta: 0.1,
+            epsilon: 1.0,
+            delta: 1e-5,
+        };
+        let claim = |delta: f64| Guarantee::ApproxDp {
+            epsilon: 1.0,
+            delta,
+            conversion: "theorem".into(),
+            order: None,
+        };
+        assert!(Entry::new("g", g.clone(), claim(1e-5)).verify(1e-12).is_ok());
+        assert!(Entry::new("g", g, claim(1e-6)).verify(1e-12).is_err());
+    }
+}

@@ -1,0 +1,102 @@
+//! `manifest.json`: the provenance of one figure folder — config, seed, code
+//! version, command line, timings, datasets — and its privacy ledger.
+
+use serde::Serialize;
+
+use crate::privacy::ledger::Entry;
+
+/// A dataset a figure read or generated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DatasetRecord {
+    /// The name the config uses (e.g. `adult`, `iraq`).
+    pub name: String,
+    /// Files read (relative to the data folder or as given), or empty when generated.
+    pub files: Vec<String>,
+    /// SHA-256 of each file, in the order of `files`.
+    pub sha256: Vec<String>,
+    /// Rows (records) used, after preprocessing.
+    pub rows: usize,
+    /// How it was made or read, e.g. "pip wheel, §5.2 preprocessing" or the generator's settings.
+    pub source: serde_json::Value,
+}
+
+/// Wall-clock split of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timings {
+    pub tasks_seconds: f64,
+    pub plot_seconds: f64,
+}
+
+/// Everything `manifest.json` holds, in the order written.
+#[derive(Debug, Clone, Serialize)]
+pub struct Manifest {
+    pub figure: String,
+    pub description: Option<String>,
+    pub config_file: String,
+    pub profile: Option<String>,
+    pub overrides: Vec<String>,
+    pub sweep_point: Option<String>,
+    pub seed: u64,
+    pub resolved_config: serde_json::Value,
+    /// The privpost command line that produced the folder.
+    pub command_line: Vec<String>,
+    pub privpost_version: &'static str,
+    pub git_commit: Option<&'static str>,
+    pub git_dirty_at_build: Option<bool>,
+    pub jobs: usize,
+    pub tasks: usize,
+    pub data_rows: usize,
+    pub rng: &'static str,
+    pub started_at: String,
+    pub finished_at: String,
+    pub wall_seconds: f64,
+    pub timings: Timings,
+    pub datasets: Vec<DatasetRecord>,
+    /// One entry per series or grid point: events, composition, guarantee, conditions.
+    pub privacy: Vec<Entry>,
+    pub details: serde_json::Value,
+}
+
+impl Manifest {
+    pub const RNG: &'static str =
+        "ChaCha8, seed_from_u64(seed), stream = task index; set-up streams named in src/rng.rs";
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+}
+
+/// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, Hinnant's algorithm).
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20Z");
+    }
+}
