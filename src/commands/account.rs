@@ -160,4 +160,3 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
     }
     Ok(())
 }
-

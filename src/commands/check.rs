@@ -35,4 +35,3 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
     }
     Ok(())
 }
-

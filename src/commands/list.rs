@@ -27,4 +27,3 @@ pub fn list(args: &ListArgs) -> Result<(), CommandError> {
     }
     Ok(())
 }
-

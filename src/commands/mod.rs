@@ -26,12 +26,16 @@ pub enum CommandError {
 
 impl CommandError {
     /// Bad input with a message.
-    pub fn input(message: impl std::fmt::Display + std::fmt::Debug + Send + Sync + 'static) -> Self {
+    pub fn input(
+        message: impl std::fmt::Display + std::fmt::Debug + Send + Sync + 'static,
+    ) -> Self {
         CommandError::Input(anyhow::Error::msg(message))
     }
 
     /// A failure while running, with a message.
-    pub fn failed(message: impl std::fmt::Display + std::fmt::Debug + Send + Sync + 'static) -> Self {
+    pub fn failed(
+        message: impl std::fmt::Display + std::fmt::Debug + Send + Sync + 'static,
+    ) -> Self {
         CommandError::Failed(anyhow::Error::msg(message))
     }
 

@@ -88,4 +88,3 @@ fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> std::io::Result
     }
     Ok(())
 }
-

@@ -61,7 +61,10 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     // data file stops the run before any figure is written
     let mut prepared = Vec::new();
     for p in planned {
-        let figure = p.plan.prepare().map_err(|e| e.in_file(&p.resolved.file()))?;
+        let figure = p
+            .plan
+            .prepare()
+            .map_err(|e| e.in_file(&p.resolved.file()))?;
         prepared.push((p.spec, p.resolved, figure));
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -91,4 +94,3 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     }
     Ok(())
 }
-

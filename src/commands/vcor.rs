@@ -61,4 +61,3 @@ pub fn vcor(args: &VcorArgs) -> Result<(), CommandError> {
     }
     Ok(())
 }
-

@@ -4,26 +4,16 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 use super::Figure;
-use crate::stats::quantile;
 use crate::config::{check, deserialize, ParamError};
 use crate::expfam::dirichlet::HellingerVariant;
-use crate::hellinger::laplace::{LaplaceCounts, Rounding};
+use crate::hellinger::laplace::{poster_sensitivity, LaplaceCounts, Rounding};
 use crate::hellinger::{audit, balanced_counts, candidate_count, ExpMech, Space};
+use crate::privacy::ledger::{Entry, Guarantee, Ledger};
 use crate::results::table::{Cell, Row, Table};
+use crate::stats::quantile;
 
 /// The three released-posterior mechanisms compared on the poster.
 pub const MECHANISMS: [&str; 3] = ["hellinger_em", "laplace_hist", "laplace_dim"];
-
-/// Laplace sensitivities: red series s = 1 (k = 2) or 2 (k ≥ 3), the histogram
-/// sensitivity; green series s = 2 (k = 2) or k (k ≥ 3), growing with dimension.
-fn laplace_sensitivity(mechanism: &str, k: usize) -> f64 {
-    match (mechanism, k) {
-        ("laplace_hist", 2) => 1.0,
-        ("laplace_hist", _) => 2.0,
-        (_, 2) => 2.0,
-        (_, k) => k as f64,
-    }
-}
 
 /// (mean, q25, q50, q75) of distances.
 fn describe(mut d: Vec<f64>) -> (f64, f64, f64, f64) {
@@ -52,7 +42,7 @@ fn draw_distances(
         let m = ExpMech::new(space, data, epsilon, delta)?;
         Ok((m.sample_distances(draws, rng), m.smooth_sensitivity()))
     } else {
-        let s = laplace_sensitivity(mechanism, space.k());
+        let s = poster_sensitivity(mechanism, space.k());
         let m = LaplaceCounts::new(s, epsilon, rounding)?;
         let d = space.from_data(data);
         Ok((
@@ -62,6 +52,57 @@ fn draw_distances(
             s,
         ))
     }
+}
+
+/// The ledger entry of one poster series at dimension k: the smoothed-Hellinger EM
+/// at (ε, δ), or Laplace(s/ε) with the series' sensitivity s.
+fn ledger_entry(common: &Common, mechanism: &str, k: usize) -> anyhow::Result<Entry> {
+    let series = format!("k={k}, mechanism={mechanism}");
+    Ok(if mechanism == "hellinger_em" {
+        Entry::new(
+            series,
+            crate::hellinger::privacy_event(common.epsilon, common.delta),
+            Guarantee::ApproxDp {
+                epsilon: common.epsilon,
+                delta: common.delta,
+                conversion: "theorem (smooth-sensitivity exponential mechanism)".into(),
+                order: None,
+            },
+        )
+        .when(match common.hellinger {
+            HellingerVariant::Correct => "scores are Hellinger distances and S their γ-smooth sensitivity, computed exactly over all count vectors",
+            HellingerVariant::AsPublished => "scores are the authors' (mistyped) log-Beta 'distance'; S is its exact γ-smooth sensitivity, so (ε, δ) still holds for that score",
+        })
+    } else {
+        let m = LaplaceCounts::new(
+            poster_sensitivity(mechanism, k),
+            common.epsilon,
+            common.laplace_rounding,
+        )?;
+        Entry::new(
+            series,
+            m.event(),
+            Guarantee::PureDp {
+                epsilon: common.epsilon,
+            },
+        )
+    })
+}
+
+/// Entries for each distinct (k, mechanism) in order of first appearance.
+fn ledger_of(
+    common: &Common,
+    pairs: impl Iterator<Item = (usize, usize)>,
+) -> anyhow::Result<Ledger> {
+    let mut seen = Vec::new();
+    for p in pairs {
+        if !seen.contains(&p) {
+            seen.push(p);
+        }
+    }
+    seen.into_iter()
+        .map(|(k, m)| ledger_entry(common, MECHANISMS[m], k))
+        .collect()
 }
 
 #[derive(Debug)]
@@ -236,8 +277,7 @@ impl Figure for Fig2 {
 
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (k, n, m) = self.tasks[index];
-        let space =
-            Space::new(vec![self.prior; k], n, self.common.hellinger)?;
+        let space = Space::new(vec![self.prior; k], n, self.common.hellinger)?;
         let data = balanced_counts(n, k);
         let c = &self.common;
         let (d, scale) = draw_distances(&space, &data, MECHANISMS[m], c, self.draws, rng)?;
@@ -297,6 +337,10 @@ impl Figure for Fig2 {
             rows.push(row);
         }
         Ok(Table::new(&FIG2_SUMMARY, rows))
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        ledger_of(&self.common, self.tasks.iter().map(|&(k, _, m)| (k, m)))
     }
 
     fn manifest_details(&self) -> serde_json::Value {
@@ -482,8 +526,7 @@ impl Figure for Fig3 {
         let e = || Cell::Empty;
         match self.tasks[index] {
             Fig3Task::Prior { a, mechanism } => {
-                let space =
-                    Space::new(vec![a, a], self.prior_n, c.hellinger)?;
+                let space = Space::new(vec![a, a], self.prior_n, c.hellinger)?;
                 let (d, _) = draw_distances(
                     &space,
                     &self.prior_data,
@@ -515,21 +558,18 @@ impl Figure for Fig3 {
                 k,
                 mechanism,
             } => {
-                let space = Space::new(vec![self.exact_prior; k], self.exact_n, c.hellinger)
-                    ?;
+                let space = Space::new(vec![self.exact_prior; k], self.exact_n, c.hellinger)?;
                 let data = balanced_counts(self.exact_n, k);
                 let dist = space.from_data(&data);
                 let mut pairs: Vec<(f64, f64)> = if MECHANISMS[mechanism] == "hellinger_em" {
-                    let m = ExpMech::new(&space, &data, c.epsilon, c.delta)
-                        ?;
+                    let m = ExpMech::new(&space, &data, c.epsilon, c.delta)?;
                     m.exact().into_iter().map(|(_, h, p)| (h, p)).collect()
                 } else {
                     let m = LaplaceCounts::new(
-                        laplace_sensitivity(MECHANISMS[mechanism], k),
+                        poster_sensitivity(MECHANISMS[mechanism], k),
                         c.epsilon,
                         c.laplace_rounding,
-                    )
-                    ?;
+                    )?;
                     let mut v = Vec::new();
                     space.for_each(|r| v.push((dist.hellinger(r), m.probability(&data, r))));
                     v
@@ -573,6 +613,16 @@ impl Figure for Fig3 {
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        ledger_of(
+            &self.common,
+            self.tasks.iter().map(|t| match *t {
+                Fig3Task::Prior { mechanism, .. } => (2, mechanism),
+                Fig3Task::Exact { k, mechanism, .. } => (k, mechanism),
+            }),
+        )
     }
 
     fn manifest_details(&self) -> serde_json::Value {

@@ -5,12 +5,13 @@ use rand_distr::{Binomial, Distribution};
 use serde::Deserialize;
 
 use super::Figure;
-use crate::stats::Moments;
 use crate::config::{check, deserialize, ParamError};
 use crate::expfam::beta::BetaDist;
-use crate::expfam::mechanisms::{laplace_posterior, Ops};
-use crate::rng::{setup_rng, Purpose};
+use crate::expfam::mechanisms::{counts_laplace, laplace_posterior, Ops};
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::results::table::{Cell, Row, Table};
+use crate::rng::{setup_rng, Purpose};
+use crate::stats::Moments;
 
 fn prior(v: &[f64]) -> Result<BetaDist, ParamError> {
     let (a, b) = check::prior("prior", v)?;
@@ -92,6 +93,29 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     }))
 }
 
+/// The ledger of the Beta-Bernoulli comparison: the non-private posterior, the
+/// Laplace mechanism on (n₊, n₋) and OPS, each as one release of one dataset.
+fn ledger(ops: &Ops, epsilon: f64, laplace_note: &str) -> anyhow::Result<Ledger> {
+    Ok(vec![
+        Entry::new("mechanism=posterior", Event::NonPrivate, Guarantee::None)
+            .when("the non-private baseline"),
+        Entry::new(
+            "mechanism=laplace",
+            counts_laplace(epsilon)?.event(),
+            Guarantee::PureDp { epsilon },
+        )
+        .when(laplace_note),
+        Entry::new(
+            "mechanism=ops",
+            ops.event(),
+            Guarantee::PureDp {
+                epsilon: ops.epsilon_spent(),
+            },
+        )
+        .when("the sample is drawn exactly (inverse CDF of the truncated, tempered Beta)"),
+    ])
+}
+
 pub const FIG1_DATA: [&str; 9] = [
     "curve",
     "draw",
@@ -135,10 +159,7 @@ impl Figure for Fig1 {
                 e(),
             ],
             1 => {
-                let d = self
-                    .ops
-                    .distribution(&self.prior, pos, neg)
-                    ?;
+                let d = self.ops.distribution(&self.prior, pos, neg)?;
                 let (a, b) = d.shape();
                 let (lo, hi) = d.bounds();
                 vec![
@@ -154,8 +175,7 @@ impl Figure for Fig1 {
                 ]
             }
             k => {
-                let post = laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)
-                    ?;
+                let post = laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)?;
                 vec![
                     "laplace".into(),
                     (k - 1).into(),
@@ -192,8 +212,7 @@ impl Figure for Fig1 {
                     data.f(i, b),
                     lo,
                     hi,
-                )
-                ?;
+                )?;
                 Box::new(move |x| d.ln_pdf(x))
             } else {
                 let d = BetaDist::new(data.f(i, a), data.f(i, b))?;
@@ -217,9 +236,16 @@ impl Figure for Fig1 {
             "n": self.n,
             "successes": self.successes,
             "successes_source": if self.drawn { "Binomial(n, p) from setup stream 0 of the seed" } else { "config" },
-            "ops": { "a0": self.ops.a0, "sensitivity": self.ops.sensitivity(), "temperature": self.ops.temperature(), "epsilon_spent": self.ops.epsilon_spent() },
-            "laplace": { "l1_sensitivity": 2.0, "scale": 2.0 / self.epsilon, "projection": "max(0, count)" },
+            "laplace_projection": "max(0, count)",
         })
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        ledger(
+            &self.ops,
+            self.epsilon,
+            "each Laplace curve is one ε-DP release; the figure overlays independent releases to show their spread (together they would cost ε per curve)",
+        )
     }
 }
 
@@ -300,21 +326,13 @@ impl Figure for Fig2 {
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let n = self.n_values[index / self.repeats];
         let repeat = index % self.repeats;
-        let s = Binomial::new(n, self.p)
-            ?
-            .sample(rng);
+        let s = Binomial::new(n, self.p)?.sample(rng);
         let (pos, neg) = (s as f64, (n - s) as f64);
-        let posterior = BetaDist::new(self.prior.alpha() + pos, self.prior.beta() + neg)
-            ?;
+        let posterior = BetaDist::new(self.prior.alpha() + pos, self.prior.beta() + neg)?;
         let thetas = [
             posterior.sample(rng),
-            laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)
-                ?
-                .sample(rng),
-            self.ops
-                .distribution(&self.prior, pos, neg)
-                ?
-                .sample(rng),
+            laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)?.sample(rng),
+            self.ops.distribution(&self.prior, pos, neg)?.sample(rng),
         ];
         Ok(MECHANISMS
             .iter()
@@ -343,7 +361,9 @@ impl Figure for Fig2 {
                 MECHANISMS.iter().position(|x| *x == m),
                 self.n_values.iter().position(|&x| x == n),
             ) else {
-                return Err(anyhow::anyhow!("data row {i}: unexpected mechanism {m} or n {n}"));
+                return Err(anyhow::anyhow!(
+                    "data row {i}: unexpected mechanism {m} or n {n}"
+                ));
             };
             acc[mi * self.n_values.len() + ni].push(data.f(i, err));
         }
@@ -367,9 +387,17 @@ impl Figure for Fig2 {
         serde_json::json!({
             "p": self.p,
             "epsilon": self.epsilon,
-            "ops": { "a0": self.ops.a0, "sensitivity": self.ops.sensitivity(), "temperature": self.ops.temperature(), "epsilon_spent": self.ops.epsilon_spent(), "sampler": "exact inverse CDF of the truncated tempered Beta" },
-            "laplace": { "l1_sensitivity": 2.0, "scale": 2.0 / self.epsilon, "projection": "max(0, count)" },
+            "ops_sampler": "exact inverse CDF of the truncated tempered Beta",
+            "laplace_projection": "max(0, count)",
             "posterior": "non-private, one sample",
         })
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        ledger(
+            &self.ops,
+            self.epsilon,
+            "one release per simulated dataset (each repeat draws fresh data)",
+        )
     }
 }

@@ -6,14 +6,15 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use super::foulds2016_sweep::{check_common, row_epsilons, tasks, Mech, Task};
+use super::foulds2016_sweep::{check_common, ledger_entries, row_epsilons, tasks, Mech, Task};
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
-use crate::hmm::gibbs::{laplace_histograms, modal, posterior_mean_phi, Gibbs, Model, Ops, State};
 use crate::data::warlog::{parse_spec, DataSpec, Dataset};
+use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs, LaplaceRelease, Model, Ops, State};
 use crate::hmm::{Histograms, FEATURES};
-use crate::rng::{setup_rng, Purpose};
+use crate::privacy::ledger::Ledger;
 use crate::results::table::{Cell as TableCell, Row, Table};
+use crate::rng::{setup_rng, Purpose};
 
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
@@ -45,7 +46,6 @@ struct Run {
     mechanism: Mechanism,
     seed: u64,
 }
-
 
 /// What one run produces.
 struct Output {
@@ -120,9 +120,8 @@ impl Run {
     fn execute(&self, rng: &mut ChaCha8Rng) -> anyhow::Result<Output> {
         let data = &self.dataset.data;
         let seen = if self.mechanism == Mechanism::Laplace {
-            let eps = vec![self.c.epsilon / FEATURES.len() as f64; FEATURES.len()];
-            laplace_histograms(data, &eps, &mut setup_rng(self.seed, Purpose::HmmPrivatize))
-                ?
+            LaplaceRelease::even_split(self.c.epsilon, FEATURES.len())?
+                .apply(data, &mut setup_rng(self.seed, Purpose::HmmPrivatize))
         } else {
             data.clone()
         };
@@ -140,32 +139,23 @@ impl Run {
         })
     }
 
-    fn privacy(&self) -> serde_json::Value {
-        match self.mechanism {
-            Mechanism::NonPrivate => {
-                serde_json::json!({"mechanism": "non_private", "epsilon": null})
-            }
-            Mechanism::Laplace => serde_json::json!({
-                "mechanism": "laplace",
-                "epsilon": self.c.epsilon,
-                "per_feature_epsilon": self.c.epsilon / FEATURES.len() as f64,
-                "sensitivity_per_feature": 2.0,
-                "note": "noise added once to every histogram count (cells compose in parallel, features sequentially); the Gibbs run costs nothing further",
-            }),
-            Mechanism::Ops => {
-                let cards = &self.dataset.data.cards;
-                let ops = Ops::new(cards, self.c.ops_m, self.c.epsilon);
-                serde_json::json!({
-                    "mechanism": "ops",
-                    "epsilon_if_converged": self.c.epsilon,
-                    "temperature": ops.temperature,
-                    "a0": ops.a0,
-                    "delta_log_likelihood": Ops::delta(cards, &ops.a0),
-                    "worst_case_epsilon_if_not_converged": 2.0 * self.c.sweeps as f64 * self.c.epsilon,
-                    "note": "ε holds only if the chain has converged; otherwise each of the 2·sweeps updates may cost ε (Foulds §5: 400ε for 200 sweeps)",
-                })
-            }
-        }
+    /// The ledger of the run (see [`ledger_entries`]).
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        let (mech, eps) = match self.mechanism {
+            Mechanism::NonPrivate => (Mech::NonPrivate, None),
+            Mechanism::Laplace => (Mech::Laplace, Some(self.c.epsilon)),
+            Mechanism::Ops => (Mech::Ops(self.c.ops_m), Some(self.c.epsilon)),
+        };
+        ledger_entries(
+            &format!(
+                "dataset={}, mechanism={}",
+                self.dataset.name, self.c.mechanism
+            ),
+            mech,
+            eps,
+            &self.dataset.data.cards,
+            self.c.sweeps,
+        )
     }
 }
 
@@ -205,7 +195,6 @@ pub const FIG3_COLUMNS: [&str; 9] = [
 impl Run {
     fn details(&self) -> serde_json::Value {
         serde_json::json!({
-            "privacy": self.privacy(),
             "data": self.dataset.provenance,
             "kept": {
                 "regions": self.dataset.data.regions.len(),
@@ -270,6 +259,10 @@ impl Figure for Fig3 {
     fn manifest_details(&self) -> serde_json::Value {
         self.run.details()
     }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        self.run.ledger()
+    }
 }
 
 // ---------------------------------------------------------------- Figures 4–5
@@ -325,6 +318,10 @@ impl Figure for Fig45 {
 
     fn manifest_details(&self) -> serde_json::Value {
         self.run.details()
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        self.run.ledger()
     }
 }
 
@@ -653,11 +650,35 @@ impl Figure for Fig6 {
         Ok(Table::new(&FIG6_SUMMARY, rows))
     }
 
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        let mut out = Vec::new();
+        for p in &self.panels {
+            for &m in &self.mechs {
+                let eps: Vec<Option<f64>> = if m == Mech::NonPrivate {
+                    vec![None]
+                } else {
+                    self.c.epsilons.iter().map(|&e| Some(e)).collect()
+                };
+                for e in eps {
+                    let series = match e {
+                        Some(e) => format!(
+                            "panel={}:{}, mechanism={}, epsilon={e}",
+                            p.model,
+                            p.name,
+                            m.name()
+                        ),
+                        None => format!("panel={}:{}, mechanism={}", p.model, p.name, m.name()),
+                    };
+                    out.extend(ledger_entries(&series, m, e, &p.data.cards, self.c.sweeps)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
             "test_likelihood": "held-out cells are missing in training; per kept sample Σ_k p(z = k | neighbours) Π φ on the true events; likelihoods averaged over post-burn-in samples (Laplace, non-private) or the last sample (OPS); log per held-out event",
-            "laplace": "ε split evenly over the 5 features, Δ = 2 per feature",
-            "ops": "ε per conditional update (holds only at convergence; worst case 2·sweeps·ε)",
             "panels": self.panels.iter().map(|p| serde_json::json!({
                 "model": p.model, "dataset": p.name, "data": p.provenance, "states": p.states,
                 "cells": p.data.cells(), "events": p.data.events(), "median_events": p.data.median_events(),

@@ -4,8 +4,9 @@
 use rand::Rng;
 
 use crate::config::{check, ParamError};
-use crate::hmm::gibbs::{laplace_histograms, Model, Ops};
+use crate::hmm::gibbs::{LaplaceRelease, Model, Ops};
 use crate::hmm::{Histograms, FEATURES};
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 
 /// A mechanism of the ε sweeps: `ops_m10` and `ops_m100` truncate at a₀ = 1/(M·K_d).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,8 +59,7 @@ impl Mech {
     ) -> anyhow::Result<(Histograms, Model)> {
         let seen = match (self, eps) {
             (Mech::Laplace, Some(eps)) => {
-                let per = vec![eps / FEATURES.len() as f64; FEATURES.len()];
-                laplace_histograms(data, &per, rng)?
+                LaplaceRelease::even_split(eps, FEATURES.len())?.apply(data, rng)
             }
             _ => data.clone(),
         };
@@ -74,6 +74,43 @@ impl Mech {
         };
         Ok((seen, model))
     }
+}
+
+/// The ledger entries of one HMM run under `mech` at `eps` on data whose features
+/// have `cards` values: the Laplace release (once, before sampling), or OPS with
+/// its claim at convergence and its worst case over `sweeps` sweeps.
+pub fn ledger_entries(
+    series: &str,
+    mech: Mech,
+    eps: Option<f64>,
+    cards: &[usize],
+    sweeps: usize,
+) -> anyhow::Result<Ledger> {
+    Ok(match (mech, eps) {
+        (Mech::Laplace, Some(epsilon)) => vec![Entry::new(
+            series,
+            LaplaceRelease::even_split(epsilon, FEATURES.len())?.event(),
+            Guarantee::PureDp { epsilon },
+        )
+        .when("noise is added once to every histogram count: cells compose in parallel (each event lies in one cell), features sequentially; the Gibbs run on the noisy counts is post-processing")],
+        (Mech::Ops(m), Some(epsilon)) => {
+            let ops = Ops::new(cards, m, epsilon);
+            let updates = 2 * sweeps as u64;
+            vec![
+                Entry::new(series, ops.event(), Guarantee::PureDp { epsilon })
+                    .when("only if the chain has converged: the released sample is then one sample of the tempered posterior"),
+                Entry::new(
+                    format!("{series}, worst case"),
+                    Event::repeat(updates, ops.event()),
+                    Guarantee::PureDp {
+                        epsilon: updates as f64 * epsilon,
+                    },
+                )
+                .when("if the chain has not converged, each of the 2·sweeps conditional updates may cost ε (Foulds et al. §5)"),
+            ]
+        }
+        _ => vec![Entry::new(series, Event::NonPrivate, Guarantee::None)],
+    })
 }
 
 /// One Gibbs run of a sweep: (dataset, split or repeat, mechanism, ε index — None for

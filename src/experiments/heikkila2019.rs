@@ -1,8 +1,8 @@
 //! heikkila2019-dp-mcmc Figure 1: (a) total ε vs q and (b) vs T from the
 //! accountant of Theorem 2 / Corollary 2; (c) the fraction of clipped
 //! log-likelihood ratios vs the proposal variance, from private chains on the GMM
-//! problem. The chains start at `start` (default: the DPVI output reported by the
-//! authors, (−1.55, 2.44); our DPVI is not implemented yet).
+//! problem. The chains start at `start`: "dpvi" (our DPVI fit, as the authors ran
+//! it, its cost composed into the ledger) or a fixed point.
 
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -12,12 +12,13 @@ use crate::dpmcmc::barker::{
 };
 use crate::dpmcmc::gmm::generate;
 use crate::dpmcmc::vcor::VCor;
-use crate::rng::{setup_rng, Purpose};
 use crate::results::table::Cell;
+use crate::rng::{setup_rng, Purpose};
 
 use super::Figure;
 use crate::config::{check, deserialize, ParamError};
-use crate::privacy::rdp::{BarkerAccount, Conversion};
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
 use crate::results::table::{Row, Table};
 
 #[derive(Debug, Deserialize)]
@@ -50,6 +51,8 @@ struct Fig1Config {
 
 /// Panel (c): private chains on the GMM data, one per proposal variance.
 struct Clipping {
+    /// the chains' accounting (δ = 1/N, as panel (a))
+    account: BarkerAccount,
     data: Vec<f64>,
     variances: Vec<f64>,
     iterations: u64,
@@ -167,9 +170,19 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                         "run `privpost vcor --write`",
                     )
                 })?;
-                let data = generate(c.n_data_c as usize, &mut setup_rng(seed, Purpose::SharedData));
+                let data = generate(
+                    c.n_data_c as usize,
+                    &mut setup_rng(seed, Purpose::SharedData),
+                );
                 let start = resolve_start(&c.start, &data, seed)?;
                 clipping = Some(Clipping {
+                    account: BarkerAccount {
+                        n_data: c.n_data_c,
+                        batch: c.batch_c,
+                        iterations: c.chain_iterations,
+                        delta: 1.0 / c.n_data_c as f64,
+                        alpha_max: c.alpha_max,
+                    },
                     data,
                     variances: c.proposal_variances.clone(),
                     iterations: c.chain_iterations,
@@ -238,8 +251,8 @@ enum StartSpec {
 #[derive(Debug, Clone, Copy)]
 struct Start {
     theta: [f64; 2],
-    /// (ε, δ) of the DPVI initialisation, composed with the chain's budget
-    dpvi: Option<(f64, f64)>,
+    /// The accounting of the DPVI initialisation, composed with the chain's budget
+    dpvi: Option<SgldAccount>,
 }
 
 /// δ of the DPVI initialisation (as the authors).
@@ -247,7 +260,6 @@ const DPVI_DELTA: f64 = 1e-6;
 
 fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, ParamError> {
     use crate::dpmcmc::dpvi::Dpvi;
-    use crate::privacy::rdp::SgldAccount;
     match spec {
         StartSpec::Point(v) => match v.as_slice() {
             [a, b] if a.is_finite() && b.is_finite() => Ok(Start {
@@ -266,18 +278,19 @@ fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, Par
             let init = Dpvi::initial(&mut rng);
             let fit = dpvi.fit(&Gmm, data, init, &mut rng);
             // the authors' moments accountant stops at moment 64 (order 65)
-            let cost = SgldAccount {
+            let account = SgldAccount {
                 q: dpvi.batch as f64 / data.len() as f64,
                 sigma: dpvi.noise_multiplier,
                 iterations: dpvi.iterations as u64,
                 delta: DPVI_DELTA,
                 alpha_max: 65,
-            }
-            .spent(Conversion::Classic)
-            .map_err(|e| ParamError::new("start", e.to_string(), "\"dpvi\" or [θ₁, θ₂]"))?;
+            };
+            account
+                .spent(Conversion::Classic)
+                .map_err(|e| ParamError::new("start", e.to_string(), "\"dpvi\" or [θ₁, θ₂]"))?;
             Ok(Start {
                 theta: [fit[0], fit[1]],
-                dpvi: Some((cost.epsilon, DPVI_DELTA)),
+                dpvi: Some(account),
             })
         }
         StartSpec::Method(m) => Err(ParamError::new(
@@ -290,10 +303,33 @@ fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, Par
 
 fn start_json(s: &Start) -> serde_json::Value {
     match s.dpvi {
-        Some((e, d)) => {
-            serde_json::json!({ "theta": s.theta, "source": "DPVI (mean-field Gaussian, b = 100, C = 1, σ = 10, T = 1000, Adam 1e-3)", "dpvi_epsilon": e, "dpvi_delta": d })
+        Some(_) => {
+            serde_json::json!({ "theta": s.theta, "source": "DPVI (mean-field Gaussian, b = 100, C = 1, σ = 10, T = 1000, Adam 1e-3; its cost is in the privacy ledger)" })
         }
         None => serde_json::json!({ "theta": s.theta, "source": "config" }),
+    }
+}
+
+impl Start {
+    /// ε of the DPVI initialisation (classic conversion, as the authors), 0 without one.
+    fn dpvi_epsilon(&self) -> f64 {
+        self.dpvi
+            .and_then(|a| a.spent(Conversion::Classic).ok())
+            .map_or(0.0, |s| s.epsilon)
+    }
+
+    /// A chain's ledger entry, composed with the DPVI initialisation's when there is one.
+    fn compose(&self, series: String, chain: Entry) -> anyhow::Result<Entry> {
+        Ok(match self.dpvi {
+            Some(dpvi) => Entry::basic_composition(
+                series,
+                vec![
+                    chain,
+                    dpvi.entry("DPVI initialisation", Conversion::Classic)?,
+                ],
+            ),
+            None => chain,
+        })
     }
 }
 
@@ -337,7 +373,11 @@ impl Figure for Fig1 {
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let budget_tasks = self.curves.len() * self.conversions.len();
         if index >= budget_tasks {
-            let c = self.clipping.as_ref().ok_or("no panel c").map_err(anyhow::Error::msg)?;
+            let c = self
+                .clipping
+                .as_ref()
+                .ok_or("no panel c")
+                .map_err(anyhow::Error::msg)?;
             let variance = c.variances[index - budget_tasks];
             let mut subsets = SubsetSampler::new(c.data.len());
             let (mut theta, mut stats) = (c.start.theta, Stats::default());
@@ -352,8 +392,7 @@ impl Figure for Fig1 {
                     &c.vcor,
                     &mut stats,
                     rng,
-                )
-                ?;
+                )?;
             }
             let e = || Cell::Empty;
             return Ok(vec![vec![
@@ -374,16 +413,13 @@ impl Figure for Fig1 {
         let curve = &self.curves[index / self.conversions.len()];
         let conversion = self.conversions[index % self.conversions.len()];
         let spent = if curve.accounts.len() == 1 {
-            curve.accounts[0]
-                .curve(&curve.iterations, conversion)
-                ?
+            curve.accounts[0].curve(&curve.iterations, conversion)?
         } else {
             curve
                 .accounts
                 .iter()
                 .map(|a| a.spent(conversion))
-                .collect::<Result<Vec<_>, _>>()
-                ?
+                .collect::<Result<Vec<_>, _>>()?
         };
         Ok(spent
             .iter()
@@ -412,6 +448,36 @@ impl Figure for Fig1 {
         Ok(data.clone())
     }
 
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        let mut out = Vec::new();
+        for curve in &self.curves {
+            for (i, &t) in curve.iterations.iter().enumerate() {
+                let a = BarkerAccount {
+                    iterations: t,
+                    ..curve.accounts[i.min(curve.accounts.len() - 1)]
+                };
+                for &conversion in &self.conversions {
+                    let series = format!(
+                        "panel={}, n_data={}, batch={}, iterations={t}, conversion={}",
+                        curve.panel,
+                        a.n_data,
+                        a.batch,
+                        conversion.as_str()
+                    );
+                    out.push(a.entry(series, conversion)?.when("a budget curve: the accountant's answer for this setting; nothing is released"));
+                }
+            }
+        }
+        if let Some(c) = &self.clipping {
+            for &v in &c.variances {
+                let series = format!("panel=c, proposal_variance={v}");
+                let chain = c.account.entry("DP-MCMC chain", Conversion::Classic)?;
+                out.push(c.start.compose(series, chain)?);
+            }
+        }
+        Ok(out)
+    }
+
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
             "bound": "Theorem 2 eq. (21) per iteration; subsampling without replacement, Corollary 2 eq. (22) in log space; T-fold composition",
@@ -424,7 +490,6 @@ impl Figure for Fig1 {
             "delta": "1/N",
             "panel_c": self.clipping.as_ref().map(|c| serde_json::json!({
                 "start": start_json(&c.start),
-                "start_source": "the DPVI output reported by the authors (≈ (−1.55, 2.44)); our DPVI is not implemented yet",
                 "n_data": c.data.len(), "batch": c.test.batch, "n0": c.test.n0, "clip": c.test.clip, "C": c.test.c,
                 "iterations": c.iterations, "vcor": "committed EM table, C = 2",
             })),
@@ -520,7 +585,9 @@ impl Figure for Fig2 {
 
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let c = if index == 0 { 1.0 } else { 2.0 };
-        let vcor = VCor::stored(c).ok_or("no V_cor table").map_err(anyhow::Error::msg)?;
+        let vcor = VCor::stored(c)
+            .ok_or("no V_cor table")
+            .map_err(anyhow::Error::msg)?;
         let mut subsets = SubsetSampler::new(self.data.len());
         let (mut theta, mut stats) = (self.start.theta, Stats::default());
         let mut rows = Vec::new();
@@ -550,8 +617,7 @@ impl Figure for Fig2 {
                     &mut stats,
                     rng,
                 )
-            }
-            ?;
+            }?;
             if t >= self.burn_in {
                 rows.push(vec![
                     CHAINS[index].into(),
@@ -568,6 +634,21 @@ impl Figure for Fig2 {
         Ok(data.clone())
     }
 
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        let mut out = Vec::new();
+        for conversion in [Conversion::Classic, Conversion::Improved] {
+            let chain = self.account.entry("DP-MCMC chain", conversion)?;
+            let series = format!("chain=private, conversion={}", conversion.as_str());
+            out.push(self.start.compose(series, chain)?);
+        }
+        out.push(Entry::new(
+            "chain=non_private",
+            Event::NonPrivate,
+            Guarantee::None,
+        ));
+        Ok(out)
+    }
+
     fn manifest_details(&self) -> serde_json::Value {
         let spent = |conv| {
             self.account
@@ -582,8 +663,7 @@ impl Figure for Fig2 {
                 "delta": self.account.delta,
                 "epsilon_classic": spent(Conversion::Classic),
                 "epsilon_improved": spent(Conversion::Improved),
-                "note": "chain only; with start = \"dpvi\" the total is the sum with start.dpvi_epsilon (δ adds too)",
-                "total_with_dpvi": self.start.dpvi.and_then(|(e, d)| self.account.spent(Conversion::Classic).ok().map(|s| serde_json::json!({ "epsilon": s.epsilon + e, "delta": self.account.delta + d }))),
+                "note": "chain only; the ledger composes it with the DPVI initialisation",
             },
             "nonprivate_chain": { "C": 1.0, "clip": "none", "batch": "grown by 100 while s² ≥ C" },
             "start": start_json(&self.start),
@@ -652,7 +732,6 @@ fn sgld_name(noise: crate::dpmcmc::sgld::Noise) -> &'static str {
 }
 
 pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
-    use crate::privacy::rdp::SgldAccount;
     let c: Fig3Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
     check::positive("proposal_variance", c.proposal_variance)?;
@@ -685,7 +764,7 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         .curve(&mcmc_t, Conversion::Classic)
         .map_err(|e| ParamError::new("delta_mcmc", e.to_string(), "a valid accounting question"))?
         .iter()
-        .map(|s| s.epsilon + start.dpvi.map_or(0.0, |d| d.0))
+        .map(|s| s.epsilon + start.dpvi_epsilon())
         .collect();
     let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
     let sgld_t: Vec<u64> = (1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every)
@@ -808,7 +887,9 @@ impl Figure for Fig3 {
         };
         match self.tasks[index] {
             Fig3Task::Reference => {
-                let vcor = VCor::stored(1.0).ok_or("no V_cor table for C = 1").map_err(anyhow::Error::msg)?;
+                let vcor = VCor::stored(1.0)
+                    .ok_or("no V_cor table for C = 1")
+                    .map_err(anyhow::Error::msg)?;
                 let mut subsets = SubsetSampler::new(self.data.len());
                 let (mut theta, mut stats, mut acc) =
                     (self.start.theta, Stats::default(), Running::default());
@@ -824,8 +905,7 @@ impl Figure for Fig3 {
                         &vcor,
                         &mut stats,
                         rng,
-                    )
-                    ?;
+                    )?;
                     if t >= self.c.mcmc_burn_in {
                         acc.push(theta);
                     }
@@ -839,7 +919,9 @@ impl Figure for Fig3 {
                 );
             }
             Fig3Task::Mcmc { run } => {
-                let vcor = VCor::stored(2.0).ok_or("no V_cor table for C = 2").map_err(anyhow::Error::msg)?;
+                let vcor = VCor::stored(2.0)
+                    .ok_or("no V_cor table for C = 2")
+                    .map_err(anyhow::Error::msg)?;
                 let mut subsets = SubsetSampler::new(self.data.len());
                 let (mut theta, mut stats, mut acc) =
                     (self.start.theta, Stats::default(), Running::default());
@@ -855,8 +937,7 @@ impl Figure for Fig3 {
                         &vcor,
                         &mut stats,
                         rng,
-                    )
-                    ?;
+                    )?;
                     if t > self.c.mcmc_burn_in {
                         acc.push(theta);
                         if (t - self.c.mcmc_burn_in).is_multiple_of(self.c.mcmc_every) {
@@ -953,10 +1034,54 @@ impl Figure for Fig3 {
         Ok(Table::new(&FIG3_SUMMARY, rows))
     }
 
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        let c = &self.c;
+        let mut out = vec![Entry::new(
+            "method=reference",
+            Event::NonPrivate,
+            Guarantee::None,
+        )];
+        for k in 1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every {
+            let t = c.mcmc_burn_in + k * c.mcmc_every;
+            let chain = BarkerAccount {
+                n_data: c.n_data,
+                batch: c.batch,
+                iterations: t,
+                delta: c.delta_mcmc,
+                alpha_max: c.alpha_max_mcmc,
+            }
+            .entry("DP-MCMC chain", Conversion::Classic)?;
+            out.push(
+                self.start
+                    .compose(format!("method=dp_mcmc, iteration={t}"), chain)?,
+            );
+        }
+        for &noise in &c.sgld_variants {
+            let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
+            for k in 1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every {
+                let t = c.sgld_burn_in + k * c.sgld_every;
+                let entry = SgldAccount {
+                    q: sgld.batch as f64 / c.n_data as f64,
+                    sigma: sgld.noise_multiplier(c.n_data as usize),
+                    iterations: t,
+                    delta: c.delta_sgld,
+                    alpha_max: c.alpha_max_sgld,
+                }
+                .entry(format!("method={}, iteration={t}", sgld_name(noise)), Conversion::Classic)?
+                .when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors");
+                out.push(match noise {
+                    crate::dpmcmc::sgld::Noise::Published => entry,
+                    crate::dpmcmc::sgld::Noise::Corrected => entry.when("this variant adds noise of variance 2h, √2 times the accounted σ: the claim is conservative"),
+                });
+            }
+        }
+        Ok(out)
+    }
+
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
             "exact_tempered_posterior": { "mean": self.exact.mean, "var": self.exact.var, "corr": self.exact.corr },
-            "dp_mcmc": { "epsilon": "classic conversion after (burn-in + t) iterations, plus the DPVI initialisation's ε when start = \"dpvi\" (simple composition; δ = delta_mcmc + dpvi_delta)", "delta": self.c.delta_mcmc, "start": start_json(&self.start) },
+            "dp_mcmc": { "epsilon": "classic conversion after (burn-in + t) iterations, composed with the DPVI initialisation (see the ledger)", "delta": self.c.delta_mcmc, "start": start_json(&self.start) },
             "dp_sgld": { "epsilon": "Poisson-subsampled Gaussian, classic conversion, after (burn-in + t) steps", "delta": self.c.delta_sgld, "start": "θ₀ ~ N(0, I)", "variants": self.c.sgld_variants.iter().map(|v| sgld_name(*v)).collect::<Vec<_>>() },
             "errors": "|running moment − reference| per coordinate; mean and standard error over runs",
         })

@@ -10,7 +10,7 @@ use nalgebra::DVector;
 use rand::Rng;
 
 use crate::config::ParamError;
-use crate::data::{self, DataError, Task};
+use crate::data::{self, Task};
 use crate::glm::calibrate::{Calibrated, Setting};
 use crate::glm::{test_error, test_loglik, Posterior};
 use crate::samplers::{slice, whitened_draws, LinearTarget};
@@ -114,7 +114,8 @@ impl Sampler {
                 tune,
                 path_length,
             } => {
-                let w = whitened_draws(post, k, burn_in, tune, path_length, rng).map_err(anyhow::Error::msg)?;
+                let w = whitened_draws(post, k, burn_in, tune, path_length, rng)
+                    .map_err(anyhow::Error::msg)?;
                 Ok(w.column_iter().map(|c| c.into_owned()).collect())
             }
             Sampler::Slice { sweeps } => {
@@ -348,4 +349,3 @@ pub fn repeats(v: usize) -> Result<usize, ParamError> {
         ))
     }
 }
-

@@ -41,7 +41,7 @@ pub trait Figure: Send + Sync {
     /// Facts for the manifest that are not privacy claims: methods, settings, accuracies.
     fn manifest_details(&self) -> serde_json::Value;
     /// The privacy spent, one entry per series or grid point, from the mechanisms.
-    fn ledger(&self) -> Ledger;
+    fn ledger(&self) -> anyhow::Result<Ledger>;
     /// The datasets the figure read or generated.
     fn datasets(&self) -> Vec<DatasetRecord> {
         Vec::new()

@@ -16,6 +16,7 @@ use super::Figure;
 use crate::config::{deserialize, ParamError};
 use crate::data::Task;
 use crate::glm::calibrate::Setting;
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::results::table::{Cell, Row, Table};
 use crate::samplers::{hmc, slice, LinearTarget};
 use crate::stats::diagnostics;
@@ -437,6 +438,17 @@ impl Figure for Samplers {
             }
         }
         Ok(Table::new(&SUMMARY, out))
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        Ok(vec![Entry::new(
+            "posterior=true (sampler validation)",
+            Event::NonPrivate,
+            Guarantee::None,
+        )
+        .when(
+            "validates the samplers on the non-private posterior; no data are released",
+        )])
     }
 
     fn manifest_details(&self) -> serde_json::Value {

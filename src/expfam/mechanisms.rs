@@ -17,6 +17,7 @@ use super::FamilyError;
 use crate::numeric::quadrature::GaussLegendre;
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::laplace::Laplace;
+use crate::privacy::ledger::Event;
 use crate::privacy::search::{largest_coefficient, Verified};
 
 /// Which tunable posterior of geumlek2017 §3.1.
@@ -68,6 +69,30 @@ impl BetaBernoulli {
         };
         // Positive for c ∈ (0, 1] and successes ∈ [0, n].
         BetaDist::new_unchecked(a, b)
+    }
+
+    /// The privacy event of sampling the Algorithm 2/3 posterior with coefficient
+    /// `c`: its RDP curve at `lambdas`, from [`Self::rdp_epsilon`].
+    pub fn rdp_event(&self, algorithm: Algorithm, c: f64, lambdas: &[f64]) -> Event {
+        let number = match algorithm {
+            Algorithm::Diffused => 2,
+            Algorithm::Concentrated => 3,
+        };
+        Event::RdpCurve {
+            posterior: format!(
+                "{} Beta-Bernoulli posterior (Geumlek et al. 2017, Algorithm {number})",
+                algorithm.as_str()
+            ),
+            parameters: serde_json::json!({
+                "prior": [self.prior.alpha(), self.prior.beta()],
+                "n": self.n,
+                "coefficient": c,
+            }),
+            points: lambdas
+                .iter()
+                .map(|&l| (l, self.rdp_epsilon(algorithm, c, l)))
+                .collect(),
+        }
     }
 
     /// The pairs whose divergences bound the RDP ε (geumlek2017 Corollary 2):
@@ -151,6 +176,7 @@ impl BetaBernoulli {
 pub struct GaussianCount {
     pub problem: BetaBernoulli,
     pub sigma: f64,
+    pub calibration: GaussianCalibration,
 }
 
 impl GaussianCount {
@@ -162,7 +188,17 @@ impl GaussianCount {
         calibration: GaussianCalibration,
     ) -> Result<Self, FamilyError> {
         let sigma = calibration.sigma(lambda, epsilon, 1.0)?;
-        Ok(Self { problem, sigma })
+        Ok(Self {
+            problem,
+            sigma,
+            calibration,
+        })
+    }
+
+    /// The privacy event: N(0, σ²) on a count of sensitivity 1, claimed under the
+    /// calibration's RDP statement.
+    pub fn event(&self) -> Event {
+        self.calibration.event(self.sigma, 1.0)
     }
 
     /// The clamped noisy count.
@@ -272,9 +308,19 @@ pub fn kl_from_truth(problem: &BetaBernoulli, algorithm: Algorithm, c: f64, succ
     kl_divergence(&truth, &problem.posterior(algorithm, c, successes))
 }
 
+/// L1 sensitivity of (n₊, n₋) under replace-one neighbours (foulds2016 §3.2):
+/// one record moves from one count to the other.
+pub const COUNTS_L1_SENSITIVITY: f64 = 2.0;
+
+/// The noise of [`laplace_posterior`] at ε: Laplace(Δ/ε) on each count, Δ = 2.
+pub fn counts_laplace(epsilon: f64) -> Result<Laplace, FamilyError> {
+    Ok(Laplace::for_privacy(COUNTS_L1_SENSITIVITY, epsilon)?)
+}
+
 /// Laplace mechanism on the sufficient statistics (n₊, n₋) of foulds2016 §3.2,
 /// eq. (16): L1 sensitivity Δ = 2 under replace-one neighbours, noise
-/// Laplace(Δ/ε) on each count, projected onto counts ≥ 0.
+/// Laplace(Δ/ε) on each count, projected onto counts ≥ 0 (post-processing).
+/// Its privacy event is `counts_laplace(ε)?.event()`.
 pub fn laplace_posterior<R: Rng + ?Sized>(
     prior: &BetaDist,
     positives: f64,
@@ -282,7 +328,7 @@ pub fn laplace_posterior<R: Rng + ?Sized>(
     epsilon: f64,
     rng: &mut R,
 ) -> Result<BetaDist, FamilyError> {
-    let noise = Laplace::for_privacy(2.0, epsilon)?;
+    let noise = counts_laplace(epsilon)?;
     let pos = (positives + noise.sample(rng)).max(0.0);
     let neg = (negatives + noise.sample(rng)).max(0.0);
     BetaDist::new(prior.alpha() + pos, prior.beta() + neg)
@@ -324,6 +370,17 @@ impl Ops {
     /// The privacy actually spent: 2Δ/T (= ε unless T was floored at 1).
     pub fn epsilon_spent(&self) -> f64 {
         2.0 * self.sensitivity() / self.temperature()
+    }
+
+    /// The privacy event: one sample of the tempered posterior, whose log-density
+    /// ratio between neighbours is at most Δ/T (so ε = 2Δ/T, exact sampling).
+    pub fn event(&self) -> Event {
+        Event::OnePosteriorSample {
+            log_ratio_bound: self.sensitivity() / self.temperature(),
+            temperature: self.temperature(),
+            truncation: vec![self.a0],
+            epsilon: self.epsilon_spent(),
+        }
     }
 
     /// Posterior^{1/T} on [a₀, 1 − a₀]: Beta(1 + (α+n₊−1)/T, 1 + (β+n₋−1)/T) truncated.
@@ -475,6 +532,7 @@ mod tests {
         // checked against a Monte-Carlo average of the component KLs.
         let mech = GaussianCount {
             problem,
+            calibration: GaussianCalibration::Tight,
             sigma: 3.0,
         };
         let (kl, err) = mech.kl_from_truth(38.0);
@@ -494,13 +552,18 @@ mod tests {
         // Tiny noise: the output approaches the truth.
         let tiny = GaussianCount {
             problem,
+            calibration: GaussianCalibration::Tight,
             sigma: 1e-3,
         };
         assert!(tiny.kl_from_truth(38.0).0 < 1e-6);
         // Independent second method: a brute-force trapezoid double integral
         // over θ and the noisy count t, with the clamped point masses explicit.
         for sigma in [3.0, 40.0, 1e7] {
-            let mech = GaussianCount { problem, sigma };
+            let mech = GaussianCount {
+                problem,
+                sigma,
+                calibration: GaussianCalibration::Tight,
+            };
             let reference = brute_force_gaussian_kl(&mech, 38.0);
             assert_rel(mech.kl_from_truth(38.0).0, reference, 2e-5);
         }

@@ -6,6 +6,7 @@
 //! (prior precision nβ, exponent ρ, optional support radius) and the privacy
 //! level it guarantees.
 
+use crate::privacy::ledger::Event;
 use crate::privacy::rdp::Conversion;
 
 /// The data-independent constants of a task.
@@ -45,6 +46,48 @@ impl Setting {
     /// sensitivity term c²B² of the proof becomes ρ²c²B².
     pub fn rdp_slope(&self, beta: f64, rho: f64) -> f64 {
         2.0 * self.c * self.c * self.b * self.b * rho * rho / (self.n() * beta)
+    }
+
+    /// The privacy event of sampling `cal` exactly: with a support radius, the OPS
+    /// of [`Self::ops`] (pure ε = 4c²ρ/β₀, i.e. a log-ratio bound of 2c²ρ/β₀); else
+    /// Theorem 16's RDP curve ε(λ) = λ·2c²B²ρ²/(nβ), listed at `orders`.
+    pub fn event(&self, cal: &Calibrated, orders: &[f64]) -> Event {
+        match cal.radius {
+            Some(radius) => Event::OnePosteriorSample {
+                log_ratio_bound: self.ops_epsilon(cal.rho) / 2.0,
+                temperature: 1.0 / cal.rho,
+                truncation: vec![radius],
+                epsilon: self.ops_epsilon(cal.rho),
+            },
+            None => {
+                let kappa = self.rdp_slope(cal.beta, cal.rho);
+                Event::RdpCurve {
+                    posterior:
+                        "Gaussian-prior logistic posterior (Geumlek et al. 2017, Theorems 16–17)"
+                            .into(),
+                    parameters: serde_json::json!({
+                        "n": self.n, "c": self.c, "B": self.b, "beta": cal.beta, "rho": cal.rho,
+                    }),
+                    points: orders.iter().map(|&a| (a, a * kappa)).collect(),
+                }
+            }
+        }
+    }
+
+    /// (ε, δ) of sampling `cal` (no support radius) exactly, from its RDP curve at
+    /// the best order: (ε, α) as [`linear_rdp_to_dp`] returns them.
+    pub fn approx_dp(&self, cal: &Calibrated, delta: f64, conv: Conversion) -> (f64, f64) {
+        linear_rdp_to_dp(self.rdp_slope(cal.beta, cal.rho), delta, conv)
+    }
+
+    /// The privacy event of Minami's Gibbs posterior at inverse temperature
+    /// `cal.rho` for (ε, δ) (Theorem 7, Lipschitz constant c, m_π = nβ₀).
+    pub fn gibbs_event(&self, cal: &Calibrated, epsilon: f64, delta: f64) -> Event {
+        Event::GibbsPosterior {
+            beta: cal.rho,
+            epsilon,
+            delta,
+        }
     }
 
     /// The non-private baseline: β = β₀, ρ = 1.

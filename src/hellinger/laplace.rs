@@ -65,6 +65,12 @@ impl LaplaceCounts {
         self.sensitivity
     }
 
+    /// The privacy event: Laplace(s/ε) on the first k − 1 counts, L1 sensitivity s
+    /// (clamping and the last count are post-processing).
+    pub fn event(&self) -> crate::privacy::ledger::Event {
+        self.noise.event()
+    }
+
     pub fn sample<R: Rng + ?Sized>(&self, c: &[u32], rng: &mut R) -> Vec<u32> {
         let n: u32 = c.iter().sum();
         let mut out = Vec::with_capacity(c.len());
@@ -122,6 +128,18 @@ impl LaplaceCounts {
         } else {
             0.0
         }
+    }
+}
+
+/// Sensitivities of the poster's Laplace series: `laplace_hist` (red) s = 1 (k = 2)
+/// or 2 (k ≥ 3), the histogram sensitivity; `laplace_dim` (green) s = 2 (k = 2) or
+/// k (k ≥ 3), growing with the dimension.
+pub fn poster_sensitivity(series: &str, k: usize) -> f64 {
+    match (series, k) {
+        ("laplace_hist", 2) => 1.0,
+        ("laplace_hist", _) => 2.0,
+        (_, 2) => 2.0,
+        (_, k) => k as f64,
     }
 }
 

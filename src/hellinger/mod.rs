@@ -17,6 +17,7 @@
 
 pub mod laplace;
 
+use crate::privacy::ledger::Event;
 use rand::{Rng, RngExt};
 use statrs::function::gamma::ln_gamma;
 
@@ -236,6 +237,13 @@ impl Distances {
 
 /// The smoothed-Hellinger exponential mechanism M_H^B for data c: outputs
 /// candidate r with probability ∝ exp(−ε H(BI(c), r) / (2 S(c))).
+/// The privacy event of the smoothed-Hellinger exponential mechanism at (ε, δ):
+/// scores scaled by ε/(2·S), S the γ-smooth sensitivity with γ from (ε, δ) (Bun et
+/// al., Theorem on smooth-sensitivity exponential mechanisms) — (ε, δ)-DP.
+pub fn privacy_event(epsilon: f64, delta: f64) -> Event {
+    Event::SmoothedHellinger { epsilon, delta }
+}
+
 pub struct ExpMech<'a> {
     space: &'a Space,
     data: Vec<u32>,
@@ -286,6 +294,11 @@ impl<'a> ExpMech<'a> {
 
     pub fn smooth_sensitivity(&self) -> f64 {
         self.smooth
+    }
+
+    /// The privacy event of one draw: [`privacy_event`] at this mechanism's (ε, δ).
+    pub fn event(&self, delta: f64) -> Event {
+        privacy_event(self.epsilon, delta)
     }
     pub fn gamma(&self) -> f64 {
         self.gamma

@@ -14,12 +14,17 @@ use super::dirichlet::{dirichlet, truncated_dirichlet};
 use super::Histograms;
 use crate::numeric::log_sum_exp;
 use crate::privacy::laplace::Laplace;
+use crate::privacy::ledger::{Composition, Event};
 
 /// OPS settings: truncation per feature and the temperature of every conditional.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ops {
     pub a0: Vec<f64>,
     pub temperature: f64,
+    /// ε each conditional update releases: 2Δ/T.
+    pub epsilon: f64,
+    /// Δ: the bound on one event's log-likelihood change.
+    pub sensitivity: f64,
 }
 
 impl Ops {
@@ -32,6 +37,19 @@ impl Ops {
         Self {
             a0,
             temperature: 2.0 * delta / epsilon,
+            epsilon,
+            sensitivity: delta,
+        }
+    }
+
+    /// The privacy event of releasing one conditional sample (Foulds et al. 2016,
+    /// Theorem 1 with eq. 14/19): log-likelihood ratio bounded by Δ/T, ε = 2Δ/T.
+    pub fn event(&self) -> Event {
+        Event::OnePosteriorSample {
+            log_ratio_bound: self.sensitivity / self.temperature,
+            temperature: self.temperature,
+            truncation: self.a0.clone(),
+            epsilon: self.epsilon,
         }
     }
 
@@ -385,31 +403,65 @@ impl Gibbs<'_> {
     }
 }
 
-/// Laplace mechanism on the histograms (Foulds §4.2, facts file): every count of every
-/// kept cell gets Laplace(Δ_d/ε_d) noise with Δ_d = 2 (replace-one moves one event
-/// between two values of feature d), then is clamped at zero. Cells compose in parallel
-/// (each event lies in one cell), features sequentially: ε = Σ_d ε_d.
-/// Errors if an ε_d is not finite and positive.
+/// L1 sensitivity of one feature's histogram: replace-one moves one event between
+/// two values of the feature.
+pub const HISTOGRAM_L1_SENSITIVITY: f64 = 2.0;
+
+/// The Laplace mechanism on the histograms (Foulds §4.2, facts file): every count of
+/// every kept cell of feature d gets Laplace(Δ_d/ε_d) noise with Δ_d = 2, then is
+/// clamped at zero (post-processing). Cells compose in parallel (each event lies in
+/// one cell), features sequentially: ε = Σ_d ε_d.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaplaceRelease {
+    noise: Vec<Laplace>,
+}
+
+impl LaplaceRelease {
+    /// One ε_d per feature; errors if one is not finite and positive.
+    pub fn per_feature(eps_per_feature: &[f64]) -> Result<Self, crate::privacy::PrivacyError> {
+        let noise = eps_per_feature
+            .iter()
+            .map(|&e| Laplace::for_privacy(HISTOGRAM_L1_SENSITIVITY, e))
+            .collect::<Result<_, _>>()?;
+        Ok(Self { noise })
+    }
+
+    /// ε split evenly over `features` features (as Foulds et al. §5 do).
+    pub fn even_split(epsilon: f64, features: usize) -> Result<Self, crate::privacy::PrivacyError> {
+        Self::per_feature(&vec![epsilon / features as f64; features])
+    }
+
+    /// The noisy histograms.
+    pub fn apply(&self, data: &Histograms, rng: &mut impl Rng) -> Histograms {
+        let mut out = data.clone();
+        for (_, cells) in out.regions.iter_mut() {
+            for cell in cells.iter_mut() {
+                for (d, counts) in cell.counts.iter_mut().enumerate() {
+                    for c in counts.iter_mut() {
+                        *c = (*c + self.noise[d].sample(rng)).max(0.0);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The privacy event: one Laplace release per feature, composed over the features.
+    pub fn event(&self) -> Event {
+        Event::Compose {
+            composition: Composition::SplitOverFeatures,
+            parts: self.noise.iter().map(Laplace::event).collect(),
+        }
+    }
+}
+
+/// [`LaplaceRelease::per_feature`] applied to `data`.
 pub fn laplace_histograms(
     data: &Histograms,
     eps_per_feature: &[f64],
     rng: &mut impl Rng,
 ) -> Result<Histograms, crate::privacy::PrivacyError> {
-    let noise: Vec<Laplace> = eps_per_feature
-        .iter()
-        .map(|&e| Laplace::for_privacy(2.0, e))
-        .collect::<Result<_, _>>()?;
-    let mut out = data.clone();
-    for (_, cells) in out.regions.iter_mut() {
-        for cell in cells.iter_mut() {
-            for (d, counts) in cell.counts.iter_mut().enumerate() {
-                for c in counts.iter_mut() {
-                    *c = (*c + noise[d].sample(rng)).max(0.0);
-                }
-            }
-        }
-    }
-    Ok(out)
+    Ok(LaplaceRelease::per_feature(eps_per_feature)?.apply(data, rng))
 }
 
 #[cfg(test)]
@@ -550,6 +602,8 @@ mod tests {
                 ops: Some(Ops {
                     a0: vec![0.1, 0.05],
                     temperature: 3.0,
+                    epsilon: 1.0,
+                    sensitivity: 1.5,
                 }),
                 ..model
             },

@@ -9,7 +9,6 @@ pub mod generate;
 pub mod gibbs;
 pub mod metrics;
 
-
 /// Feature names, in record order after the region and month columns.
 pub const FEATURES: [&str; 5] = [
     "type",

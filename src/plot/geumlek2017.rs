@@ -1,9 +1,9 @@
 //! Figures 1 and 2 of geumlek2017, from their summary.csv.
 
+use super::{render, summary};
 use plotters::coord::Shift;
-use std::path::Path;
-use super::{render, render_as, summary, data};
 use plotters::prelude::*;
+use std::path::Path;
 
 use super::{clip_polyline, distinct, legend, series, Draw, DrawError, PALETTE};
 use crate::results::table::Table;

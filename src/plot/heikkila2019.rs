@@ -1,9 +1,9 @@
 //! Figure 1 (a, b) of heikkila2019, from its summary.csv.
 
+use super::{render, summary};
 use plotters::coord::Shift;
-use std::path::Path;
-use super::{render, render_as, summary, data};
 use plotters::prelude::*;
+use std::path::Path;
 
 use super::{distinct, legend, Draw, DrawError, PALETTE};
 use crate::results::table::Table;

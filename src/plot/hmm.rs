@@ -1,10 +1,10 @@
 //! Foulds et al. §5 figures: state assignments per region over time (Fig. 3) and
 //! per-state emission distributions (Figs. 4–5).
 
+use super::{render, summary};
 use plotters::coord::Shift;
-use std::path::Path;
-use super::{render, render_as, summary, data};
 use plotters::prelude::*;
+use std::path::Path;
 
 use super::{distinct, Draw, DrawError, PALETTE};
 use crate::hmm::metrics::{best_matching, confusion};

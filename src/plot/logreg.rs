@@ -2,10 +2,10 @@
 //! (geumlek2017/fig3 and its log-likelihood companion, minami2016/logreg), and the
 //! sampler-validation scatter (geumlek2017/samplers).
 
+use super::{data, render, render_as, summary};
 use plotters::coord::Shift;
-use std::path::Path;
-use super::{render, render_as, summary, data};
 use plotters::prelude::*;
+use std::path::Path;
 
 use super::{distinct, legend, tick, Band, Draw, DrawError, PALETTE};
 use crate::results::table::Table;

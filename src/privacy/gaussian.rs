@@ -22,6 +22,24 @@ impl GaussianCalibration {
         }
     }
 
+    /// The factor f of the statement (λ, f·λΔ²/σ²): 1 as in the paper, ½ exact.
+    pub fn rdp_factor(self) -> f64 {
+        match self {
+            Self::Paper => 1.0,
+            Self::Tight => 0.5,
+        }
+    }
+
+    /// The privacy event of Gaussian noise σ on a statistic of L2 sensitivity Δ,
+    /// claimed under this statement.
+    pub fn event(self, sigma: f64, sensitivity: f64) -> super::ledger::Event {
+        super::ledger::Event::Gaussian {
+            l2_sensitivity: sensitivity,
+            sigma,
+            rdp_scale: self.rdp_factor(),
+        }
+    }
+
     /// ε of order λ for noise σ on a statistic with L2 sensitivity Δ.
     pub fn rdp_epsilon(self, lambda: f64, sigma: f64, sensitivity: f64) -> f64 {
         let base = lambda * sensitivity * sensitivity / (sigma * sigma);

@@ -5,6 +5,7 @@ use rand::{Rng, RngExt};
 /// Laplace(0, b) noise, sampled by inversion. Validated on construction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Laplace {
+    sensitivity: f64,
     scale: f64,
 }
 
@@ -25,12 +26,21 @@ impl Laplace {
             "a finite value > 0",
         )?;
         Ok(Self {
+            sensitivity,
             scale: sensitivity / epsilon,
         })
     }
 
     pub fn scale(&self) -> f64 {
         self.scale
+    }
+
+    /// The privacy event of one release with this noise.
+    pub fn event(&self) -> super::ledger::Event {
+        super::ledger::Event::Laplace {
+            l1_sensitivity: self.sensitivity,
+            scale: self.scale,
+        }
     }
 
     /// One draw: x = −b·sgn(u)·ln(1 − 2|u|), u ~ U(−½, ½).

@@ -2,6 +2,7 @@
 //! baseline: per-step bounds, amplification by subsampling, composition over
 //! iterations, and conversion to (ε, δ)-DP.
 
+use super::ledger::{Entry, Event, Guarantee};
 use serde::{Deserialize, Serialize};
 
 use crate::numeric::log_sum_exp;
@@ -274,6 +275,34 @@ impl BarkerAccount {
             .collect()
     }
 
+    /// The privacy event of one step, listing its RDP at `alpha`.
+    pub fn step_event(&self, alpha: u32) -> Event {
+        Event::SubsampledBarker {
+            batch: self.batch,
+            n_data: self.n_data,
+            points: vec![(alpha as f64, self.step_rdp(alpha))],
+        }
+    }
+
+    /// The ledger entry of the whole run: T steps, (ε, δ) at the best order.
+    pub fn entry(
+        &self,
+        series: impl Into<String>,
+        conversion: Conversion,
+    ) -> Result<Entry, AccountError> {
+        let s = self.spent(conversion)?;
+        Ok(Entry::new(
+            series,
+            Event::repeat(self.iterations, self.step_event(s.best_alpha)),
+            Guarantee::ApproxDp {
+                epsilon: s.epsilon,
+                delta: self.delta,
+                conversion: conversion.as_str().into(),
+                order: Some(s.best_alpha as f64),
+            },
+        ))
+    }
+
     pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
         self.validate()?;
         best_over_orders(
@@ -304,6 +333,32 @@ pub struct SgldAccount {
 }
 
 impl SgldAccount {
+    /// The ledger entry of the whole run: T Poisson-subsampled Gaussian steps,
+    /// (ε, δ) at the best order.
+    pub fn entry(
+        &self,
+        series: impl Into<String>,
+        conversion: Conversion,
+    ) -> Result<Entry, AccountError> {
+        let s = self.spent(conversion)?;
+        Ok(Entry::new(
+            series,
+            Event::repeat(
+                self.iterations,
+                Event::PoissonSubsampledGaussian {
+                    q: self.q,
+                    sigma: self.sigma,
+                },
+            ),
+            Guarantee::ApproxDp {
+                epsilon: s.epsilon,
+                delta: self.delta,
+                conversion: conversion.as_str().into(),
+                order: Some(s.best_alpha as f64),
+            },
+        ))
+    }
+
     pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
         if !(self.q > 0.0 && self.q <= 1.0) {
             return Err(invalid("q", self.q, "0 < q ≤ 1"));

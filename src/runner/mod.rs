@@ -95,7 +95,12 @@ fn check_columns(
     table: &Table,
     want: &[&str],
 ) -> Result<(), RunError> {
-    if table.header.iter().map(String::as_str).eq(want.iter().copied()) {
+    if table
+        .header
+        .iter()
+        .map(String::as_str)
+        .eq(want.iter().copied())
+    {
         Ok(())
     } else {
         Err(RunError::Columns {
@@ -209,7 +214,10 @@ pub fn run(
                 plot_seconds,
             },
             datasets: figure.datasets(),
-            privacy: figure.ledger(),
+            privacy: figure.ledger().map_err(|source| RunError::Summary {
+                figure: id.clone(),
+                source,
+            })?,
             details: figure.manifest_details(),
         };
         write_text(&tmp.join("manifest.json"), &manifest.to_json())?;

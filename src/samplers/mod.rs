@@ -12,7 +12,6 @@
 //!
 //! Split-R̂, effective sample size and the two-sample KS test live in [`crate::stats::diagnostics`].
 
-
 pub mod hmc;
 pub mod slice;
 

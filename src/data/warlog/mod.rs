@@ -30,14 +30,13 @@ use std::path::Path;
 
 use rand::Rng;
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use crate::hmm::generate::{generate, Preset, Truth};
-use crate::hmm::{Histograms, Record, FEATURES};
+use crate::hmm::Histograms;
 
 pub mod csv;
-pub use csv::{read_csv, write_csv, CsvRecords, COLUMNS};
 use crate::config::{deserialize, ParamError};
+pub use csv::{read_csv, write_csv, CsvRecords, COLUMNS};
 
 /// Default threshold for dropping near-empty regions (the paper's value is in its
 /// unread supplement; ours keeps the five big regions of each preset).
