@@ -36,7 +36,11 @@ fn gaussian_kl(c: &mut Criterion) {
     let p = problem();
     let mut g = c.benchmark_group("gaussian_mechanism_kl");
     for sigma in [0.5, 10.0, 200.0] {
-        let mech = GaussianCount { problem: p, sigma };
+        let mech = GaussianCount {
+            problem: p,
+            sigma,
+            calibration: privpost::privacy::gaussian::GaussianCalibration::Tight,
+        };
         g.bench_function(format!("sigma_{sigma}"), |b| {
             b.iter(|| mech.kl_from_truth(black_box(38.0)))
         });

@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use privpost::data;
 use privpost::glm::Posterior;
-use privpost::samplers::{diagnostics, hmc, LinearTarget};
+use privpost::samplers::{hmc, LinearTarget};
+use privpost::stats::diagnostics;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

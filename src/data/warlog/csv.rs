@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use super::MAX_MONTHS;
 use crate::hmm::{Record, FEATURES};
 
+/// A parsed CSV file.
 #[derive(Debug, Clone)]
 pub struct CsvRecords {
     pub records: Vec<Record>,

@@ -374,20 +374,10 @@ fn type_labels(types: usize) -> Vec<String> {
         .collect()
 }
 
-/// A parsed CSV file.
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::SeedableRng;
-
-    fn write(text: &str) -> tempfile::NamedTempFile {
-        let f = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(f.path(), text).unwrap();
-        f
-    }
-
-    const HEADER: &str = "region,month,type,category,friendly_or_hostnation_casualty,civilian_casualty,enemy_casualty_or_detained\n";
 
     /// Generated records written in the schema and read back give the same histograms.
     #[test]
