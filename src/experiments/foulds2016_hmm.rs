@@ -7,14 +7,14 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 use super::foulds2016_sweep::{check_common, ledger_entries, row_epsilons, tasks, Mech, Task};
-use super::Figure;
+use super::{Deferred, Figure, Plan};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::{parse_spec, DataSpec, Dataset};
 use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs, LaplaceRelease, Model, Ops, State};
 use crate::hmm::{Histograms, FEATURES};
 use crate::privacy::ledger::Ledger;
 use crate::results::table::{Cell as TableCell, Row, Table};
-use crate::rng::{setup_rng, Purpose};
+use crate::rng::{setup_rng, Purpose, MAX_PANELS, MAX_SPLITS};
 
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
@@ -59,7 +59,42 @@ struct Output {
     phi_hat: Vec<Vec<Vec<f64>>>,
 }
 
-fn build_run(params: &toml::Table, seed: u64) -> Result<Run, ParamError> {
+/// A validated case-study run before its data are generated or read.
+struct RunPlan {
+    c: RunConfig,
+    spec: DataSpec,
+    mechanism: Mechanism,
+    seed: u64,
+}
+
+impl RunPlan {
+    fn describe(&self, what: &str) -> String {
+        format!(
+            "{what} of one {}-state Gibbs run ({} sweeps, {} burn-in) on {}, {}; 1 task (data made at run time)",
+            self.c.states,
+            self.c.sweeps,
+            self.c.burn_in,
+            self.spec.describe(),
+            self.c.mechanism
+        )
+    }
+
+    /// Generates or reads the data.
+    fn prepare(self) -> Result<Run, ParamError> {
+        let dataset = self
+            .spec
+            .load("data", &mut setup_rng(self.seed, Purpose::WarlogGenerate))?;
+        Ok(Run {
+            dataset,
+            min_region_events: self.spec.min_region_events(),
+            c: self.c,
+            mechanism: self.mechanism,
+            seed: self.seed,
+        })
+    }
+}
+
+fn validate_run(params: &toml::Table, seed: u64) -> Result<RunPlan, ParamError> {
     let c: RunConfig = deserialize(params)?;
     let spec = parse_spec(c.data.as_ref(), "data")?;
     let mechanism = check::choice(
@@ -96,11 +131,10 @@ fn build_run(params: &toml::Table, seed: u64) -> Result<Run, ParamError> {
             "0 ≤ burn_in < sweeps",
         ));
     }
-    let dataset = spec.load("data", &mut setup_rng(seed, Purpose::WarlogGenerate))?;
-    Ok(Run {
-        dataset,
-        min_region_events: spec.min_region_events(),
+    spec.validate("data")?;
+    Ok(RunPlan {
         c,
+        spec,
         mechanism,
         seed,
     })
@@ -169,15 +203,14 @@ pub struct Fig3 {
     run: Run,
 }
 
-pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
-    Ok(Box::new(Fig3 {
-        run: build_run(params, seed)?,
+/// Figures 3 and 7 (Figure 7 is the same table drawn as modal vs last-sample strips).
+pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    let plan = validate_run(params, seed)?;
+    Ok(Box::new(Deferred {
+        description: plan.describe("state assignments"),
+        config: plan,
+        prepare: |p| Ok(Box::new(Fig3 { run: p.prepare()? })),
     }))
-}
-
-/// Figure 7: the same table as Figure 3, drawn as modal vs last-sample strips.
-pub fn build_fig7(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
-    build_fig3(params, seed)
 }
 
 pub const FIG3_COLUMNS: [&str; 9] = [
@@ -272,9 +305,12 @@ pub struct Fig45 {
     run: Run,
 }
 
-pub fn build_fig4_5(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
-    Ok(Box::new(Fig45 {
-        run: build_run(params, seed)?,
+pub fn validate_fig4_5(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    let plan = validate_run(params, seed)?;
+    Ok(Box::new(Deferred {
+        description: plan.describe("emission distributions"),
+        config: plan,
+        prepare: |p| Ok(Box::new(Fig45 { run: p.prepare()? })),
     }))
 }
 
@@ -380,7 +416,7 @@ pub struct Fig6 {
     seed: u64,
 }
 
-pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig6Config = deserialize(params)?;
     check::non_empty("panels", &c.panels)?;
     check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
@@ -392,11 +428,18 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "2 ≤ states ≤ 50",
         ));
     }
-    if c.splits == 0 || c.splits > 1000 {
+    if c.splits == 0 || c.splits > MAX_SPLITS {
         return Err(ParamError::new(
             "splits",
             format!("{}", c.splits),
-            "1 ≤ splits ≤ 1000",
+            format!("1 ≤ splits ≤ {MAX_SPLITS}"),
+        ));
+    }
+    if c.panels.len() > MAX_PANELS {
+        return Err(ParamError::new(
+            "panels",
+            format!("{} panels", c.panels.len()),
+            format!("at most {MAX_PANELS} panels"),
         ));
     }
     if !(c.held_out_fraction > 0.0 && c.held_out_fraction < 0.5) {
@@ -407,7 +450,7 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         ));
     }
     let mut panels = Vec::new();
-    for (pi, spec) in c.panels.iter().enumerate() {
+    for spec in &c.panels {
         let bad = || {
             ParamError::new(
                 "panels",
@@ -421,31 +464,86 @@ pub fn build_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "hmm" => ("hmm", c.states),
             _ => return Err(bad()),
         };
-        let key = format!("datasets.{name}");
         let data_spec = DataSpec::named(c.datasets.as_ref(), name)?.ok_or_else(bad)?;
-        let ds = data_spec.load(&key, &mut setup_rng(seed, Purpose::Fig6Panel(pi)))?;
+        data_spec.validate(&format!("datasets.{name}"))?;
+        panels.push(PanelPlan {
+            panel: spec.clone(),
+            model,
+            name: name.to_string(),
+            states,
+            spec: data_spec,
+        });
+    }
+    let tasks = tasks(panels.len(), c.splits, &mechs, c.epsilons.len());
+    let description = format!(
+        "{} panels × {} splits × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps (data made at run time)",
+        panels.len(),
+        c.splits,
+        c.epsilons.len(),
+        mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
+        tasks.len(),
+        c.sweeps
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: Fig6Plan {
+            c,
+            panels,
+            mechs,
+            tasks,
+            seed,
+        },
+        prepare: prepare_fig6,
+    }))
+}
+
+/// A panel of Figure 6 before its data are made.
+struct PanelPlan {
+    panel: String,
+    model: &'static str,
+    name: String,
+    states: usize,
+    spec: DataSpec,
+}
+
+/// Figure 6, validated.
+struct Fig6Plan {
+    c: Fig6Config,
+    panels: Vec<PanelPlan>,
+    mechs: Vec<Mech>,
+    tasks: Vec<Task>,
+    seed: u64,
+}
+
+/// Generates or reads each panel's data.
+fn prepare_fig6(plan: Fig6Plan) -> Result<Box<dyn Figure>, ParamError> {
+    let mut panels = Vec::new();
+    for (pi, p) in plan.panels.into_iter().enumerate() {
+        let key = format!("datasets.{}", p.name);
+        let ds = p
+            .spec
+            .load(&key, &mut setup_rng(plan.seed, Purpose::Fig6Panel(pi)))?;
         if ds.data.cells() < 10 {
             return Err(ParamError::new(
                 format!("{key}.min_region_events"),
-                format!("panel \"{spec}\" keeps only {} cells", ds.data.cells()),
+                format!("panel \"{}\" keeps only {} cells", p.panel, ds.data.cells()),
                 "a threshold that keeps at least 10 region-months",
             ));
         }
         panels.push(Panel {
-            model,
-            name: name.to_string(),
-            states,
+            model: p.model,
+            name: p.name,
+            states: p.states,
             data: ds.data,
             provenance: ds.provenance,
         });
     }
-    let tasks = tasks(panels.len(), c.splits, &mechs, c.epsilons.len());
     Ok(Box::new(Fig6 {
-        c,
+        c: plan.c,
         panels,
-        mechs,
-        tasks,
-        seed,
+        mechs: plan.mechs,
+        tasks: plan.tasks,
+        seed: plan.seed,
     }))
 }
 

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 use super::foulds2016_sweep::{check_common, ledger_entries, row_epsilons, tasks, Mech, Task};
-use super::Figure;
+use super::{Deferred, Figure};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::DataSpec;
 use crate::hmm::generate::Truth;
@@ -16,7 +16,7 @@ use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_v
 use crate::hmm::Histograms;
 use crate::privacy::ledger::Ledger;
 use crate::results::table::{Row, Table};
-use crate::rng::{setup_rng, Purpose};
+use crate::rng::{setup_rng, Purpose, MAX_PANELS};
 use crate::stats::mean_se;
 
 #[derive(Debug, Deserialize)]
@@ -98,7 +98,7 @@ const METRICS: [&str; 6] = [
     "tv_casualty",
 ];
 
-pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn super::Plan>, ParamError> {
     let c: Config = deserialize(params)?;
     check::non_empty("panels", &c.panels)?;
     check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
@@ -119,8 +119,15 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
             "1 ≤ repeats ≤ 1000",
         ));
     }
-    let mut sets = Vec::new();
-    for (i, name) in c.panels.iter().enumerate() {
+    if c.panels.len() > MAX_PANELS {
+        return Err(ParamError::new(
+            "panels",
+            format!("{} panels", c.panels.len()),
+            format!("at most {MAX_PANELS} panels"),
+        ));
+    }
+    let mut specs = Vec::new();
+    for name in &c.panels {
         let key = format!("datasets.{name}");
         let spec = DataSpec::named(c.datasets.as_ref(), name)?.ok_or_else(|| {
             ParamError::new(
@@ -129,7 +136,54 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
                 "preset names (iraq, afghanistan) or names of [datasets.NAME] tables",
             )
         })?;
-        let ds = spec.load(&key, &mut setup_rng(seed, Purpose::RecoveryPanel(i)))?;
+        spec.validate(&key)?;
+        if spec.source.as_deref() == Some("csv") {
+            return Err(ParamError::new(
+                format!("{key}.source"),
+                "recovery is scored against the generator's planted model; CSV records have none",
+                "source = \"preset\"",
+            ));
+        }
+        specs.push((name.clone(), spec));
+    }
+    let tasks = tasks(specs.len(), c.repeats, &mechs, c.epsilons.len());
+    let description = format!(
+        "{} datasets × {} repeats × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps (data generated at run time)",
+        specs.len(),
+        c.repeats,
+        c.epsilons.len(),
+        mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
+        tasks.len(),
+        c.sweeps
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: Plan {
+            c,
+            specs,
+            mechs,
+            tasks,
+            seed,
+        },
+        prepare: prepare,
+    }))
+}
+
+/// The recovery figure, validated: its datasets not yet generated.
+struct Plan {
+    c: Config,
+    specs: Vec<(String, DataSpec)>,
+    mechs: Vec<Mech>,
+    tasks: Vec<Task>,
+    seed: u64,
+}
+
+/// Generates each dataset with its planted truth.
+fn prepare(plan: Plan) -> Result<Box<dyn Figure>, ParamError> {
+    let mut sets = Vec::new();
+    for (i, (name, spec)) in plan.specs.into_iter().enumerate() {
+        let key = format!("datasets.{name}");
+        let ds = spec.load(&key, &mut setup_rng(plan.seed, Purpose::RecoveryPanel(i)))?;
         let Some(truth) = ds.truth else {
             return Err(ParamError::new(
                 format!("{key}.source"),
@@ -145,19 +199,18 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
             .flat_map(|(r, cells)| cells.iter().map(|cell| truth.states[*r][cell.month]))
             .collect();
         sets.push(Data {
-            name: name.clone(),
-            states: c.states.unwrap_or(planted),
+            name,
+            states: plan.c.states.unwrap_or(planted),
             data: ds.data,
             truth,
             labels,
         });
     }
-    let tasks = tasks(sets.len(), c.repeats, &mechs, c.epsilons.len());
     Ok(Box::new(Recovery {
-        c,
+        c: plan.c,
         sets,
-        mechs,
-        tasks,
+        mechs: plan.mechs,
+        tasks: plan.tasks,
     }))
 }
 

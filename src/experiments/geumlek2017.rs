@@ -7,7 +7,7 @@ use rand_distr::{Binomial, Distribution};
 use serde::Deserialize;
 
 use super::logreg::{self, Sampler};
-use super::Figure;
+use super::{Deferred, Figure, Plan};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::Task as DataTask;
 use crate::expfam::beta::BetaDist;
@@ -700,7 +700,7 @@ pub struct Fig3 {
     settings: Vec<Setting>,
 }
 
-pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig3Config = deserialize(params)?;
     check::non_empty("lambdas", &c.lambdas)?;
     for &l in &c.lambdas {
@@ -740,6 +740,48 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
         path_length: c.path_length,
     }
     .validate()?;
+    logreg::check_datasets(&c.datasets)?;
+    let description = format!(
+        "{} grid points ({} datasets × {} λ × {} ln ε × {} mechanisms); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
+        c.datasets.len() * c.lambdas.len() * c.ln_epsilons.len() * mechanisms.len(),
+        c.datasets.len(),
+        c.lambdas.len(),
+        c.ln_epsilons.len(),
+        mechanisms.len(),
+        repeats,
+        sampler.name()
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: Fig3Plan {
+            c,
+            mechanisms,
+            repeats,
+            beta0,
+            sampler,
+        },
+        prepare: prepare_fig3,
+    }))
+}
+
+/// Figure 3, validated; its datasets not yet loaded.
+struct Fig3Plan {
+    c: Fig3Config,
+    mechanisms: Vec<GlmMechanism>,
+    repeats: usize,
+    beta0: f64,
+    sampler: Sampler,
+}
+
+/// Loads the datasets (fetching missing ones) and calibrates every grid point.
+fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
+    let Fig3Plan {
+        c,
+        mechanisms,
+        repeats,
+        beta0,
+        sampler,
+    } = plan;
     let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
     let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
     let mut points = Vec::new();

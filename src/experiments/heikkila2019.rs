@@ -15,7 +15,7 @@ use crate::dpmcmc::vcor::VCor;
 use crate::results::table::Cell;
 use crate::rng::{setup_rng, Purpose};
 
-use super::Figure;
+use super::{Deferred, Figure, Plan};
 use crate::config::{check, deserialize, ParamError};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
@@ -74,7 +74,7 @@ pub struct Fig1 {
     clipping: Option<Clipping>,
 }
 
-pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig1Config = deserialize(params)?;
     let mut clipping = None;
     check::non_empty("panels", &c.panels)?;
@@ -170,12 +170,8 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                         "run `privpost vcor --write`",
                     )
                 })?;
-                let data = generate(
-                    c.n_data_c as usize,
-                    &mut setup_rng(seed, Purpose::SharedData),
-                );
-                let start = resolve_start(&c.start, &data, seed)?;
-                clipping = Some(Clipping {
+                check_start(&c.start)?;
+                clipping = Some(ClippingPlan {
                     account: BarkerAccount {
                         n_data: c.n_data_c,
                         batch: c.batch_c,
@@ -183,10 +179,10 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
                         delta: 1.0 / c.n_data_c as f64,
                         alpha_max: c.alpha_max,
                     },
-                    data,
+                    n_data: c.n_data_c,
+                    start: c.start.clone(),
                     variances: c.proposal_variances.clone(),
                     iterations: c.chain_iterations,
-                    start,
                     test,
                     vcor,
                 });
@@ -200,11 +196,57 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             }
         }
     }
-    Ok(Box::new(Fig1 {
-        conversions: c.conversions,
-        curves,
-        clipping,
+    let points: usize = curves.iter().map(|c| c.iterations.len()).sum();
+    let description = format!(
+        "{} budget points × {} conversions{}",
+        points,
+        c.conversions.len(),
+        clipping.as_ref().map_or(String::new(), |p| format!(
+            "; (c) {} private chains of {} iterations (data and start made at run time)",
+            p.variances.len(),
+            p.iterations
+        ))
+    );
+    let (conversions, seed) = (c.conversions, seed);
+    Ok(Box::new(Deferred {
+        description,
+        config: (conversions, curves, clipping, seed),
+        prepare: |(conversions, curves, clipping, seed)| {
+            let clipping = match clipping {
+                Some(p) => {
+                    let data =
+                        generate(p.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
+                    let start = resolve_start(&p.start, &data, seed)?;
+                    Some(Clipping {
+                        account: p.account,
+                        data,
+                        variances: p.variances,
+                        iterations: p.iterations,
+                        start,
+                        test: p.test,
+                        vcor: p.vcor,
+                    })
+                }
+                None => None,
+            };
+            Ok(Box::new(Fig1 {
+                conversions,
+                curves,
+                clipping,
+            }))
+        },
     }))
+}
+
+/// Panel (c) before its data are generated and its start fitted.
+struct ClippingPlan {
+    account: BarkerAccount,
+    n_data: u64,
+    start: StartSpec,
+    variances: Vec<f64>,
+    iterations: u64,
+    test: PrivateTest,
+    vcor: VCor,
 }
 
 /// The private test of the paper's set-up (C = 2) from validated config values;
@@ -258,6 +300,27 @@ struct Start {
 /// δ of the DPVI initialisation (as the authors).
 const DPVI_DELTA: f64 = 1e-6;
 
+/// Checks a `start` setting without fitting anything (validation).
+fn check_start(spec: &StartSpec) -> Result<(), ParamError> {
+    match spec {
+        StartSpec::Point(v) if matches!(v.as_slice(), [a, b] if a.is_finite() && b.is_finite()) => {
+            Ok(())
+        }
+        StartSpec::Method(m) if m == "dpvi" => Ok(()),
+        StartSpec::Point(v) => Err(ParamError::new(
+            "start",
+            format!("{v:?}"),
+            "\"dpvi\" or [θ₁, θ₂]",
+        )),
+        StartSpec::Method(m) => Err(ParamError::new(
+            "start",
+            format!("\"{m}\""),
+            "\"dpvi\" or [θ₁, θ₂]",
+        )),
+    }
+}
+
+/// Where the chains start: the configured point, or a DPVI fit (preparation).
 fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, ParamError> {
     use crate::dpmcmc::dpvi::Dpvi;
     match spec {
@@ -527,7 +590,7 @@ pub struct Fig2 {
     account: BarkerAccount,
 }
 
-pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig2Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
     check::positive("proposal_variance", c.proposal_variance)?;
@@ -555,16 +618,33 @@ pub fn build_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
             "a valid accounting question (0 < δ < 1, alpha_max ≥ 4)",
         )
     })?;
-    let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
-    let start = resolve_start(&c.start, &data, seed)?;
-    Ok(Box::new(Fig2 {
-        data,
-        test,
-        proposal_sd: c.proposal_variance.sqrt(),
-        iterations: [c.nonprivate_iterations, c.private_iterations],
-        burn_in: c.burn_in,
-        start,
-        account,
+    check_start(&c.start)?;
+    let description = format!(
+        "a private chain of {} and a non-private chain of {} iterations on N = {} GMM data (start {}; data and start made at run time); 2 tasks",
+        c.private_iterations,
+        c.nonprivate_iterations,
+        c.n_data,
+        match &c.start {
+            StartSpec::Method(m) => m.clone(),
+            StartSpec::Point(p) => format!("{p:?}"),
+        }
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: (c, seed, test, account),
+        prepare: |(c, seed, test, account)| {
+            let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
+            let start = resolve_start(&c.start, &data, seed)?;
+            Ok(Box::new(Fig2 {
+                data,
+                test,
+                proposal_sd: c.proposal_variance.sqrt(),
+                iterations: [c.nonprivate_iterations, c.private_iterations],
+                burn_in: c.burn_in,
+                start,
+                account,
+            }))
+        },
     }))
 }
 
@@ -731,7 +811,7 @@ fn sgld_name(noise: crate::dpmcmc::sgld::Noise) -> &'static str {
     }
 }
 
-pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig3Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
     check::positive("proposal_variance", c.proposal_variance)?;
@@ -747,6 +827,28 @@ pub fn build_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         ));
     }
     let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
+    check_start(&c.start)?;
+    let description = format!(
+        "reference chain + {} runs × (DP-MCMC of {} iterations + {} DP-SGLD variants of {} steps) = {} tasks (data and start made at run time)",
+        c.runs,
+        c.mcmc_iterations,
+        c.sgld_variants.len(),
+        c.sgld_iterations,
+        1 + c.runs * (1 + c.sgld_variants.len() as u64)
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: (c, seed, test),
+        prepare: |(c, seed, test)| prepare_fig3(c, seed, test),
+    }))
+}
+
+/// Generates the data, fits the start and accounts every checkpoint.
+fn prepare_fig3(
+    c: Fig3Config,
+    seed: u64,
+    test: PrivateTest,
+) -> Result<Box<dyn Figure>, ParamError> {
     let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
     let start = resolve_start(&c.start, &data, seed)?;
     // ε after the burn-in plus t recorded iterations, at every checkpoint (plus DPVI's, composed)

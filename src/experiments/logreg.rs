@@ -141,9 +141,8 @@ pub fn data_dir(configured: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(configured))
 }
 
-/// Loads the named tasks; when files are missing (not when they are corrupt), runs
-/// the fetch script first, as `privpost data fetch` would.
-pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Task>>, ParamError> {
+/// Checks the dataset names of a config (validation: reads nothing).
+pub fn check_datasets(names: &[String]) -> Result<(), ParamError> {
     crate::config::check::non_empty("datasets", names)?;
     for n in names {
         if !DATASETS.contains(&n.as_str()) {
@@ -154,6 +153,14 @@ pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Tas
             ));
         }
     }
+    Ok(())
+}
+
+/// Loads the named tasks (preparation, under `privpost run` only); when files are
+/// missing (not when they are corrupt), fetches them first, as `privpost data
+/// fetch` would.
+pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Task>>, ParamError> {
+    check_datasets(names)?;
     if data::fetch::any_missing(dir) {
         eprintln!(
             "datasets missing in {}: fetching them (scripts/fetch-data.sh)",

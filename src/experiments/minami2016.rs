@@ -12,7 +12,7 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::Deserialize;
 
 use super::logreg::{self, Sampler};
-use super::Figure;
+use super::{Deferred, Figure, Plan};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::Task;
 use crate::glm::calibrate::{
@@ -97,7 +97,7 @@ pub struct Logreg {
     langevin_delta_share: f64,
 }
 
-pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Config = deserialize(params)?;
     let beta0 = logreg::positive_beta0(c.beta0)?;
     logreg::ln_epsilons("ln_epsilons", &c.ln_epsilons)?;
@@ -157,6 +157,54 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
             "0 < share < 1",
         ));
     }
+    logreg::check_datasets(&c.datasets)?;
+    let description = format!(
+        "{} grid points ({} datasets × {} ln ε × {} mechanisms, δ = {:e}); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
+        c.datasets.len() * c.ln_epsilons.len() * mechs.len(),
+        c.datasets.len(),
+        c.ln_epsilons.len(),
+        mechs.len(),
+        c.delta,
+        repeats,
+        sampler.name()
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: Validated {
+            c,
+            beta0,
+            conversion,
+            mechs,
+            repeats,
+            sampler,
+            use_langevin,
+        },
+        prepare,
+    }))
+}
+
+/// The config, validated; its datasets not yet loaded.
+struct Validated {
+    c: Config,
+    beta0: f64,
+    conversion: Conversion,
+    mechs: Vec<Mech>,
+    repeats: usize,
+    sampler: Sampler,
+    use_langevin: bool,
+}
+
+/// Loads the datasets (fetching missing ones) and calibrates every grid point.
+fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
+    let Validated {
+        c,
+        beta0,
+        conversion,
+        mechs,
+        repeats,
+        sampler,
+        use_langevin,
+    } = v;
     let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
     let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
     let mut points = Vec::new();

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 use super::logreg::{self, Sampler};
-use super::Figure;
+use super::{Deferred, Figure, Plan};
 use crate::config::{deserialize, ParamError};
 use crate::data::Task;
 use crate::glm::calibrate::Setting;
@@ -67,7 +67,7 @@ pub struct Samplers {
     hmc: Sampler,
 }
 
-pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Config = deserialize(params)?;
     let beta0 = logreg::positive_beta0(c.beta0)?;
     let hmc = logreg::SamplerConfig {
@@ -110,6 +110,28 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
             "paper_slice_draws ≥ 2",
         ));
     }
+    logreg::check_datasets(&c.datasets)?;
+    let description = format!(
+        "{} datasets: HMC ({} chains) vs {} reference chains of {} sweeps each{} (datasets loaded at run time)",
+        c.datasets.len(),
+        c.chains,
+        c.reference_chains,
+        c.reference_sweeps,
+        if c.paper_slice_datasets.is_empty() {
+            String::new()
+        } else {
+            format!(", the paper's slice sampler on {:?}", c.paper_slice_datasets)
+        }
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: (c, beta0, hmc),
+        prepare: |(c, beta0, hmc)| prepare(c, beta0, hmc),
+    }))
+}
+
+/// Loads the datasets (fetching missing ones) and lists the jobs.
+fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, ParamError> {
     let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
     let settings = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
     let mut jobs = Vec::new();

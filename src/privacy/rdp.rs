@@ -118,11 +118,14 @@ pub fn sampled_gaussian(alpha: u32, q: f64, sigma: f64) -> f64 {
     let (lq, l1q) = (q.ln(), (-q).ln_1p());
     let terms: Vec<f64> = (0..=alpha)
         .map(|k| {
+            // (1 − q)^0 = 1 even at q = 1, where ln(1 − q) = −∞ (0·∞ would be NaN)
+            let rest = if k == alpha {
+                0.0
+            } else {
+                (alpha - k) as f64 * l1q
+            };
             let k = k as f64;
-            lnc[k as usize]
-                + (alpha as f64 - k) * l1q
-                + k * lq
-                + (k * k - k) / (2.0 * sigma * sigma)
+            lnc[k as usize] + rest + k * lq + (k * k - k) / (2.0 * sigma * sigma)
         })
         .collect();
     log_sum_exp(&terms) / (alpha - 1) as f64
@@ -399,6 +402,16 @@ mod tests {
     }
 
     /// Reference values from the facts file (authors' code, classic conversion, δ = 1/N).
+    /// Regression: at q = 1 the subsampled Gaussian is the plain Gaussian,
+    /// α/(2σ²); the k = α term once evaluated 0·ln 0 = NaN.
+    #[test]
+    fn sampled_gaussian_without_subsampling_is_the_gaussian() {
+        for alpha in [2u32, 5, 40] {
+            let want = alpha as f64 / (2.0 * 1.3 * 1.3);
+            assert!((sampled_gaussian(alpha, 1.0, 1.3) - want).abs() < 1e-12 * want);
+        }
+    }
+
     #[test]
     fn matches_the_papers_budget_numbers() {
         let cases = [

@@ -197,12 +197,22 @@ impl DataSpec {
         Ok(p)
     }
 
-    /// Generates or reads the records and preprocesses them. `rng` drives the
-    /// generator only. `key` is the spec's dotted name in the config, for errors.
-    pub fn load(&self, key: &str, rng: &mut impl Rng) -> Result<Dataset, ParamError> {
-        let source = self.source.as_deref().unwrap_or("preset");
-        let min = self.min_region_events();
-        let ds = match source {
+    /// A short description for `privpost check`: the preset or the file.
+    pub fn describe(&self) -> String {
+        match (self.source.as_deref(), &self.path) {
+            (Some("csv"), Some(path)) => format!("records from {path}"),
+            _ => format!(
+                "synthetic {} records",
+                self.preset.as_deref().unwrap_or("iraq")
+            ),
+        }
+    }
+
+    /// Checks the spec without generating or reading anything (what `privpost
+    /// check` does): the source, the preset and its overrides, the CSV settings.
+    /// [`Self::load`] calls it first.
+    pub fn validate(&self, key: &str) -> Result<(), ParamError> {
+        match self.source.as_deref().unwrap_or("preset") {
             "preset" => {
                 for (set, name) in [
                     (self.path.is_some(), "path"),
@@ -217,6 +227,54 @@ impl DataSpec {
                         ));
                     }
                 }
+                self.resolve_preset(key)?;
+            }
+            "csv" => {
+                self.path.as_deref().ok_or_else(|| {
+                    ParamError::new(
+                        format!("{key}.path"),
+                        "missing",
+                        "the CSV file to read (source = \"csv\")",
+                    )
+                })?;
+                for (values, name) in [
+                    (&self.type_values, "type_values"),
+                    (&self.category_values, "category_values"),
+                ] {
+                    if let Some(v) = values {
+                        let distinct: BTreeSet<&String> = v.iter().collect();
+                        if v.len() < 2
+                            || distinct.len() != v.len()
+                            || v.iter().any(|x| x.trim().is_empty())
+                        {
+                            return Err(ParamError::new(
+                                format!("{key}.{name}"),
+                                format!("{v:?}"),
+                                "at least 2 distinct, non-empty values",
+                            ));
+                        }
+                    }
+                }
+            }
+            other => {
+                return Err(ParamError::new(
+                    format!("{key}.source"),
+                    format!("unknown source \"{other}\""),
+                    "\"preset\", \"csv\"",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Generates or reads the records and preprocesses them. `rng` drives the
+    /// generator only. `key` is the spec's dotted name in the config, for errors.
+    pub fn load(&self, key: &str, rng: &mut impl Rng) -> Result<Dataset, ParamError> {
+        self.validate(key)?;
+        let source = self.source.as_deref().unwrap_or("preset");
+        let min = self.min_region_events();
+        let ds = match source {
+            "preset" => {
                 let p = self.resolve_preset(key)?;
                 let (truth, records) = generate(&p, rng);
                 let data = Histograms::aggregate(&records, p.regions(), p.months, &p.cards(), min);
@@ -244,31 +302,7 @@ impl DataSpec {
                 if self.preset.is_some() {
                     ignored.insert(0, "preset");
                 }
-                let path = self.path.as_deref().ok_or_else(|| {
-                    ParamError::new(
-                        format!("{key}.path"),
-                        "missing",
-                        "the CSV file to read (source = \"csv\")",
-                    )
-                })?;
-                for (values, name) in [
-                    (&self.type_values, "type_values"),
-                    (&self.category_values, "category_values"),
-                ] {
-                    if let Some(v) = values {
-                        let distinct: BTreeSet<&String> = v.iter().collect();
-                        if v.len() < 2
-                            || distinct.len() != v.len()
-                            || v.iter().any(|x| x.trim().is_empty())
-                        {
-                            return Err(ParamError::new(
-                                format!("{key}.{name}"),
-                                format!("{v:?}"),
-                                "at least 2 distinct, non-empty values",
-                            ));
-                        }
-                    }
-                }
+                let path = self.path.as_deref().unwrap_or_default();
                 let csv = read_csv(
                     Path::new(path),
                     self.type_values.as_deref(),
