@@ -90,6 +90,33 @@ pub fn read_verified(dir: &Path, name: &str) -> Result<Vec<u8>, DataError> {
     Ok(bytes)
 }
 
+/// The files dataset `name` is read from.
+pub fn files_of(name: &str) -> &'static [&'static str] {
+    match name {
+        "abalone" => &["abalone.csv"],
+        "adult" => &["adult.data", "adult.test"],
+        "mnist" => &["mnist_5k.csv"],
+        "mnist_full" => &["train-images-idx3-ubyte", "train-labels-idx1-ubyte"],
+        _ => &[],
+    }
+}
+
+/// (file, SHA-256) of each file of dataset `name` in `dir`, hashed as found.
+pub fn checksums_of(dir: &Path, name: &str) -> Result<Vec<(String, String)>, DataError> {
+    files_of(name)
+        .iter()
+        .map(|f| {
+            let path = dir.join(f);
+            std::fs::read(&path)
+                .map(|b| (path.display().to_string(), sha256_hex(&b)))
+                .map_err(|e| DataError::Io {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })
+        })
+        .collect()
+}
+
 /// State of each expected file: `Ok(())` when present and valid.
 pub fn status(dir: &Path) -> Vec<(PathBuf, Result<(), DataError>)> {
     expected_files()

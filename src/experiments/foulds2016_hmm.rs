@@ -6,13 +6,16 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use super::foulds2016_sweep::{check_common, ledger_entries, row_epsilons, tasks, Mech, Task};
+use super::foulds2016_sweep::{
+    check_common, ledger_entries, record, row_epsilons, tasks, Mech, Task,
+};
 use super::{Deferred, Figure, Plan};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::{parse_spec, DataSpec, Dataset};
 use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs, LaplaceRelease, Model, Ops, State};
 use crate::hmm::{Histograms, FEATURES};
 use crate::privacy::ledger::Ledger;
+use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Cell as TableCell, Row, Table};
 use crate::rng::{setup_rng, Purpose, MAX_PANELS, MAX_SPLITS};
 
@@ -296,6 +299,11 @@ impl Figure for Fig3 {
     fn ledger(&self) -> anyhow::Result<Ledger> {
         self.run.ledger()
     }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        let d = &self.run.dataset;
+        vec![record(&d.name, &d.data, &d.provenance)]
+    }
 }
 
 // ---------------------------------------------------------------- Figures 4–5
@@ -358,6 +366,11 @@ impl Figure for Fig45 {
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
         self.run.ledger()
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        let d = &self.run.dataset;
+        vec![record(&d.name, &d.data, &d.provenance)]
     }
 }
 
@@ -746,6 +759,13 @@ impl Figure for Fig6 {
             })
             .collect();
         Ok(Table::new(&FIG6_SUMMARY, rows))
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        self.panels
+            .iter()
+            .map(|p| record(&p.name, &p.data, &p.provenance))
+            .collect()
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {

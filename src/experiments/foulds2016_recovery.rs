@@ -6,7 +6,9 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use super::foulds2016_sweep::{check_common, ledger_entries, row_epsilons, tasks, Mech, Task};
+use super::foulds2016_sweep::{
+    check_common, ledger_entries, record, row_epsilons, tasks, Mech, Task,
+};
 use super::{Deferred, Figure};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::DataSpec;
@@ -15,6 +17,7 @@ use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs};
 use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_variation};
 use crate::hmm::Histograms;
 use crate::privacy::ledger::Ledger;
+use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose, MAX_PANELS};
 use crate::stats::mean_se;
@@ -45,6 +48,7 @@ struct Data {
     truth: Truth,
     /// true state of every kept cell, in region/cell order
     labels: Vec<usize>,
+    provenance: serde_json::Value,
 }
 
 pub const DATA: [&str; 12] = [
@@ -204,6 +208,7 @@ fn prepare(plan: Plan) -> Result<Box<dyn Figure>, ParamError> {
             data: ds.data,
             truth,
             labels,
+            provenance: ds.provenance,
         });
     }
     Ok(Box::new(Recovery {
@@ -353,6 +358,13 @@ impl Figure for Recovery {
             }
         }
         Ok(Table::new(&SUMMARY, rows))
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        self.sets
+            .iter()
+            .map(|d| record(&d.name, &d.data, &d.provenance))
+            .collect()
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {

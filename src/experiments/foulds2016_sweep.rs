@@ -7,6 +7,7 @@ use crate::config::{check, ParamError};
 use crate::hmm::gibbs::{LaplaceRelease, Model, Ops};
 use crate::hmm::{Histograms, FEATURES};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::results::manifest::DatasetRecord;
 
 /// A mechanism of the ε sweeps: `ops_m10` and `ops_m100` truncate at a₀ = 1/(M·K_d).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,6 +74,24 @@ impl Mech {
             },
         };
         Ok((seen, model))
+    }
+}
+
+/// The manifest record of a war-log dataset: the CSV file and its SHA-256, or the
+/// generator's settings; rows = events kept after preprocessing.
+pub fn record(name: &str, data: &Histograms, provenance: &serde_json::Value) -> DatasetRecord {
+    let text = |k: &str| {
+        provenance
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    DatasetRecord {
+        name: name.to_string(),
+        files: text("path").into_iter().collect(),
+        sha256: text("sha256").into_iter().collect(),
+        rows: data.events() as usize,
+        source: provenance.clone(),
     }
 }
 

@@ -16,6 +16,7 @@ use crate::glm::calibrate::{Calibrated, Setting};
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::search::Verified;
+use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Cell, Row, Table};
 use crate::stats::Moments;
 
@@ -689,6 +690,8 @@ struct Fig3Point {
 /// Test error and log-likelihood of (λ, ε)-RDP posterior samples on Abalone, Adult
 /// and MNIST (Figure 3 and the appendix's test log-likelihood figure).
 pub struct Fig3 {
+    /// the datasets as read, for the manifest
+    records: Vec<DatasetRecord>,
     tasks: Vec<Arc<DataTask>>,
     points: Vec<Fig3Point>,
     /// distinct posteriors (dataset, calibration), one task each
@@ -782,7 +785,9 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
         beta0,
         sampler,
     } = plan;
-    let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
+    let dir = logreg::data_dir(&c.data_dir);
+    let tasks = logreg::load(&c.datasets, &dir, c.split_seed)?;
+    let records = logreg::records(&tasks, &dir, c.split_seed)?;
     let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
     let mut points = Vec::new();
     for (dataset, s) in settings.iter().enumerate() {
@@ -810,6 +815,7 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
     let keyed: Vec<(usize, Calibrated)> = points.iter().map(|p| (p.dataset, p.cal)).collect();
     let (unique, which) = logreg::dedupe(&keyed);
     Ok(Box::new(Fig3 {
+        records,
         tasks,
         points,
         unique,
@@ -918,6 +924,10 @@ impl Figure for Fig3 {
             ]);
         }
         Ok(Table::new(&FIG3_SUMMARY, rows))
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        self.records.clone()
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {

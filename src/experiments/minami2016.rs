@@ -20,6 +20,7 @@ use crate::glm::calibrate::{
 };
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::rdp::Conversion;
+use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Cell, Row, Table};
 use crate::samplers::{hmc, LinearTarget};
 
@@ -84,6 +85,8 @@ struct Point {
 }
 
 pub struct Logreg {
+    /// the datasets as read, for the manifest
+    records: Vec<DatasetRecord>,
     tasks: Vec<Arc<Task>>,
     settings: Vec<Setting>,
     points: Vec<Point>,
@@ -205,7 +208,9 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
         sampler,
         use_langevin,
     } = v;
-    let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
+    let dir = logreg::data_dir(&c.data_dir);
+    let tasks = logreg::load(&c.datasets, &dir, c.split_seed)?;
+    let records = logreg::records(&tasks, &dir, c.split_seed)?;
     let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
     let mut points = Vec::new();
     for (dataset, s) in settings.iter().enumerate() {
@@ -272,6 +277,7 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
         .collect();
     let (unique, which) = logreg::dedupe(&keyed);
     Ok(Box::new(Logreg {
+        records,
         tasks,
         settings,
         points,
@@ -430,6 +436,10 @@ impl Figure for Logreg {
             ]);
         }
         Ok(Table::new(&SUMMARY, rows))
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        self.records.clone()
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {

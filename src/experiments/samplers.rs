@@ -17,6 +17,7 @@ use crate::config::{deserialize, ParamError};
 use crate::data::Task;
 use crate::glm::calibrate::Setting;
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Cell, Row, Table};
 use crate::samplers::{hmc, slice, LinearTarget};
 use crate::stats::diagnostics;
@@ -60,6 +61,8 @@ enum Job {
 }
 
 pub struct Samplers {
+    /// the datasets as read, for the manifest
+    records: Vec<DatasetRecord>,
     tasks: Vec<Arc<Task>>,
     settings: Vec<Setting>,
     jobs: Vec<Job>,
@@ -132,7 +135,9 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
 
 /// Loads the datasets (fetching missing ones) and lists the jobs.
 fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, ParamError> {
-    let tasks = logreg::load(&c.datasets, &logreg::data_dir(&c.data_dir), c.split_seed)?;
+    let dir = logreg::data_dir(&c.data_dir);
+    let tasks = logreg::load(&c.datasets, &dir, c.split_seed)?;
+    let records = logreg::records(&tasks, &dir, c.split_seed)?;
     let settings = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
     let mut jobs = Vec::new();
     for (d, name) in c.datasets.iter().enumerate() {
@@ -143,6 +148,7 @@ fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, Param
         }
     }
     Ok(Box::new(Samplers {
+        records,
         tasks,
         settings,
         jobs,
@@ -460,6 +466,10 @@ impl Figure for Samplers {
             }
         }
         Ok(Table::new(&SUMMARY, out))
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        self.records.clone()
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
