@@ -9,9 +9,34 @@
 //! [`Event::rdp_epsilon`]) recompute ε from the event alone, so a test can
 //! check every claim against the noise that was actually set.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::rdp::{sampled_gaussian, Conversion};
+
+/// JSON has no infinity: an ε that is infinite (a posterior that is not RDP at
+/// that order) is written as the string "inf" rather than `null`.
+fn ser_number<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if x.is_finite() {
+        s.serialize_f64(*x)
+    } else {
+        s.serialize_str(&format!("{x}"))
+    }
+}
+
+fn ser_points<S: Serializer>(v: &[(f64, f64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    struct Num(f64);
+    impl Serialize for Num {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            ser_number(&self.0, s)
+        }
+    }
+    let mut seq = s.serialize_seq(Some(v.len()))?;
+    for &(a, b) in v {
+        seq.serialize_element(&(Num(a), Num(b)))?;
+    }
+    seq.end()
+}
 
 /// How the parts of a composed release relate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -65,6 +90,7 @@ pub enum Event {
     RdpCurve {
         posterior: String,
         parameters: serde_json::Value,
+        #[serde(serialize_with = "ser_points")]
         points: Vec<(f64, f64)>,
     },
     /// Gibbs posterior at inverse temperature β (Minami et al. 2016, Theorem 7):
@@ -76,6 +102,7 @@ pub enum Event {
     SubsampledBarker {
         batch: u64,
         n_data: u64,
+        #[serde(serialize_with = "ser_points")]
         points: Vec<(f64, f64)>,
     },
     /// One step of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-SGLD):
@@ -174,14 +201,25 @@ impl Event {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Guarantee {
     /// ε-differential privacy.
-    PureDp { epsilon: f64 },
+    PureDp {
+        #[serde(serialize_with = "ser_number")]
+        epsilon: f64,
+    },
     /// (λ, ε)-Rényi differential privacy.
-    Rdp { order: f64, epsilon: f64 },
+    Rdp {
+        order: f64,
+        #[serde(serialize_with = "ser_number")]
+        epsilon: f64,
+    },
     /// (λ, ε(λ))-RDP at each listed order.
-    RdpCurve { points: Vec<(f64, f64)> },
+    RdpCurve {
+        #[serde(serialize_with = "ser_points")]
+        points: Vec<(f64, f64)>,
+    },
     /// (ε, δ)-DP, obtained by `conversion` ("theorem" when the paper's theorem states it
     /// directly, else an RDP conversion at `order`).
     ApproxDp {
+        #[serde(serialize_with = "ser_number")]
         epsilon: f64,
         delta: f64,
         conversion: String,
@@ -381,6 +419,17 @@ pub type Ledger = Vec<Entry>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn infinite_epsilons_are_written_as_text() {
+        let g = Guarantee::RdpCurve {
+            points: vec![(2.0, 0.5), (30.0, f64::INFINITY)],
+        };
+        assert_eq!(
+            serde_json::to_string(&g).unwrap(),
+            r#"{"kind":"rdp_curve","points":[[2.0,0.5],[30.0,"inf"]]}"#
+        );
+    }
 
     #[test]
     fn laplace_is_sensitivity_over_scale() {
