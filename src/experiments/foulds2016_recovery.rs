@@ -432,6 +432,7 @@ mod tests {
             data: ds.data,
             truth: truth.clone(),
             labels: labels.clone(),
+            provenance: ds.provenance.clone(),
         };
         let perm = [2usize, 0, 1];
         let z: Vec<usize> = labels.iter().map(|&t| perm[t]).collect();
