@@ -131,3 +131,25 @@ pub fn plan(
     }
     Ok(planned)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failure keeps its causes: main prints each `caused by` line.
+    #[test]
+    fn errors_keep_their_cause_chain() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "read-only disk");
+        let e = CommandError::Failed(
+            crate::results::WriteError {
+                path: "results/x/data.csv".into(),
+                source: io,
+            }
+            .into(),
+        );
+        assert_eq!(e.exit_code(), 1);
+        let chain: Vec<String> = e.error().chain().map(|c| c.to_string()).collect();
+        assert_eq!(chain, ["writing results/x/data.csv", "read-only disk"]);
+        assert_eq!(CommandError::input("bad").exit_code(), 2);
+    }
+}

@@ -1,0 +1,56 @@
+//! Helpers shared by the end-to-end tests: run the binary, read its outputs.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `privpost` in the repository with `CI` set (no progress bar).
+pub fn privpost(args: &[&str]) -> Output {
+    privpost_in(&repo(), args, &[])
+}
+
+/// Runs `privpost` in `dir` with extra environment variables.
+pub fn privpost_in(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_privpost"));
+    c.args(args)
+        .current_dir(dir)
+        .env("CI", "true")
+        .env_remove("PRIVPOST_DATA");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("binary runs")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn header(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect()
+}
+
+pub fn rows(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    r.records()
+        .map(|x| x.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
+pub fn manifest(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}

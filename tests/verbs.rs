@@ -1,0 +1,390 @@
+//! End-to-end: the verbs (check, run, plot, account, data) and bad input.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+#[test]
+fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "run",
+        "configs/foulds2016/fig1.toml",
+        "--smoke",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let data = out.path().join("foulds2016/fig1/data.csv");
+    let before = std::fs::read(&data).unwrap();
+
+    let cfg = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(repo().join("configs/geumlek2017/fig2.toml")).unwrap();
+    let cases: &[(&str, &str, &str)] = &[
+        ("typo = 3\n", "typo", "unknown key"),
+        ("", "lambdas", "λ > 1"),
+        ("", "prior", "both > 0"),
+        ("", "n", "u64"),
+        ("", "gaussian_calibration", "variant"),
+    ];
+    let replacements = [
+        ("", ""),
+        ("lambdas = [2.0, 15.0]", "lambdas = [1.0, 15.0]"),
+        ("prior = [6.0, 18.0]", "prior = [-6.0, 18.0]"),
+        ("n = 100", "n = -5"),
+        (
+            "gaussian_calibration = \"paper\"",
+            "gaussian_calibration = \"loose\"",
+        ),
+    ];
+    for ((extra, key, hint), (from, to)) in cases.iter().zip(replacements) {
+        let text = format!("{extra}{}", base.replacen(from, to, 1));
+        let path = cfg.path().join("bad.toml");
+        std::fs::write(&path, text).unwrap();
+        let o = privpost(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("bad.toml") && e.contains(&format!("`{key}`")) && e.contains(hint),
+            "{key}: {e}"
+        );
+        assert_eq!(e.lines().count(), 1, "one clear line: {e}");
+    }
+    let set_cases: &[(&str, &str)] = &[
+        ("epsilon=0", "ε > 0"),
+        ("epsilon=-1", "ε > 0"),
+        ("a0=0.7", "0 < a0 < 0.5"),
+        ("p=1.5", "0 ≤ value ≤ 1"),
+        ("grid_points=oops", "expected u64"),
+    ];
+    for (set, hint) in set_cases {
+        let o = privpost(&[
+            "run",
+            "configs/foulds2016/fig1.toml",
+            "--set",
+            set,
+            "--out",
+            out.path().to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{set}");
+        assert!(
+            stderr(&o).contains(hint) && stderr(&o).contains("fig1.toml"),
+            "{set}: {}",
+            stderr(&o)
+        );
+    }
+    let fig1_bad = privpost(&[
+        "check",
+        "configs/geumlek2017/fig1.toml",
+        "--set",
+        "coefficients=[0.5, 1.5]",
+    ]);
+    assert_eq!(fig1_bad.status.code(), Some(2));
+    assert!(
+        stderr(&fig1_bad).contains("0 < value ≤ 1"),
+        "{}",
+        stderr(&fig1_bad)
+    );
+    for args in [
+        &["run", "--all", "--jobs", "0"][..],
+        &["run", "missing.toml"],
+        &["run", "--all", "--configs", "nowhere"],
+        &["run"],
+    ] {
+        let o = privpost(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+    let no_d = privpost(&[
+        "check",
+        "configs/heikkila2019/fig1.toml",
+        "--set",
+        "panels=[\"a\",\"d\"]",
+    ]);
+    assert_eq!(no_d.status.code(), Some(2));
+    assert!(stderr(&no_d).contains("unknown panel"), "{}", stderr(&no_d));
+    assert_eq!(
+        std::fs::read(&data).unwrap(),
+        before,
+        "earlier results were changed"
+    );
+}
+
+#[test]
+fn sweeps_check_and_plot() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "check",
+        "configs/foulds2016/fig2.toml",
+        "--smoke",
+        "--set",
+        "epsilon=[0.1,1]",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(text.matches("tasks").count(), 2, "{text}");
+    assert!(text.contains("500 tasks"), "{text}");
+
+    let o = privpost(&[
+        "run",
+        "configs/foulds2016/fig2.toml",
+        "--smoke",
+        "--set",
+        "epsilon=[0.1,1]",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = out.path().join("foulds2016/fig2@epsilon=0.1");
+    let b = out.path().join("foulds2016/fig2@epsilon=1");
+    assert!(a.join("summary.csv").is_file() && b.join("summary.csv").is_file());
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["resolved_config"]["epsilon"], 1.0);
+    assert_eq!(m["sweep_point"], "epsilon=1");
+
+    // plot re-renders from the CSVs alone
+    std::fs::remove_file(a.join("figure.png")).unwrap();
+    std::fs::remove_file(a.join("manifest.json")).unwrap();
+    let o = privpost(&["plot", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(a.join("figure.png").is_file());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("re-rendered 2 figure(s)"));
+
+    let o = privpost(&["list"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("geumlek2017/fig2"));
+}
+
+#[test]
+fn account_answers_budget_questions_and_refuses_bad_ones() {
+    let o = privpost(&[
+        "account",
+        "--n-data",
+        "1000000",
+        "--batch",
+        "1000",
+        "--iterations",
+        "1000,20000",
+        "--delta",
+        "1e-6",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("ε = 0.2306 (classic") && out.contains("ε = 1.0004 (classic"),
+        "{out}"
+    );
+    let o = privpost(&[
+        "account",
+        "--mechanism",
+        "sgld",
+        "--q",
+        "1e-4",
+        "--sigma",
+        "1.1952",
+        "--iterations",
+        "6000000",
+        "--delta",
+        "2e-6",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ε = 1.2958 (classic, α = 22)"));
+    for (args, hint) in [
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000",
+                "--batch",
+                "2000",
+                "--iterations",
+                "10",
+            ][..],
+            "1 ≤ b ≤ N",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "1000",
+                "--iterations",
+                "10",
+                "--n0",
+                "100",
+                "--clip",
+                "0.4",
+            ],
+            "eq. 23",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "1000",
+                "--iterations",
+                "10",
+                "--delta",
+                "0",
+            ],
+            "0 < δ < 1",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "15",
+                "--iterations",
+                "10",
+            ],
+            "b/5",
+        ),
+        (
+            &["account", "--n-data", "1000000", "--iterations", "10"],
+            "--batch",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000000",
+                "--batch",
+                "1000",
+                "--iterations",
+                "10",
+                "--alpha",
+                "200",
+            ],
+            "α < b/5",
+        ),
+    ] {
+        let o = privpost(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(hint), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "nothing printed before the error");
+    }
+}
+
+#[test]
+fn data_status_reports_missing_and_corrupt_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("adult.data"), b"tampered").unwrap();
+    let o = privpost(&["data", "status", "--dir", dir.path().to_str().unwrap()]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("abalone.csv: missing") && out.contains("privpost data fetch"),
+        "{out}"
+    );
+    assert!(
+        out.contains("adult.data: SHA-256") && out.contains("does not match"),
+        "{out}"
+    );
+}
+
+/// `check` validates every config and prints its plan with no side effects: run in an
+/// empty folder with the datasets absent, it downloads nothing (no `bash` is started:
+/// the fetch script never runs), generates nothing and writes nothing.
+#[test]
+fn check_has_no_side_effects() {
+    let empty = tempfile::tempdir().unwrap();
+    let shim = tempfile::tempdir().unwrap();
+    let marker = shim.path().join("bash-was-called");
+    let real_bash = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .unwrap();
+    std::fs::write(
+        shim.path().join("bash"),
+        format!(
+            "#!{real_bash}\ntouch {}\nexec {real_bash} \"$@\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        shim.path().join("python3"),
+        format!("#!{real_bash}\ntouch {}\n", marker.display()),
+    )
+    .unwrap();
+    for f in ["bash", "python3"] {
+        let p = shim.path().join(f);
+        let mut perm = std::fs::metadata(&p).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&p, perm).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        shim.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut configs: Vec<String> = Vec::new();
+    for spec in privpost::experiments::REGISTRY {
+        configs.push(repo().join(spec.config).display().to_string());
+    }
+    for smoke in [false, true] {
+        let mut args = vec!["check"];
+        args.extend(configs.iter().map(String::as_str));
+        if smoke {
+            args.push("--smoke");
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_privpost"))
+            .args(&args)
+            .current_dir(empty.path())
+            .env("CI", "true")
+            .env_remove("PRIVPOST_DATA")
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert_eq!(
+            out.lines().filter(|l| l.contains(": ok — ")).count(),
+            configs.len(),
+            "{out}"
+        );
+        assert!(
+            out.contains("at run time") || out.contains("once the datasets are loaded"),
+            "{out}"
+        );
+        let left: Vec<_> = std::fs::read_dir(empty.path()).unwrap().collect();
+        assert!(left.is_empty(), "check wrote {left:?}");
+        assert!(
+            !marker.exists(),
+            "check started bash or python3 (a download)"
+        );
+    }
+    // the same configs under `run` would fetch: the shim proves the check above can see it
+    let o = Command::new(marker.parent().unwrap().join("bash"))
+        .args(["-c", "true"])
+        .output()
+        .unwrap();
+    assert!(o.status.success() && marker.exists());
+}
+
+/// `list` shows every figure of the registry with its config.
+#[test]
+fn list_reads_the_registry() {
+    let o = privpost(&["list"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for spec in privpost::experiments::REGISTRY {
+        assert!(
+            out.contains(spec.id) && out.contains(spec.config),
+            "{}: {out}",
+            spec.id
+        );
+    }
+    assert!(!out.contains("(missing)"), "{out}");
+}
