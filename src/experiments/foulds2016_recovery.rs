@@ -169,7 +169,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn super::Plan>,
             tasks,
             seed,
         },
-        prepare: prepare,
+        prepare,
     }))
 }
 

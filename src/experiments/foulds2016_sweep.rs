@@ -90,7 +90,7 @@ pub fn record(name: &str, data: &Histograms, provenance: &serde_json::Value) -> 
         name: name.to_string(),
         files: text("path").into_iter().collect(),
         sha256: text("sha256").into_iter().collect(),
-        rows: data.events() as usize,
+        rows: data.events(),
         source: provenance.clone(),
     }
 }
