@@ -14,7 +14,6 @@ pub mod geumlek2017;
 pub mod heikkila2019;
 pub mod logreg;
 pub mod minami2016;
-pub mod samplers;
 
 use std::path::Path;
 
@@ -128,7 +127,7 @@ pub const REGISTRY: &[Spec] = &[
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
         config: "configs/geumlek2017/fig1.toml",
         validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
-        plot: crate::plot::geumlek2017::fig1,
+        plot: geumlek2017::plot::fig1,
         data_columns: &geumlek2017::FIG1_COLUMNS,
         summary_columns: &geumlek2017::FIG1_COLUMNS,
     },
@@ -137,7 +136,7 @@ pub const REGISTRY: &[Spec] = &[
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
         config: "configs/geumlek2017/fig2.toml",
         validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
-        plot: crate::plot::geumlek2017::fig2,
+        plot: geumlek2017::plot::fig2,
         data_columns: &geumlek2017::FIG2_DATA,
         summary_columns: &geumlek2017::FIG2_SUMMARY,
     },
@@ -146,7 +145,7 @@ pub const REGISTRY: &[Spec] = &[
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
         config: "configs/geumlek2017/fig3.toml",
         validate: geumlek2017::validate_fig3,
-        plot: crate::plot::logreg::draw_fig3,
+        plot: logreg::plot::draw_fig3,
         data_columns: &geumlek2017::FIG3_COLUMNS,
         summary_columns: &geumlek2017::FIG3_SUMMARY,
     },
@@ -154,10 +153,10 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/samplers",
         title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
         config: "configs/geumlek2017/samplers.toml",
-        validate: samplers::validate,
-        plot: crate::plot::logreg::draw_samplers,
-        data_columns: &samplers::COLUMNS,
-        summary_columns: &samplers::SUMMARY,
+        validate: geumlek2017::samplers::validate,
+        plot: logreg::plot::draw_samplers,
+        data_columns: &geumlek2017::samplers::COLUMNS,
+        summary_columns: &geumlek2017::samplers::SUMMARY,
     },
     Spec {
         id: "foulds2016/fig1",
@@ -182,7 +181,7 @@ pub const REGISTRY: &[Spec] = &[
         title: "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
         config: "configs/minami2016/logreg.toml",
         validate: minami2016::validate,
-        plot: crate::plot::logreg::draw_minami,
+        plot: logreg::plot::draw_minami,
         data_columns: &minami2016::COLUMNS,
         summary_columns: &minami2016::SUMMARY,
     },
@@ -254,7 +253,7 @@ pub const REGISTRY: &[Spec] = &[
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         config: "configs/heikkila2019/fig1.toml",
         validate: heikkila2019::validate_fig1,
-        plot: crate::plot::heikkila2019::fig1,
+        plot: heikkila2019::plot::fig1,
         data_columns: &heikkila2019::FIG1_COLUMNS,
         summary_columns: &heikkila2019::FIG1_COLUMNS,
     },
@@ -263,7 +262,7 @@ pub const REGISTRY: &[Spec] = &[
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
         config: "configs/heikkila2019/fig2.toml",
         validate: heikkila2019::validate_fig2,
-        plot: crate::plot::heikkila2019::fig2,
+        plot: heikkila2019::plot::fig2,
         data_columns: &heikkila2019::FIG2_COLUMNS,
         summary_columns: &heikkila2019::FIG2_COLUMNS,
     },
@@ -272,7 +271,7 @@ pub const REGISTRY: &[Spec] = &[
         title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
         config: "configs/heikkila2019/fig3.toml",
         validate: heikkila2019::validate_fig3,
-        plot: crate::plot::heikkila2019::fig3,
+        plot: heikkila2019::plot::fig3,
         data_columns: &heikkila2019::FIG3_DATA,
         summary_columns: &heikkila2019::FIG3_SUMMARY,
     },

@@ -322,7 +322,7 @@ impl Draw for Emissions {
 }
 
 /// Figure 6: one panel per (dataset, model), x = log10 ε, series mechanisms.
-pub fn fig6(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
+pub fn fig6(t: &Table) -> Result<super::grid::PanelGrid, DrawError> {
     let (ds, model, mech, eps, mean, se) = (
         t.col("dataset")?,
         t.col("model")?,
@@ -357,7 +357,8 @@ pub fn fig6(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
             (format!("{} ({d})", m.replace('_', " ")), bands)
         })
         .collect();
-    Ok(super::logreg::PanelGrid {
+    Ok(super::grid::PanelGrid {
+        label: str::to_string,
         rows: 1,
         cols: keys.len(),
         panels,
@@ -369,7 +370,7 @@ pub fn fig6(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
 
 /// foulds2016/recovery: columns datasets; rows ARI of the modal states, ARI of the
 /// last sample, and the TV of the emissions; x = log10 ε, series mechanisms.
-pub fn recovery(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
+pub fn recovery(t: &Table) -> Result<super::grid::PanelGrid, DrawError> {
     let (ds, mech, eps) = (t.col("dataset")?, t.col("mechanism")?, t.col("epsilon")?);
     let order = distinct(t, mech);
     let sets = distinct(t, ds);
@@ -398,7 +399,8 @@ pub fn recovery(t: &Table) -> Result<super::logreg::PanelGrid, DrawError> {
             panels.push((format!("{title} ({d})"), bands));
         }
     }
-    Ok(super::logreg::PanelGrid {
+    Ok(super::grid::PanelGrid {
+        label: str::to_string,
         rows: metrics.len(),
         cols: sets.len(),
         panels,

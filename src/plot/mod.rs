@@ -5,10 +5,9 @@
 
 pub mod bun2018;
 pub mod foulds2016;
-pub mod geumlek2017;
-pub mod heikkila2019;
+pub mod grid;
+
 pub mod hmm;
-pub mod logreg;
 
 use std::path::Path;
 use std::sync::Once;

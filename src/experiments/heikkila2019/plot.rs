@@ -1,11 +1,11 @@
-//! Figure 1 (a, b) of heikkila2019, from its summary.csv.
+//! Plots of heikkila2019 Figures 1–3, drawn from their CSVs.
 
-use super::{render, summary};
+use crate::plot::{render, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use super::{distinct, legend, Draw, DrawError, PALETTE};
+use crate::plot::{distinct, legend, Draw, DrawError, PALETTE};
 use crate::results::table::Table;
 
 /// (panel, series label, conversion, points)
@@ -125,8 +125,8 @@ impl Draw for Fig1 {
                 .x_desc(x_desc)
                 .x_labels(6)
                 .y_desc("ε (solid: classic, dashed: improved conversion)")
-                .y_label_formatter(&super::tick)
-                .x_label_formatter(&super::tick)
+                .y_label_formatter(&crate::plot::tick)
+                .x_label_formatter(&crate::plot::tick)
                 .label_style(("sans-serif", 14))
                 .draw()?;
             let labels: Vec<String> = {
@@ -187,8 +187,8 @@ impl Draw for Fig1 {
                 .configure_mesh()
                 .x_desc("proposal variance σ_p²")
                 .y_desc("clipped log-likelihood ratios / (T·b)")
-                .x_label_formatter(&super::tick)
-                .y_label_formatter(&super::tick)
+                .x_label_formatter(&crate::plot::tick)
+                .y_label_formatter(&crate::plot::tick)
                 .label_style(("sans-serif", 14))
                 .draw()?;
             let color = PALETTE[0];
@@ -378,8 +378,8 @@ impl Draw for Fig3 {
                 .configure_mesh()
                 .x_desc("ε spent (classic conversion)")
                 .y_desc("|running − exact| (mean ± s.e. over runs; dashed: θ₂)")
-                .x_label_formatter(&super::tick)
-                .y_label_formatter(&super::tick)
+                .x_label_formatter(&crate::plot::tick)
+                .y_label_formatter(&crate::plot::tick)
                 .label_style(("sans-serif", 14))
                 .draw()?;
             for (method, param, pts) in &self.series {

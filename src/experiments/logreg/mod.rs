@@ -2,6 +2,8 @@
 //! Minami et al. 2016 §3.3): datasets (fetched on first use), sampler settings,
 //! and "draw K independent samples from a calibrated posterior and score them".
 
+pub mod plot;
+
 use crate::stats::mean_se;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

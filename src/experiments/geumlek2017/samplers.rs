@@ -11,10 +11,10 @@ use nalgebra::DVector;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use super::logreg::{self, Sampler};
-use super::{Deferred, Figure, Plan};
 use crate::config::{deserialize, ParamError};
 use crate::data::Task;
+use crate::experiments::logreg::{self, Sampler};
+use crate::experiments::{Deferred, Figure, Plan};
 use crate::glm::calibrate::Setting;
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::results::manifest::DatasetRecord;

@@ -1,11 +1,11 @@
-//! Figures 1 and 2 of geumlek2017, from their summary.csv.
+//! Plots of geumlek2017 Figures 1 and 2, drawn from their CSVs.
 
-use super::{render, summary};
+use crate::plot::{render, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use super::{clip_polyline, distinct, legend, series, Draw, DrawError, PALETTE};
+use crate::plot::{clip_polyline, distinct, legend, series, Draw, DrawError, PALETTE};
 use crate::results::table::Table;
 
 /// (algorithm, coefficient label, (λ, ε) points, critical order λ*).
@@ -104,7 +104,7 @@ impl Draw for Fig1 {
 }
 
 /// One series of a Figure 2 panel: (ln ε, mean, sd).
-type Curve = super::Band;
+type Curve = crate::plot::Band;
 
 /// Figure 2: (a, b) KL vs ln ε, (c, d) −ln p(X_H | θ) vs ln ε, at two orders.
 pub struct Fig2 {

@@ -1,0 +1,365 @@
+//! geumlek2017 Figure 3 (and the appendix's log-likelihood figure): test error of
+//! (λ, ε)-RDP logistic-regression posteriors on Abalone, Adult and MNIST.
+
+use crate::config::{check, deserialize, ParamError};
+use crate::data::Task as DataTask;
+use crate::experiments::logreg::{self, Sampler};
+use crate::experiments::{Deferred, Figure, Plan};
+use crate::glm::calibrate::{Calibrated, Setting};
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::results::manifest::DatasetRecord;
+use crate::results::table::{Cell, Row, Table};
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+use std::sync::Arc;
+
+fn default_data_dir() -> String {
+    "data".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fig3Config {
+    datasets: Vec<String>,
+    #[serde(default = "default_data_dir")]
+    data_dir: String,
+    split_seed: u64,
+    lambdas: Vec<f64>,
+    ln_epsilons: Vec<f64>,
+    mechanisms: Vec<String>,
+    repeats: usize,
+    beta0: f64,
+    sampler: String,
+    burn_in: usize,
+    #[serde(default = "logreg::default_tune")]
+    tune_iterations: usize,
+    #[serde(default = "logreg::default_path")]
+    path_length: f64,
+}
+
+/// The (λ, ε)-RDP mechanisms of §5.2.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum GlmMechanism {
+    Concentrated,
+    Diffuse,
+    Ops,
+    TruePosterior,
+}
+
+impl GlmMechanism {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Concentrated => "concentrated",
+            Self::Diffuse => "diffuse",
+            Self::Ops => "ops",
+            Self::TruePosterior => "true_posterior",
+        }
+    }
+}
+
+/// One grid point of Figure 3.
+#[derive(Debug, Clone, Copy)]
+struct Fig3Point {
+    dataset: usize,
+    lambda: f64,
+    ln_epsilon: f64,
+    mechanism: GlmMechanism,
+    cal: Calibrated,
+}
+
+/// Test error and log-likelihood of (λ, ε)-RDP posterior samples on Abalone, Adult
+/// and MNIST (Figure 3 and the appendix's test log-likelihood figure).
+pub struct Fig3 {
+    /// the datasets as read, for the manifest
+    records: Vec<DatasetRecord>,
+    tasks: Vec<Arc<DataTask>>,
+    points: Vec<Fig3Point>,
+    /// distinct posteriors (dataset, calibration), one task each
+    unique: Vec<(usize, Calibrated)>,
+    /// grid point → index in `unique`
+    which: Vec<usize>,
+    repeats: usize,
+    sampler: Sampler,
+    settings: Vec<Setting>,
+}
+
+pub fn validate_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    let c: Fig3Config = deserialize(params)?;
+    check::non_empty("lambdas", &c.lambdas)?;
+    for &l in &c.lambdas {
+        if !(1.0..=1e6).contains(&l) {
+            return Err(ParamError::new(
+                "lambdas",
+                format!("invalid Rényi order λ = {l}"),
+                "1 ≤ λ ≤ 1e6 (Theorem 16 holds for every λ ≥ 1)",
+            ));
+        }
+    }
+    logreg::ln_epsilons("ln_epsilons", &c.ln_epsilons)?;
+    check::non_empty("mechanisms", &c.mechanisms)?;
+    let mechanisms = c
+        .mechanisms
+        .iter()
+        .map(|m| {
+            check::choice(
+                "mechanisms",
+                "mechanism",
+                m,
+                &[
+                    ("concentrated", GlmMechanism::Concentrated),
+                    ("diffuse", GlmMechanism::Diffuse),
+                    ("ops", GlmMechanism::Ops),
+                    ("true_posterior", GlmMechanism::TruePosterior),
+                ],
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let repeats = logreg::repeats(c.repeats)?;
+    let beta0 = logreg::positive_beta0(c.beta0)?;
+    let sampler = logreg::SamplerConfig {
+        sampler: c.sampler.clone(),
+        burn_in: c.burn_in,
+        tune_iterations: c.tune_iterations,
+        path_length: c.path_length,
+    }
+    .validate()?;
+    logreg::check_datasets(&c.datasets)?;
+    let description = format!(
+        "{} grid points ({} datasets × {} λ × {} ln ε × {} mechanisms); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
+        c.datasets.len() * c.lambdas.len() * c.ln_epsilons.len() * mechanisms.len(),
+        c.datasets.len(),
+        c.lambdas.len(),
+        c.ln_epsilons.len(),
+        mechanisms.len(),
+        repeats,
+        sampler.name()
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: Fig3Plan {
+            c,
+            mechanisms,
+            repeats,
+            beta0,
+            sampler,
+        },
+        prepare: prepare_fig3,
+    }))
+}
+
+/// Figure 3, validated; its datasets not yet loaded.
+struct Fig3Plan {
+    c: Fig3Config,
+    mechanisms: Vec<GlmMechanism>,
+    repeats: usize,
+    beta0: f64,
+    sampler: Sampler,
+}
+
+/// Loads the datasets (fetching missing ones) and calibrates every grid point.
+fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
+    let Fig3Plan {
+        c,
+        mechanisms,
+        repeats,
+        beta0,
+        sampler,
+    } = plan;
+    let dir = logreg::data_dir(&c.data_dir);
+    let tasks = logreg::load(&c.datasets, &dir, c.split_seed)?;
+    let records = logreg::records(&tasks, &dir, c.split_seed)?;
+    let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
+    let mut points = Vec::new();
+    for (dataset, s) in settings.iter().enumerate() {
+        for &lambda in &c.lambdas {
+            for &ln_epsilon in &c.ln_epsilons {
+                let eps = ln_epsilon.exp();
+                for &mechanism in &mechanisms {
+                    let cal = match mechanism {
+                        GlmMechanism::Concentrated => s.concentrated(lambda, eps),
+                        GlmMechanism::Diffuse => s.diffuse(lambda, eps),
+                        GlmMechanism::Ops => s.ops(eps),
+                        GlmMechanism::TruePosterior => s.true_posterior(),
+                    };
+                    points.push(Fig3Point {
+                        dataset,
+                        lambda,
+                        ln_epsilon,
+                        mechanism,
+                        cal,
+                    });
+                }
+            }
+        }
+    }
+    let keyed: Vec<(usize, Calibrated)> = points.iter().map(|p| (p.dataset, p.cal)).collect();
+    let (unique, which) = logreg::dedupe(&keyed);
+    Ok(Box::new(Fig3 {
+        records,
+        tasks,
+        points,
+        unique,
+        which,
+        repeats,
+        sampler,
+        settings,
+    }))
+}
+
+pub const FIG3_COLUMNS: [&str; 9] = [
+    "dataset",
+    "lambda",
+    "ln_epsilon",
+    "mechanism",
+    "beta",
+    "rho",
+    "repeat",
+    "test_error",
+    "test_loglik",
+];
+
+pub const FIG3_SUMMARY: [&str; 11] = [
+    "dataset",
+    "lambda",
+    "ln_epsilon",
+    "mechanism",
+    "beta",
+    "rho",
+    "test_error_mean",
+    "test_error_se",
+    "test_loglik_mean",
+    "test_loglik_se",
+    "runs",
+];
+
+impl Figure for Fig3 {
+    fn task_count(&self) -> usize {
+        self.unique.len()
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "{} grid points ({} datasets) → {} distinct posteriors × {} independent draws ({} sampler)",
+            self.points.len(),
+            self.tasks.len(),
+            self.unique.len(),
+            self.repeats,
+            self.sampler.name()
+        )
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+        let (dataset, cal) = self.unique[index];
+        let task = &self.tasks[dataset];
+        let scores = logreg::score_draws(task, &cal, &self.sampler, self.repeats, rng)
+            .map_err(|e| format!("{}: {e}", task.name))
+            .map_err(anyhow::Error::msg)?;
+        Ok(logreg::expand_rows(
+            &self.points,
+            &self.which,
+            index,
+            &scores,
+            |p, r, err, ll| {
+                vec![
+                    task.name.into(),
+                    p.lambda.into(),
+                    p.ln_epsilon.into(),
+                    p.mechanism.name().into(),
+                    p.cal.beta.into(),
+                    p.cal.rho.into(),
+                    r.into(),
+                    err.into(),
+                    ll.into(),
+                ]
+            },
+        ))
+    }
+
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let groups =
+            logreg::metric_groups(data, &["dataset", "lambda", "ln_epsilon", "mechanism"])?;
+        let mut rows = Vec::new();
+        for p in &self.points {
+            let key = vec![
+                self.tasks[p.dataset].name.to_string(),
+                Cell::from(p.lambda).to_string(),
+                Cell::from(p.ln_epsilon).to_string(),
+                p.mechanism.name().to_string(),
+            ];
+            let Some(m) = groups.get(&key) else {
+                continue;
+            };
+            rows.push(vec![
+                key[0].clone().into(),
+                p.lambda.into(),
+                p.ln_epsilon.into(),
+                key[3].clone().into(),
+                p.cal.beta.into(),
+                p.cal.rho.into(),
+                m.error.0.into(),
+                m.error.1.into(),
+                m.loglik.0.into(),
+                m.loglik.1.into(),
+                m.runs.into(),
+            ]);
+        }
+        Ok(Table::new(&FIG3_SUMMARY, rows))
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        self.records.clone()
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        Ok(self
+            .points
+            .iter()
+            .map(|p| {
+                let s = &self.settings[p.dataset];
+                let series = format!(
+                    "dataset={}, lambda={}, ln_epsilon={}, mechanism={}",
+                    self.tasks[p.dataset].name,
+                    p.lambda,
+                    p.ln_epsilon,
+                    p.mechanism.name()
+                );
+                let exact = "the posterior is sampled exactly; privpost samples it with HMC (accuracy: geumlek2017/samplers)";
+                match p.mechanism {
+                    GlmMechanism::TruePosterior => {
+                        Entry::new(series, Event::NonPrivate, Guarantee::None)
+                    }
+                    GlmMechanism::Ops => {
+                        let event = s.event(&p.cal, &[]);
+                        let epsilon = event.pure_epsilon().unwrap_or(f64::INFINITY);
+                        Entry::new(series, event, Guarantee::PureDp { epsilon }).when(exact)
+                    }
+                    _ => Entry::new(
+                        series,
+                        s.event(&p.cal, &[p.lambda]),
+                        Guarantee::Rdp {
+                            order: p.lambda,
+                            epsilon: p.ln_epsilon.exp(),
+                        },
+                    )
+                    .when(exact),
+                }
+            })
+            .collect())
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "sampler": format!("{:?}", self.sampler),
+            "distinct_posteriors": self.unique.len(),
+            "datasets": self.tasks.iter().zip(&self.settings).map(|(t, s)| serde_json::json!({
+                "name": t.name,
+                "n_train": t.train_x.nrows(),
+                "n_test": t.test_x.nrows(),
+                "dim": t.dim(),
+                "c": s.c,
+                "B": s.b,
+                "beta0": s.beta0,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}

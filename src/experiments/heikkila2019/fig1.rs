@@ -1,0 +1,414 @@
+//! heikkila2019 Figure 1: (a) total ε vs q and (b) vs T from the accountant of
+//! Theorem 2 / Corollary 2; (c) the fraction of clipped log-likelihood ratios vs the
+//! proposal variance, from private chains on the GMM problem.
+
+use super::*;
+use crate::config::{check, deserialize, ParamError};
+use crate::dpmcmc::barker::{private_step, Gmm, PrivateTest, Stats, SubsetSampler};
+use crate::dpmcmc::gmm::generate;
+use crate::dpmcmc::vcor::VCor;
+use crate::experiments::{Deferred, Figure, Plan};
+use crate::privacy::ledger::Ledger;
+use crate::privacy::rdp::{BarkerAccount, Conversion};
+use crate::results::manifest::DatasetRecord;
+use crate::results::table::Cell;
+use crate::results::table::{Row, Table};
+use crate::rng::{setup_rng, Purpose};
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fig1Config {
+    panels: Vec<String>,
+    conversions: Vec<Conversion>,
+    alpha_max: u32,
+    // (a)
+    n_data_a: Vec<u64>,
+    q_min: f64,
+    q_max: f64,
+    q_points: u64,
+    iterations_a: u64,
+    // (b)
+    q_b: f64,
+    batches_b: Vec<u64>,
+    t_min: u64,
+    t_max: u64,
+    t_step: u64,
+    // (c)
+    proposal_variances: Vec<f64>,
+    chain_iterations: u64,
+    start: StartSpec,
+    n_data_c: u64,
+    batch_c: u64,
+    n0: f64,
+    clip_factor: f64,
+}
+
+/// Panel (c): private chains on the GMM data, one per proposal variance.
+struct Clipping {
+    /// the chains' accounting (δ = 1/N, as panel (a))
+    account: BarkerAccount,
+    data: Vec<f64>,
+    variances: Vec<f64>,
+    iterations: u64,
+    start: Start,
+    test: PrivateTest,
+    vcor: VCor,
+}
+
+/// One curve: its accounts (one per x value) and the x values' iteration counts.
+struct Curve {
+    panel: &'static str,
+    accounts: Vec<BarkerAccount>,
+    iterations: Vec<u64>,
+}
+
+pub struct Fig1 {
+    conversions: Vec<Conversion>,
+    curves: Vec<Curve>,
+    clipping: Option<Clipping>,
+}
+
+pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    let c: Fig1Config = deserialize(params)?;
+    let mut clipping = None;
+    check::non_empty("panels", &c.panels)?;
+    check::non_empty("conversions", &c.conversions)?;
+    check::at_least("alpha_max", c.alpha_max as u64, 4)?;
+    let mut curves = Vec::new();
+    for p in &c.panels {
+        match p.as_str() {
+            "a" => {
+                check::non_empty("n_data_a", &c.n_data_a)?;
+                check::at_least("q_points", c.q_points, 2)?;
+                check::at_least("iterations_a", c.iterations_a, 1)?;
+                if !(c.q_min > 0.0 && c.q_min < c.q_max && c.q_max <= 1.0) {
+                    return Err(ParamError::new(
+                        "q_min",
+                        format!("q range [{}, {}]", c.q_min, c.q_max),
+                        "0 < q_min < q_max ≤ 1",
+                    ));
+                }
+                for &n in &c.n_data_a {
+                    let accounts = (0..c.q_points)
+                        .map(|i| {
+                            let q =
+                                c.q_min + (c.q_max - c.q_min) * i as f64 / (c.q_points - 1) as f64;
+                            let acc = BarkerAccount {
+                                n_data: n,
+                                batch: (q * n as f64 + 1e-9).floor() as u64,
+                                iterations: c.iterations_a,
+                                delta: 1.0 / n as f64,
+                                alpha_max: c.alpha_max,
+                            };
+                            acc.validate().map(|_| acc).map_err(|e| {
+                                ParamError::new(
+                                    "n_data_a",
+                                    e.to_string(),
+                                    "N with b = ⌊qN⌋ ≥ 21 over the q range",
+                                )
+                            })
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    curves.push(Curve {
+                        panel: "a",
+                        iterations: vec![c.iterations_a; accounts.len()],
+                        accounts,
+                    });
+                }
+            }
+            "b" => {
+                check::non_empty("batches_b", &c.batches_b)?;
+                check::at_least("t_min", c.t_min, 1)?;
+                check::at_least("t_step", c.t_step, 1)?;
+                if c.t_max < c.t_min {
+                    return Err(ParamError::new(
+                        "t_max",
+                        format!("{} < t_min", c.t_max),
+                        "t_max ≥ t_min",
+                    ));
+                }
+                if !(c.q_b > 0.0 && c.q_b <= 1.0) {
+                    return Err(ParamError::new("q_b", format!("{}", c.q_b), "0 < q ≤ 1"));
+                }
+                let iterations: Vec<u64> = (c.t_min..=c.t_max).step_by(c.t_step as usize).collect();
+                for &b in &c.batches_b {
+                    let n = (b as f64 / c.q_b).round() as u64;
+                    let acc = BarkerAccount {
+                        n_data: n,
+                        batch: b,
+                        iterations: 0,
+                        delta: 1.0 / n as f64,
+                        alpha_max: c.alpha_max,
+                    };
+                    acc.validate().map_err(|e| {
+                        ParamError::new("batches_b", e.to_string(), "batches ≥ 21 (Theorem 2)")
+                    })?;
+                    curves.push(Curve {
+                        panel: "b",
+                        accounts: vec![acc],
+                        iterations: iterations.clone(),
+                    });
+                }
+            }
+            "c" => {
+                check::non_empty("proposal_variances", &c.proposal_variances)?;
+                for &v in &c.proposal_variances {
+                    check::positive("proposal_variances", v)?;
+                }
+                check::at_least("chain_iterations", c.chain_iterations, 1)?;
+                let test = private_test("batch_c", c.n_data_c, c.batch_c, c.n0, c.clip_factor)?;
+                let vcor = VCor::stored(2.0).ok_or_else(|| {
+                    ParamError::new(
+                        "panels",
+                        "no V_cor table for C = 2",
+                        "run `privpost vcor --write`",
+                    )
+                })?;
+                check_start(&c.start)?;
+                clipping = Some(ClippingPlan {
+                    account: BarkerAccount {
+                        n_data: c.n_data_c,
+                        batch: c.batch_c,
+                        iterations: c.chain_iterations,
+                        delta: 1.0 / c.n_data_c as f64,
+                        alpha_max: c.alpha_max,
+                    },
+                    n_data: c.n_data_c,
+                    start: c.start.clone(),
+                    variances: c.proposal_variances.clone(),
+                    iterations: c.chain_iterations,
+                    test,
+                    vcor,
+                });
+            }
+            other => {
+                return Err(ParamError::new(
+                    "panels",
+                    format!("unknown panel \"{other}\""),
+                    "[\"a\", \"b\", \"c\"]",
+                ))
+            }
+        }
+    }
+    let points: usize = curves.iter().map(|c| c.iterations.len()).sum();
+    let description = format!(
+        "{} budget points × {} conversions{}",
+        points,
+        c.conversions.len(),
+        clipping.as_ref().map_or(String::new(), |p| format!(
+            "; (c) {} private chains of {} iterations (data and start made at run time)",
+            p.variances.len(),
+            p.iterations
+        ))
+    );
+    let (conversions, seed) = (c.conversions, seed);
+    Ok(Box::new(Deferred {
+        description,
+        config: (conversions, curves, clipping, seed),
+        prepare: |(conversions, curves, clipping, seed)| {
+            let clipping = match clipping {
+                Some(p) => {
+                    let data =
+                        generate(p.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
+                    let start = resolve_start(&p.start, &data, seed)?;
+                    Some(Clipping {
+                        account: p.account,
+                        data,
+                        variances: p.variances,
+                        iterations: p.iterations,
+                        start,
+                        test: p.test,
+                        vcor: p.vcor,
+                    })
+                }
+                None => None,
+            };
+            Ok(Box::new(Fig1 {
+                conversions,
+                curves,
+                clipping,
+            }))
+        },
+    }))
+}
+
+/// Panel (c) before its data are generated and its start fitted.
+struct ClippingPlan {
+    account: BarkerAccount,
+    n_data: u64,
+    start: StartSpec,
+    variances: Vec<f64>,
+    iterations: u64,
+    test: PrivateTest,
+    vcor: VCor,
+}
+
+pub const FIG1_COLUMNS: [&str; 12] = [
+    "panel",
+    "n_data",
+    "batch",
+    "q",
+    "iterations",
+    "delta",
+    "epsilon",
+    "best_alpha",
+    "conversion",
+    "proposal_variance",
+    "clipped_fraction",
+    "acceptance",
+];
+
+impl Figure for Fig1 {
+    fn task_count(&self) -> usize {
+        self.curves.len() * self.conversions.len()
+            + self.clipping.as_ref().map_or(0, |c| c.variances.len())
+    }
+
+    fn grid_description(&self) -> String {
+        let points: usize = self.curves.iter().map(|c| c.iterations.len()).sum();
+        let chains = self.clipping.as_ref().map_or(String::new(), |c| {
+            format!(
+                "; (c) {} private chains of {} iterations",
+                c.variances.len(),
+                c.iterations
+            )
+        });
+        format!(
+            "{} budget curves, {points} points for {} conversion(s){chains}",
+            self.curves.len(),
+            self.conversions.len()
+        )
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+        let budget_tasks = self.curves.len() * self.conversions.len();
+        if index >= budget_tasks {
+            let c = self
+                .clipping
+                .as_ref()
+                .ok_or("no panel c")
+                .map_err(anyhow::Error::msg)?;
+            let variance = c.variances[index - budget_tasks];
+            let mut subsets = SubsetSampler::new(c.data.len());
+            let (mut theta, mut stats) = (c.start.theta, Stats::default());
+            for _ in 0..c.iterations {
+                private_step(
+                    &Gmm,
+                    &c.data,
+                    &mut subsets,
+                    &mut theta,
+                    variance.sqrt(),
+                    &c.test,
+                    &c.vcor,
+                    &mut stats,
+                    rng,
+                )?;
+            }
+            let e = || Cell::Empty;
+            return Ok(vec![vec![
+                "c".into(),
+                (c.data.len() as u64).into(),
+                (c.test.batch as u64).into(),
+                (c.test.batch as f64 / c.data.len() as f64).into(),
+                c.iterations.into(),
+                e(),
+                e(),
+                e(),
+                e(),
+                variance.into(),
+                (stats.clipped as f64 / stats.ratios as f64).into(),
+                (stats.accepted as f64 / stats.steps as f64).into(),
+            ]]);
+        }
+        let curve = &self.curves[index / self.conversions.len()];
+        let conversion = self.conversions[index % self.conversions.len()];
+        let spent = if curve.accounts.len() == 1 {
+            curve.accounts[0].curve(&curve.iterations, conversion)?
+        } else {
+            curve
+                .accounts
+                .iter()
+                .map(|a| a.spent(conversion))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        Ok(spent
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let a = &curve.accounts[i.min(curve.accounts.len() - 1)];
+                vec![
+                    curve.panel.into(),
+                    a.n_data.into(),
+                    a.batch.into(),
+                    a.q().into(),
+                    curve.iterations[i].into(),
+                    a.delta.into(),
+                    s.epsilon.into(),
+                    (s.best_alpha as u64).into(),
+                    conversion.as_str().into(),
+                    Cell::Empty,
+                    Cell::Empty,
+                    Cell::Empty,
+                ]
+            })
+            .collect())
+    }
+
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        Ok(data.clone())
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        self.clipping.iter().map(|c| gmm_record(&c.data)).collect()
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        let mut out = Vec::new();
+        for curve in &self.curves {
+            for (i, &t) in curve.iterations.iter().enumerate() {
+                let a = BarkerAccount {
+                    iterations: t,
+                    ..curve.accounts[i.min(curve.accounts.len() - 1)]
+                };
+                for &conversion in &self.conversions {
+                    let series = format!(
+                        "panel={}, n_data={}, batch={}, iterations={t}, conversion={}",
+                        curve.panel,
+                        a.n_data,
+                        a.batch,
+                        conversion.as_str()
+                    );
+                    out.push(a.entry(series, conversion)?.when("a budget curve: the accountant's answer for this setting; nothing is released"));
+                }
+            }
+        }
+        if let Some(c) = &self.clipping {
+            for &v in &c.variances {
+                let series = format!("panel=c, proposal_variance={v}");
+                let chain = c.account.entry("DP-MCMC chain", Conversion::Classic)?;
+                out.push(c.start.compose(series, chain)?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "bound": "Theorem 2 eq. (21) per iteration; subsampling without replacement, Corollary 2 eq. (22) in log space; T-fold composition",
+            "orders": "integers 3 ≤ α < min(alpha_max, b/5 − 1), as the authors",
+            "conversions": self.conversions.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+            "conversion_meaning": {
+                "classic": "ε = T ε′(α) + ln(1/δ)/(α − 1) (Mironov 2017, Prop. 3), as the authors",
+                "improved": "ε = T ε′(α) + ln((α−1)/α) − (ln δ + ln α)/(α − 1) (Canonne, Kamath, Steinke 2020)"
+            },
+            "delta": "1/N",
+            "panel_c": self.clipping.as_ref().map(|c| serde_json::json!({
+                "start": start_json(&c.start),
+                "n_data": c.data.len(), "batch": c.test.batch, "n0": c.test.n0, "clip": c.test.clip, "C": c.test.c,
+                "iterations": c.iterations, "vcor": "committed EM table, C = 2",
+            })),
+        })
+    }
+}

@@ -1,0 +1,459 @@
+//! heikkila2019 Figure 3: error of the running posterior mean and variance vs ε
+//! spent, DP-MCMC against DP-SGLD (published and corrected noise).
+
+use super::*;
+use crate::config::{check, deserialize, ParamError};
+use crate::dpmcmc::barker::{
+    nonprivate_step, private_step, Gmm, PrivateTest, Stats, SubsetSampler,
+};
+use crate::dpmcmc::gmm::generate;
+use crate::dpmcmc::vcor::VCor;
+use crate::experiments::{Deferred, Figure, Plan};
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
+use crate::results::manifest::DatasetRecord;
+use crate::results::table::{Row, Table};
+use crate::rng::{setup_rng, Purpose};
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fig3Config {
+    n_data: u64,
+    batch: u64,
+    n0: f64,
+    clip_factor: f64,
+    proposal_variance: f64,
+    runs: u64,
+    mcmc_iterations: u64,
+    mcmc_burn_in: u64,
+    mcmc_every: u64,
+    start: StartSpec,
+    reference_iterations: u64,
+    sgld_iterations: u64,
+    sgld_burn_in: u64,
+    sgld_every: u64,
+    sgld_variants: Vec<crate::dpmcmc::sgld::Noise>,
+    delta_mcmc: f64,
+    delta_sgld: f64,
+    alpha_max_mcmc: u32,
+    alpha_max_sgld: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Fig3Task {
+    /// the non-private reference chain
+    Reference,
+    Mcmc {
+        run: u64,
+    },
+    Sgld {
+        noise: crate::dpmcmc::sgld::Noise,
+        run: u64,
+    },
+}
+
+/// Error of the running posterior mean and variance vs ε spent (Figure 3).
+pub struct Fig3 {
+    data: Vec<f64>,
+    test: PrivateTest,
+    proposal_sd: f64,
+    start: Start,
+    c: Fig3Config,
+    tasks: Vec<Fig3Task>,
+    exact: crate::dpmcmc::gmm::Moments2,
+    mcmc_eps: Vec<f64>,
+    sgld_eps: Vec<f64>,
+}
+
+fn sgld_name(noise: crate::dpmcmc::sgld::Noise) -> &'static str {
+    match noise {
+        crate::dpmcmc::sgld::Noise::Published => "dp_sgld",
+        crate::dpmcmc::sgld::Noise::Corrected => "dp_sgld_corrected",
+    }
+}
+
+pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    let c: Fig3Config = deserialize(params)?;
+    check::positive("n0", c.n0)?;
+    check::positive("proposal_variance", c.proposal_variance)?;
+    check::at_least("runs", c.runs, 1)?;
+    check::at_least("mcmc_every", c.mcmc_every, 1)?;
+    check::at_least("sgld_every", c.sgld_every, 1)?;
+    check::at_least("reference_iterations", c.reference_iterations, 2)?;
+    if c.mcmc_burn_in >= c.mcmc_iterations || c.sgld_burn_in >= c.sgld_iterations {
+        return Err(ParamError::new(
+            "mcmc_burn_in",
+            "burn-in not shorter than the chain",
+            "burn-in < iterations (DP-MCMC and DP-SGLD)",
+        ));
+    }
+    let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
+    check_start(&c.start)?;
+    let description = format!(
+        "reference chain + {} runs × (DP-MCMC of {} iterations + {} DP-SGLD variants of {} steps) = {} tasks (data and start made at run time)",
+        c.runs,
+        c.mcmc_iterations,
+        c.sgld_variants.len(),
+        c.sgld_iterations,
+        1 + c.runs * (1 + c.sgld_variants.len() as u64)
+    );
+    Ok(Box::new(Deferred {
+        description,
+        config: (c, seed, test),
+        prepare: |(c, seed, test)| prepare_fig3(c, seed, test),
+    }))
+}
+
+/// Generates the data, fits the start and accounts every checkpoint.
+fn prepare_fig3(
+    c: Fig3Config,
+    seed: u64,
+    test: PrivateTest,
+) -> Result<Box<dyn Figure>, ParamError> {
+    let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
+    let start = resolve_start(&c.start, &data, seed)?;
+    // ε after the burn-in plus t recorded iterations, at every checkpoint (plus DPVI's, composed)
+    let mcmc_t: Vec<u64> = (1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every)
+        .map(|k| c.mcmc_burn_in + k * c.mcmc_every)
+        .collect();
+    let account = BarkerAccount {
+        n_data: c.n_data,
+        batch: c.batch,
+        iterations: 0,
+        delta: c.delta_mcmc,
+        alpha_max: c.alpha_max_mcmc,
+    };
+    let mcmc_eps = account
+        .curve(&mcmc_t, Conversion::Classic)
+        .map_err(|e| ParamError::new("delta_mcmc", e.to_string(), "a valid accounting question"))?
+        .iter()
+        .map(|s| s.epsilon + start.dpvi_epsilon())
+        .collect();
+    let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
+    let sgld_t: Vec<u64> = (1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every)
+        .map(|k| c.sgld_burn_in + k * c.sgld_every)
+        .collect();
+    let sgld_eps = sgld_t
+        .iter()
+        .map(|&t| {
+            SgldAccount {
+                q: sgld.batch as f64 / c.n_data as f64,
+                sigma: sgld.noise_multiplier(c.n_data as usize),
+                iterations: t,
+                delta: c.delta_sgld,
+                alpha_max: c.alpha_max_sgld,
+            }
+            .spent(Conversion::Classic)
+            .map(|s| s.epsilon)
+            .map_err(|e| {
+                ParamError::new("delta_sgld", e.to_string(), "a valid accounting question")
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut tasks = vec![Fig3Task::Reference];
+    tasks.extend((0..c.runs).map(|run| Fig3Task::Mcmc { run }));
+    for &noise in &c.sgld_variants {
+        tasks.extend((0..c.runs).map(|run| Fig3Task::Sgld { noise, run }));
+    }
+    let exact = crate::dpmcmc::gmm::exact_posterior(&data, c.n0, 0.01, 161);
+    Ok(Box::new(Fig3 {
+        test,
+        proposal_sd: c.proposal_variance.sqrt(),
+        start,
+        data,
+        tasks,
+        exact,
+        mcmc_eps,
+        sgld_eps,
+        c,
+    }))
+}
+
+pub const FIG3_DATA: [&str; 8] = [
+    "method",
+    "run",
+    "iteration",
+    "epsilon",
+    "mean1",
+    "mean2",
+    "var1",
+    "var2",
+];
+
+pub const FIG3_SUMMARY: [&str; 10] = [
+    "method",
+    "reference",
+    "iteration",
+    "epsilon",
+    "parameter",
+    "mean_error",
+    "mean_error_se",
+    "var_error",
+    "var_error_se",
+    "runs",
+];
+
+/// Running mean and variance of a 2-d sample stream.
+#[derive(Default)]
+struct Running {
+    n: f64,
+    s: [f64; 2],
+    ss: [f64; 2],
+}
+
+impl Running {
+    fn push(&mut self, t: [f64; 2]) {
+        self.n += 1.0;
+        for ((s, ss), x) in self.s.iter_mut().zip(self.ss.iter_mut()).zip(t) {
+            *s += x;
+            *ss += x * x;
+        }
+    }
+    fn moments(&self) -> ([f64; 2], [f64; 2]) {
+        let m = [self.s[0] / self.n, self.s[1] / self.n];
+        (
+            [m[0], m[1]],
+            [
+                self.ss[0] / self.n - m[0] * m[0],
+                self.ss[1] / self.n - m[1] * m[1],
+            ],
+        )
+    }
+}
+
+impl Figure for Fig3 {
+    fn task_count(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "reference chain ({} it.), {} DP-MCMC runs × {} it., {} DP-SGLD variant(s) × {} runs × {} it.",
+            self.c.reference_iterations, self.c.runs, self.c.mcmc_iterations, self.c.sgld_variants.len(), self.c.runs, self.c.sgld_iterations
+        )
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+        use rand_distr::{Distribution, StandardNormal};
+        let mut rows = Vec::new();
+        let mut record = |method: &str, run: u64, t: u64, eps: f64, r: &Running| {
+            let (m, v) = r.moments();
+            rows.push(vec![
+                method.into(),
+                run.into(),
+                t.into(),
+                eps.into(),
+                m[0].into(),
+                m[1].into(),
+                v[0].into(),
+                v[1].into(),
+            ]);
+        };
+        match self.tasks[index] {
+            Fig3Task::Reference => {
+                let vcor = VCor::stored(1.0)
+                    .ok_or("no V_cor table for C = 1")
+                    .map_err(anyhow::Error::msg)?;
+                let mut subsets = SubsetSampler::new(self.data.len());
+                let (mut theta, mut stats, mut acc) =
+                    (self.start.theta, Stats::default(), Running::default());
+                for t in 0..self.c.reference_iterations {
+                    nonprivate_step(
+                        &Gmm,
+                        &self.data,
+                        &mut subsets,
+                        &mut theta,
+                        self.proposal_sd,
+                        self.test.batch,
+                        self.test.n0,
+                        &vcor,
+                        &mut stats,
+                        rng,
+                    )?;
+                    if t >= self.c.mcmc_burn_in {
+                        acc.push(theta);
+                    }
+                }
+                record(
+                    "nonprivate_chain",
+                    0,
+                    self.c.reference_iterations,
+                    f64::INFINITY,
+                    &acc,
+                );
+            }
+            Fig3Task::Mcmc { run } => {
+                let vcor = VCor::stored(2.0)
+                    .ok_or("no V_cor table for C = 2")
+                    .map_err(anyhow::Error::msg)?;
+                let mut subsets = SubsetSampler::new(self.data.len());
+                let (mut theta, mut stats, mut acc) =
+                    (self.start.theta, Stats::default(), Running::default());
+                let mut k = 0;
+                for t in 1..=self.c.mcmc_iterations {
+                    private_step(
+                        &Gmm,
+                        &self.data,
+                        &mut subsets,
+                        &mut theta,
+                        self.proposal_sd,
+                        &self.test,
+                        &vcor,
+                        &mut stats,
+                        rng,
+                    )?;
+                    if t > self.c.mcmc_burn_in {
+                        acc.push(theta);
+                        if (t - self.c.mcmc_burn_in).is_multiple_of(self.c.mcmc_every) {
+                            record("dp_mcmc", run, t, self.mcmc_eps[k], &acc);
+                            k += 1;
+                        }
+                    }
+                }
+            }
+            Fig3Task::Sgld { noise, run } => {
+                let sgld = crate::dpmcmc::sgld::Sgld {
+                    n0: self.c.n0,
+                    ..crate::dpmcmc::sgld::Sgld::paper(noise)
+                };
+                let mut theta = [StandardNormal.sample(rng), StandardNormal.sample(rng)];
+                let mut acc = Running::default();
+                let mut k = 0;
+                for t in 1..=self.c.sgld_iterations {
+                    sgld.step(&Gmm, &self.data, &mut theta, rng);
+                    if t > self.c.sgld_burn_in {
+                        acc.push(theta);
+                        if (t - self.c.sgld_burn_in).is_multiple_of(self.c.sgld_every) {
+                            record(sgld_name(noise), run, t, self.sgld_eps[k], &acc);
+                            k += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
+        let (method, iteration, epsilon) = (col("method")?, col("iteration")?, col("epsilon")?);
+        let cols = [col("mean1")?, col("mean2")?, col("var1")?, col("var2")?];
+        let chain_ref = (0..data.rows.len())
+            .find(|&i| data.s(i, method) == "nonprivate_chain")
+            .map(|i| cols.map(|c| data.f(i, c)));
+        let exact = [
+            self.exact.mean[0],
+            self.exact.mean[1],
+            self.exact.var[0],
+            self.exact.var[1],
+        ];
+        let mut references = vec![("exact", exact)];
+        if let Some(r) = chain_ref {
+            references.push(("nonprivate_chain", r));
+        }
+        // group rows by (method, iteration) in first-seen order
+        let mut keys: Vec<(String, String)> = Vec::new();
+        let mut groups: std::collections::HashMap<(String, String), Vec<usize>> =
+            Default::default();
+        for i in 0..data.rows.len() {
+            let m = data.s(i, method);
+            if m == "nonprivate_chain" {
+                continue;
+            }
+            let key = (m, data.s(i, iteration));
+            groups
+                .entry(key.clone())
+                .or_insert_with(|| {
+                    keys.push(key.clone());
+                    Vec::new()
+                })
+                .push(i);
+        }
+        let mut rows = Vec::new();
+        for (name, reference) in &references {
+            for key in &keys {
+                let idx = &groups[key];
+                for (p, param) in ["theta1", "theta2"].iter().enumerate() {
+                    let mut me = crate::stats::Moments::default();
+                    let mut ve = crate::stats::Moments::default();
+                    for &i in idx {
+                        me.push((data.f(i, cols[p]) - reference[p]).abs());
+                        ve.push((data.f(i, cols[2 + p]) - reference[2 + p]).abs());
+                    }
+                    rows.push(vec![
+                        key.0.clone().into(),
+                        (*name).into(),
+                        data.rows[idx[0]][iteration].clone(),
+                        data.rows[idx[0]][epsilon].clone(),
+                        (*param).into(),
+                        me.mean.into(),
+                        me.se().into(),
+                        ve.mean.into(),
+                        ve.se().into(),
+                        me.count.into(),
+                    ]);
+                }
+            }
+        }
+        Ok(Table::new(&FIG3_SUMMARY, rows))
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        vec![gmm_record(&self.data)]
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        let c = &self.c;
+        let mut out = vec![Entry::new(
+            "method=reference",
+            Event::NonPrivate,
+            Guarantee::None,
+        )];
+        for k in 1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every {
+            let t = c.mcmc_burn_in + k * c.mcmc_every;
+            let chain = BarkerAccount {
+                n_data: c.n_data,
+                batch: c.batch,
+                iterations: t,
+                delta: c.delta_mcmc,
+                alpha_max: c.alpha_max_mcmc,
+            }
+            .entry("DP-MCMC chain", Conversion::Classic)?;
+            out.push(
+                self.start
+                    .compose(format!("method=dp_mcmc, iteration={t}"), chain)?,
+            );
+        }
+        for &noise in &c.sgld_variants {
+            let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
+            for k in 1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every {
+                let t = c.sgld_burn_in + k * c.sgld_every;
+                let entry = SgldAccount {
+                    q: sgld.batch as f64 / c.n_data as f64,
+                    sigma: sgld.noise_multiplier(c.n_data as usize),
+                    iterations: t,
+                    delta: c.delta_sgld,
+                    alpha_max: c.alpha_max_sgld,
+                }
+                .entry(format!("method={}, iteration={t}", sgld_name(noise)), Conversion::Classic)?
+                .when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors");
+                out.push(match noise {
+                    crate::dpmcmc::sgld::Noise::Published => entry,
+                    crate::dpmcmc::sgld::Noise::Corrected => entry.when("this variant adds noise of variance 2h, √2 times the accounted σ: the claim is conservative"),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "exact_tempered_posterior": { "mean": self.exact.mean, "var": self.exact.var, "corr": self.exact.corr },
+            "dp_mcmc": { "epsilon": "classic conversion after (burn-in + t) iterations, composed with the DPVI initialisation (see the ledger)", "delta": self.c.delta_mcmc, "start": start_json(&self.start) },
+            "dp_sgld": { "epsilon": "Poisson-subsampled Gaussian, classic conversion, after (burn-in + t) steps", "delta": self.c.delta_sgld, "start": "θ₀ ~ N(0, I)", "variants": self.c.sgld_variants.iter().map(|v| sgld_name(*v)).collect::<Vec<_>>() },
+            "errors": "|running moment − reference| per coordinate; mean and standard error over runs",
+        })
+    }
+}

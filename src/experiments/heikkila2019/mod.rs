@@ -1,0 +1,184 @@
+//! heikkila2019-dp-mcmc: Figures 1–3 (one file each) and their plots (`plot.rs`).
+//! The chains start at `start`: "dpvi" (our DPVI fit, as the authors ran it, its
+//! cost composed into the ledger) or a fixed point.
+//!
+//! Shared by the figures: the private test of the paper's set-up, where the chains
+//! start (DPVI or a point) and its cost, the GMM data record.
+
+mod fig1;
+mod fig2;
+mod fig3;
+pub mod plot;
+
+pub use fig1::{validate_fig1, Fig1, FIG1_COLUMNS};
+pub use fig2::{validate_fig2, Fig2, FIG2_COLUMNS};
+pub use fig3::{validate_fig3, Fig3, FIG3_DATA, FIG3_SUMMARY};
+
+use crate::config::{check, ParamError};
+use crate::dpmcmc::barker::{Gmm, PrivateTest};
+use crate::privacy::ledger::Entry;
+use crate::privacy::rdp::{Conversion, SgldAccount};
+use crate::results::manifest::DatasetRecord;
+use crate::rng::{setup_rng, Purpose};
+use serde::Deserialize;
+
+/// The private test of the paper's set-up (C = 2) from validated config values;
+/// `key` names the batch key in error messages.
+fn private_test(
+    key: &str,
+    n_data: u64,
+    batch: u64,
+    n0: f64,
+    clip_factor: f64,
+) -> Result<PrivateTest, ParamError> {
+    check::positive("n0", n0)?;
+    if !(clip_factor > 0.0 && clip_factor <= 1.0) {
+        return Err(ParamError::new(
+            "clip_factor",
+            format!("{clip_factor}"),
+            "0 < clip_factor ≤ 1 (clip = clip_factor·√b/N₀, eq. 23)",
+        ));
+    }
+    if batch < 21 || batch > n_data || n_data > 100_000_000 {
+        return Err(ParamError::new(
+            key,
+            format!("b = {batch}, N = {n_data}"),
+            "21 ≤ b ≤ N ≤ 10⁸",
+        ));
+    }
+    Ok(PrivateTest {
+        batch: batch as usize,
+        n0,
+        clip: clip_factor * (batch as f64).sqrt() / n0,
+        c: 2.0,
+    })
+}
+
+/// The manifest record of the synthetic GMM data.
+fn gmm_record(data: &[f64]) -> DatasetRecord {
+    DatasetRecord {
+        name: "gmm".into(),
+        files: Vec::new(),
+        sha256: Vec::new(),
+        rows: data.len(),
+        source: serde_json::json!({
+            "generator": "xᵢ ~ ½N(θ₁, 2) + ½N(θ₁ + θ₂, 2) at θ = (0, 1) (Welling & Teh 2011)",
+            "rng": "set-up stream SharedData of the config seed",
+        }),
+    }
+}
+
+/// `start = "dpvi"` or `start = [θ₁, θ₂]` in a config.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum StartSpec {
+    Point(Vec<f64>),
+    Method(String),
+}
+
+/// Where the chains start, and what DPVI cost if it chose the point.
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    theta: [f64; 2],
+    /// The accounting of the DPVI initialisation, composed with the chain's budget
+    dpvi: Option<SgldAccount>,
+}
+
+/// δ of the DPVI initialisation (as the authors).
+const DPVI_DELTA: f64 = 1e-6;
+
+/// Checks a `start` setting without fitting anything (validation).
+fn check_start(spec: &StartSpec) -> Result<(), ParamError> {
+    match spec {
+        StartSpec::Point(v) if matches!(v.as_slice(), [a, b] if a.is_finite() && b.is_finite()) => {
+            Ok(())
+        }
+        StartSpec::Method(m) if m == "dpvi" => Ok(()),
+        StartSpec::Point(v) => Err(ParamError::new(
+            "start",
+            format!("{v:?}"),
+            "\"dpvi\" or [θ₁, θ₂]",
+        )),
+        StartSpec::Method(m) => Err(ParamError::new(
+            "start",
+            format!("\"{m}\""),
+            "\"dpvi\" or [θ₁, θ₂]",
+        )),
+    }
+}
+
+/// Where the chains start: the configured point, or a DPVI fit (preparation).
+fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, ParamError> {
+    use crate::dpmcmc::dpvi::Dpvi;
+    match spec {
+        StartSpec::Point(v) => match v.as_slice() {
+            [a, b] if a.is_finite() && b.is_finite() => Ok(Start {
+                theta: [*a, *b],
+                dpvi: None,
+            }),
+            _ => Err(ParamError::new(
+                "start",
+                format!("{v:?}"),
+                "\"dpvi\" or [θ₁, θ₂]",
+            )),
+        },
+        StartSpec::Method(m) if m == "dpvi" => {
+            let dpvi = Dpvi::paper();
+            let mut rng = setup_rng(seed, Purpose::DpviInit);
+            let init = Dpvi::initial(&mut rng);
+            let fit = dpvi.fit(&Gmm, data, init, &mut rng);
+            // the authors' moments accountant stops at moment 64 (order 65)
+            let account = SgldAccount {
+                q: dpvi.batch as f64 / data.len() as f64,
+                sigma: dpvi.noise_multiplier,
+                iterations: dpvi.iterations as u64,
+                delta: DPVI_DELTA,
+                alpha_max: 65,
+            };
+            account
+                .spent(Conversion::Classic)
+                .map_err(|e| ParamError::new("start", e.to_string(), "\"dpvi\" or [θ₁, θ₂]"))?;
+            Ok(Start {
+                theta: [fit[0], fit[1]],
+                dpvi: Some(account),
+            })
+        }
+        StartSpec::Method(m) => Err(ParamError::new(
+            "start",
+            format!("\"{m}\""),
+            "\"dpvi\" or [θ₁, θ₂]",
+        )),
+    }
+}
+
+fn start_json(s: &Start) -> serde_json::Value {
+    match s.dpvi {
+        Some(_) => {
+            serde_json::json!({ "theta": s.theta, "source": "DPVI (mean-field Gaussian, b = 100, C = 1, σ = 10, T = 1000, Adam 1e-3; its cost is in the privacy ledger)" })
+        }
+        None => serde_json::json!({ "theta": s.theta, "source": "config" }),
+    }
+}
+
+impl Start {
+    /// ε of the DPVI initialisation (classic conversion, as the authors), 0 without one.
+    fn dpvi_epsilon(&self) -> f64 {
+        self.dpvi
+            .and_then(|a| a.spent(Conversion::Classic).ok())
+            .map_or(0.0, |s| s.epsilon)
+    }
+
+    /// A chain's ledger entry, composed with the DPVI initialisation's when there is one.
+    fn compose(&self, series: String, chain: Entry) -> anyhow::Result<Entry> {
+        Ok(match self.dpvi {
+            Some(dpvi) => Entry::basic_composition(
+                series,
+                vec![
+                    chain,
+                    dpvi.entry("DPVI initialisation", Conversion::Classic)?,
+                ],
+            ),
+            None => chain,
+        })
+    }
+}
