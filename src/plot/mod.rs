@@ -1,13 +1,12 @@
-//! Figures rendered from `summary.csv` alone (never by rerunning anything), to
-//! PNG and SVG with plotters. Text uses DejaVu Sans embedded in the binary
-//! (plotters' `ab_glyph` feature), so figures render on a fresh headless
-//! machine without system fonts or fontconfig.
+//! What every figure's plot shares: rendering to PNG and SVG with plotters from
+//! the CSVs alone (never by rerunning anything), the house style (palette,
+//! legend, ticks), polyline clipping and the panel grid. Each figure's own
+//! drawing lives beside its experiment (`experiments/<paper>/plot.rs`) and is
+//! named by its registry row. Text uses DejaVu Sans embedded in the binary
+//! (plotters' `ab_glyph` feature), so figures render on a fresh headless machine
+//! without system fonts or fontconfig.
 
-pub mod bun2018;
-pub mod foulds2016;
 pub mod grid;
-
-pub mod hmm;
 
 use std::path::Path;
 use std::sync::Once;

@@ -1,13 +1,13 @@
 //! Foulds et al. §5 figures: state assignments per region over time (Fig. 3) and
 //! per-state emission distributions (Figs. 4–5).
 
-use super::{render, summary};
+use crate::plot::{render, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use super::{distinct, Draw, DrawError, PALETTE};
 use crate::hmm::metrics::{best_matching, confusion};
+use crate::plot::{distinct, Draw, DrawError, PALETTE};
 use crate::results::table::Table;
 
 /// (month, one state per strip: None where unknown) of one cell.
@@ -213,7 +213,7 @@ impl Draw for States {
                     Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
                 });
         }
-        super::legend(&mut chart, SeriesLabelPosition::LowerRight, 13)?;
+        crate::plot::legend(&mut chart, SeriesLabelPosition::LowerRight, 13)?;
         Ok(())
     }
 }
@@ -322,7 +322,7 @@ impl Draw for Emissions {
 }
 
 /// Figure 6: one panel per (dataset, model), x = log10 ε, series mechanisms.
-pub fn fig6(t: &Table) -> Result<super::grid::PanelGrid, DrawError> {
+pub fn fig6(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
     let (ds, model, mech, eps, mean, se) = (
         t.col("dataset")?,
         t.col("model")?,
@@ -357,7 +357,7 @@ pub fn fig6(t: &Table) -> Result<super::grid::PanelGrid, DrawError> {
             (format!("{} ({d})", m.replace('_', " ")), bands)
         })
         .collect();
-    Ok(super::grid::PanelGrid {
+    Ok(crate::plot::grid::PanelGrid {
         label: str::to_string,
         rows: 1,
         cols: keys.len(),
@@ -370,7 +370,7 @@ pub fn fig6(t: &Table) -> Result<super::grid::PanelGrid, DrawError> {
 
 /// foulds2016/recovery: columns datasets; rows ARI of the modal states, ARI of the
 /// last sample, and the TV of the emissions; x = log10 ε, series mechanisms.
-pub fn recovery(t: &Table) -> Result<super::grid::PanelGrid, DrawError> {
+pub fn recovery(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
     let (ds, mech, eps) = (t.col("dataset")?, t.col("mechanism")?, t.col("epsilon")?);
     let order = distinct(t, mech);
     let sets = distinct(t, ds);
@@ -399,7 +399,7 @@ pub fn recovery(t: &Table) -> Result<super::grid::PanelGrid, DrawError> {
             panels.push((format!("{title} ({d})"), bands));
         }
     }
-    Ok(super::grid::PanelGrid {
+    Ok(crate::plot::grid::PanelGrid {
         label: str::to_string,
         rows: metrics.len(),
         cols: sets.len(),

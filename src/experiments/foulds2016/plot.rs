@@ -1,11 +1,11 @@
-//! Figures 1 and 2 of foulds2016, from their summary.csv.
+//! Plots of foulds2016 Figures 1 and 2, drawn from their CSVs.
 
-use super::{render, summary};
+use crate::plot::{render, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use super::{distinct, legend, series, Draw, DrawError, PALETTE};
+use crate::plot::{distinct, legend, series, Draw, DrawError, PALETTE};
 use crate::results::table::Table;
 
 /// Figure 1: density curves of the posterior, OPS, and Laplace draws.
@@ -101,7 +101,7 @@ impl Draw for Fig1 {
 
 /// Figure 2: mean L1 error vs N on log–log axes, ± one standard error.
 pub struct Fig2 {
-    curves: Vec<super::Band>,
+    curves: Vec<crate::plot::Band>,
 }
 
 impl Fig2 {
@@ -167,7 +167,7 @@ impl Draw for Fig2 {
             .x_desc("N (number of observations)")
             .y_desc("E|θ̂ − p|")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&super::tick)
+            .y_label_formatter(&crate::plot::tick)
             .label_style(("sans-serif", 16))
             .draw()?;
         for (name, pts) in &self.curves {

@@ -1,11 +1,11 @@
 //! Figures 2 and 3 of the Bun et al. poster, from their summary.csv.
 
-use super::{render, summary};
+use crate::plot::{render, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use super::{distinct, legend, Draw, DrawError, PALETTE};
+use crate::plot::{distinct, legend, Draw, DrawError, PALETTE};
 use crate::results::table::Table;
 
 /// Poster colours: exponential mechanism blue, Laplace (histogram) red, Laplace (dimension) green.

@@ -6,12 +6,10 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use super::foulds2016_sweep::{
-    check_common, ledger_entries, record, row_epsilons, tasks, Mech, Task,
-};
-use super::{Deferred, Figure};
+use super::sweep::{check_common, ledger_entries, record, row_epsilons, tasks, Mech, Task};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::DataSpec;
+use crate::experiments::{Deferred, Figure};
 use crate::hmm::generate::Truth;
 use crate::hmm::gibbs::{modal, posterior_mean_phi, Gibbs};
 use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_variation};
@@ -102,7 +100,10 @@ const METRICS: [&str; 6] = [
     "tv_casualty",
 ];
 
-pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn super::Plan>, ParamError> {
+pub fn validate(
+    params: &toml::Table,
+    seed: u64,
+) -> Result<Box<dyn crate::experiments::Plan>, ParamError> {
     let c: Config = deserialize(params)?;
     check::non_empty("panels", &c.panels)?;
     check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;

@@ -1,0 +1,158 @@
+//! bun2018 (smoothed-Hellinger exponential mechanism poster): Figures 2 and 3.
+//!
+//! Figures 2 and 3 (one file each) and their plots (`plot.rs`). Shared here: the three
+//! released-posterior mechanisms, their distance draws and their ledger entries.
+
+mod fig2;
+mod fig3;
+pub mod plot;
+
+pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
+pub use fig3::{build_fig3, Fig3, FIG3_COLUMNS};
+
+use crate::config::{check, ParamError};
+use crate::expfam::dirichlet::HellingerVariant;
+use crate::hellinger::laplace::{poster_sensitivity, LaplaceCounts, Rounding};
+use crate::hellinger::{candidate_count, ExpMech, Space};
+use crate::privacy::ledger::{Entry, Guarantee, Ledger};
+use crate::stats::quantile;
+use rand_chacha::ChaCha8Rng;
+
+/// The three released-posterior mechanisms compared on the poster.
+pub const MECHANISMS: [&str; 3] = ["hellinger_em", "laplace_hist", "laplace_dim"];
+
+/// (mean, q25, q50, q75) of distances.
+fn describe(mut d: Vec<f64>) -> (f64, f64, f64, f64) {
+    d.sort_by(f64::total_cmp);
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    (
+        mean,
+        quantile(&d, 0.25),
+        quantile(&d, 0.5),
+        quantile(&d, 0.75),
+    )
+}
+
+/// `draws` distances H(BI(c), release) of one mechanism, and the noise scale used
+/// (S(c) for the exponential mechanism, s for Laplace).
+fn draw_distances(
+    space: &Space,
+    data: &[u32],
+    mechanism: &str,
+    common: &Common,
+    draws: usize,
+    rng: &mut ChaCha8Rng,
+) -> anyhow::Result<(Vec<f64>, f64)> {
+    let (epsilon, delta, rounding) = (common.epsilon, common.delta, common.laplace_rounding);
+    if mechanism == "hellinger_em" {
+        let m = ExpMech::new(space, data, epsilon, delta)?;
+        Ok((m.sample_distances(draws, rng), m.smooth_sensitivity()))
+    } else {
+        let s = poster_sensitivity(mechanism, space.k());
+        let m = LaplaceCounts::new(s, epsilon, rounding)?;
+        let d = space.from_data(data);
+        Ok((
+            (0..draws)
+                .map(|_| d.hellinger(&m.sample(data, rng)))
+                .collect(),
+            s,
+        ))
+    }
+}
+
+/// The ledger entry of one poster series at dimension k: the smoothed-Hellinger EM
+/// at (ε, δ), or Laplace(s/ε) with the series' sensitivity s.
+fn ledger_entry(common: &Common, mechanism: &str, k: usize) -> anyhow::Result<Entry> {
+    let series = format!("k={k}, mechanism={mechanism}");
+    Ok(if mechanism == "hellinger_em" {
+        Entry::new(
+            series,
+            crate::hellinger::privacy_event(common.epsilon, common.delta),
+            Guarantee::ApproxDp {
+                epsilon: common.epsilon,
+                delta: common.delta,
+                conversion: "theorem (smooth-sensitivity exponential mechanism)".into(),
+                order: None,
+            },
+        )
+        .when(match common.hellinger {
+            HellingerVariant::Correct => "scores are Hellinger distances and S their γ-smooth sensitivity, computed exactly over all count vectors",
+            HellingerVariant::AsPublished => "scores are the authors' (mistyped) log-Beta 'distance'; S is its exact γ-smooth sensitivity, so (ε, δ) still holds for that score",
+        })
+    } else {
+        let m = LaplaceCounts::new(
+            poster_sensitivity(mechanism, k),
+            common.epsilon,
+            common.laplace_rounding,
+        )?;
+        Entry::new(
+            series,
+            m.event(),
+            Guarantee::PureDp {
+                epsilon: common.epsilon,
+            },
+        )
+    })
+}
+
+/// Entries for each distinct (k, mechanism) in order of first appearance.
+fn ledger_of(
+    common: &Common,
+    pairs: impl Iterator<Item = (usize, usize)>,
+) -> anyhow::Result<Ledger> {
+    let mut seen = Vec::new();
+    for p in pairs {
+        if !seen.contains(&p) {
+            seen.push(p);
+        }
+    }
+    seen.into_iter()
+        .map(|(k, m)| ledger_entry(common, MECHANISMS[m], k))
+        .collect()
+}
+
+#[derive(Debug)]
+struct Common {
+    epsilon: f64,
+    delta: f64,
+    hellinger: HellingerVariant,
+    laplace_rounding: Rounding,
+}
+
+fn check_common(c: &Common) -> Result<(), ParamError> {
+    check::epsilon("epsilon", c.epsilon)?;
+    if !(c.delta > 0.0 && c.delta < 1.0) {
+        return Err(ParamError::new(
+            "delta",
+            format!("invalid δ = {}", c.delta),
+            "0 < δ < 1",
+        ));
+    }
+    Ok(())
+}
+
+fn check_dimensions(key: &str, ks: &[u64]) -> Result<(), ParamError> {
+    check::non_empty(key, ks)?;
+    for &k in ks {
+        if !(2..=8).contains(&k) {
+            return Err(ParamError::new(
+                key,
+                format!("invalid dimension {k}"),
+                "2 ≤ k ≤ 8",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_size(key: &str, n: u64, k: u64) -> Result<u32, ParamError> {
+    check::at_least(key, n, 1)?;
+    if candidate_count(n.min(u32::MAX as u64) as u32, k as usize) > 2_000_000_000 || n > 100_000 {
+        return Err(ParamError::new(
+            key,
+            format!("n = {n} with k = {k} gives too many candidate posteriors"),
+            "at most 2·10⁹ candidates C(n+k−1, k−1)",
+        ));
+    }
+    Ok(n as u32)
+}

@@ -1,0 +1,210 @@
+//! foulds2016 Figure 1: the true posterior, the OPS posterior and Laplace-mechanism
+//! posteriors for one dataset.
+
+use super::*;
+use crate::config::{check, deserialize, ParamError};
+use crate::experiments::Figure;
+use crate::expfam::beta::BetaDist;
+use crate::expfam::mechanisms::{laplace_posterior, Ops};
+use crate::privacy::ledger::Ledger;
+use crate::results::table::{Cell, Row, Table};
+use crate::rng::{setup_rng, Purpose};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Binomial, Distribution};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fig1Config {
+    epsilon: f64,
+    p: f64,
+    n: u64,
+    prior: Vec<f64>,
+    a0: f64,
+    laplace_draws: u64,
+    grid_points: u64,
+    /// Fixed success count; drawn from Binomial(n, p) with the seed when absent.
+    successes: Option<u64>,
+}
+
+/// Posterior, OPS and Laplace-privatised posteriors for one dataset (Figure 1).
+pub struct Fig1 {
+    prior: BetaDist,
+    ops: Ops,
+    epsilon: f64,
+    n: u64,
+    successes: u64,
+    drawn: bool,
+    laplace_draws: usize,
+    grid: Vec<f64>,
+}
+
+pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    let c: Fig1Config = deserialize(params)?;
+    let prior = prior(&c.prior)?;
+    let ops = ops(c.a0, c.epsilon)?;
+    check::probability("p", c.p)?;
+    check::at_least("grid_points", c.grid_points, 3)?;
+    let (successes, drawn) = match c.successes {
+        Some(s) if s > c.n => {
+            return Err(ParamError::new(
+                "successes",
+                format!("{s} > n = {}", c.n),
+                "0 ≤ successes ≤ n",
+            ))
+        }
+        Some(s) => (s, false),
+        None => {
+            let d = Binomial::new(c.n, c.p)
+                .map_err(|e| ParamError::new("p", e.to_string(), "0 ≤ p ≤ 1"))?;
+            (d.sample(&mut setup_rng(seed, Purpose::SharedData)), true)
+        }
+    };
+    // Open grid on (0, 1): densities can be infinite at the ends.
+    let m = c.grid_points as usize;
+    let grid = (0..m).map(|i| (i as f64 + 0.5) / m as f64).collect();
+    Ok(Box::new(Fig1 {
+        prior,
+        ops,
+        epsilon: c.epsilon,
+        n: c.n,
+        successes,
+        drawn,
+        laplace_draws: c.laplace_draws as usize,
+        grid,
+    }))
+}
+
+pub const FIG1_DATA: [&str; 9] = [
+    "curve",
+    "draw",
+    "alpha",
+    "beta",
+    "lower",
+    "upper",
+    "temperature",
+    "noisy_successes",
+    "noisy_failures",
+];
+
+pub const FIG1_SUMMARY: [&str; 4] = ["curve", "draw", "theta", "density"];
+
+impl Figure for Fig1 {
+    fn task_count(&self) -> usize {
+        2 + self.laplace_draws
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "posterior + OPS + {} Laplace draws, densities on {} points",
+            self.laplace_draws,
+            self.grid.len()
+        )
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+        let pos = self.successes as f64;
+        let neg = (self.n - self.successes) as f64;
+        let e = || Cell::Empty;
+        Ok(vec![match index {
+            0 => vec![
+                "posterior".into(),
+                0usize.into(),
+                (self.prior.alpha() + pos).into(),
+                (self.prior.beta() + neg).into(),
+                0.0.into(),
+                1.0.into(),
+                1.0.into(),
+                e(),
+                e(),
+            ],
+            1 => {
+                let d = self.ops.distribution(&self.prior, pos, neg)?;
+                let (a, b) = d.shape();
+                let (lo, hi) = d.bounds();
+                vec![
+                    "ops".into(),
+                    0usize.into(),
+                    a.into(),
+                    b.into(),
+                    lo.into(),
+                    hi.into(),
+                    self.ops.temperature().into(),
+                    e(),
+                    e(),
+                ]
+            }
+            k => {
+                let post = laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)?;
+                vec![
+                    "laplace".into(),
+                    (k - 1).into(),
+                    post.alpha().into(),
+                    post.beta().into(),
+                    0.0.into(),
+                    1.0.into(),
+                    1.0.into(),
+                    (post.alpha() - self.prior.alpha()).into(),
+                    (post.beta() - self.prior.beta()).into(),
+                ]
+            }
+        }])
+    }
+
+    /// Densities of every curve on the θ grid, from the parameters in data.csv.
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let col = |n: &str| data.col(n);
+        let (curve, draw, a, b, lo, hi) = (
+            col("curve")?,
+            col("draw")?,
+            col("alpha")?,
+            col("beta")?,
+            col("lower")?,
+            col("upper")?,
+        );
+        let mut rows = Vec::new();
+        for i in 0..data.rows.len() {
+            let name = data.s(i, curve);
+            let (lo, hi) = (data.f(i, lo), data.f(i, hi));
+            let ln_pdf: Box<dyn Fn(f64) -> f64> = if name == "ops" {
+                let d = crate::expfam::truncated::TruncatedBeta::new(
+                    data.f(i, a),
+                    data.f(i, b),
+                    lo,
+                    hi,
+                )?;
+                Box::new(move |x| d.ln_pdf(x))
+            } else {
+                let d = BetaDist::new(data.f(i, a), data.f(i, b))?;
+                Box::new(move |x| d.ln_pdf(x))
+            };
+            for &theta in &self.grid {
+                rows.push(vec![
+                    name.clone().into(),
+                    data.rows[i][draw].clone(),
+                    theta.into(),
+                    ln_pdf(theta).exp().into(),
+                ]);
+            }
+        }
+        Ok(Table::new(&FIG1_SUMMARY, rows))
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "epsilon": self.epsilon,
+            "n": self.n,
+            "successes": self.successes,
+            "successes_source": if self.drawn { "Binomial(n, p) from setup stream 0 of the seed" } else { "config" },
+            "laplace_projection": "max(0, count)",
+        })
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        ledger(
+            &self.ops,
+            self.epsilon,
+            "each Laplace curve is one ε-DP release; the figure overlays independent releases to show their spread (together they would cost ε per curve)",
+        )
+    }
+}

@@ -1,0 +1,104 @@
+//! foulds2016 Figures 3 and 7: HMM state assignments per region over time — the
+//! modal state over the post-burn-in sweeps, the last sample, and the planted truth.
+
+use super::*;
+use crate::config::ParamError;
+use crate::experiments::foulds2016::hmm::sweep::record;
+use crate::experiments::{Deferred, Figure, Plan};
+use crate::hmm::gibbs::modal;
+use crate::privacy::ledger::Ledger;
+use crate::results::manifest::DatasetRecord;
+use crate::results::table::{Cell as TableCell, Row, Table};
+use rand_chacha::ChaCha8Rng;
+
+/// State assignments over time for each region: modal over the post-burn-in sweeps,
+/// the last sample, and the planted truth when known. Figure 3 (Laplace, iraq) and
+/// Figure 7 (OPS, afghanistan: modal of the last 100 samples vs the last sample) are
+/// this table from different configs.
+pub struct Fig3 {
+    run: Run,
+}
+
+/// Figures 3 and 7 (Figure 7 is the same table drawn as modal vs last-sample strips).
+pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    let plan = validate_run(params, seed)?;
+    Ok(Box::new(Deferred {
+        description: plan.describe("state assignments"),
+        config: plan,
+        prepare: |p| Ok(Box::new(Fig3 { run: p.prepare()? })),
+    }))
+}
+
+pub const FIG3_COLUMNS: [&str; 9] = [
+    "region",
+    "region_name",
+    "month",
+    "date",
+    "events",
+    "modal_state",
+    "modal_share",
+    "last_state",
+    "true_state",
+];
+
+impl Figure for Fig3 {
+    fn task_count(&self) -> usize {
+        1
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "one {}-state Gibbs run ({} sweeps, {} burn-in) on {} ({} cells), {}",
+            self.run.c.states,
+            self.run.c.sweeps,
+            self.run.c.burn_in,
+            self.run.dataset.name,
+            self.run.dataset.data.cells(),
+            self.run.c.mechanism
+        )
+    }
+
+    fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+        let out = self.run.execute(rng)?;
+        let kept = self.run.c.sweeps - self.run.c.burn_in;
+        let ds = &self.run.dataset;
+        let mut rows = Vec::new();
+        for (r, (region, cells)) in ds.data.regions.iter().enumerate() {
+            for (i, cell) in cells.iter().enumerate() {
+                let t = &out.tallies[r][i];
+                let m = modal(t);
+                rows.push(vec![
+                    (*region).into(),
+                    ds.region_names[*region].clone().into(),
+                    cell.month.into(),
+                    month_label(&ds.first_month, cell.month).into(),
+                    cell.events.into(),
+                    m.into(),
+                    (t[m] as f64 / kept as f64).into(),
+                    out.last.z[r][i].into(),
+                    ds.truth
+                        .as_ref()
+                        .map_or(TableCell::Empty, |tr| tr.states[*region][cell.month].into()),
+                ]);
+            }
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        Ok(data.clone())
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        self.run.details()
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        self.run.ledger()
+    }
+
+    fn datasets(&self) -> Vec<DatasetRecord> {
+        let d = &self.run.dataset;
+        vec![record(&d.name, &d.data, &d.provenance)]
+    }
+}

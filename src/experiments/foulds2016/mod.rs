@@ -1,0 +1,56 @@
+//! foulds2016 §3: Laplace mechanism vs one-posterior-sample (Figures 1 and 2).
+//!
+//! Figures 1–2 (Beta-Bernoulli, one file each) and their plots (`plot.rs`); the
+//! HMM case study of §5 (Figures 3–7 and the recovery figure) in [`hmm`].
+
+mod fig1;
+mod fig2;
+pub mod hmm;
+pub mod plot;
+
+pub use fig1::{build_fig1, Fig1, FIG1_DATA, FIG1_SUMMARY};
+pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
+
+use crate::config::{check, ParamError};
+use crate::expfam::beta::BetaDist;
+use crate::expfam::mechanisms::{counts_laplace, Ops};
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+
+fn prior(v: &[f64]) -> Result<BetaDist, ParamError> {
+    let (a, b) = check::prior("prior", v)?;
+    BetaDist::new(a, b).map_err(|e| ParamError::new("prior", e.to_string(), "[alpha, beta] > 0"))
+}
+
+fn ops(a0: f64, epsilon: f64) -> Result<Ops, ParamError> {
+    check::epsilon("epsilon", epsilon)?;
+    Ops::new(a0, epsilon).map_err(|_| {
+        ParamError::new(
+            "a0",
+            format!("invalid truncation a0 = {a0}"),
+            "0 < a0 < 0.5",
+        )
+    })
+}
+
+/// The ledger of the Beta-Bernoulli comparison: the non-private posterior, the
+/// Laplace mechanism on (n₊, n₋) and OPS, each as one release of one dataset.
+fn ledger(ops: &Ops, epsilon: f64, laplace_note: &str) -> anyhow::Result<Ledger> {
+    Ok(vec![
+        Entry::new("mechanism=posterior", Event::NonPrivate, Guarantee::None)
+            .when("the non-private baseline"),
+        Entry::new(
+            "mechanism=laplace",
+            counts_laplace(epsilon)?.event(),
+            Guarantee::PureDp { epsilon },
+        )
+        .when(laplace_note),
+        Entry::new(
+            "mechanism=ops",
+            ops.event(),
+            Guarantee::PureDp {
+                epsilon: ops.epsilon_spent(),
+            },
+        )
+        .when("the sample is drawn exactly (inverse CDF of the truncated, tempered Beta)"),
+    ])
+}
