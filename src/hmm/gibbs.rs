@@ -5,7 +5,7 @@
 //! state z_{r,i} in time order given its neighbours and φ.
 //!
 //! Privacy variants: the Laplace mechanism perturbs the histograms once
-//! ([`laplace_histograms`]) and the ordinary sampler runs on them; OPS tempers every
+//! ([`crate::hmm::laplace::laplace_histograms`]) and the ordinary sampler runs on them; OPS tempers every
 //! conditional by T = 2Δ/ε (eq. 19) and truncates each φ_{k,d} to {φ_v ≥ a₀_d}.
 
 use rand::{Rng, RngExt};
@@ -13,8 +13,7 @@ use rand::{Rng, RngExt};
 use super::dirichlet::{dirichlet, truncated_dirichlet};
 use super::Histograms;
 use crate::numeric::log_sum_exp;
-use crate::privacy::laplace::Laplace;
-use crate::privacy::ledger::{Composition, Event};
+use crate::privacy::ledger::Event;
 
 /// OPS settings: truncation per feature and the temperature of every conditional.
 #[derive(Debug, Clone, PartialEq)]
@@ -403,70 +402,10 @@ impl Gibbs<'_> {
     }
 }
 
-/// L1 sensitivity of one feature's histogram: replace-one moves one event between
-/// two values of the feature.
-pub const HISTOGRAM_L1_SENSITIVITY: f64 = 2.0;
-
-/// The Laplace mechanism on the histograms (Foulds §4.2, facts file): every count of
-/// every kept cell of feature d gets Laplace(Δ_d/ε_d) noise with Δ_d = 2, then is
-/// clamped at zero (post-processing). Cells compose in parallel (each event lies in
-/// one cell), features sequentially: ε = Σ_d ε_d.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LaplaceRelease {
-    noise: Vec<Laplace>,
-}
-
-impl LaplaceRelease {
-    /// One ε_d per feature; errors if one is not finite and positive.
-    pub fn per_feature(eps_per_feature: &[f64]) -> Result<Self, crate::privacy::PrivacyError> {
-        let noise = eps_per_feature
-            .iter()
-            .map(|&e| Laplace::for_privacy(HISTOGRAM_L1_SENSITIVITY, e))
-            .collect::<Result<_, _>>()?;
-        Ok(Self { noise })
-    }
-
-    /// ε split evenly over `features` features (as Foulds et al. §5 do).
-    pub fn even_split(epsilon: f64, features: usize) -> Result<Self, crate::privacy::PrivacyError> {
-        Self::per_feature(&vec![epsilon / features as f64; features])
-    }
-
-    /// The noisy histograms.
-    pub fn apply(&self, data: &Histograms, rng: &mut impl Rng) -> Histograms {
-        let mut out = data.clone();
-        for (_, cells) in out.regions.iter_mut() {
-            for cell in cells.iter_mut() {
-                for (d, counts) in cell.counts.iter_mut().enumerate() {
-                    for c in counts.iter_mut() {
-                        *c = (*c + self.noise[d].sample(rng)).max(0.0);
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// The privacy event: one Laplace release per feature, composed over the features.
-    pub fn event(&self) -> Event {
-        Event::Compose {
-            composition: Composition::SplitOverFeatures,
-            parts: self.noise.iter().map(Laplace::event).collect(),
-        }
-    }
-}
-
-/// [`LaplaceRelease::per_feature`] applied to `data`.
-pub fn laplace_histograms(
-    data: &Histograms,
-    eps_per_feature: &[f64],
-    rng: &mut impl Rng,
-) -> Result<Histograms, crate::privacy::PrivacyError> {
-    Ok(LaplaceRelease::per_feature(eps_per_feature)?.apply(data, rng))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hmm::laplace::laplace_histograms;
     use crate::hmm::{Cell, Histograms};
     use rand::SeedableRng;
     use statrs::function::gamma::ln_gamma;

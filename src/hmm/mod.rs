@@ -7,6 +7,7 @@
 pub mod dirichlet;
 pub mod generate;
 pub mod gibbs;
+pub mod laplace;
 pub mod metrics;
 
 /// Feature names, in record order after the region and month columns.

@@ -4,7 +4,8 @@
 use rand::Rng;
 
 use crate::config::{check, ParamError};
-use crate::hmm::gibbs::{LaplaceRelease, Model, Ops};
+use crate::hmm::gibbs::{Model, Ops};
+use crate::hmm::laplace::LaplaceRelease;
 use crate::hmm::{Histograms, FEATURES};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::results::manifest::DatasetRecord;
