@@ -177,6 +177,40 @@ fn check_values(out: &Path) {
             );
         }
     }
+    // Heikkilä Fig 3: the data.csv epsilon column is the ledger's claim at each checkpoint
+    let m3 = manifest(&out.join("heikkila2019/fig3/manifest.json"));
+    let claims: std::collections::HashMap<String, f64> = m3["privacy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e["series"].as_str()?.to_string(),
+                e["guarantee"]["epsilon"].as_f64()?,
+            ))
+        })
+        .collect();
+    let d3 = out.join("heikkila2019/fig3/data.csv");
+    let hd = header(&d3);
+    let col = |n: &str| hd.iter().position(|x| x == n).unwrap();
+    let mut matched = 0;
+    for r in rows(&d3) {
+        let method = &r[col("method")];
+        if method == "reference" {
+            continue;
+        }
+        let key = format!("method={method}, iteration={}", r[col("iteration")]);
+        let claim = claims
+            .get(&key)
+            .unwrap_or_else(|| panic!("no ledger entry {key}"));
+        let eps: f64 = r[col("epsilon")].parse().unwrap();
+        assert!(
+            (eps - claim).abs() <= 1e-12 * claim,
+            "{key}: csv {eps}, ledger {claim}"
+        );
+        matched += 1;
+    }
+    assert!(matched > 0);
     // Foulds Fig 1: OPS at ε = 1, a₀ = 0.2 has temperature 2 ln 4 ≈ 2.77.
     let m: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("foulds2016/fig1/manifest.json")).unwrap(),

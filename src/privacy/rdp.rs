@@ -287,6 +287,33 @@ impl BarkerAccount {
         }
     }
 
+    /// Ledger entries after each of several iteration counts (per-step RDP computed
+    /// once, as [`Self::curve`]), named by `series(T)`.
+    pub fn entries(
+        &self,
+        iterations: &[u64],
+        conversion: Conversion,
+        series: impl Fn(u64) -> String,
+    ) -> Result<Vec<Entry>, AccountError> {
+        let spent = self.curve(iterations, conversion)?;
+        Ok(iterations
+            .iter()
+            .zip(spent)
+            .map(|(&t, s)| {
+                Entry::new(
+                    series(t),
+                    Event::repeat(t, self.step_event(s.best_alpha)),
+                    Guarantee::ApproxDp {
+                        epsilon: s.epsilon,
+                        delta: self.delta,
+                        conversion: conversion.as_str().into(),
+                        order: Some(s.best_alpha as f64),
+                    },
+                )
+            })
+            .collect())
+    }
+
     /// The ledger entry of the whole run: T steps, (ε, δ) at the best order.
     pub fn entry(
         &self,
@@ -336,6 +363,46 @@ pub struct SgldAccount {
 }
 
 impl SgldAccount {
+    /// Ledger entries after each of several step counts (the RDP of every order
+    /// computed once), named by `series(T)`.
+    pub fn entries(
+        &self,
+        iterations: &[u64],
+        conversion: Conversion,
+        series: impl Fn(u64) -> String,
+    ) -> Result<Vec<Entry>, AccountError> {
+        self.spent(conversion)?; // validates the settings
+        let table: Vec<f64> = (2..=self.alpha_max)
+            .map(|a| sampled_gaussian(a, self.q, self.sigma))
+            .collect();
+        iterations
+            .iter()
+            .map(|&t| {
+                let s =
+                    best_over_orders(2..=self.alpha_max, t as f64, self.delta, conversion, |a| {
+                        table[(a - 2) as usize]
+                    })
+                    .ok_or_else(|| invalid("sigma", self.sigma, "a finite RDP at some order"))?;
+                Ok(Entry::new(
+                    series(t),
+                    Event::repeat(
+                        t,
+                        Event::PoissonSubsampledGaussian {
+                            q: self.q,
+                            sigma: self.sigma,
+                        },
+                    ),
+                    Guarantee::ApproxDp {
+                        epsilon: s.epsilon,
+                        delta: self.delta,
+                        conversion: conversion.as_str().into(),
+                        order: Some(s.best_alpha as f64),
+                    },
+                ))
+            })
+            .collect()
+    }
+
     /// The ledger entry of the whole run: T Poisson-subsampled Gaussian steps,
     /// (ε, δ) at the best order.
     pub fn entry(

@@ -189,6 +189,10 @@ pub fn run(
         let plot_clock = Instant::now();
         crate::plot::render_dir(&id, &tmp, spec.plot)?;
         let plot_seconds = plot_clock.elapsed().as_secs_f64();
+        let privacy = figure.ledger().map_err(|source| RunError::Summary {
+            figure: id.clone(),
+            source,
+        })?;
         let manifest = Manifest {
             figure: id.clone(),
             description: resolved.description.clone(),
@@ -214,10 +218,7 @@ pub fn run(
                 plot_seconds,
             },
             datasets: figure.datasets(),
-            privacy: figure.ledger().map_err(|source| RunError::Summary {
-                figure: id.clone(),
-                source,
-            })?,
+            privacy,
             details: figure.manifest_details(),
         };
         write_text(&tmp.join("manifest.json"), &manifest.to_json())?;

@@ -366,22 +366,26 @@ impl Figure for Fig1 {
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
         let mut out = Vec::new();
+        // a budget curve releases nothing: one entry per curve, at its last point
+        // (the CSV has every point, from the same accountant)
         for curve in &self.curves {
-            for (i, &t) in curve.iterations.iter().enumerate() {
-                let a = BarkerAccount {
-                    iterations: t,
-                    ..curve.accounts[i.min(curve.accounts.len() - 1)]
-                };
-                for &conversion in &self.conversions {
-                    let series = format!(
-                        "panel={}, n_data={}, batch={}, iterations={t}, conversion={}",
-                        curve.panel,
-                        a.n_data,
-                        a.batch,
-                        conversion.as_str()
-                    );
-                    out.push(a.entry(series, conversion)?.when("a budget curve: the accountant's answer for this setting; nothing is released"));
-                }
+            let last = curve.iterations.len() - 1;
+            let a = BarkerAccount {
+                iterations: curve.iterations[last],
+                ..curve.accounts[last.min(curve.accounts.len() - 1)]
+            };
+            for &conversion in &self.conversions {
+                let series = format!(
+                    "panel={}, n_data={}, batch={}, iterations={}, conversion={}",
+                    curve.panel,
+                    a.n_data,
+                    a.batch,
+                    a.iterations,
+                    conversion.as_str()
+                );
+                out.push(a.entry(series, conversion)?.when(
+                    "a budget curve, ending here: the accountant's answer for this setting; nothing is released",
+                ));
             }
         }
         if let Some(c) = &self.clipping {

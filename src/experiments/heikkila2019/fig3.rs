@@ -411,34 +411,42 @@ impl Figure for Fig3 {
             Event::NonPrivate,
             Guarantee::None,
         )];
-        for k in 1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every {
-            let t = c.mcmc_burn_in + k * c.mcmc_every;
-            let chain = BarkerAccount {
-                n_data: c.n_data,
-                batch: c.batch,
-                iterations: t,
-                delta: c.delta_mcmc,
-                alpha_max: c.alpha_max_mcmc,
-            }
-            .entry("DP-MCMC chain", Conversion::Classic)?;
-            out.push(
-                self.start
-                    .compose(format!("method=dp_mcmc, iteration={t}"), chain)?,
-            );
+        let dpvi = self.start.dpvi_entry()?;
+        let mcmc_t: Vec<u64> = (1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every)
+            .map(|k| c.mcmc_burn_in + k * c.mcmc_every)
+            .collect();
+        let chains = BarkerAccount {
+            n_data: c.n_data,
+            batch: c.batch,
+            iterations: 0,
+            delta: c.delta_mcmc,
+            alpha_max: c.alpha_max_mcmc,
         }
+        .entries(&mcmc_t, Conversion::Classic, |_| "DP-MCMC chain".into())?;
+        for (t, chain) in mcmc_t.iter().zip(chains) {
+            out.push(compose(
+                format!("method=dp_mcmc, iteration={t}"),
+                chain,
+                &dpvi,
+            ));
+        }
+        let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
+        let sgld_t: Vec<u64> = (1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every)
+            .map(|k| c.sgld_burn_in + k * c.sgld_every)
+            .collect();
+        let account = SgldAccount {
+            q: sgld.batch as f64 / c.n_data as f64,
+            sigma: sgld.noise_multiplier(c.n_data as usize),
+            iterations: 0,
+            delta: c.delta_sgld,
+            alpha_max: c.alpha_max_sgld,
+        };
         for &noise in &c.sgld_variants {
-            let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
-            for k in 1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every {
-                let t = c.sgld_burn_in + k * c.sgld_every;
-                let entry = SgldAccount {
-                    q: sgld.batch as f64 / c.n_data as f64,
-                    sigma: sgld.noise_multiplier(c.n_data as usize),
-                    iterations: t,
-                    delta: c.delta_sgld,
-                    alpha_max: c.alpha_max_sgld,
-                }
-                .entry(format!("method={}, iteration={t}", sgld_name(noise)), Conversion::Classic)?
-                .when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors");
+            let name = sgld_name(noise);
+            for entry in account.entries(&sgld_t, Conversion::Classic, |t| {
+                format!("method={name}, iteration={t}")
+            })? {
+                let entry = entry.when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors");
                 out.push(match noise {
                     crate::dpmcmc::sgld::Noise::Published => entry,
                     crate::dpmcmc::sgld::Noise::Corrected => entry.when("this variant adds noise of variance 2h, √2 times the accounted σ: the claim is conservative"),

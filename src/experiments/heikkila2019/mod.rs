@@ -168,17 +168,25 @@ impl Start {
             .map_or(0.0, |s| s.epsilon)
     }
 
+    /// The DPVI initialisation's ledger entry, if there is one.
+    fn dpvi_entry(&self) -> anyhow::Result<Option<Entry>> {
+        Ok(match self.dpvi {
+            Some(dpvi) => Some(dpvi.entry("DPVI initialisation", Conversion::Classic)?),
+            None => None,
+        })
+    }
+
     /// A chain's ledger entry, composed with the DPVI initialisation's when there is one.
     fn compose(&self, series: String, chain: Entry) -> anyhow::Result<Entry> {
-        Ok(match self.dpvi {
-            Some(dpvi) => Entry::basic_composition(
-                series,
-                vec![
-                    chain,
-                    dpvi.entry("DPVI initialisation", Conversion::Classic)?,
-                ],
-            ),
-            None => chain,
-        })
+        Ok(compose(series, chain, &self.dpvi_entry()?))
+    }
+}
+
+/// `chain` composed with the DPVI initialisation's entry when there is one (basic
+/// composition: ε and δ add up).
+fn compose(series: String, chain: Entry, dpvi: &Option<Entry>) -> Entry {
+    match dpvi {
+        Some(d) => Entry::basic_composition(series, vec![chain, d.clone()]),
+        None => chain,
     }
 }
