@@ -86,31 +86,6 @@ pub fn at_least(key: &str, v: u64, min: u64) -> Result<u64, ParamError> {
     }
 }
 
-/// The value named `name` in `table`; otherwise an error "unknown {what} \"name\""
-/// whose allowed list is the table's names, in order.
-pub fn choice<T: Copy>(
-    key: &str,
-    what: &str,
-    name: &str,
-    table: &[(&str, T)],
-) -> Result<T, ParamError> {
-    table
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| {
-            ParamError::new(
-                key,
-                format!("unknown {what} \"{name}\""),
-                table
-                    .iter()
-                    .map(|(n, _)| format!("\"{n}\""))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            )
-        })
-}
-
 pub fn non_empty<T>(key: &str, v: &[T]) -> Result<(), ParamError> {
     if v.is_empty() {
         Err(ParamError::new(key, "empty list", "at least one value"))

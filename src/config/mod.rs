@@ -455,6 +455,17 @@ pub fn deserialize<T: serde::de::DeserializeOwned>(params: &toml::Table) -> Resu
             Some((m, k)) => (m.trim().to_string(), k.trim_end_matches('`').to_string()),
             None => (text.to_string(), "?".to_string()),
         };
+        // a named choice (a serde enum): "unknown variant `x`, expected …"
+        if let Some((value, allowed)) = message
+            .strip_prefix("unknown variant `")
+            .and_then(|rest| rest.split_once("`, expected "))
+        {
+            return ParamError {
+                key,
+                message: format!("unknown value \"{value}\""),
+                allowed: Some(allowed.trim_start_matches("one of ").to_string()),
+            };
+        }
         ParamError {
             key,
             message,
@@ -493,14 +504,27 @@ epsilon = 0.5
         assert_eq!(r[0].params["epsilon"].as_float(), Some(0.5));
     }
 
+    /// A named choice (a serde enum) that is not one of its names: the key, the
+    /// value and every allowed name.
     #[test]
-    fn choice_names_the_unknown_value_and_every_allowed_one() {
-        let table = [("a", 1), ("b", 2)];
-        assert_eq!(check::choice("k", "thing", "b", &table), Ok(2));
-        let e = check::choice("k", "thing", "c", &table).unwrap_err();
+    fn unknown_choices_name_the_value_and_every_allowed_one() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[allow(dead_code)]
+        enum Thing {
+            Alpha,
+            BetaGamma,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct S {
+            k: Vec<Thing>,
+        }
+        let t: toml::Table = toml::from_str("k = [\"alpha\", \"c\"]").unwrap();
+        let e = deserialize::<S>(&t).unwrap_err();
         assert_eq!(e.key, "k");
-        assert_eq!(e.message, "unknown thing \"c\"");
-        assert_eq!(e.allowed.as_deref(), Some("\"a\", \"b\""));
+        assert_eq!(e.message, "unknown value \"c\"");
+        assert_eq!(e.allowed.as_deref(), Some("`alpha` or `beta_gamma`"));
     }
 
     #[test]

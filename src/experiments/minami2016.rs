@@ -34,15 +34,15 @@ struct Config {
     beta0: f64,
     ln_epsilons: Vec<f64>,
     delta: f64,
-    conversion: String,
-    mechanisms: Vec<String>,
+    conversion: Conversion,
+    mechanisms: Vec<Mech>,
     repeats: usize,
-    sampler: String,
+    sampler: logreg::SamplerName,
     burn_in: usize,
     tune_iterations: usize,
     path_length: f64,
     /// "same" (the figure's sampler) or "langevin" (Proposition 13)
-    gibbs_sampler: String,
+    gibbs_sampler: GibbsSampler,
     /// with "langevin": the share of δ given to the sampler's TV term (1 + e^ε)γ
     langevin_delta_share: f64,
     /// with "langevin": refuse schedules needing more iterations than this
@@ -53,7 +53,18 @@ fn data_dir() -> String {
     "data".into()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How the Gibbs posterior is sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum GibbsSampler {
+    /// the figure's sampler (HMC or slice)
+    Same,
+    /// Proposition 13's unadjusted Langevin schedule
+    Langevin,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 enum Mech {
     Gibbs,
     Ops,
@@ -111,48 +122,18 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
             "0 < δ < 1",
         ));
     }
-    let conversion = check::choice(
-        "conversion",
-        "conversion",
-        &c.conversion,
-        &[
-            ("classic", Conversion::Classic),
-            ("improved", Conversion::Improved),
-        ],
-    )?;
+    let conversion = c.conversion;
     check::non_empty("mechanisms", &c.mechanisms)?;
-    let mechs = c
-        .mechanisms
-        .iter()
-        .map(|m| {
-            check::choice(
-                "mechanisms",
-                "mechanism",
-                m,
-                &[
-                    ("gibbs", Mech::Gibbs),
-                    ("ops", Mech::Ops),
-                    ("concentrated", Mech::Concentrated),
-                    ("diffuse", Mech::Diffuse),
-                    ("true_posterior", Mech::TruePosterior),
-                ],
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let mechs = c.mechanisms.clone();
     let repeats = logreg::repeats(c.repeats)?;
     let sampler = logreg::SamplerConfig {
-        sampler: c.sampler.clone(),
+        sampler: c.sampler,
         burn_in: c.burn_in,
         tune_iterations: c.tune_iterations,
         path_length: c.path_length,
     }
     .validate()?;
-    let use_langevin = check::choice(
-        "gibbs_sampler",
-        "sampler",
-        &c.gibbs_sampler,
-        &[("same", false), ("langevin", true)],
-    )?;
+    let use_langevin = c.gibbs_sampler == GibbsSampler::Langevin;
     if !(c.langevin_delta_share > 0.0 && c.langevin_delta_share < 1.0) {
         return Err(ParamError::new(
             "langevin_delta_share",

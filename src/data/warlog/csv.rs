@@ -457,7 +457,7 @@ mod tests {
             "{e}"
         );
         let spec = |values: Vec<String>| DataSpec {
-            source: Some("csv".into()),
+            source: Some(crate::data::warlog::Source::Csv),
             path: Some(f.path().display().to_string()),
             min_region_events: Some(1),
             type_values: Some(values),

@@ -54,7 +54,7 @@ pub(crate) const MAX_MONTHS: usize = 1200;
 #[serde(deny_unknown_fields)]
 pub struct DataSpec {
     /// "preset" (default) or "csv"
-    pub source: Option<String>,
+    pub source: Option<Source>,
     /// generator preset: "iraq" or "afghanistan"
     pub preset: Option<String>,
     /// CSV file (source = "csv"), relative to the working directory
@@ -94,6 +94,17 @@ pub struct Dataset {
     pub value_labels: Vec<Vec<String>>,
     /// for the manifest
     pub provenance: serde_json::Value,
+}
+
+/// Where the records come from (`source` in a `[data]` table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// the synthetic generator, from a preset and its overrides
+    #[default]
+    Preset,
+    /// a CSV file of records (`path`)
+    Csv,
 }
 
 /// Parses a `[data]`-style table; `key` is its dotted name, for errors.
@@ -199,8 +210,8 @@ impl DataSpec {
 
     /// A short description for `privpost check`: the preset or the file.
     pub fn describe(&self) -> String {
-        match (self.source.as_deref(), &self.path) {
-            (Some("csv"), Some(path)) => format!("records from {path}"),
+        match (self.source.unwrap_or_default(), &self.path) {
+            (Source::Csv, Some(path)) => format!("records from {path}"),
             _ => format!(
                 "synthetic {} records",
                 self.preset.as_deref().unwrap_or("iraq")
@@ -212,8 +223,8 @@ impl DataSpec {
     /// check` does): the source, the preset and its overrides, the CSV settings.
     /// [`Self::load`] calls it first.
     pub fn validate(&self, key: &str) -> Result<(), ParamError> {
-        match self.source.as_deref().unwrap_or("preset") {
-            "preset" => {
+        match self.source.unwrap_or_default() {
+            Source::Preset => {
                 for (set, name) in [
                     (self.path.is_some(), "path"),
                     (self.type_values.is_some(), "type_values"),
@@ -229,7 +240,7 @@ impl DataSpec {
                 }
                 self.resolve_preset(key)?;
             }
-            "csv" => {
+            Source::Csv => {
                 self.path.as_deref().ok_or_else(|| {
                     ParamError::new(
                         format!("{key}.path"),
@@ -256,13 +267,6 @@ impl DataSpec {
                     }
                 }
             }
-            other => {
-                return Err(ParamError::new(
-                    format!("{key}.source"),
-                    format!("unknown source \"{other}\""),
-                    "\"preset\", \"csv\"",
-                ))
-            }
         }
         Ok(())
     }
@@ -271,10 +275,9 @@ impl DataSpec {
     /// generator only. `key` is the spec's dotted name in the config, for errors.
     pub fn load(&self, key: &str, rng: &mut impl Rng) -> Result<Dataset, ParamError> {
         self.validate(key)?;
-        let source = self.source.as_deref().unwrap_or("preset");
         let min = self.min_region_events();
-        let ds = match source {
-            "preset" => {
+        let ds = match self.source.unwrap_or_default() {
+            Source::Preset => {
                 let p = self.resolve_preset(key)?;
                 let (truth, records) = generate(&p, rng);
                 let data = Histograms::aggregate(&records, p.regions(), p.months, &p.cards(), min);
@@ -295,7 +298,7 @@ impl DataSpec {
                     value_labels: labels,
                 }
             }
-            "csv" => {
+            Source::Csv => {
                 // preset settings (e.g. from a config written for the generator, or
                 // its smoke profile) do not apply; they are listed in the manifest
                 let mut ignored = self.overrides();
@@ -348,13 +351,6 @@ impl DataSpec {
                     first_month: csv.first_month,
                     value_labels: labels,
                 }
-            }
-            other => {
-                return Err(ParamError::new(
-                    format!("{key}.source"),
-                    format!("unknown source \"{other}\""),
-                    "\"preset\", \"csv\"",
-                ))
             }
         };
         if ds.data.regions.is_empty() {
@@ -437,7 +433,7 @@ mod tests {
         )
         .unwrap();
         let read = DataSpec {
-            source: Some("csv".into()),
+            source: Some(Source::Csv),
             path: Some(f.path().display().to_string()),
             min_region_events: Some(10),
             ..DataSpec::default()
@@ -527,7 +523,7 @@ mod tests {
             "data.base_events"
         );
         let e = DataSpec {
-            source: Some("csv".into()),
+            source: Some(Source::Csv),
             preset: Some("iraq".into()),
             ..DataSpec::default()
         }
@@ -537,12 +533,9 @@ mod tests {
             (e.key.as_str(), e.message.as_str()),
             ("data.path", "missing")
         );
-        let e = DataSpec {
-            source: Some("xls".into()),
-            ..DataSpec::default()
-        }
-        .load("data", &mut rand_chacha::ChaCha8Rng::seed_from_u64(1))
-        .unwrap_err();
+        let mut t = toml::Table::new();
+        t.insert("source".into(), toml::Value::String("xls".into()));
+        let e = parse_spec(Some(&toml::Value::Table(t)), "data").unwrap_err();
         assert_eq!(e.key, "data.source");
     }
 }

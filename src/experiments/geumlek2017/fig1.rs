@@ -16,7 +16,7 @@ struct Fig1Config {
     prior: Vec<f64>,
     n: u64,
     coefficients: Vec<f64>,
-    algorithms: Vec<String>,
+    algorithms: Vec<Algorithm>,
     lambda_max: f64,
     lambda_step: f64,
 }
@@ -36,7 +36,8 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     for &r in &c.coefficients {
         check::coefficient("coefficients", r)?;
     }
-    let algorithms = parse_algorithms("algorithms", &c.algorithms)?;
+    check::non_empty("algorithms", &c.algorithms)?;
+    let algorithms = c.algorithms.clone();
     check::order("lambda_max", c.lambda_max)?;
     check::positive("lambda_step", c.lambda_step)?;
     let steps = ((c.lambda_max - 1.0) / c.lambda_step + 1e-9).floor() as usize;

@@ -15,29 +15,11 @@ pub use fig3::{validate_fig3, Fig3, FIG3_COLUMNS, FIG3_SUMMARY};
 
 use crate::config::{check, ParamError};
 use crate::expfam::beta::BetaDist;
-use crate::expfam::mechanisms::{Algorithm, BetaBernoulli};
+use crate::expfam::mechanisms::BetaBernoulli;
 
 fn problem(prior: &[f64], n: u64) -> Result<BetaBernoulli, ParamError> {
     let (a, b) = check::prior("prior", prior)?;
     let prior = BetaDist::new(a, b)
         .map_err(|e| ParamError::new("prior", e.to_string(), "[alpha, beta] > 0"))?;
     Ok(BetaBernoulli::new(prior, n))
-}
-
-fn parse_algorithms(key: &str, names: &[String]) -> Result<Vec<Algorithm>, ParamError> {
-    check::non_empty(key, names)?;
-    names
-        .iter()
-        .map(|s| {
-            check::choice(
-                key,
-                "algorithm",
-                s,
-                &[
-                    ("diffused", Algorithm::Diffused),
-                    ("concentrated", Algorithm::Concentrated),
-                ],
-            )
-        })
-        .collect()
 }

@@ -74,7 +74,7 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
     let c: Config = deserialize(params)?;
     let beta0 = logreg::positive_beta0(c.beta0)?;
     let hmc = logreg::SamplerConfig {
-        sampler: "hmc".into(),
+        sampler: logreg::SamplerName::Hmc,
         burn_in: c.burn_in,
         tune_iterations: c.tune_iterations,
         path_length: c.path_length,

@@ -17,10 +17,19 @@ use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
+/// The panels of Figure 1 a config may ask for: `"a"`, `"b"`, `"c"`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Panel {
+    A,
+    B,
+    C,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fig1Config {
-    panels: Vec<String>,
+    panels: Vec<Panel>,
     conversions: Vec<Conversion>,
     alpha_max: u32,
     // (a)
@@ -78,8 +87,8 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     check::at_least("alpha_max", c.alpha_max as u64, 4)?;
     let mut curves = Vec::new();
     for p in &c.panels {
-        match p.as_str() {
-            "a" => {
+        match p {
+            Panel::A => {
                 check::non_empty("n_data_a", &c.n_data_a)?;
                 check::at_least("q_points", c.q_points, 2)?;
                 check::at_least("iterations_a", c.iterations_a, 1)?;
@@ -118,7 +127,7 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
                     });
                 }
             }
-            "b" => {
+            Panel::B => {
                 check::non_empty("batches_b", &c.batches_b)?;
                 check::at_least("t_min", c.t_min, 1)?;
                 check::at_least("t_step", c.t_step, 1)?;
@@ -152,7 +161,7 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
                     });
                 }
             }
-            "c" => {
+            Panel::C => {
                 check::non_empty("proposal_variances", &c.proposal_variances)?;
                 for &v in &c.proposal_variances {
                     check::positive("proposal_variances", v)?;
@@ -182,13 +191,6 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
                     test,
                     vcor,
                 });
-            }
-            other => {
-                return Err(ParamError::new(
-                    "panels",
-                    format!("unknown panel \"{other}\""),
-                    "[\"a\", \"b\", \"c\"]",
-                ))
             }
         }
     }

@@ -54,7 +54,7 @@ impl Figure for Fig3 {
             self.run.c.burn_in,
             self.run.dataset.name,
             self.run.dataset.data.cells(),
-            self.run.c.mechanism
+            self.run.c.mechanism.as_str()
         )
     }
 

@@ -32,7 +32,9 @@ impl Figure for Fig45 {
     fn grid_description(&self) -> String {
         format!(
             "emission distributions of one {}-state run on {}, {}",
-            self.run.c.states, self.run.dataset.name, self.run.c.mechanism
+            self.run.c.states,
+            self.run.dataset.name,
+            self.run.c.mechanism.as_str()
         )
     }
 

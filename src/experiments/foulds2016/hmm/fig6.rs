@@ -25,7 +25,7 @@ struct Fig6Config {
     /// optional data sources by name (each like a `[data]` table)
     datasets: Option<toml::Table>,
     epsilons: Vec<f64>,
-    mechanisms: Vec<String>,
+    mechanisms: Vec<Mech>,
     states: usize,
     splits: usize,
     held_out_fraction: f64,
@@ -58,7 +58,8 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     let c: Fig6Config = deserialize(params)?;
     check::non_empty("panels", &c.panels)?;
     check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
-    let mechs = Mech::parse_all(&c.mechanisms)?;
+    check::non_empty("mechanisms", &c.mechanisms)?;
+    let mechs = c.mechanisms.clone();
     if !(2..=50).contains(&c.states) {
         return Err(ParamError::new(
             "states",

@@ -37,18 +37,30 @@ struct RunConfig {
     states: usize,
     alpha: f64,
     beta: f64,
-    mechanism: String,
+    mechanism: Mechanism,
     epsilon: f64,
     ops_m: f64,
     sweeps: usize,
     burn_in: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The mechanism of a case-study run (`non_private`, `laplace` or `ops` in a config).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 enum Mechanism {
     NonPrivate,
     Laplace,
     Ops,
+}
+
+impl Mechanism {
+    fn as_str(self) -> &'static str {
+        match self {
+            Mechanism::NonPrivate => "non_private",
+            Mechanism::Laplace => "laplace",
+            Mechanism::Ops => "ops",
+        }
+    }
 }
 
 /// A validated case-study run, its data loaded.
@@ -88,7 +100,7 @@ impl RunPlan {
             self.c.sweeps,
             self.c.burn_in,
             self.spec.describe(),
-            self.c.mechanism
+            self.mechanism.as_str()
         )
     }
 
@@ -110,16 +122,7 @@ impl RunPlan {
 fn validate_run(params: &toml::Table, seed: u64) -> Result<RunPlan, ParamError> {
     let c: RunConfig = deserialize(params)?;
     let spec = parse_spec(c.data.as_ref(), "data")?;
-    let mechanism = check::choice(
-        "mechanism",
-        "mechanism",
-        &c.mechanism,
-        &[
-            ("non_private", Mechanism::NonPrivate),
-            ("laplace", Mechanism::Laplace),
-            ("ops", Mechanism::Ops),
-        ],
-    )?;
+    let mechanism = c.mechanism;
     check::epsilon("epsilon", c.epsilon)?;
     if !(2..=50).contains(&c.states) {
         return Err(ParamError::new(
@@ -196,7 +199,8 @@ impl Run {
         ledger_entries(
             &format!(
                 "dataset={}, mechanism={}",
-                self.dataset.name, self.c.mechanism
+                self.dataset.name,
+                self.mechanism.as_str()
             ),
             mech,
             eps,

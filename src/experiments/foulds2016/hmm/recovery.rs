@@ -28,7 +28,7 @@ struct Config {
     panels: Vec<String>,
     /// optional data sources by name; they must use the generator (truth needed)
     datasets: Option<toml::Table>,
-    mechanisms: Vec<String>,
+    mechanisms: Vec<Mech>,
     epsilons: Vec<f64>,
     /// model states; default: the planted number of each dataset
     states: Option<usize>,
@@ -107,7 +107,8 @@ pub fn validate(
     let c: Config = deserialize(params)?;
     check::non_empty("panels", &c.panels)?;
     check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
-    let mechs = Mech::parse_all(&c.mechanisms)?;
+    check::non_empty("mechanisms", &c.mechanisms)?;
+    let mechs = c.mechanisms.clone();
     if let Some(k) = c.states {
         if !(1..=12).contains(&k) {
             return Err(ParamError::new(
@@ -142,7 +143,7 @@ pub fn validate(
             )
         })?;
         spec.validate(&key)?;
-        if spec.source.as_deref() == Some("csv") {
+        if spec.source == Some(crate::data::warlog::Source::Csv) {
             return Err(ParamError::new(
                 format!("{key}.source"),
                 "recovery is scored against the generator's planted model; CSV records have none",

@@ -2,6 +2,7 @@
 //! task lists, and the statistics and model each Gibbs run uses.
 
 use rand::Rng;
+use serde::Deserialize;
 
 use crate::config::{check, ParamError};
 use crate::hmm::gibbs::{Model, Ops};
@@ -11,11 +12,34 @@ use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::results::manifest::DatasetRecord;
 
 /// A mechanism of the ε sweeps: `ops_m10` and `ops_m100` truncate at a₀ = 1/(M·K_d).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Read from a config by its name (`non_private`, `laplace`, `ops_m10`, `ops_m100`).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(from = "MechName")]
 pub enum Mech {
     NonPrivate,
     Laplace,
     Ops(f64),
+}
+
+/// The names a config uses for [`Mech`].
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum MechName {
+    NonPrivate,
+    Laplace,
+    OpsM10,
+    OpsM100,
+}
+
+impl From<MechName> for Mech {
+    fn from(n: MechName) -> Self {
+        match n {
+            MechName::NonPrivate => Mech::NonPrivate,
+            MechName::Laplace => Mech::Laplace,
+            MechName::OpsM10 => Mech::Ops(10.0),
+            MechName::OpsM100 => Mech::Ops(100.0),
+        }
+    }
 }
 
 impl Mech {
@@ -25,27 +49,6 @@ impl Mech {
             Mech::Laplace => "laplace".into(),
             Mech::Ops(m) => format!("ops_m{m}"),
         }
-    }
-
-    /// Parses the `mechanisms` list of a config.
-    pub fn parse_all(names: &[String]) -> Result<Vec<Self>, ParamError> {
-        check::non_empty("mechanisms", names)?;
-        names
-            .iter()
-            .map(|m| {
-                check::choice(
-                    "mechanisms",
-                    "mechanism",
-                    m,
-                    &[
-                        ("non_private", Mech::NonPrivate),
-                        ("laplace", Mech::Laplace),
-                        ("ops_m10", Mech::Ops(10.0)),
-                        ("ops_m100", Mech::Ops(100.0)),
-                    ],
-                )
-            })
-            .collect()
     }
 
     /// The statistics a run samples from and its model: Laplace noise on every count
