@@ -1,0 +1,54 @@
+//! The documentation stays true to the registry: docs/outputs.md has a section per
+//! figure naming every column of its `data.csv` and `summary.csv`, and the README's
+//! figure table and docs/architecture.md name every figure.
+
+use std::path::Path;
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+/// The text of the section whose `## ` heading names `id` (followed by a space or a
+/// comma), up to the next `## `.
+fn section<'a>(doc: &'a str, id: &str) -> Option<&'a str> {
+    let mut offset = 0;
+    for line in doc.split_inclusive('\n') {
+        let named = line.starts_with("## ")
+            && (line.contains(&format!("{id} ")) || line.contains(&format!("{id},")));
+        offset += line.len();
+        if named {
+            let rest = &doc[offset..];
+            let end = rest.find("\n## ").map_or(rest.len(), |i| i);
+            return Some(&rest[..end]);
+        }
+    }
+    None
+}
+
+#[test]
+fn outputs_md_documents_every_column_of_every_figure() {
+    let doc = read("docs/outputs.md");
+    let mut missing = Vec::new();
+    for spec in privpost::experiments::REGISTRY {
+        let Some(text) = section(&doc, spec.id) else {
+            missing.push(format!("{}: no `## {} …` section", spec.id, spec.id));
+            continue;
+        };
+        for c in spec.data_columns.iter().chain(spec.summary_columns) {
+            if !text.contains(&format!("`{c}`")) {
+                missing.push(format!("{}: column `{c}`", spec.id));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "docs/outputs.md lacks:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn readme_and_architecture_name_every_figure() {
+    let readme = read("README.md");
+    let arch = read("docs/architecture.md");
+    for spec in privpost::experiments::REGISTRY {
+        assert!(readme.contains(spec.config), "README lacks {}", spec.config);
+        assert!(arch.contains(spec.id), "docs/architecture.md lacks {}", spec.id);
+    }
+}
