@@ -40,7 +40,11 @@ fn outputs_md_documents_every_column_of_every_figure() {
             }
         }
     }
-    assert!(missing.is_empty(), "docs/outputs.md lacks:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "docs/outputs.md lacks:\n{}",
+        missing.join("\n")
+    );
 }
 
 #[test]
@@ -49,6 +53,10 @@ fn readme_and_architecture_name_every_figure() {
     let arch = read("docs/architecture.md");
     for spec in privpost::experiments::REGISTRY {
         assert!(readme.contains(spec.config), "README lacks {}", spec.config);
-        assert!(arch.contains(spec.id), "docs/architecture.md lacks {}", spec.id);
+        assert!(
+            arch.contains(spec.id),
+            "docs/architecture.md lacks {}",
+            spec.id
+        );
     }
 }

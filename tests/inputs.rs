@@ -93,6 +93,9 @@ fn logistic_regression_configs_reject_bad_privacy_parameters_and_corrupt_data() 
             "held_out_fraction=0.9",
             "held_out_fraction",
         ),
+        // more splits than set-up streams per panel (split 100 of panel 0 would be
+        // split 0 of panel 1): refused
+        ("configs/foulds2016/fig6.toml", "splits=101", "splits"),
     ] {
         // `run` validates and prepares everything before any task: errors that need
         // the data (a threshold that leaves no region) surface there, nothing written
