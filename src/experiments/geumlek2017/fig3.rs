@@ -150,10 +150,8 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
         beta0,
         sampler,
     } = plan;
-    let dir = logreg::data_dir(&c.data_dir);
-    let tasks = logreg::load(&c.datasets, &dir, c.split_seed)?;
-    let records = logreg::records(&tasks, &dir, c.split_seed)?;
-    let settings: Vec<Setting> = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
+    let (tasks, records, settings) =
+        logreg::prepare(&c.datasets, &c.data_dir, c.split_seed, beta0)?;
     let mut points = Vec::new();
     for (dataset, s) in settings.iter().enumerate() {
         for &lambda in &c.lambdas {

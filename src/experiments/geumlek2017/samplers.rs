@@ -135,10 +135,8 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
 
 /// Loads the datasets (fetching missing ones) and lists the jobs.
 fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, ParamError> {
-    let dir = logreg::data_dir(&c.data_dir);
-    let tasks = logreg::load(&c.datasets, &dir, c.split_seed)?;
-    let records = logreg::records(&tasks, &dir, c.split_seed)?;
-    let settings = tasks.iter().map(|t| logreg::setting(t, beta0)).collect();
+    let (tasks, records, settings) =
+        logreg::prepare(&c.datasets, &c.data_dir, c.split_seed, beta0)?;
     let mut jobs = Vec::new();
     for (d, name) in c.datasets.iter().enumerate() {
         jobs.push(Job::Hmc(d));

@@ -141,7 +141,7 @@ impl Sampler {
 }
 
 /// Where the datasets live: `data_dir` from the config, overridden by $PRIVPOST_DATA.
-pub fn data_dir(configured: &str) -> PathBuf {
+pub fn data_dir_of(configured: &str) -> PathBuf {
     std::env::var_os("PRIVPOST_DATA")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(configured))
@@ -190,6 +190,24 @@ pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Tas
             })
         })
         .collect()
+}
+
+/// The datasets of a plan, prepared: loaded (fetched first when missing), their
+/// manifest records, and each task's calibration constants at `beta0`.
+pub type Prepared = (Vec<Arc<Task>>, Vec<DatasetRecord>, Vec<Setting>);
+
+/// Loads the named datasets from `data_dir` (or `$PRIVPOST_DATA`) for a plan.
+pub fn prepare(
+    names: &[String],
+    data_dir: &str,
+    split_seed: u64,
+    beta0: f64,
+) -> Result<Prepared, ParamError> {
+    let dir = data_dir_of(data_dir);
+    let tasks = load(names, &dir, split_seed)?;
+    let records = records(&tasks, &dir, split_seed)?;
+    let settings = tasks.iter().map(|t| setting(t, beta0)).collect();
+    Ok((tasks, records, settings))
 }
 
 /// The manifest records of loaded tasks: files, SHA-256 as read, rows, split.

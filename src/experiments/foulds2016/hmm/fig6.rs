@@ -4,7 +4,7 @@
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::DataSpec;
 use crate::experiments::foulds2016::hmm::sweep::{
-    check_common, ledger_entries, record, row_epsilons, tasks, Mech, Task,
+    check_common, describe, record, row_epsilons, sweep_ledger, tasks, Mech, Task,
 };
 use crate::experiments::{Deferred, Figure, Plan};
 use crate::hmm::gibbs::{Gibbs, State};
@@ -115,13 +115,15 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     }
     let tasks = tasks(panels.len(), c.splits, &mechs, c.epsilons.len());
     let description = format!(
-        "{} panels × {} splits × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps (data made at run time)",
-        panels.len(),
-        c.splits,
-        c.epsilons.len(),
-        mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
-        tasks.len(),
-        c.sweeps
+        "{} (data made at run time)",
+        describe(
+            (panels.len(), "panels"),
+            (c.splits, "splits"),
+            c.epsilons.len(),
+            &mechs,
+            tasks.len(),
+            c.sweeps
+        )
     );
     Ok(Box::new(Deferred {
         description,
@@ -231,14 +233,13 @@ impl Figure for Fig6 {
     }
 
     fn grid_description(&self) -> String {
-        format!(
-            "{} panels × {} splits × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps",
-            self.panels.len(),
-            self.c.splits,
+        describe(
+            (self.panels.len(), "panels"),
+            (self.c.splits, "splits"),
             self.c.epsilons.len(),
-            self.mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
+            &self.mechs,
             self.tasks.len(),
-            self.c.sweeps
+            self.c.sweeps,
         )
     }
 
@@ -386,29 +387,17 @@ impl Figure for Fig6 {
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
-        let mut out = Vec::new();
-        for p in &self.panels {
-            for &m in &self.mechs {
-                let eps: Vec<Option<f64>> = if m == Mech::NonPrivate {
-                    vec![None]
-                } else {
-                    self.c.epsilons.iter().map(|&e| Some(e)).collect()
-                };
-                for e in eps {
-                    let series = match e {
-                        Some(e) => format!(
-                            "panel={}:{}, mechanism={}, epsilon={e}",
-                            p.model,
-                            p.name,
-                            m.name()
-                        ),
-                        None => format!("panel={}:{}, mechanism={}", p.model, p.name, m.name()),
-                    };
-                    out.extend(ledger_entries(&series, m, e, &p.data.cards, self.c.sweeps)?);
-                }
-            }
-        }
-        Ok(out)
+        sweep_ledger(
+            self.panels.iter().map(|p| {
+                (
+                    format!("panel={}:{}", p.model, p.name),
+                    p.data.cards.as_slice(),
+                )
+            }),
+            &self.mechs,
+            &self.c.epsilons,
+            self.c.sweeps,
+        )
     }
 
     fn manifest_details(&self) -> serde_json::Value {

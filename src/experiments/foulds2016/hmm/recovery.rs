@@ -6,7 +6,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use super::sweep::{check_common, ledger_entries, record, row_epsilons, tasks, Mech, Task};
+use super::sweep::{check_common, describe, record, row_epsilons, sweep_ledger, tasks, Mech, Task};
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::DataSpec;
 use crate::experiments::{Deferred, Figure};
@@ -154,13 +154,15 @@ pub fn validate(
     }
     let tasks = tasks(specs.len(), c.repeats, &mechs, c.epsilons.len());
     let description = format!(
-        "{} datasets × {} repeats × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps (data generated at run time)",
-        specs.len(),
-        c.repeats,
-        c.epsilons.len(),
-        mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
-        tasks.len(),
-        c.sweeps
+        "{} (data generated at run time)",
+        describe(
+            (specs.len(), "datasets"),
+            (c.repeats, "repeats"),
+            c.epsilons.len(),
+            &mechs,
+            tasks.len(),
+            c.sweeps
+        )
     );
     Ok(Box::new(Deferred {
         description,
@@ -276,14 +278,13 @@ impl Figure for Recovery {
     }
 
     fn grid_description(&self) -> String {
-        format!(
-            "{} datasets × {} repeats × ({} ε × {} private mechanisms + non-private) = {} Gibbs runs of {} sweeps",
-            self.sets.len(),
-            self.c.repeats,
+        describe(
+            (self.sets.len(), "datasets"),
+            (self.c.repeats, "repeats"),
             self.c.epsilons.len(),
-            self.mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
+            &self.mechs,
             self.tasks.len(),
-            self.c.sweeps
+            self.c.sweeps,
         )
     }
 
@@ -370,26 +371,14 @@ impl Figure for Recovery {
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
-        let mut out = Vec::new();
-        for d in &self.sets {
-            for &m in &self.mechs {
-                let eps: Vec<Option<f64>> = if m == Mech::NonPrivate {
-                    vec![None]
-                } else {
-                    self.c.epsilons.iter().map(|&e| Some(e)).collect()
-                };
-                for e in eps {
-                    let series = match e {
-                        Some(e) => {
-                            format!("dataset={}, mechanism={}, epsilon={e}", d.name, m.name())
-                        }
-                        None => format!("dataset={}, mechanism={}", d.name, m.name()),
-                    };
-                    out.extend(ledger_entries(&series, m, e, &d.data.cards, self.c.sweeps)?);
-                }
-            }
-        }
-        Ok(out)
+        sweep_ledger(
+            self.sets
+                .iter()
+                .map(|d| (format!("dataset={}", d.name), d.data.cards.as_slice())),
+            &self.mechs,
+            &self.c.epsilons,
+            self.c.sweeps,
+        )
     }
 
     fn manifest_details(&self) -> serde_json::Value {

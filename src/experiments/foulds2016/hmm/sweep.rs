@@ -136,6 +136,52 @@ pub fn ledger_entries(
     })
 }
 
+/// The ledger of an ε sweep: for each dataset (its series prefix, e.g. `dataset=iraq`,
+/// and its feature cardinalities) and mechanism, the entries at each ε — once for the
+/// ε-free non-private run.
+pub fn sweep_ledger<'a>(
+    sets: impl Iterator<Item = (String, &'a [usize])>,
+    mechs: &[Mech],
+    epsilons: &[f64],
+    sweeps: usize,
+) -> anyhow::Result<Ledger> {
+    let mut out = Vec::new();
+    for (prefix, cards) in sets {
+        for &m in mechs {
+            if m == Mech::NonPrivate {
+                let series = format!("{prefix}, mechanism={}", m.name());
+                out.extend(ledger_entries(&series, m, None, cards, sweeps)?);
+                continue;
+            }
+            for &e in epsilons {
+                let series = format!("{prefix}, mechanism={}, epsilon={e}", m.name());
+                out.extend(ledger_entries(&series, m, Some(e), cards, sweeps)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One line describing an ε sweep's runs, e.g. "3 panels × 10 splits × (…) = 660 Gibbs
+/// runs of 200 sweeps".
+pub fn describe(
+    sets: (usize, &str),
+    repeats: (usize, &str),
+    epsilons: usize,
+    mechs: &[Mech],
+    tasks: usize,
+    sweeps: usize,
+) -> String {
+    format!(
+        "{} {} × {} {} × ({epsilons} ε × {} private mechanisms + non-private) = {tasks} Gibbs runs of {sweeps} sweeps",
+        sets.0,
+        sets.1,
+        repeats.0,
+        repeats.1,
+        mechs.iter().filter(|m| **m != Mech::NonPrivate).count(),
+    )
+}
+
 /// One Gibbs run of a sweep: (dataset, split or repeat, mechanism, ε index — None for
 /// the ε-free non-private run).
 pub type Task = (usize, usize, Mech, Option<usize>);
