@@ -28,7 +28,11 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         ("", "lambdas", "λ > 1"),
         ("", "prior", "both > 0"),
         ("", "n", "u64"),
-        ("", "gaussian_calibration", "variant"),
+        (
+            "",
+            "gaussian_calibration",
+            "unknown value \"loose\" (allowed: `paper` or `tight`)",
+        ),
     ];
     let replacements = [
         ("", ""),
@@ -109,7 +113,11 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         "panels=[\"a\",\"d\"]",
     ]);
     assert_eq!(no_d.status.code(), Some(2));
-    assert!(stderr(&no_d).contains("unknown panel"), "{}", stderr(&no_d));
+    assert!(
+        stderr(&no_d).contains("`panels`: unknown value \"d\" (allowed: `a`, `b`, `c`)"),
+        "{}",
+        stderr(&no_d)
+    );
     assert_eq!(
         std::fs::read(&data).unwrap(),
         before,

@@ -68,12 +68,6 @@ pub enum Event {
         sigma: f64,
         rdp_scale: f64,
     },
-    /// Exponential mechanism run at ε, its utility of sensitivity Δu (score scaled by
-    /// ε/(2Δu)): ε-DP (McSherry and Talwar 2007).
-    Exponential {
-        utility_sensitivity: f64,
-        epsilon: f64,
-    },
     /// One posterior sample (Wang et al. 2015; Foulds et al. 2016, Theorem 1): a sample
     /// from a posterior whose log-likelihood ratio between neighbours is at most
     /// `log_ratio_bound` is 2·bound-DP; the posterior may be tempered and truncated
@@ -148,7 +142,6 @@ impl Event {
                 l1_sensitivity,
                 scale,
             } => Some(l1_sensitivity / scale),
-            Event::Exponential { epsilon, .. } => Some(*epsilon),
             Event::OnePosteriorSample {
                 log_ratio_bound, ..
             } => Some(2.0 * log_ratio_bound),

@@ -190,20 +190,11 @@ impl Figure for Fig2 {
     }
 
     fn manifest_details(&self) -> serde_json::Value {
-        let spent = |conv| {
-            self.account
-                .spent(conv)
-                .ok()
-                .map(|s| serde_json::json!({ "epsilon": s.epsilon, "best_alpha": s.best_alpha }))
-        };
         let exact = crate::dpmcmc::gmm::exact_posterior(&self.data, self.test.n0, 0.01, 161);
         serde_json::json!({
             "private_chain": {
                 "batch": self.test.batch, "n0": self.test.n0, "clip": self.test.clip, "C": 2.0,
-                "delta": self.account.delta,
-                "epsilon_classic": spent(Conversion::Classic),
-                "epsilon_improved": spent(Conversion::Improved),
-                "note": "chain only; the ledger composes it with the DPVI initialisation",
+                "privacy": "see the ledger (`privacy`): the chain composed with the DPVI initialisation",
             },
             "nonprivate_chain": { "C": 1.0, "clip": "none", "batch": "grown by 100 while s² ≥ C" },
             "start": start_json(&self.start),

@@ -407,7 +407,7 @@ impl Figure for Fig3 {
     fn ledger(&self) -> anyhow::Result<Ledger> {
         let c = &self.c;
         let mut out = vec![Entry::new(
-            "method=reference",
+            "method=nonprivate_chain",
             Event::NonPrivate,
             Guarantee::None,
         )];
