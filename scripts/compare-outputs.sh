@@ -32,6 +32,10 @@ case "$scale" in
                  configs/bun2018/fig2.toml configs/bun2018/fig3.toml configs/heikkila2019/fig1.toml) ;;
   *) echo "compare-outputs.sh: unknown scale $scale (allowed: --smoke, --paper)" >&2; exit 2 ;;
 esac
-CI=true "$old" run "${args[@]}" --out "$work/old" >/dev/null
-CI=true "$new" run "${args[@]}" --out "$work/new" >/dev/null
+for side in old new; do
+  bin=$old; [ "$side" = new ] && bin=$new
+  if ! CI=true "$bin" run "${args[@]}" --out "$work/$side" >"$work/$side.log" 2>&1; then
+    echo "compare-outputs.sh: $bin failed:" >&2; cat "$work/$side.log" >&2; exit 1
+  fi
+done
 compare_trees "$work/old" "$work/new"
