@@ -1,7 +1,10 @@
 //! Privacy mechanisms and accounting that do not depend on a model family:
-//! noise samplers with their calibrations, and the monotone search that turns a
-//! privacy map into the largest admissible coefficient.
+//! noise samplers with their calibrations, RDP formulas (`rdp`) and the budget
+//! questions built on them (`accountant`), the monotone search that turns a
+//! privacy map into the largest admissible coefficient, and the privacy events
+//! and ledger every figure's manifest carries (`ledger`).
 
+pub mod accountant;
 pub mod gaussian;
 pub mod laplace;
 pub mod ledger;
