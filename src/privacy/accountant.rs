@@ -15,6 +15,18 @@ pub struct Spent {
     pub best_alpha: u32,
 }
 
+impl Spent {
+    /// The (ε, δ) claim of this answer at `delta`, converted at its best order.
+    pub fn claim(&self, delta: f64, conversion: Conversion) -> Guarantee {
+        Guarantee::ApproxDp {
+            epsilon: self.epsilon,
+            delta,
+            conversion: conversion.as_str().into(),
+            order: Some(self.best_alpha as f64),
+        }
+    }
+}
+
 /// Minimises `conversion(iterations · rdp(α))` over α ∈ orders.
 pub fn best_over_orders(
     orders: impl IntoIterator<Item = u32>,
@@ -150,12 +162,7 @@ impl BarkerAccount {
                 Entry::new(
                     series(t),
                     Event::repeat(t, self.step_event(s.best_alpha)),
-                    Guarantee::ApproxDp {
-                        epsilon: s.epsilon,
-                        delta: self.delta,
-                        conversion: conversion.as_str().into(),
-                        order: Some(s.best_alpha as f64),
-                    },
+                    s.claim(self.delta, conversion),
                 )
             })
             .collect())
@@ -167,17 +174,9 @@ impl BarkerAccount {
         series: impl Into<String>,
         conversion: Conversion,
     ) -> Result<Entry, AccountError> {
-        let s = self.spent(conversion)?;
-        Ok(Entry::new(
-            series,
-            Event::repeat(self.iterations, self.step_event(s.best_alpha)),
-            Guarantee::ApproxDp {
-                epsilon: s.epsilon,
-                delta: self.delta,
-                conversion: conversion.as_str().into(),
-                order: Some(s.best_alpha as f64),
-            },
-        ))
+        let series = series.into();
+        let mut one = self.entries(&[self.iterations], conversion, |_| series.clone())?;
+        Ok(one.remove(0))
     }
 
     pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
@@ -239,12 +238,7 @@ impl SgldAccount {
                             sigma: self.sigma,
                         },
                     ),
-                    Guarantee::ApproxDp {
-                        epsilon: s.epsilon,
-                        delta: self.delta,
-                        conversion: conversion.as_str().into(),
-                        order: Some(s.best_alpha as f64),
-                    },
+                    s.claim(self.delta, conversion),
                 ))
             })
             .collect()
@@ -257,23 +251,9 @@ impl SgldAccount {
         series: impl Into<String>,
         conversion: Conversion,
     ) -> Result<Entry, AccountError> {
-        let s = self.spent(conversion)?;
-        Ok(Entry::new(
-            series,
-            Event::repeat(
-                self.iterations,
-                Event::PoissonSubsampledGaussian {
-                    q: self.q,
-                    sigma: self.sigma,
-                },
-            ),
-            Guarantee::ApproxDp {
-                epsilon: s.epsilon,
-                delta: self.delta,
-                conversion: conversion.as_str().into(),
-                order: Some(s.best_alpha as f64),
-            },
-        ))
+        let series = series.into();
+        let mut one = self.entries(&[self.iterations], conversion, |_| series.clone())?;
+        Ok(one.remove(0))
     }
 
     pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
