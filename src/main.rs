@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use privpost::commands::{
     account::{self, AccountArgs},
     check::{self, CheckArgs},
+    combine::{self, CombineArgs},
     data::{self, DataArgs},
     list::{self, ListArgs},
     plot::{self, PlotArgs},
@@ -38,8 +39,10 @@ enum Command {
     Data(DataArgs),
     /// Fit the Barker-test correction distribution V_cor (C = 1, 2) and report its error.
     Vcor(VcorArgs),
-    /// Re-render figure.png and figure.svg from summary.csv files below DIR.
+    /// Re-render figure.png and figure.svg from the summary.csv of figure folders.
     Plot(PlotArgs),
+    /// Join sweep-point folders of one figure: combined.csv, an overlay figure, combined.json.
+    Combine(CombineArgs),
 }
 
 fn main() {
@@ -52,6 +55,7 @@ fn main() {
         Command::Data(a) => data::data(&a),
         Command::Vcor(a) => vcor::vcor(&a),
         Command::Plot(a) => plot::plot(&a),
+        Command::Combine(a) => combine::combine(&a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -19,7 +19,10 @@ use privpost::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
 fn figure(config: &str) -> Box<dyn Figure> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(config);
     let file = ConfigFile::load(&path).unwrap();
-    let resolved = file.resolve(Some("smoke"), &[]).unwrap().remove(0);
+    let resolved = file
+        .resolve(Some("smoke"), &[], &|_, _| false)
+        .unwrap()
+        .remove(0);
     let spec = experiments::find(&resolved.experiment).unwrap();
     (spec.validate)(&resolved.params, resolved.seed)
         .unwrap()
@@ -155,7 +158,10 @@ fn gaussian_baseline_meets_its_targets() {
             let o =
                 privpost::config::Override::parse(&format!("gaussian_calibration={calibration}"))
                     .unwrap();
-            let r = file.resolve(Some("smoke"), &[o]).unwrap().remove(0);
+            let r = file
+                .resolve(Some("smoke"), &[o], &|_, _| false)
+                .unwrap()
+                .remove(0);
             let spec = experiments::find(&r.experiment).unwrap();
             (spec.validate)(&r.params, r.seed)
                 .unwrap()

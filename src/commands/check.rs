@@ -3,21 +3,40 @@
 
 use std::path::PathBuf;
 
-use super::{plan, CommandError};
+use super::{plan, targets, CommandError};
+use crate::config::ConfigFile;
 
 /// Validate configs and print the grid size and task count; runs nothing.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    #[arg(required = true)]
-    pub configs: Vec<PathBuf>,
-    #[arg(long)]
+    /// Config files or figure ids.
+    #[arg(required = true, value_name = "CONFIG|ID")]
+    pub targets: Vec<String>,
+    /// = --profile smoke.
+    #[arg(long, conflicts_with = "profile")]
     pub smoke: bool,
+    /// Apply each config's [profile.NAME].
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Print each resolved config (profile and --set applied, one per sweep point) as TOML.
+    #[arg(long)]
+    pub resolved: bool,
+    /// Folder holding configs/<paper>/<figure>.toml (for figure ids).
+    #[arg(long = "configs", default_value = "configs")]
+    pub config_dir: PathBuf,
 }
 
 pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
-    let planned = plan(&args.configs, args.smoke.then_some("smoke"), &args.set)?;
+    let paths = targets(&args.targets, &args.config_dir)?;
+    let profile = if args.smoke {
+        Some("smoke")
+    } else {
+        args.profile.as_deref()
+    };
+    let planned = plan(&paths, profile, &args.set)?;
+    let points = planned.len();
     for p in &planned {
         let sweep = p
             .resolved
@@ -25,6 +44,15 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
             .as_deref()
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
+        if args.resolved {
+            println!(
+                "# {}{sweep}, profile {}",
+                p.resolved.file(),
+                p.resolved.profile.as_deref().unwrap_or("(paper scale)")
+            );
+            println!("{}", ConfigFile::to_toml(&p.resolved));
+            continue;
+        }
         println!(
             "{}: ok — {}{sweep}, profile {}: {}",
             p.resolved.file(),
@@ -32,6 +60,9 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
             p.resolved.profile.as_deref().unwrap_or("(paper scale)"),
             p.plan.describe()
         );
+    }
+    if !args.resolved && points > paths.len() {
+        println!("{points} run(s) from {} config(s)", paths.len());
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod check;
+pub mod combine;
 pub mod data;
 pub mod list;
 pub mod plot;
@@ -13,7 +14,7 @@ pub mod vcor;
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{ConfigError, ConfigFile, Override, Resolved};
+use crate::config::{ConfigError, ConfigFile, Override, ParamError, Resolved};
 use crate::experiments::{self, Plan, Spec};
 
 /// A command's failure: bad input (exit 2) or a failure while running (exit 1),
@@ -99,29 +100,142 @@ pub fn all_configs(dir: &Path) -> Result<Vec<PathBuf>, CommandError> {
     Ok(out)
 }
 
+/// The closest of `candidates` to `name`, if close enough to be a likely typo.
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(name, c), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// The names in an "allowed" text such as "`epsilon`, `lambdas` or `seed`".
+fn backticked(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// Turns the command's targets into config files: a path to a `.toml`, or a
+/// figure id (`foulds2016/fig2`) meaning `<config_dir>/<id>.toml`.
+pub fn targets(targets: &[String], config_dir: &Path) -> Result<Vec<PathBuf>, CommandError> {
+    let mut out = Vec::new();
+    for t in targets {
+        let path = PathBuf::from(t);
+        if path.is_file() {
+            out.push(path);
+            continue;
+        }
+        if let Some(spec) = experiments::find(t.trim_end_matches(".toml")) {
+            let path = config_dir.join(format!("{}.toml", spec.id));
+            if !path.is_file() {
+                return Err(CommandError::input(format!(
+                    "{t}: figure id, but its config {} does not exist (set --configs to the folder holding configs/<paper>/<figure>.toml)",
+                    path.display()
+                )));
+            }
+            out.push(path);
+            continue;
+        }
+        let hint = did_you_mean(t, experiments::REGISTRY.iter().map(|s| s.id))
+            .map(|id| format!(" (did you mean `{id}`?)"))
+            .unwrap_or_default();
+        return Err(CommandError::input(format!(
+            "{t}: neither a config file nor a figure id{hint} (allowed: a path to a .toml config, or one of {})",
+            experiments::known_ids()
+        )));
+    }
+    Ok(out)
+}
+
+/// Parses `--set` arguments (each a `KEY=VALUE`), refusing a key given twice.
+pub fn overrides(set: &[String]) -> Result<Vec<Override>, CommandError> {
+    let overrides: Vec<Override> = set
+        .iter()
+        .map(|s| Override::parse(s))
+        .collect::<Result<_, _>>()?;
+    crate::config::check_distinct(&overrides)?;
+    Ok(overrides)
+}
+
+/// A validation error, blamed on the `--set` that introduced the key when one
+/// did, with "did you mean" for an unknown key.
+fn param_error(e: ParamError, file: &str, overrides: &[Override]) -> ConfigError {
+    let hint = (e.message == "unknown key")
+        .then(|| e.allowed.as_deref().map(backticked))
+        .flatten()
+        .and_then(|names| did_you_mean(&e.key, names).map(str::to_string));
+    let culprit = overrides.iter().find(|o| {
+        let dotted = o.dotted();
+        dotted == e.key
+            || o.key.last().is_some_and(|k| *k == e.key)
+            || dotted.starts_with(&format!("{}.", e.key))
+            || e.key.starts_with(&format!("{dotted}."))
+    });
+    let mut err = match culprit {
+        Some(o) => ConfigError {
+            file: format!("--set {} (config {file})", o.text),
+            key: Some(e.key),
+            message: e.message,
+            allowed: e.allowed,
+        },
+        None => e.in_file(file),
+    };
+    if let Some(h) = hint {
+        err.message = format!("{} (did you mean `{h}`?)", err.message);
+    }
+    err
+}
+
 /// Loads, resolves and validates configs into plans, with no side effects.
 /// Stops at the first bad one, before any work.
 pub fn plan(
     paths: &[PathBuf],
     profile: Option<&str>,
-    overrides: &[String],
+    set: &[String],
 ) -> Result<Vec<Planned>, CommandError> {
-    let overrides: Vec<Override> = overrides
-        .iter()
-        .map(|s| Override::parse(s))
-        .collect::<Result<_, _>>()?;
+    let overrides = overrides(set)?;
     let mut planned = Vec::new();
     for path in paths {
         let file = ConfigFile::load(path)?;
-        let spec = experiments::find(&file.experiment).ok_or_else(|| ConfigError {
-            file: path.display().to_string(),
-            key: Some("experiment".into()),
-            message: format!("unknown experiment \"{}\"", file.experiment),
-            allowed: Some(experiments::known_ids()),
+        let spec = experiments::find(&file.experiment).ok_or_else(|| {
+            let hint = did_you_mean(&file.experiment, experiments::REGISTRY.iter().map(|s| s.id))
+                .map(|id| format!(" (did you mean `{id}`?)"))
+                .unwrap_or_default();
+            ConfigError {
+                file: path.display().to_string(),
+                key: Some("experiment".into()),
+                message: format!("unknown experiment \"{}\"{hint}", file.experiment),
+                allowed: Some(experiments::known_ids()),
+            }
         })?;
-        for resolved in file.resolve(profile, &overrides)? {
+        let seed_for_probe = 0;
+        // A `[a, b]` for a key the config does not set: a list value if the
+        // schema accepts a list there, else a sweep.
+        let takes_list = |table: &toml::Table, o: &Override| -> bool {
+            let mut t = table.clone();
+            t.remove("experiment");
+            t.remove("seed");
+            t.remove("description");
+            let crate::config::SetValue::ListOrSweep(items) = &o.value else {
+                return false;
+            };
+            if crate::config::insert(&mut t, &o.key, toml::Value::Array(items.clone())).is_err() {
+                return false;
+            }
+            match (spec.validate)(&t, seed_for_probe) {
+                Ok(_) => true,
+                Err(e) => {
+                    !(e.message.starts_with("invalid type: sequence")
+                        && (e.key == o.dotted() || o.key.last() == Some(&e.key)))
+                }
+            }
+        };
+        for resolved in file.resolve(profile, &overrides, &takes_list)? {
             let plan = (spec.validate)(&resolved.params, resolved.seed)
-                .map_err(|e| e.in_file(&resolved.file()))?;
+                .map_err(|e| param_error(e, &resolved.file(), &overrides))?;
             planned.push(Planned {
                 spec,
                 resolved,

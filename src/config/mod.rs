@@ -80,34 +80,56 @@ impl ParamError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Override {
     pub key: Vec<String>,
-    pub value: toml::Value,
+    pub value: SetValue,
+    /// The argument as given, `KEY=VALUE`.
     pub text: String,
 }
 
+/// What a `--set` value means.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetValue {
+    /// One value for the key.
+    Value(toml::Value),
+    /// A sweep: `a,b,c`, `range(…)`, `linspace(…)`, `geomspace(…)`.
+    Sweep(Vec<toml::Value>),
+    /// `[a, b]`: a sweep over the elements if the key takes one value of their
+    /// shape, else the list as the key's value (decided in [`ConfigFile::resolve`]).
+    ListOrSweep(Vec<toml::Value>),
+}
+
+/// Most values one sweep axis may have, and most points a grid may have: a
+/// typo in a range step is refused instead of planning millions of runs.
+pub const MAX_AXIS_VALUES: usize = 1000;
+pub const MAX_GRID_POINTS: usize = 10_000;
+
+const SET_FORMS: &str = "KEY=VALUE: a TOML value (0.5, \"text\" or text, [1, 2]), a sweep \
+a,b,c or [a,b,c], range(start,stop,step), linspace(start,stop,n) or geomspace(start,stop,n)";
+
 impl Override {
-    /// Parses `key=value`; the value is read as TOML (`3`, `0.5`, `[0.1, 1]`,
-    /// `"text"`), and as a plain string if it is not valid TOML (`tight`).
+    /// Parses `key=value`. The value is a TOML value (a plain word is a
+    /// string: `tight`), a comma list `a,b` (a sweep), a TOML list (a sweep or
+    /// a list value), or `range(start, stop[, step])` (stop excluded, as in
+    /// Python and Hydra), `linspace(start, stop, n)`, `geomspace(start, stop, n)`
+    /// (n log-spaced values, both ends included).
     pub fn parse(arg: &str) -> Result<Self, ConfigError> {
         let err = |message: String| ConfigError {
-            file: "--set".into(),
+            file: format!("--set {arg}"),
             key: None,
             message,
-            allowed: Some("KEY=VALUE, e.g. --set epsilon=0.5 or --set epsilon=[0.1,1]".into()),
+            allowed: Some(SET_FORMS.into()),
         };
         let (key, value) = arg
             .split_once('=')
-            .ok_or_else(|| err(format!("`{arg}` has no `=`")))?;
+            .ok_or_else(|| err("has no `=`".to_string()))?;
         let key = key.trim();
         if key.is_empty() || key.split('.').any(|p| p.trim().is_empty()) {
-            return Err(err(format!("`{arg}` has an empty key")));
+            return Err(err("has an empty key".to_string()));
         }
         let value_text = value.trim();
-        let value = match toml::from_str::<toml::Table>(&format!("v = {value_text}")) {
-            Ok(mut t) => t
-                .remove("v")
-                .unwrap_or(toml::Value::String(value_text.into())),
-            Err(_) => toml::Value::String(value_text.into()),
-        };
+        if value_text.is_empty() {
+            return Err(err("has an empty value".to_string()));
+        }
+        let value = parse_set_value(value_text).map_err(err)?;
         Ok(Self {
             key: key.split('.').map(|s| s.trim().to_string()).collect(),
             value,
@@ -115,8 +137,211 @@ impl Override {
         })
     }
 
-    fn dotted(&self) -> String {
+    pub fn dotted(&self) -> String {
         self.key.join(".")
+    }
+
+    /// An error about this override: `--set KEY=VALUE: …`.
+    pub fn error(&self, message: impl Into<String>, allowed: Option<String>) -> ConfigError {
+        ConfigError {
+            file: format!("--set {}", self.text),
+            key: None,
+            message: message.into(),
+            allowed,
+        }
+    }
+}
+
+/// Refuses the same key twice (or a key and a key inside it): the second would
+/// silently multiply or replace the first.
+pub fn check_distinct(overrides: &[Override]) -> Result<(), ConfigError> {
+    for (i, a) in overrides.iter().enumerate() {
+        for b in &overrides[..i] {
+            let n = a.key.len().min(b.key.len());
+            if a.key[..n] == b.key[..n] {
+                return Err(a.error(
+                    format!("`{}` is already set by --set {}", a.dotted(), b.text),
+                    Some("each key once; put every value of a sweep in one list, e.g. epsilon=[0.1,0.5,1,2]".into()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A TOML value, or a plain string when the text is not valid TOML.
+fn toml_or_string(text: &str) -> toml::Value {
+    match toml::from_str::<toml::Table>(&format!("v = {text}")) {
+        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(text.into())),
+        Err(_) => toml::Value::String(text.into()),
+    }
+}
+
+/// Splits at commas outside brackets, braces, parentheses and quotes.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut quote, mut start) = (0i32, None::<char>, 0);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[' | '{' | '(') => depth += 1,
+            (None, ']' | '}' | ')') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+fn parse_set_value(text: &str) -> Result<SetValue, String> {
+    if let Some((name, args)) = text
+        .strip_suffix(')')
+        .and_then(|t| t.split_once('('))
+        .filter(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    {
+        return sweep_function(name.trim(), args).map(SetValue::Sweep);
+    }
+    let parts = split_top_level(text);
+    if parts.len() > 1 {
+        if parts.len() > MAX_AXIS_VALUES {
+            return Err(format!(
+                "a sweep of {} values is more than {MAX_AXIS_VALUES}",
+                parts.len()
+            ));
+        }
+        let mut values = Vec::new();
+        for p in parts {
+            let p = p.trim();
+            if p.is_empty() {
+                return Err("an empty value in the comma list".into());
+            }
+            values.push(toml_or_string(p));
+        }
+        return Ok(SetValue::Sweep(values));
+    }
+    Ok(match toml_or_string(text) {
+        toml::Value::Array(items) => {
+            if items.len() > MAX_AXIS_VALUES {
+                return Err(format!(
+                    "a list of {} values is more than {MAX_AXIS_VALUES}",
+                    items.len()
+                ));
+            }
+            SetValue::ListOrSweep(items)
+        }
+        v => SetValue::Value(v),
+    })
+}
+
+/// Rounds to 12 significant digits, so that `range(0.1, 1, 0.1)` gives 0.3, not
+/// 0.30000000000000004 (labels, folder names and the values run are the same).
+fn tidy(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    format!("{x:.11e}").parse().unwrap_or(x)
+}
+
+fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
+    let args: Vec<&str> = args.split(',').map(str::trim).collect();
+    let number = |s: &str| -> Result<f64, String> {
+        match toml_or_string(s) {
+            toml::Value::Integer(i) => Ok(i as f64),
+            toml::Value::Float(x) if x.is_finite() => Ok(x),
+            _ => Err(format!("{name}(…): `{s}` is not a finite number")),
+        }
+    };
+    let is_int = |s: &str| matches!(toml_or_string(s), toml::Value::Integer(_));
+    let count = |s: &str| -> Result<usize, String> {
+        match toml_or_string(s) {
+            toml::Value::Integer(n) if (2..=MAX_AXIS_VALUES as i64).contains(&n) => Ok(n as usize),
+            _ => Err(format!(
+                "{name}(…): the count `{s}` must be an integer from 2 to {MAX_AXIS_VALUES}"
+            )),
+        }
+    };
+    match (name, args.len()) {
+        ("range", 2 | 3) => {
+            let (start, stop) = (number(args[0])?, number(args[1])?);
+            let step = if args.len() == 3 {
+                number(args[2])?
+            } else {
+                1.0
+            };
+            if step == 0.0 {
+                return Err("range(…): the step must not be 0".into());
+            }
+            let steps = (stop - start) / step;
+            if steps <= 0.0 {
+                return Err(format!(
+                    "range({start}, {stop}, {step}) is empty: stop must lie beyond start in the step's direction"
+                ));
+            }
+            // stop is excluded; a stop within rounding of a grid point is excluded too
+            let n = (steps - 1e-9).ceil();
+            if n > MAX_AXIS_VALUES as f64 {
+                return Err(format!(
+                    "range({start}, {stop}, {step}) has {n} values, more than {MAX_AXIS_VALUES}"
+                ));
+            }
+            let ints = args.iter().all(|a| is_int(a));
+            Ok((0..n as usize)
+                .map(|k| {
+                    let x = start + k as f64 * step;
+                    if ints {
+                        toml::Value::Integer(x as i64)
+                    } else {
+                        toml::Value::Float(tidy(x))
+                    }
+                })
+                .collect())
+        }
+        ("linspace", 3) | ("geomspace", 3) => {
+            let (a, b, n) = (number(args[0])?, number(args[1])?, count(args[2])?);
+            if name == "geomspace" && (a <= 0.0 || b <= 0.0) {
+                return Err("geomspace(…): start and stop must be > 0".into());
+            }
+            Ok((0..n)
+                .map(|k| {
+                    let t = k as f64 / (n - 1) as f64;
+                    let x = if name == "linspace" {
+                        a + t * (b - a)
+                    } else {
+                        (a.ln() + t * (b.ln() - a.ln())).exp()
+                    };
+                    toml::Value::Float(tidy(x))
+                })
+                .collect())
+        }
+        ("range" | "linspace" | "geomspace", k) => Err(format!(
+            "{name}(…) takes {} arguments, found {k}",
+            if name == "range" { "2 or 3" } else { "3" }
+        )),
+        _ => Err(format!("unknown sweep function `{name}`")),
+    }
+}
+
+/// The nesting depth of lists: 0 for a scalar, 1 for `[1, 2]`, 2 for `[[1], [2]]`.
+fn list_depth(v: &toml::Value) -> usize {
+    match v {
+        toml::Value::Array(items) => 1 + items.first().map_or(0, list_depth),
+        _ => 0,
+    }
+}
+
+/// How a sweep point's value is shown: strings without quotes.
+fn show(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -140,6 +365,8 @@ pub struct Resolved {
     pub overrides: Vec<String>,
     /// `key=value,…` for a sweep point, `None` for a plain run.
     pub sweep_label: Option<String>,
+    /// The swept keys and this point's values (as shown in the label).
+    pub sweep: Vec<(String, String)>,
     /// Experiment parameters (everything but experiment/seed/description).
     pub params: toml::Table,
 }
@@ -238,13 +465,17 @@ impl ConfigFile {
         self.profiles.keys()
     }
 
-    /// Applies a profile and the overrides, then expands sweeps: an override
-    /// whose value is a list, for a key whose value in the config is a single
-    /// value, runs once per list element (Cartesian product over such keys).
+    /// Applies a profile and the overrides, then expands sweeps (the Cartesian
+    /// product of the axes, in the order given). A `[a, b]` value sweeps when
+    /// the key's value is not a list of that shape: for a key the config sets,
+    /// its value decides (`epsilon = 1` → a sweep; `lambdas = [2, 15]` → a
+    /// replacement, `[[2], [15]]` → a sweep); for a key it does not set,
+    /// `takes_list` asks the figure's schema.
     pub fn resolve(
         &self,
         profile: Option<&str>,
         overrides: &[Override],
+        takes_list: &dyn Fn(&toml::Table, &Override) -> bool,
     ) -> Result<Vec<Resolved>, ConfigError> {
         let file = self.path.display().to_string();
         let mut table = self.table.clone();
@@ -270,61 +501,93 @@ impl ConfigFile {
                 merge(&mut table, k, v);
             }
         }
-        // Plain overrides first; list-for-scalar overrides become sweep axes.
+        check_distinct(overrides)?;
+        // Plain overrides first; sweeps become axes.
         let mut axes: Vec<(&Override, Vec<toml::Value>)> = Vec::new();
         for o in overrides {
-            if o.key[0] == "experiment" || o.key[0] == "profile" {
-                return Err(ConfigError {
-                    file,
-                    key: Some(o.dotted()),
-                    message: "cannot be set from the command line".into(),
-                    allowed: Some("experiment parameters and seed".into()),
-                });
+            if ["experiment", "profile", "description"].contains(&o.key[0].as_str()) {
+                return Err(o.error(
+                    format!("`{}` cannot be set from the command line", o.dotted()),
+                    Some("experiment parameters and seed".into()),
+                ));
             }
-            let current = lookup(&table, &o.key);
-            match (&o.value, current) {
-                (toml::Value::Array(items), Some(existing)) if !existing.is_array() => {
-                    if items.is_empty() {
-                        return Err(ConfigError {
-                            file,
-                            key: Some(o.dotted()),
-                            message: "a sweep needs at least one value".into(),
-                            allowed: Some("a non-empty list, e.g. [0.1, 1]".into()),
-                        });
-                    }
-                    axes.push((o, items.clone()));
+            let sweep = match &o.value {
+                SetValue::Value(v) => {
+                    insert(&mut table, &o.key, v.clone()).map_err(|m| o.error(m, None))?;
+                    continue;
                 }
-                _ => insert(&mut table, &o.key, o.value.clone()).map_err(|m| ConfigError {
-                    file: file.clone(),
-                    key: Some(o.dotted()),
-                    message: m,
-                    allowed: None,
-                })?,
+                SetValue::Sweep(values) => values.clone(),
+                SetValue::ListOrSweep(items) => {
+                    let whole = toml::Value::Array(items.clone());
+                    let is_sweep = match lookup(&table, &o.key) {
+                        Some(existing @ toml::Value::Array(_)) => {
+                            items.iter().all(|i| i.is_array())
+                                && list_depth(&whole) == list_depth(existing) + 1
+                        }
+                        Some(_) => true,
+                        None => !takes_list(&table, o),
+                    };
+                    if !is_sweep {
+                        insert(&mut table, &o.key, whole).map_err(|m| o.error(m, None))?;
+                        continue;
+                    }
+                    items.clone()
+                }
+            };
+            if sweep.is_empty() {
+                return Err(o.error(
+                    "a sweep needs at least one value",
+                    Some("a non-empty list, e.g. [0.1, 1]".into()),
+                ));
             }
+            axes.push((o, sweep));
         }
-        let mut points: Vec<(toml::Table, Vec<String>)> = vec![(table, Vec::new())];
+        let points: usize = axes
+            .iter()
+            .try_fold(1usize, |acc, (_, v)| acc.checked_mul(v.len()))
+            .unwrap_or(usize::MAX);
+        if points > MAX_GRID_POINTS {
+            return Err(ConfigError {
+                file: "--set".into(),
+                key: None,
+                message: format!("the sweep has {points} points, more than {MAX_GRID_POINTS}"),
+                allowed: Some("fewer values per key, or several commands".into()),
+            });
+        }
+        let mut grid: Vec<(toml::Table, Vec<(String, String)>)> = vec![(table, Vec::new())];
         for (o, values) in &axes {
             let mut next = Vec::new();
-            for (t, labels) in &points {
+            for (t, labels) in &grid {
                 for v in values {
                     let mut t = t.clone();
-                    insert(&mut t, &o.key, v.clone()).map_err(|m| ConfigError {
-                        file: file.clone(),
-                        key: Some(o.dotted()),
-                        message: m,
-                        allowed: None,
-                    })?;
+                    insert(&mut t, &o.key, v.clone()).map_err(|m| o.error(m, None))?;
                     let mut labels = labels.clone();
-                    labels.push(format!("{}={}", o.dotted(), v));
+                    labels.push((o.dotted(), show(v)));
                     next.push((t, labels));
                 }
             }
-            points = next;
+            grid = next;
         }
-        points
-            .into_iter()
+        grid.into_iter()
             .map(|(t, labels)| self.finish(t, profile, overrides, labels))
             .collect()
+    }
+
+    /// The resolved config of a point as TOML text (what `check --resolved` prints).
+    pub fn to_toml(resolved: &Resolved) -> String {
+        let mut t = toml::Table::new();
+        t.insert(
+            "experiment".into(),
+            toml::Value::String(resolved.experiment.clone()),
+        );
+        t.insert("seed".into(), toml::Value::Integer(resolved.seed as i64));
+        if let Some(d) = &resolved.description {
+            t.insert("description".into(), toml::Value::String(d.clone()));
+        }
+        for (k, v) in &resolved.params {
+            t.insert(k.clone(), v.clone());
+        }
+        toml::to_string(&t).unwrap_or_default()
     }
 
     fn finish(
@@ -332,7 +595,7 @@ impl ConfigFile {
         mut table: toml::Table,
         profile: Option<&str>,
         overrides: &[Override],
-        labels: Vec<String>,
+        labels: Vec<(String, String)>,
     ) -> Result<Resolved, ConfigError> {
         let file = self.path.display().to_string();
         table.remove("experiment");
@@ -377,8 +640,15 @@ impl ConfigFile {
             sweep_label: if labels.is_empty() {
                 None
             } else {
-                Some(labels.join(","))
+                Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                )
             },
+            sweep: labels,
             params: table,
         })
     }
@@ -394,7 +664,8 @@ fn lookup<'a>(table: &'a toml::Table, key: &[String]) -> Option<&'a toml::Value>
     }
 }
 
-fn insert(table: &mut toml::Table, key: &[String], value: toml::Value) -> Result<(), String> {
+/// Sets a dotted key, creating the tables on the way.
+pub fn insert(table: &mut toml::Table, key: &[String], value: toml::Value) -> Result<(), String> {
     let Some((first, rest)) = key.split_first() else {
         return Err("empty key".into());
     };
@@ -489,6 +760,10 @@ lambdas = [2.0, 15.0]
 epsilon = 0.5
 "#;
 
+    fn no_list(_: &toml::Table, _: &Override) -> bool {
+        false
+    }
+
     fn file() -> ConfigFile {
         ConfigFile::parse(TEXT, Path::new("x.toml")).unwrap()
     }
@@ -496,11 +771,11 @@ epsilon = 0.5
     #[test]
     fn profile_and_overrides_apply_in_order() {
         let o = Override::parse("epsilon=0.25").unwrap();
-        let r = file().resolve(Some("smoke"), &[o]).unwrap();
+        let r = file().resolve(Some("smoke"), &[o], &no_list).unwrap();
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].params["epsilon"].as_float(), Some(0.25));
         assert_eq!(r[0].seed, 7);
-        let r = file().resolve(Some("smoke"), &[]).unwrap();
+        let r = file().resolve(Some("smoke"), &[], &no_list).unwrap();
         assert_eq!(r[0].params["epsilon"].as_float(), Some(0.5));
     }
 
@@ -531,12 +806,12 @@ epsilon = 0.5
     fn profile_tables_merge_key_by_key() {
         let text = "experiment = \"x/y\"\nseed = 1\n[data]\npreset = \"iraq\"\nbase_events = 9.0\n[profile.smoke.data]\nbase_events = 2.0\n";
         let f = ConfigFile::parse(text, Path::new("x.toml")).unwrap();
-        let r = f.resolve(Some("smoke"), &[]).unwrap();
+        let r = f.resolve(Some("smoke"), &[], &no_list).unwrap();
         let data = r[0].params["data"].as_table().unwrap();
         assert_eq!(data["preset"].as_str(), Some("iraq"));
         assert_eq!(data["base_events"].as_float(), Some(2.0));
         let o = Override::parse("data.base_events=3.0").unwrap();
-        let r = f.resolve(Some("smoke"), &[o]).unwrap();
+        let r = f.resolve(Some("smoke"), &[o], &no_list).unwrap();
         assert_eq!(r[0].params["data"]["base_events"].as_float(), Some(3.0));
         assert_eq!(r[0].params["data"]["preset"].as_str(), Some("iraq"));
     }
@@ -546,7 +821,9 @@ epsilon = 0.5
         let sweep = Override::parse("epsilon=[0.1,1]").unwrap();
         let repl = Override::parse("lambdas=[3]").unwrap();
         let seeds = Override::parse("seed=[1,2,3]").unwrap();
-        let r = file().resolve(None, &[sweep, repl, seeds]).unwrap();
+        let r = file()
+            .resolve(None, &[sweep, repl, seeds], &no_list)
+            .unwrap();
         assert_eq!(r.len(), 6);
         assert_eq!(r[0].sweep_label.as_deref(), Some("epsilon=0.1,seed=1"));
         assert_eq!(r[5].seed, 3);
@@ -558,11 +835,14 @@ epsilon = 0.5
     #[test]
     fn bare_words_are_strings_and_bad_overrides_are_errors() {
         let o = Override::parse("calibration=tight").unwrap();
-        assert_eq!(o.value.as_str(), Some("tight"));
+        assert_eq!(
+            o.value,
+            SetValue::Value(toml::Value::String("tight".into()))
+        );
         assert!(Override::parse("novalue").is_err());
         assert!(Override::parse("=3").is_err());
         assert!(file()
-            .resolve(Some("nope"), &[])
+            .resolve(Some("nope"), &[], &no_list)
             .unwrap_err()
             .to_string()
             .contains("smoke"));
@@ -577,7 +857,11 @@ epsilon = 0.5
             epsilon: f64,
             lambdas: Vec<f64>,
         }
-        let mut t = file().resolve(None, &[]).unwrap().remove(0).params;
+        let mut t = file()
+            .resolve(None, &[], &no_list)
+            .unwrap()
+            .remove(0)
+            .params;
         t.insert("epsilon".into(), toml::Value::String("x".into()));
         let e = deserialize::<S>(&t).unwrap_err();
         assert_eq!(e.key, "epsilon");
@@ -594,8 +878,83 @@ epsilon = 0.5
         assert_eq!(e.key.as_deref(), Some("experiment"));
         let f = ConfigFile::parse("experiment = \"x\"\nseed = -1", Path::new("a.toml")).unwrap();
         assert_eq!(
-            f.resolve(None, &[]).unwrap_err().key.as_deref(),
+            f.resolve(None, &[], &no_list).unwrap_err().key.as_deref(),
             Some("seed")
         );
+    }
+
+    fn values(o: &str) -> Vec<String> {
+        match Override::parse(o).unwrap().value {
+            SetValue::Sweep(v) | SetValue::ListOrSweep(v) => v.iter().map(show).collect(),
+            SetValue::Value(v) => vec![show(&v)],
+        }
+    }
+
+    #[test]
+    fn sweep_forms_expand_to_tidy_values() {
+        assert_eq!(values("e=range(0.1,0.5,0.1)"), ["0.1", "0.2", "0.3", "0.4"]);
+        assert_eq!(values("e=range(1,4)"), ["1", "2", "3"]);
+        assert_eq!(values("e=range(5,1,-2)"), ["5", "3"]);
+        assert_eq!(values("e=linspace(0,1,3)"), ["0.0", "0.5", "1.0"]);
+        assert_eq!(
+            values("e=geomspace(0.01,10,4)"),
+            ["0.01", "0.1", "1.0", "10.0"]
+        );
+        assert_eq!(values("m=tight,loose"), ["tight", "loose"]);
+        assert_eq!(values("m=[[1,2],[3]]"), ["[1, 2]", "[3]"]);
+        assert_eq!(values("m=\"a,b\""), ["a,b"]);
+        for bad in [
+            "e=range(0,1,0)",
+            "e=range(1,0,0.1)",
+            "e=range(0,1,1e-9)",
+            "e=geomspace(0,1,3)",
+            "e=linspace(0,1,1)",
+            "e=linspace(0,1)",
+            "e=spline(1,2)",
+            "e=1,,2",
+            "e=",
+            "e=range(0,nan,1)",
+        ] {
+            let err = Override::parse(bad).unwrap_err();
+            assert!(err.file.starts_with("--set "), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_list_sweeps_unless_the_key_takes_a_list_of_that_shape() {
+        let r = |o: &str, list: bool| {
+            let o = Override::parse(o).unwrap();
+            file()
+                .resolve(None, &[o], &|_, _| list)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.sweep_label.unwrap_or_default())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(r("epsilon=[1,2]", true), ["epsilon=1", "epsilon=2"]);
+        assert_eq!(r("lambdas=[3,4]", false), [""]);
+        assert_eq!(
+            r("lambdas=[[3],[4,5]]", false),
+            ["lambdas=[3]", "lambdas=[4, 5]"]
+        );
+        // absent keys ask the schema
+        assert_eq!(r("absent=[3,4]", false), ["absent=3", "absent=4"]);
+        assert_eq!(r("absent=[3,4]", true), [""]);
+    }
+
+    #[test]
+    fn a_key_twice_and_huge_grids_are_refused() {
+        let o = |s: &str| Override::parse(s).unwrap();
+        let e = check_distinct(&[o("epsilon=[1,2]"), o("epsilon=3")]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--set epsilon=3: `epsilon` is already set by --set epsilon=[1,2]"),
+            "{e}"
+        );
+        assert!(check_distinct(&[o("data.x=1"), o("data=2")]).is_err());
+        assert!(check_distinct(&[o("data.x=1"), o("data.y=2")]).is_ok());
+        let big = [o("a=range(0,1000)"), o("b=range(0,1000)")];
+        let e = file().resolve(None, &big, &no_list).unwrap_err();
+        assert!(e.message.contains("1000000 points"), "{e}");
     }
 }

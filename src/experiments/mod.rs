@@ -15,6 +15,7 @@ pub mod minami2016;
 use std::path::Path;
 
 use crate::config::ParamError;
+use crate::plot::overlay::Overlay;
 use crate::plot::DrawError;
 use crate::privacy::ledger::Ledger;
 use crate::results::manifest::DatasetRecord;
@@ -110,6 +111,8 @@ pub struct Spec {
     pub data_columns: &'static [&'static str],
     /// Columns of `summary.csv`, in order.
     pub summary_columns: &'static [&'static str],
+    /// The main metric, for `privpost combine`'s overlay of sweep points.
+    pub overlay: Overlay,
 }
 
 /// Wraps a figure whose validation is its preparation.
@@ -127,6 +130,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: geumlek2017::plot::fig1,
         data_columns: &geumlek2017::FIG1_COLUMNS,
         summary_columns: &geumlek2017::FIG1_COLUMNS,
+        overlay: Overlay {
+            x: "lambda",
+            y: "epsilon",
+            series: &["algorithm", "coefficient"],
+        },
     },
     Spec {
         id: "geumlek2017/fig2",
@@ -136,6 +144,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: geumlek2017::plot::fig2,
         data_columns: &geumlek2017::FIG2_DATA,
         summary_columns: &geumlek2017::FIG2_SUMMARY,
+        overlay: Overlay {
+            x: "ln_epsilon",
+            y: "mean",
+            series: &["panel", "lambda", "algorithm"],
+        },
     },
     Spec {
         id: "geumlek2017/fig3",
@@ -145,6 +158,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: logreg::plot::draw_fig3,
         data_columns: &geumlek2017::FIG3_COLUMNS,
         summary_columns: &geumlek2017::FIG3_SUMMARY,
+        overlay: Overlay {
+            x: "ln_epsilon",
+            y: "test_error_mean",
+            series: &["dataset", "lambda", "mechanism"],
+        },
     },
     Spec {
         id: "geumlek2017/samplers",
@@ -154,6 +172,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: logreg::plot::draw_samplers,
         data_columns: &geumlek2017::samplers::COLUMNS,
         summary_columns: &geumlek2017::samplers::SUMMARY,
+        overlay: Overlay {
+            x: "draws",
+            y: "ess_min_per_1000_gradients",
+            series: &["dataset", "sampler"],
+        },
     },
     Spec {
         id: "foulds2016/fig1",
@@ -163,6 +186,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: foulds2016::plot::fig1,
         data_columns: &foulds2016::FIG1_DATA,
         summary_columns: &foulds2016::FIG1_SUMMARY,
+        overlay: Overlay {
+            x: "theta",
+            y: "density",
+            series: &["curve", "draw"],
+        },
     },
     Spec {
         id: "foulds2016/fig2",
@@ -172,6 +200,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: foulds2016::plot::fig2,
         data_columns: &foulds2016::FIG2_DATA,
         summary_columns: &foulds2016::FIG2_SUMMARY,
+        overlay: Overlay {
+            x: "n",
+            y: "mean",
+            series: &["mechanism"],
+        },
     },
     Spec {
         id: "minami2016/logreg",
@@ -181,6 +214,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: logreg::plot::draw_minami,
         data_columns: &minami2016::COLUMNS,
         summary_columns: &minami2016::SUMMARY,
+        overlay: Overlay {
+            x: "ln_epsilon",
+            y: "test_error_mean",
+            series: &["dataset", "mechanism"],
+        },
     },
     Spec {
         id: "foulds2016/fig3",
@@ -190,6 +228,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: foulds2016::hmm::plot::draw_fig3,
         data_columns: &foulds2016::hmm::FIG3_COLUMNS,
         summary_columns: &foulds2016::hmm::FIG3_COLUMNS,
+        overlay: Overlay {
+            x: "month",
+            y: "modal_share",
+            series: &["region_name"],
+        },
     },
     Spec {
         id: "foulds2016/fig4_5",
@@ -199,6 +242,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: foulds2016::hmm::plot::draw_fig4_5,
         data_columns: &foulds2016::hmm::FIG4_5_COLUMNS,
         summary_columns: &foulds2016::hmm::FIG4_5_COLUMNS,
+        overlay: Overlay {
+            x: "value",
+            y: "probability",
+            series: &["state", "feature"],
+        },
     },
     Spec {
         id: "foulds2016/fig6",
@@ -208,6 +256,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: foulds2016::hmm::plot::draw_fig6,
         data_columns: &foulds2016::hmm::FIG6_DATA,
         summary_columns: &foulds2016::hmm::FIG6_SUMMARY,
+        overlay: Overlay {
+            x: "epsilon",
+            y: "mean",
+            series: &["dataset", "model", "mechanism"],
+        },
     },
     Spec {
         id: "foulds2016/fig7",
@@ -217,6 +270,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: foulds2016::hmm::plot::draw_fig7,
         data_columns: &foulds2016::hmm::FIG3_COLUMNS,
         summary_columns: &foulds2016::hmm::FIG3_COLUMNS,
+        overlay: Overlay {
+            x: "month",
+            y: "modal_share",
+            series: &["region_name"],
+        },
     },
     Spec {
         id: "foulds2016/recovery",
@@ -226,6 +284,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: foulds2016::hmm::plot::draw_recovery,
         data_columns: &foulds2016::hmm::recovery::DATA,
         summary_columns: &foulds2016::hmm::recovery::SUMMARY,
+        overlay: Overlay {
+            x: "epsilon",
+            y: "ari_modal_mean",
+            series: &["dataset", "mechanism"],
+        },
     },
     Spec {
         id: "bun2018/fig2",
@@ -235,6 +298,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: bun2018::plot::fig2,
         data_columns: &bun2018::FIG2_DATA,
         summary_columns: &bun2018::FIG2_SUMMARY,
+        overlay: Overlay {
+            x: "n",
+            y: "mean",
+            series: &["k", "mechanism"],
+        },
     },
     Spec {
         id: "bun2018/fig3",
@@ -244,6 +312,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: bun2018::plot::fig3,
         data_columns: &bun2018::FIG3_COLUMNS,
         summary_columns: &bun2018::FIG3_COLUMNS,
+        overlay: Overlay {
+            x: "prior",
+            y: "mean",
+            series: &["panel", "k", "mechanism"],
+        },
     },
     Spec {
         id: "heikkila2019/fig1",
@@ -253,6 +326,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: heikkila2019::plot::fig1,
         data_columns: &heikkila2019::FIG1_COLUMNS,
         summary_columns: &heikkila2019::FIG1_COLUMNS,
+        overlay: Overlay {
+            x: "q",
+            y: "epsilon",
+            series: &["panel", "iterations", "conversion"],
+        },
     },
     Spec {
         id: "heikkila2019/fig2",
@@ -262,6 +340,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: heikkila2019::plot::fig2,
         data_columns: &heikkila2019::FIG2_COLUMNS,
         summary_columns: &heikkila2019::FIG2_COLUMNS,
+        overlay: Overlay {
+            x: "theta1",
+            y: "theta2",
+            series: &["chain"],
+        },
     },
     Spec {
         id: "heikkila2019/fig3",
@@ -271,6 +354,11 @@ pub const REGISTRY: &[Spec] = &[
         plot: heikkila2019::plot::fig3,
         data_columns: &heikkila2019::FIG3_DATA,
         summary_columns: &heikkila2019::FIG3_SUMMARY,
+        overlay: Overlay {
+            x: "iteration",
+            y: "mean_error",
+            series: &["method", "epsilon", "parameter"],
+        },
     },
 ];
 

@@ -7,6 +7,7 @@
 //! without system fonts or fontconfig.
 
 pub mod grid;
+pub mod overlay;
 
 use std::path::Path;
 use std::sync::Once;
@@ -87,6 +88,15 @@ pub fn data(dir: &Path) -> Result<Table, DrawError> {
 /// Renders `figure.png` and `figure.svg`.
 pub fn render<D: Draw>(d: &D, dir: &Path) -> Result<(), DrawError> {
     render_as(d, dir, "figure")
+}
+
+/// Renders `<stem>.png` and `<stem>.svg` in `dir`, with the house font.
+pub fn render_as_in<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), PlotError> {
+    register_font();
+    render_as(d, dir, stem).map_err(|DrawError(message)| PlotError {
+        figure: stem.to_string(),
+        message,
+    })
 }
 
 /// Renders `<stem>.png` and `<stem>.svg`.

@@ -20,6 +20,17 @@ pub struct DatasetRecord {
     pub source: serde_json::Value,
 }
 
+/// How the run used the task cache.
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheUse {
+    /// The key of this run's tasks: a rerun with the same key is up to date.
+    pub run_key: String,
+    /// SHA-256 of the binary that computed (or would compute) the rows.
+    pub code_sha256: String,
+    pub tasks_computed: usize,
+    pub tasks_from_cache: usize,
+}
+
 /// Wall-clock split of a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Timings {
@@ -47,6 +58,7 @@ pub struct Manifest {
     pub tasks: usize,
     pub data_rows: usize,
     pub rng: &'static str,
+    pub cache: CacheUse,
     pub started_at: String,
     pub finished_at: String,
     pub wall_seconds: f64,

@@ -2,6 +2,7 @@
 //! manifest with its privacy ledger, and the atomic folder swap that keeps a
 //! failed or interrupted run from damaging earlier results.
 
+pub mod cache;
 pub mod manifest;
 pub mod table;
 
@@ -24,7 +25,8 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
 }
 
 /// A fresh temporary folder beside `target` (`.<leaf>.tmp-<pid>`), for
-/// [`replace_dir`] once complete.
+/// [`replace_dir`] once complete. Temporary folders left by runs that were
+/// killed (their process is gone) are removed on the way.
 pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
     let parent = target.parent().unwrap_or(Path::new(".")).to_path_buf();
     std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
@@ -32,6 +34,7 @@ pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "figure".into());
+    remove_stale(&parent, &leaf);
     let tmp = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
@@ -40,9 +43,100 @@ pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
     Ok(tmp)
 }
 
-/// Swaps `tmp` into `target`: the old folder is moved aside first and removed
-/// only after the new one is in place.
+/// Removes `.<leaf>.tmp-<pid>` and `.<leaf>.old-<pid>` folders whose process
+/// no longer runs (Linux: no `/proc/<pid>`); elsewhere leaves them.
+fn remove_stale(parent: &Path, leaf: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = [".tmp-", ".old-"].iter().find_map(|mark| {
+            name.strip_prefix(&format!(".{leaf}{mark}"))
+                .and_then(|p| p.parse::<u32>().ok())
+        });
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
+/// Swaps `tmp` into `target` so that at every instant `target` is either the
+/// whole old folder or the whole new one: on Linux an atomic exchange
+/// (`renameat2(RENAME_EXCHANGE)`), after which `tmp` holds the old folder and is
+/// removed; a plain rename when there is no old folder. Two runs swapping into
+/// the same target concurrently each leave a complete folder.
 pub fn replace_dir(tmp: &Path, target: &Path) -> Result<(), WriteError> {
+    for _ in 0..100 {
+        match exchange(tmp, target) {
+            Ok(true) => {
+                return std::fs::remove_dir_all(tmp).map_err(io_err(tmp));
+            }
+            Ok(false) => {}
+            Err(e) => return Err(io_err(target)(e)),
+        }
+        // no old folder: a plain rename, unless another run put one there meanwhile
+        match std::fs::rename(tmp, target) {
+            Ok(()) => return Ok(()),
+            Err(e) if target.exists() => {
+                let _ = e;
+                continue;
+            }
+            Err(e) => return Err(io_err(target)(e)),
+        }
+    }
+    Err(io_err(target)(std::io::Error::other(
+        "another process keeps replacing this folder",
+    )))
+}
+
+/// Atomically exchanges two paths; `Ok(false)` when `target` does not exist.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes())?;
+    let cb = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: two valid NUL-terminated paths; renameat2 reads them only.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENOENT) if !b.exists() => Ok(false),
+        // file systems without RENAME_EXCHANGE: the two-rename swap
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => {
+            two_renames(a, b).map(|()| false)
+        }
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    two_renames(a, b).map(|()| false)
+}
+
+/// Moves `target` aside (`.<leaf>.old-<pid>`, removed by the next run if this
+/// one dies before removing it); the caller then renames the new folder in.
+fn two_renames(_tmp: &Path, target: &Path) -> std::io::Result<()> {
+    if !target.exists() {
+        return Ok(());
+    }
     let old = target.with_file_name(format!(
         ".{}.old-{}",
         target
@@ -51,13 +145,8 @@ pub fn replace_dir(tmp: &Path, target: &Path) -> Result<(), WriteError> {
             .unwrap_or_default(),
         std::process::id()
     ));
-    if target.exists() {
-        std::fs::rename(target, &old).map_err(io_err(target))?;
-    }
-    std::fs::rename(tmp, target).map_err(io_err(target))?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(io_err(&old))?;
-    }
+    std::fs::rename(target, &old)?;
+    // removed after the caller's rename by the next run's `remove_stale`
     Ok(())
 }
 

@@ -8,25 +8,30 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
 
-use indicatif::{ParallelProgressIterator, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::config::Resolved;
 use crate::experiments::{Figure, Spec};
-use crate::results::manifest::{rfc3339, Manifest, Timings};
-use crate::results::table::{Row, Table};
+use crate::results::cache::{self, KeyParts, RunCache, RunInfo};
+use crate::results::manifest::{rfc3339, CacheUse, Manifest, Timings};
+use crate::results::table::{Cell, Row, Table};
 use crate::results::{replace_dir, temp_dir_for, write_text, WriteError};
 use crate::rng::task_rng;
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
-    /// A bar with ETA on stderr.
+    /// A bar with a steady ETA on stderr (a terminal outside CI).
     Bar,
-    /// One line per figure when it finishes.
+    /// Log lines: one when a figure starts, a heartbeat while it runs, one when it ends.
     Lines,
+    /// Nothing but errors (the command prints its final summary).
+    Quiet,
 }
 
 impl Progress {
@@ -41,12 +46,31 @@ impl Progress {
     }
 }
 
+/// How a figure is run: progress, cache, and where it stands in the command.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub progress: Progress,
+    /// Recompute every task and rewrite the folder even if the cache has them.
+    pub force: bool,
+    /// Root of the task cache; `None` runs without one.
+    pub cache_root: Option<PathBuf>,
+    /// Interval of the heartbeat lines in `Lines` mode.
+    pub heartbeat: Duration,
+    /// This figure is number `position.0` of `position.1` in the command.
+    pub position: (usize, usize),
+}
+
 /// What a finished run reports.
 #[derive(Debug, Clone)]
 pub struct Report {
     pub figure: String,
+    pub label: Option<String>,
     pub dir: PathBuf,
     pub tasks: usize,
+    /// Tasks computed by this run (the rest came from the cache).
+    pub computed: usize,
+    /// The folder was already up to date: nothing was computed or written.
+    pub up_to_date: bool,
     pub wall_seconds: f64,
 }
 
@@ -112,57 +136,274 @@ fn check_columns(
     }
 }
 
-fn progress_bar(progress: Progress, n: usize, id: &str) -> ProgressBar {
-    match progress {
-        Progress::Bar => {
-            let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{prefix:>20} [{bar:30}] {pos}/{len} tasks, ETA {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.set_prefix(id.to_string());
-            bar
-        }
-        Progress::Lines => ProgressBar::hidden(),
+/// `12 s`, `3 min 05 s`, `1 h 02 min`.
+pub fn human_duration(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "?".into();
+    }
+    let s = seconds.round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
     }
 }
 
-/// Runs every task of `figure` on `pool`, then writes data.csv, summary.csv,
-/// the plots and manifest.json into a temporary folder that replaces the
-/// previous output only once complete.
+/// The ETA of `total` tasks with `done` finished after `elapsed` seconds:
+/// elapsed × remaining / done (unknown before the first task ends).
+pub fn eta_seconds(done: usize, total: usize, elapsed: f64) -> Option<f64> {
+    (done > 0).then(|| elapsed * (total.saturating_sub(done)) as f64 / done as f64)
+}
+
+fn status_text(done: usize, total: usize, elapsed: f64) -> String {
+    let eta = eta_seconds(done, total, elapsed).map_or("unknown".into(), human_duration);
+    format!(
+        "{done}/{total} tasks, {} elapsed, ETA {eta}",
+        human_duration(elapsed)
+    )
+}
+
+/// Progress of the tasks being computed: a bar redrawn every second with an
+/// ETA from elapsed time and tasks done, or heartbeat lines in a log.
+struct Monitor {
+    done: AtomicUsize,
+    total: usize,
+    started: Instant,
+    bar: Option<ProgressBar>,
+}
+
+impl Monitor {
+    fn new(progress: Progress, total: usize, name: &str) -> Self {
+        let bar = (progress == Progress::Bar && total > 0).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{prefix} [{bar:30}] {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix(name.to_string());
+            bar
+        });
+        let m = Self {
+            done: AtomicUsize::new(0),
+            total,
+            started: Instant::now(),
+            bar,
+        };
+        m.redraw();
+        m
+    }
+
+    fn status(&self) -> String {
+        status_text(
+            self.done.load(Ordering::Relaxed),
+            self.total,
+            self.started.elapsed().as_secs_f64(),
+        )
+    }
+
+    fn redraw(&self) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(self.done.load(Ordering::Relaxed) as u64);
+            bar.set_message(self.status());
+        }
+    }
+
+    fn task_done(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+        self.redraw();
+    }
+
+    /// Ticks every second until `stop` fires: redraws the bar, and in a log
+    /// prints a heartbeat line every `heartbeat`.
+    fn watch(&self, stop: mpsc::Receiver<()>, progress: Progress, heartbeat: Duration, name: &str) {
+        let mut last_beat = Instant::now();
+        let tick = Duration::from_secs(1).min(heartbeat);
+        loop {
+            match stop.recv_timeout(tick) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                _ => return,
+            }
+            self.redraw();
+            if progress == Progress::Lines && last_beat.elapsed() >= heartbeat {
+                eprintln!("{name}: {}", self.status());
+                last_beat = Instant::now();
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// `[k/N] figure@label` for progress lines.
+fn display_name(resolved: &Resolved, position: (usize, usize)) -> String {
+    let mut name = format!("[{}/{}] {}", position.0, position.1, resolved.experiment);
+    if let Some(label) = &resolved.sweep_label {
+        name.push('@');
+        name.push_str(label);
+    }
+    name
+}
+
+/// The key of this run in the task cache.
+fn run_key(figure: &dyn Figure, resolved: &Resolved, n: usize) -> String {
+    let params = serde_json::to_value(&resolved.params).unwrap_or_default();
+    let datasets = serde_json::to_value(figure.datasets()).unwrap_or_default();
+    cache::run_key(&KeyParts {
+        code: cache::code_id(),
+        figure: &resolved.experiment,
+        params: &params,
+        seed: resolved.seed,
+        datasets: &datasets,
+        tasks: n,
+    })
+}
+
+/// Whether `dir` holds a complete output of the run with this key.
+fn up_to_date(dir: &Path, key: &str) -> bool {
+    let manifest = std::fs::read_to_string(dir.join("manifest.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let recorded = manifest
+        .as_ref()
+        .and_then(|m| m.pointer("/cache/run_key"))
+        .and_then(|k| k.as_str());
+    recorded == Some(key)
+        && ["data.csv", "summary.csv", "figure.png", "figure.svg"]
+            .iter()
+            .all(|f| dir.join(f).is_file())
+}
+
+/// `summary.csv` of a sweep point carries the swept keys as leading
+/// `set.KEY` columns.
+fn with_sweep_columns(summary: Table, resolved: &Resolved) -> Table {
+    if resolved.sweep.is_empty() {
+        return summary;
+    }
+    let mut header: Vec<String> = resolved
+        .sweep
+        .iter()
+        .map(|(k, _)| format!("set.{k}"))
+        .collect();
+    header.extend(summary.header);
+    let lead: Row = resolved
+        .sweep
+        .iter()
+        .map(|(_, v)| Cell::Str(v.clone()))
+        .collect();
+    let rows = summary
+        .rows
+        .into_iter()
+        .map(|r| lead.iter().cloned().chain(r).collect())
+        .collect();
+    Table { header, rows }
+}
+
+/// Runs every task of `figure` on `pool` (taking finished tasks from the
+/// cache), then writes data.csv, summary.csv, the plots and manifest.json into
+/// a temporary folder that replaces the previous output only once complete.
+/// A folder already holding this run's outputs is left as it is.
 pub fn run(
     spec: &Spec,
     figure: &dyn Figure,
     resolved: &Resolved,
     out: &Path,
     pool: &rayon::ThreadPool,
-    progress: Progress,
+    options: &Options,
 ) -> Result<Report, RunError> {
     let id = resolved.experiment.clone();
+    let name = display_name(resolved, options.position);
     let started = SystemTime::now();
     let clock = Instant::now();
     let n = figure.task_count();
-    let bar = progress_bar(progress, n, &id);
     let seed = resolved.seed;
-    let results: Vec<anyhow::Result<Vec<Row>>> = pool.install(|| {
-        (0..n)
-            .into_par_iter()
-            .progress_with(bar.clone())
-            .map(|i| figure.run_task(i, &mut task_rng(seed, i)))
-            .collect()
+    let key = run_key(figure, resolved, n);
+    let final_dir = output_dir(out, resolved);
+    let quiet = options.progress == Progress::Quiet;
+
+    if !options.force && up_to_date(&final_dir, &key) {
+        if !quiet {
+            eprintln!("{name}: up to date ({n} tasks) -> {}", final_dir.display());
+        }
+        return Ok(Report {
+            figure: id,
+            label: resolved.sweep_label.clone(),
+            dir: final_dir,
+            tasks: n,
+            computed: 0,
+            up_to_date: true,
+            wall_seconds: clock.elapsed().as_secs_f64(),
+        });
+    }
+
+    let cache = match &options.cache_root {
+        Some(root) => {
+            let c = RunCache::new(root, &key);
+            c.open(&RunInfo {
+                figure: id.clone(),
+                sweep_point: resolved.sweep_label.clone(),
+                config_file: resolved.file(),
+                code: cache::code_id().to_string(),
+                tasks: n,
+            })?;
+            Some(c)
+        }
+        None => None,
+    };
+    let mut slots: Vec<Option<Vec<Row>>> = match (&cache, options.force) {
+        (Some(c), false) => pool.install(|| (0..n).into_par_iter().map(|i| c.load(i)).collect()),
+        _ => vec![None; n],
+    };
+    let todo: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
+    let cached = n - todo.len();
+    if options.progress == Progress::Lines {
+        eprintln!(
+            "{name}: {} tasks to run ({cached} of {n} from the cache), {} jobs",
+            todo.len(),
+            pool.current_num_threads()
+        );
+    }
+
+    let monitor = Monitor::new(options.progress, todo.len(), &name);
+    let (stop, stopped) = mpsc::channel();
+    let computed: Vec<(usize, anyhow::Result<Vec<Row>>)> = std::thread::scope(|scope| {
+        let monitor = &monitor;
+        let name = &name;
+        let watcher =
+            scope.spawn(move || monitor.watch(stopped, options.progress, options.heartbeat, name));
+        let results = pool.install(|| {
+            todo.par_iter()
+                .map(|&i| {
+                    let rows = figure.run_task(i, &mut task_rng(seed, i));
+                    let rows = match (rows, &cache) {
+                        (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
+                        (r, _) => r,
+                    };
+                    monitor.task_done();
+                    (i, rows)
+                })
+                .collect()
+        });
+        let _ = stop.send(());
+        let _ = watcher.join();
+        results
     });
-    bar.finish_and_clear();
-    let mut rows = Vec::new();
-    for (index, r) in results.into_iter().enumerate() {
-        rows.extend(r.map_err(|source| RunError::Task {
+    monitor.finish();
+    for (index, r) in computed {
+        slots[index] = Some(r.map_err(|source| RunError::Task {
             figure: id.clone(),
             index,
             source,
         })?);
     }
+    let rows: Vec<Row> = slots.into_iter().flatten().flatten().collect();
     let task_seconds = clock.elapsed().as_secs_f64();
     let data = Table::new(spec.data_columns, rows);
     let summary = figure
@@ -172,8 +413,8 @@ pub fn run(
             source,
         })?;
     check_columns(&id, "summary.csv", &summary, spec.summary_columns)?;
+    let summary = with_sweep_columns(summary, resolved);
 
-    let final_dir = output_dir(out, resolved);
     let tmp = temp_dir_for(&final_dir)?;
     let result = (|| {
         let path = tmp.join("data.csv");
@@ -210,6 +451,12 @@ pub fn run(
             tasks: n,
             data_rows: data.rows.len(),
             rng: Manifest::RNG,
+            cache: CacheUse {
+                run_key: key.clone(),
+                code_sha256: cache::code_id().to_string(),
+                tasks_computed: todo.len(),
+                tasks_from_cache: cached,
+            },
             started_at: rfc3339(started),
             finished_at: rfc3339(SystemTime::now()),
             wall_seconds: clock.elapsed().as_secs_f64(),
@@ -229,13 +476,40 @@ pub fn run(
     }
     result?;
     let wall = clock.elapsed().as_secs_f64();
-    if progress == Progress::Lines {
-        eprintln!("{id}: {n} tasks in {wall:.2} s -> {}", final_dir.display());
+    if options.progress == Progress::Lines {
+        eprintln!(
+            "{name}: {n} tasks ({} computed) in {wall:.2} s -> {}",
+            todo.len(),
+            final_dir.display()
+        );
     }
     Ok(Report {
         figure: id,
+        label: resolved.sweep_label.clone(),
         dir: final_dir,
         tasks: n,
+        computed: todo.len(),
+        up_to_date: false,
         wall_seconds: wall,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_is_elapsed_times_remaining_over_done() {
+        assert_eq!(eta_seconds(0, 10, 5.0), None);
+        assert_eq!(eta_seconds(2, 10, 5.0), Some(20.0));
+        assert_eq!(eta_seconds(10, 10, 5.0), Some(0.0));
+        assert_eq!(human_duration(5.4), "5 s");
+        assert_eq!(human_duration(185.0), "3 min 05 s");
+        assert_eq!(human_duration(3720.0), "1 h 02 min");
+        assert_eq!(human_duration(f64::NAN), "?");
+        assert_eq!(
+            status_text(0, 4, 1.0),
+            "0/4 tasks, 1 s elapsed, ETA unknown"
+        );
+    }
 }
