@@ -1,8 +1,9 @@
 //! privpost command line: parse, call the library, print the error chain, exit.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use privpost::commands::{
     account::{self, AccountArgs},
+    cache::{self, CacheArgs},
     check::{self, CheckArgs},
     combine::{self, CombineArgs},
     data::{self, DataArgs},
@@ -16,9 +17,9 @@ use privpost::commands::{
 #[derive(Parser)]
 #[command(
     name = "privpost",
-    version,
+    version = env!("PRIVPOST_LONG_VERSION"),
     about = "Reproduce the experiments and figures of papers on differentially private Bayesian inference",
-    after_help = "Examples:\n  privpost run --all                      regenerate every figure at paper scale\n  privpost run --all --smoke              a reduced run of every figure (seconds)\n  privpost run configs/geumlek2017/fig2.toml --set gaussian_calibration=tight\n  privpost run configs/foulds2016/fig2.toml --set epsilon=[0.1,1] --jobs 2\n  privpost check configs/geumlek2017/fig1.toml\n  privpost plot results/"
+    after_help = "Examples:\n  privpost run --all                      regenerate every figure at paper scale\n  privpost run --all --smoke              a reduced run of every figure (seconds)\n  privpost run configs/geumlek2017/fig2.toml --set gaussian_calibration=tight\n  privpost run configs/foulds2016/fig2.toml --set epsilon=[0.1,1] --jobs 2\n  privpost check configs/geumlek2017/fig1.toml\n  privpost run foulds2016/fig2 --smoke --set epsilon=0.1,1,10 && privpost combine results/foulds2016/fig2@*\n  privpost plot results/foulds2016/fig2"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -43,6 +44,13 @@ enum Command {
     Plot(PlotArgs),
     /// Join sweep-point folders of one figure: combined.csv, an overlay figure, combined.json.
     Combine(CombineArgs),
+    /// Show or clear the task cache (finished tasks reused by reruns and resumed runs).
+    Cache(CacheArgs),
+    /// Print a shell completion script: privpost completions bash > ~/.local/share/bash-completion/completions/privpost
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() {
@@ -56,6 +64,16 @@ fn main() {
         Command::Vcor(a) => vcor::vcor(&a),
         Command::Plot(a) => plot::plot(&a),
         Command::Combine(a) => combine::combine(&a),
+        Command::Cache(a) => cache::cache(&a),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "privpost",
+                &mut std::io::stdout(),
+            );
+            Ok(())
+        }
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

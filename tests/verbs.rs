@@ -161,9 +161,25 @@ fn sweeps_check_and_plot() {
     // plot re-renders from the CSVs alone
     std::fs::remove_file(a.join("figure.png")).unwrap();
     std::fs::remove_file(a.join("manifest.json")).unwrap();
+    // plot DIR re-renders only the figure folders named; --recursive looks below
     let o = privpost(&["plot", out.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--recursive"), "{}", stderr(&o));
+    let b_png = std::fs::metadata(b.join("figure.png"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let o = privpost(&["plot", a.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(a.join("figure.png").is_file());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("re-rendered 1 figure(s)"));
+    let b_png_after = std::fs::metadata(b.join("figure.png"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(b_png, b_png_after, "a folder not named was re-rendered");
+    let o = privpost(&["plot", "--recursive", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("re-rendered 2 figure(s)"));
 
     let o = privpost(&["list"]);
@@ -289,7 +305,8 @@ fn data_status_reports_missing_and_corrupt_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("adult.data"), b"tampered").unwrap();
     let o = privpost(&["data", "status", "--dir", dir.path().to_str().unwrap()]);
-    assert!(o.status.success());
+    // a script can test `privpost data status` before a run
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("abalone.csv: missing") && out.contains("privpost data fetch"),

@@ -13,7 +13,7 @@ pub struct DataArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum DataAction {
-    /// Show which files are present and valid (SHA-256), and the task sizes.
+    /// Show which files are present and valid (SHA-256), and the task sizes; exit 1 if any is missing or invalid.
     Status {
         #[arg(long, default_value = "data")]
         dir: PathBuf,
@@ -103,10 +103,15 @@ pub fn data_status(dir: &Path) -> Result<(), CommandError> {
         report(crate::data::abalone(dir, 0));
         report(crate::data::adult(dir));
         report(crate::data::mnist38(dir, 0));
+        Ok(())
     } else {
         println!("run `privpost data fetch` to download and verify the missing files");
+        // exit 1: scripts can test `privpost data status` before a run
+        Err(CommandError::failed(format!(
+            "{}: datasets missing or invalid (see the lines above)",
+            dir.display()
+        )))
     }
-    Ok(())
 }
 
 /// `privpost data export`: a preprocessed training split as CSV (label, features).

@@ -1,9 +1,10 @@
-//! The CLI verbs, one file each: `run`, `check`, `list`, `plot`, `account`,
-//! `data`, `vcor`. Each file holds the verb's clap arguments (derived once; main.rs
+//! The CLI verbs, one file each: `run`, `check`, `list`, `plot`, `combine`,
+//! `cache`, `account`, `data`, `vcor` (`completions` is generated from the parser in main.rs). Each file holds the verb's clap arguments (derived once; main.rs
 //! only dispatches) and turns them into library calls. Errors keep their cause
 //! chain; their kind maps to the exit code: bad input 2, a failure while running 1.
 
 pub mod account;
+pub mod cache;
 pub mod check;
 pub mod combine;
 pub mod data;

@@ -6,12 +6,19 @@ use std::path::{Path, PathBuf};
 use super::CommandError;
 use crate::experiments;
 
-/// Re-render figure.png and figure.svg from summary.csv files below DIR.
+/// Re-render figure.png and figure.svg from the summary.csv of figure folders.
 #[derive(Debug, clap::Args)]
 pub struct PlotArgs {
+    /// Figure folders (each with summary.csv); with --recursive, any folders above them.
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
+    /// Re-render every figure folder below each DIR (at most 4 levels down; hidden folders skipped).
+    #[arg(long, short)]
+    pub recursive: bool,
 }
+
+/// How deep --recursive looks: <out>/<paper>/<figure> is 2 levels.
+const MAX_DEPTH: usize = 4;
 
 /// Re-renders figures from CSVs: `dir` is one figure's folder or any folder above them.
 pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
@@ -25,13 +32,25 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
             )));
         }
         let mut figures = Vec::new();
-        find_figures(dir, &mut figures)
-            .map_err(|e| CommandError::failed(format!("{}: {e}", dir.display())))?;
+        if args.recursive {
+            find_figures(dir, &mut figures, MAX_DEPTH)
+                .map_err(|e| CommandError::failed(format!("{}: {e}", dir.display())))?;
+        } else {
+            find_figures(dir, &mut figures, 0)
+                .map_err(|e| CommandError::failed(format!("{}: {e}", dir.display())))?;
+        }
         if figures.is_empty() {
-            return Err(CommandError::input(format!(
-                "{}: no summary.csv found below it",
-                dir.display()
-            )));
+            return Err(CommandError::input(if args.recursive {
+                format!(
+                    "{}: no summary.csv found within {MAX_DEPTH} levels below it",
+                    dir.display()
+                )
+            } else {
+                format!(
+                    "{}: not a figure folder (no summary.csv); name figure folders, or add --recursive",
+                    dir.display()
+                )
+            }));
         }
         for (fig_dir, id) in figures {
             let spec = experiments::find(&id).ok_or_else(|| {
@@ -53,7 +72,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
 
 /// Folders holding a summary.csv, with their figure id (from manifest.json,
 /// else from the last two path components, minus any `@sweep` suffix).
-fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> std::io::Result<()> {
+fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>, depth: usize) -> std::io::Result<()> {
     if dir.join("summary.csv").is_file() {
         let from_manifest = std::fs::read_to_string(dir.join("manifest.json"))
             .ok()
@@ -74,6 +93,9 @@ fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> std::io::Result
         out.push((dir.to_path_buf(), id));
         return Ok(());
     }
+    if depth == 0 {
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
@@ -83,7 +105,7 @@ fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> std::io::Result
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with('.'));
         if path.is_dir() && !hidden {
-            find_figures(&path, out)?;
+            find_figures(&path, out, depth - 1)?;
         }
     }
     Ok(())

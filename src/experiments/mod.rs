@@ -369,3 +369,19 @@ pub fn find(id: &str) -> Option<&'static Spec> {
 pub fn known_ids() -> String {
     REGISTRY.iter().map(|s| s.id).collect::<Vec<_>>().join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `privpost combine` draws the overlay from summary columns the figure writes.
+    #[test]
+    fn overlays_name_summary_columns() {
+        for s in REGISTRY {
+            let o = &s.overlay;
+            for c in [o.x, o.y].iter().chain(o.series) {
+                assert!(s.summary_columns.contains(c), "{}: overlay column `{c}`", s.id);
+            }
+        }
+    }
+}

@@ -1,0 +1,500 @@
+//! The sweep workflow end to end, through the binary: the task cache (rerun,
+//! resume after SIGKILL, extending a sweep, concurrent runs, --force), the
+//! `--set` grammar and its errors, `combine`, progress heartbeats, and the CLI
+//! habits (figure ids as targets, --profile, --keep-going, completions, --version).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{header, manifest, privpost, privpost_in, repo, rows, stderr, stdout};
+
+fn run(out: &Path, args: &[&str]) -> std::process::Output {
+    let mut a = vec!["run", "--out", out.to_str().unwrap()];
+    a.extend_from_slice(args);
+    privpost(&a)
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn cache_use(dir: &Path) -> (u64, u64) {
+    let m = manifest(&dir.join("manifest.json"));
+    (
+        m["cache"]["tasks_computed"].as_u64().unwrap(),
+        m["cache"]["tasks_from_cache"].as_u64().unwrap(),
+    )
+}
+
+/// A rerun of a finished config executes no task; a deleted folder is rebuilt
+/// from the cache alone, byte-identical; --force recomputes everything.
+#[test]
+fn reruns_compute_nothing_and_force_recomputes() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("bun2018/fig2");
+    let o = run(out.path(), &["bun2018/fig2", "--smoke", "-j", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (computed, cached) = cache_use(&dir);
+    assert!(computed > 0 && cached == 0);
+    let data = read(&dir.join("data.csv"));
+    let summary = read(&dir.join("summary.csv"));
+    let manifest_bytes = read(&dir.join("manifest.json"));
+
+    // up to date: nothing computed, nothing rewritten, said in one line
+    let o = run(out.path(), &["bun2018/fig2", "--smoke", "-j", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("up to date"), "{}", stderr(&o));
+    assert_eq!(read(&dir.join("manifest.json")), manifest_bytes);
+
+    // folder gone: every task from the cache, same bytes
+    std::fs::remove_dir_all(&dir).unwrap();
+    let o = run(out.path(), &["bun2018/fig2", "--smoke", "-j", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(cache_use(&dir), (0, computed));
+    assert_eq!(read(&dir.join("data.csv")), data);
+    assert_eq!(read(&dir.join("summary.csv")), summary);
+
+    // a different parameter is a different run
+    let o = run(
+        out.path(),
+        &["bun2018/fig2", "--smoke", "--set", "epsilon=2"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(cache_use(&dir), (computed, 0));
+
+    let o = run(out.path(), &["bun2018/fig2", "--smoke", "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(cache_use(&dir), (computed, 0));
+    assert_eq!(read(&dir.join("data.csv")), data);
+
+    // cache status and clean
+    let o = privpost(&["cache", "status", "--out", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("2 run(s), 2 usable by this binary"),
+        "{}",
+        stdout(&o)
+    );
+    let o = privpost(&["cache", "clean", "--out", out.path().to_str().unwrap()]);
+    assert!(o.status.success() && stdout(&o).contains("removed 2"));
+    let o = privpost(&["cache", "status", "--out", out.path().to_str().unwrap()]);
+    assert!(stdout(&o).contains("empty"), "{}", stdout(&o));
+}
+
+/// A run killed with SIGKILL at random points resumes with only the unfinished
+/// tasks, and its CSVs are byte-identical to an uninterrupted run's.
+#[test]
+fn killed_runs_resume_to_byte_identical_outputs() {
+    let args = [
+        "foulds2016/recovery",
+        "--smoke",
+        "--set",
+        "repeats=6",
+        "-j",
+        "1",
+    ];
+    let reference = tempfile::tempdir().unwrap();
+    let o = run(reference.path(), &[&args[..], &["--no-cache"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fig = "foulds2016/recovery";
+    let n = manifest(&reference.path().join(fig).join("manifest.json"))["tasks"]
+        .as_u64()
+        .unwrap();
+    let wall = manifest(&reference.path().join(fig).join("manifest.json"))["wall_seconds"]
+        .as_f64()
+        .unwrap();
+
+    let out = tempfile::tempdir().unwrap();
+    // fixed pseudo-random kill times across the run (seeded, so the test is repeatable)
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut resumed_with_fewer = false;
+    for trial in 0..4 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let fraction = 0.15 + 0.7 * (state % 1000) as f64 / 1000.0;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_privpost"))
+            .args(["run", "--out", out.path().to_str().unwrap()])
+            .args(args)
+            .current_dir(repo())
+            .env("CI", "true")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs_f64(0.2 + fraction * wall.max(0.5)));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        if out.path().join(fig).exists() {
+            // finished before the kill: start the next trial from scratch
+            std::fs::remove_dir_all(out.path()).unwrap();
+            std::fs::create_dir_all(out.path()).unwrap();
+            continue;
+        }
+        let o = run(out.path(), &args);
+        assert!(o.status.success(), "trial {trial}: {}", stderr(&o));
+        let (computed, cached) = cache_use(&out.path().join(fig));
+        assert_eq!(computed + cached, n);
+        resumed_with_fewer |= cached > 0;
+        for f in ["data.csv", "summary.csv"] {
+            assert_eq!(
+                read(&out.path().join(fig).join(f)),
+                read(&reference.path().join(fig).join(f)),
+                "trial {trial}: {f} differs after a kill at {fraction:.2} of the run"
+            );
+        }
+        // next trial from scratch (cache included), another kill point
+        std::fs::remove_dir_all(out.path()).unwrap();
+        std::fs::create_dir_all(out.path()).unwrap();
+    }
+    assert!(
+        resumed_with_fewer,
+        "no trial was killed mid-run with tasks already cached"
+    );
+}
+
+/// Adding a sweep value computes only that point; the points' summaries carry
+/// the swept key; `combine` joins them into one table, an overlay figure and a
+/// listing of the points.
+#[test]
+fn extending_a_sweep_computes_only_the_new_point_and_combine_joins_them() {
+    let out = tempfile::tempdir().unwrap();
+    let o = run(
+        out.path(),
+        &["foulds2016/fig2", "--smoke", "--set", "epsilon=0.1,1"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(
+        out.path(),
+        &["foulds2016/fig2", "--smoke", "--set", "epsilon=[0.1,1,10]"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(text.matches("(up to date)").count(), 2, "{text}");
+    let p = |v: &str| out.path().join(format!("foulds2016/fig2@epsilon={v}"));
+    let (computed, cached) = cache_use(&p("10"));
+    assert!(computed > 0 && cached == 0);
+    assert!(text.contains(&format!("{computed} of {} tasks computed", 3 * computed)));
+
+    let h = header(&p("1").join("summary.csv"));
+    assert_eq!(h[0], "set.epsilon");
+    assert_eq!(&h[1..], ["mechanism", "n", "mean", "se", "runs"]);
+    assert!(rows(&p("1").join("summary.csv"))
+        .iter()
+        .all(|r| r[0] == "1"));
+
+    let dirs: Vec<String> = ["0.1", "1", "10"]
+        .iter()
+        .map(|v| p(v).display().to_string())
+        .collect();
+    let mut args = vec!["combine"];
+    args.extend(dirs.iter().map(String::as_str));
+    let o = privpost(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = out.path().join("foulds2016/fig2.combined");
+    let h = header(&c.join("combined.csv"));
+    assert_eq!(h[..3], ["point", "set.epsilon", "mechanism"]);
+    let r = rows(&c.join("combined.csv"));
+    let per_point = rows(&p("1").join("summary.csv")).len();
+    assert_eq!(r.len(), 3 * per_point);
+    assert_eq!(r[0][0], "epsilon=0.1");
+    assert_eq!(r[2 * per_point][1], "10");
+    for f in ["combined.png", "combined.svg"] {
+        assert!(std::fs::metadata(c.join(f)).unwrap().len() > 1000, "{f}");
+    }
+    let listing = manifest(&c.join("combined.json"));
+    assert_eq!(listing["points"].as_array().unwrap().len(), 3);
+    assert_eq!(listing["points"][2]["set"]["epsilon"], "10");
+    assert_eq!(
+        listing["points"][0]["manifest"]["figure"],
+        "foulds2016/fig2"
+    );
+    assert_eq!(listing["overlay"]["y"], "mean");
+
+    // combine refuses other figures and non-figure folders
+    let other = out.path().join("bun2018/fig2");
+    let o = run(out.path(), &["bun2018/fig2", "--smoke"]);
+    assert!(o.status.success());
+    let o = privpost(&["combine", &dirs[0], other.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("differs"), "{}", stderr(&o));
+    let o = privpost(&["combine", out.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("manifest.json"), "{}", stderr(&o));
+}
+
+/// Two runs into one output folder at once leave a complete, correct result.
+#[test]
+fn concurrent_runs_leave_a_complete_result() {
+    let reference = tempfile::tempdir().unwrap();
+    let args = ["foulds2016/recovery", "--smoke", "-j", "1"];
+    let o = run(reference.path(), &[&args[..], &["--no-cache"]].concat());
+    assert!(o.status.success());
+    let out = tempfile::tempdir().unwrap();
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_privpost"))
+            .args(["run", "--out", out.path().to_str().unwrap()])
+            .args(args)
+            .current_dir(repo())
+            .env("CI", "true")
+            .output()
+            .unwrap()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(spawn);
+        let b = s.spawn(spawn);
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert!(b.status.success(), "{}", stderr(&b));
+    let fig = "foulds2016/recovery";
+    for f in ["data.csv", "summary.csv"] {
+        assert_eq!(
+            read(&out.path().join(fig).join(f)),
+            read(&reference.path().join(fig).join(f))
+        );
+    }
+    assert!(out.path().join(fig).join("figure.png").is_file());
+    assert!(out.path().join(fig).join("manifest.json").is_file());
+    // no temporary folders left beside it
+    let leftovers: Vec<_> = std::fs::read_dir(out.path().join("foulds2016"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// In a log (no terminal, CI set) a figure that runs longer than the heartbeat
+/// interval prints heartbeat lines with done/total, elapsed and ETA; --quiet
+/// prints none.
+#[test]
+fn logs_get_heartbeats_and_quiet_runs_do_not() {
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "foulds2016/recovery",
+        "--smoke",
+        "--set",
+        "repeats=4",
+        "-j",
+        "1",
+        "--no-cache",
+        "--out",
+        out.path().to_str().unwrap(),
+    ];
+    let beat = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_privpost"))
+            .args(args)
+            .args(extra)
+            .current_dir(repo())
+            .env("CI", "true")
+            .env("PRIVPOST_HEARTBEAT_SECONDS", "0.1")
+            .output()
+            .unwrap()
+    };
+    let o = beat(&["--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("[1/1] foulds2016/recovery: 56 tasks to run"),
+        "{e}"
+    );
+    let beats: Vec<&str> = e.lines().filter(|l| l.contains("elapsed, ETA")).collect();
+    assert!(!beats.is_empty(), "no heartbeat in: {e}");
+    assert!(beats.iter().all(|l| l.contains("/56 tasks")), "{beats:?}");
+    let o = beat(&["--force", "--quiet"]);
+    assert!(o.status.success());
+    assert_eq!(stderr(&o), "");
+    assert!(stdout(&o).contains("wrote 1 figure(s)"));
+    let o = privpost_in(
+        &repo(),
+        &[
+            "run",
+            "bun2018/fig2",
+            "--smoke",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &[("PRIVPOST_HEARTBEAT_SECONDS", Path::new("soon"))],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("PRIVPOST_HEARTBEAT_SECONDS"));
+}
+
+/// Every form of the `--set` grammar, through `check`.
+#[test]
+fn the_set_grammar_sweeps_any_key() {
+    let labels = |args: &[&str]| -> Vec<String> {
+        let mut a = vec!["check"];
+        a.extend_from_slice(args);
+        let o = privpost(&a);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .filter_map(|l| {
+                l.split_once(" [")
+                    .and_then(|(_, r)| r.rsplit_once("], profile"))
+                    .map(|(label, _)| label.to_string())
+            })
+            .collect()
+    };
+    let f2 = ["foulds2016/fig2", "--smoke", "--set"];
+    assert_eq!(
+        labels(&[&f2[..], &["epsilon=range(0.1,0.4,0.1)"]].concat()),
+        ["epsilon=0.1", "epsilon=0.2", "epsilon=0.3"]
+    );
+    assert_eq!(
+        labels(&[&f2[..], &["epsilon=geomspace(0.01,1,3)"]].concat()),
+        ["epsilon=0.01", "epsilon=0.1", "epsilon=1.0"]
+    );
+    assert_eq!(
+        labels(&[&f2[..], &["epsilon=0.5,2"]].concat()),
+        ["epsilon=0.5", "epsilon=2"]
+    );
+    // a list-valued key: a list of lists sweeps, a list replaces
+    assert_eq!(
+        labels(&[&f2[..], &["n_values=[[10,20],[30]]"]].concat()),
+        ["n_values=[10, 20]", "n_values=[30]"]
+    );
+    assert!(labels(&[&f2[..], &["n_values=[10,20]"]].concat()).is_empty());
+    // optional keys the config leaves out, and nested preset keys
+    assert_eq!(
+        labels(&["foulds2016/fig1", "--smoke", "--set", "successes=[3,5]"]),
+        ["successes=3", "successes=5"]
+    );
+    assert_eq!(
+        labels(&[
+            "foulds2016/fig3",
+            "--smoke",
+            "--set",
+            "states=2,3",
+            "--set",
+            "data.base_events=[10,20]"
+        ]),
+        [
+            "states=2,data.base_events=10",
+            "states=2,data.base_events=20",
+            "states=3,data.base_events=10",
+            "states=3,data.base_events=20"
+        ]
+    );
+    // --profile smoke is --smoke
+    let a = privpost(&["check", "bun2018/fig2", "--smoke"]);
+    let b = privpost(&["check", "bun2018/fig2", "--profile", "smoke"]);
+    assert_eq!(stdout(&a), stdout(&b));
+    // the resolved config of each point
+    let o = privpost(&[
+        "check",
+        "bun2018/fig2",
+        "--smoke",
+        "--resolved",
+        "--set",
+        "seed=1,2",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(
+        text.matches("experiment = \"bun2018/fig2\"").count(),
+        2,
+        "{text}"
+    );
+    assert!(
+        text.contains("seed = 2") && text.contains("draws = 500"),
+        "{text}"
+    );
+}
+
+/// Every `--set` mistake: exit 2, blamed on the `--set`, with what is allowed.
+#[test]
+fn set_mistakes_are_named() {
+    for (set, expect) in [
+        ("epsilonn=3", "--set epsilonn=3 (config configs/foulds2016/fig2.toml): key `epsilonn`: unknown key (did you mean `epsilon`?)"),
+        ("epsilon=range(0,1,0)", "--set epsilon=range(0,1,0): range(…): the step must not be 0"),
+        ("epsilon=range(0,1,1e-9)", "more than 1000"),
+        ("epsilon=geomspace(0,1,3)", "start and stop must be > 0"),
+        ("epsilon=spline(1,2)", "unknown sweep function `spline`"),
+        ("epsilon=1,,2", "an empty value"),
+        ("epsilon", "--set epsilon: has no `=`"),
+        ("epsilon=[]", "a sweep needs at least one value"),
+        ("experiment=x", "cannot be set from the command line"),
+        ("prior=x", "--set prior=x (config configs/foulds2016/fig2.toml): key `prior`"),
+    ] {
+        let o = privpost(&["check", "foulds2016/fig2", "--set", set]);
+        assert_eq!(o.status.code(), Some(2), "{set}");
+        assert!(stderr(&o).contains(expect), "{set}: {}", stderr(&o));
+    }
+    let o = privpost(&[
+        "check",
+        "foulds2016/fig2",
+        "--set",
+        "epsilon=[0.1,0.5]",
+        "--set",
+        "epsilon=[1,2]",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("--set epsilon=[1,2]: `epsilon` is already set by --set epsilon=[0.1,0.5]"),
+        "{}",
+        stderr(&o)
+    );
+    let o = privpost(&[
+        "check",
+        "foulds2016/fig2",
+        "--set",
+        "a=range(0,200)",
+        "--set",
+        "b=range(0,200)",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("40000 points"), "{}", stderr(&o));
+    // figure ids: did you mean
+    let o = privpost(&["run", "foulds2016/fg2", "--smoke"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean `foulds2016/fig2`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Figure ids as targets, --keep-going, completions and --version.
+#[test]
+fn cli_habits() {
+    let out = tempfile::tempdir().unwrap();
+    // a figure that cannot be written (its paper folder is a file) fails; with
+    // --keep-going the next figure still runs and the exit is 1 with a summary
+    std::fs::write(out.path().join("foulds2016"), "not a folder").unwrap();
+    let o = run(
+        out.path(),
+        &["foulds2016/fig2", "bun2018/fig2", "--smoke", "--keep-going"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(out.path().join("bun2018/fig2/summary.csv").is_file());
+    assert!(
+        stderr(&o).contains("1 of 2 figure(s) failed"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("foulds2016/fig2: writing"),
+        "{}",
+        stderr(&o)
+    );
+    // without it the run stops at the failure
+    let out2 = tempfile::tempdir().unwrap();
+    std::fs::write(out2.path().join("foulds2016"), "x").unwrap();
+    let o = run(out2.path(), &["foulds2016/fig2", "bun2018/fig2", "--smoke"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!out2.path().join("bun2018/fig2").exists());
+
+    let o = privpost(&["completions", "bash"]);
+    assert!(o.status.success() && stdout(&o).contains("_privpost"));
+    let o = privpost(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = privpost(&["--version"]);
+    assert!(stdout(&o).contains("commit"), "{}", stdout(&o));
+}
