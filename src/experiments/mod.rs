@@ -380,7 +380,11 @@ mod tests {
         for s in REGISTRY {
             let o = &s.overlay;
             for c in [o.x, o.y].iter().chain(o.series) {
-                assert!(s.summary_columns.contains(c), "{}: overlay column `{c}`", s.id);
+                assert!(
+                    s.summary_columns.contains(c),
+                    "{}: overlay column `{c}`",
+                    s.id
+                );
             }
         }
     }

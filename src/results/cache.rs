@@ -125,8 +125,33 @@ impl RunCache {
             path: self.dir.display().to_string(),
             source,
         })?;
+        self.remove_stale_temporaries();
         let text = serde_json::to_string_pretty(info).unwrap_or_default() + "\n";
         write_atomic(&self.dir.join("run.json"), text.as_bytes())
+    }
+
+    /// Removes `.<name>.tmp-<pid>-<n>` files left by a killed run (Linux: its
+    /// `/proc/<pid>` is gone); a live run's temporaries are left alone.
+    fn remove_stale_temporaries(&self) {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .starts_with('.')
+                .then(|| name.rsplit_once(".tmp-"))
+                .flatten()
+                .and_then(|(_, rest)| rest.split('-').next()?.parse::<u32>().ok());
+            if let Some(pid) = pid {
+                if !Path::new(&format!("/proc/{pid}")).exists() {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
     }
 
     /// Task `index`'s rows, if a whole, readable entry is stored. A damaged
@@ -373,6 +398,14 @@ mod tests {
         assert_ne!(k, run_key(&parts(1, 4, "d")));
         let cache = RunCache::new(root.path(), &k);
         assert!(cache.load(0).is_none());
+        // a killed run's temporary (no such process) is removed on open; a live one stays
+        std::fs::create_dir_all(cache.dir()).unwrap();
+        let stale = cache.dir().join(".3.rows.tmp-4294967-0");
+        let live = cache
+            .dir()
+            .join(format!(".4.rows.tmp-{}-0", std::process::id()));
+        std::fs::write(&stale, "x").unwrap();
+        std::fs::write(&live, "x").unwrap();
         cache
             .open(&RunInfo {
                 figure: "x/y".into(),
@@ -382,6 +415,9 @@ mod tests {
                 tasks: 4,
             })
             .unwrap();
+        assert!(!stale.exists() || !Path::new("/proc/self").exists());
+        assert!(live.exists());
+        std::fs::remove_file(&live).unwrap();
         cache.store(0, &rows()).unwrap();
         assert_eq!(cache.load(0).unwrap().len(), 3);
         let listed = list(root.path()).unwrap();
