@@ -133,9 +133,6 @@ impl RunCache {
     /// Removes `.<name>.tmp-<pid>-<n>` files left by a killed run (Linux: its
     /// `/proc/<pid>` is gone); a live run's temporaries are left alone.
     fn remove_stale_temporaries(&self) {
-        if !Path::new("/proc/self").exists() {
-            return;
-        }
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
         };
@@ -146,10 +143,8 @@ impl RunCache {
                 .then(|| name.rsplit_once(".tmp-"))
                 .flatten()
                 .and_then(|(_, rest)| rest.split('-').next()?.parse::<u32>().ok());
-            if let Some(pid) = pid {
-                if !Path::new(&format!("/proc/{pid}")).exists() {
-                    let _ = std::fs::remove_file(e.path());
-                }
+            if pid.is_some_and(super::process_gone) {
+                let _ = std::fs::remove_file(e.path());
             }
         }
     }

@@ -43,12 +43,17 @@ pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
     Ok(tmp)
 }
 
+/// Whether process `pid` is known to have ended: Linux only (no `/proc/<pid>`);
+/// elsewhere `false`, so that nothing of a possibly live run is removed.
+pub fn process_gone(pid: u32) -> bool {
+    Path::new("/proc/self").exists()
+        && pid != std::process::id()
+        && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// Removes `.<leaf>.tmp-<pid>` and `.<leaf>.old-<pid>` folders whose process
-/// no longer runs (Linux: no `/proc/<pid>`); elsewhere leaves them.
+/// has ended.
 fn remove_stale(parent: &Path, leaf: &str) {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -59,7 +64,7 @@ fn remove_stale(parent: &Path, leaf: &str) {
                 .and_then(|p| p.parse::<u32>().ok())
         });
         if let Some(pid) = pid {
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            if process_gone(pid) {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }
