@@ -413,7 +413,9 @@ fn set_mistakes_are_named() {
     for (set, expect) in [
         ("epsilonn=3", "--set epsilonn=3 (config configs/foulds2016/fig2.toml): key `epsilonn`: unknown key (did you mean `epsilon`?)"),
         ("epsilon=range(0,1,0)", "--set epsilon=range(0,1,0): range(…): the step must not be 0"),
-        ("epsilon=range(0,1,1e-9)", "more than 1000"),
+        ("epsilon=range(0,1,1e-9)", "has 1000000000 values, more than 1000"),
+        ("epsilon=range(0,1e308,1)", "range(0.0, 1e308, 1.0) has 1e308 values"),
+        ("seed=-1,2", "--set seed=-1,2: key `seed`: invalid value -1"),
         ("epsilon=geomspace(0,1,3)", "start and stop must be > 0"),
         ("epsilon=spline(1,2)", "unknown sweep function `spline`"),
         ("epsilon=1,,2", "an empty value"),

@@ -282,14 +282,19 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
             let steps = (stop - start) / step;
             if steps <= 0.0 {
                 return Err(format!(
-                    "range({start}, {stop}, {step}) is empty: stop must lie beyond start in the step's direction"
+                    "range({start:?}, {stop:?}, {step:?}) is empty: stop must lie beyond start in the step's direction"
                 ));
             }
             // stop is excluded; a stop within rounding of a grid point is excluded too
             let n = (steps - 1e-9).ceil();
             if n > MAX_AXIS_VALUES as f64 {
+                let count = if n < 1e15 {
+                    format!("{}", n as u64)
+                } else {
+                    format!("{n:e}")
+                };
                 return Err(format!(
-                    "range({start}, {stop}, {step}) has {n} values, more than {MAX_AXIS_VALUES}"
+                    "range({start:?}, {stop:?}, {step:?}) has {count} values, more than {MAX_AXIS_VALUES}"
                 ));
             }
             let ints = args.iter().all(|a| is_int(a));
@@ -597,7 +602,11 @@ impl ConfigFile {
         overrides: &[Override],
         labels: Vec<(String, String)>,
     ) -> Result<Resolved, ConfigError> {
-        let file = self.path.display().to_string();
+        // a bad seed from --set is blamed on the --set
+        let file = overrides.iter().find(|o| o.key == ["seed"]).map_or_else(
+            || self.path.display().to_string(),
+            |o| format!("--set {}", o.text),
+        );
         table.remove("experiment");
         let seed = match table.remove("seed") {
             Some(toml::Value::Integer(s)) if s >= 0 => s as u64,
