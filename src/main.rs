@@ -8,8 +8,10 @@ use privpost::commands::{
     combine::{self, CombineArgs},
     data::{self, DataArgs},
     list::{self, ListArgs},
+    merge::{self, MergeArgs},
     plot::{self, PlotArgs},
     run::{self, RunArgs},
+    slurm::{self, SlurmArgs},
     vcor::{self, VcorArgs},
     CommandError,
 };
@@ -44,6 +46,10 @@ enum Command {
     Plot(PlotArgs),
     /// Join sweep-point folders of one figure: combined.csv, an overlay figure, combined.json.
     Combine(CombineArgs),
+    /// Write the figure folders of a sharded run (run --shard i/n) once every shard has finished.
+    Merge(MergeArgs),
+    /// Write (and with --submit, submit) a Slurm job array of shards and the merge job after it.
+    Slurm(SlurmArgs),
     /// Show or clear the task cache (finished tasks reused by reruns and resumed runs).
     Cache(CacheArgs),
     /// Print a shell completion script: privpost completions bash > ~/.local/share/bash-completion/completions/privpost
@@ -65,6 +71,8 @@ fn main() {
         Command::Plot(a) => plot::plot(&a),
         Command::Combine(a) => combine::combine(&a),
         Command::Cache(a) => cache::cache(&a),
+        Command::Merge(a) => merge::merge(a),
+        Command::Slurm(a) => slurm::slurm(a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

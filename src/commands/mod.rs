@@ -1,5 +1,5 @@
 //! The CLI verbs, one file each: `run`, `check`, `list`, `plot`, `combine`,
-//! `cache`, `account`, `data`, `vcor` (`completions` is generated from the parser in main.rs). Each file holds the verb's clap arguments (derived once; main.rs
+//! `cache`, `merge`, `slurm`, `account`, `data`, `vcor` (`completions` is generated from the parser in main.rs). Each file holds the verb's clap arguments (derived once; main.rs
 //! only dispatches) and turns them into library calls. Errors keep their cause
 //! chain; their kind maps to the exit code: bad input 2, a failure while running 1.
 
@@ -9,8 +9,10 @@ pub mod check;
 pub mod combine;
 pub mod data;
 pub mod list;
+pub mod merge;
 pub mod plot;
 pub mod run;
+pub mod slurm;
 pub mod vcor;
 
 use std::path::{Path, PathBuf};

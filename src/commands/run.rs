@@ -6,7 +6,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::{all_configs, plan, targets, CommandError};
+use crate::config::Resolved;
+use crate::experiments::{Figure, Spec};
 use crate::results::cache;
+use crate::results::manifest::rfc3339;
+use crate::results::shards::{self, PlanFile, RunShare, ShardRecord};
+use crate::runner::shard::{self as split, Assignment, ShardSpec};
 use crate::runner::{self, Options, Progress, Report};
 
 /// Run configs and write CSVs, figures and manifests under --out.
@@ -21,7 +26,12 @@ Each point is written to <out>/<paper>/<figure>@key=value; `privpost combine` jo
 Finished tasks are kept in <out>/.privpost-cache (keyed by figure, parameters, seed, datasets and
 the binary's SHA-256): a rerun computes only what is missing, an up-to-date folder is left as it
 is, and an interrupted run resumes. --force recomputes. In a log (no terminal, or CI set) a
-heartbeat line is printed every 30 s per running figure (PRIVPOST_HEARTBEAT_SECONDS changes it)."
+heartbeat line is printed every 30 s per running figure (PRIVPOST_HEARTBEAT_SECONDS changes it).
+
+Shards: --shard i/n computes the i-th of n slices of all tasks of the command (balanced by cost
+estimates) into <out>/.privpost-cache and writes no figure folder; once all n have finished,
+`privpost merge <out>` writes the folders (CSVs byte-identical to a single-machine run).
+`privpost slurm` writes and submits the job array for you."
 )]
 pub struct RunArgs {
     /// Config files (configs/<paper>/<figure>.toml) or figure ids (see `privpost list`).
@@ -58,8 +68,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub keep_going: bool,
     /// Do not read or write the task cache.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "shard")]
     pub no_cache: bool,
+    /// Compute only slice i of n of the plan's tasks into the task cache (1 ≤ i ≤ n); see `privpost merge`.
+    #[arg(long, value_name = "i/n")]
+    pub shard: Option<ShardSpec>,
 }
 
 impl RunArgs {
@@ -89,7 +102,7 @@ fn heartbeat() -> Result<Duration, CommandError> {
 }
 
 /// Worker threads: --jobs, else SLURM_CPUS_PER_TASK inside a Slurm job, else all cores.
-fn jobs(requested: Option<usize>) -> Result<usize, CommandError> {
+pub(crate) fn jobs(requested: Option<usize>) -> Result<usize, CommandError> {
     match requested {
         Some(0) => Err(CommandError::input(
             "--jobs 0: allowed values are integers from 1 to 1024",
@@ -106,26 +119,35 @@ fn jobs(requested: Option<usize>) -> Result<usize, CommandError> {
     }
 }
 
-pub fn run(args: RunArgs) -> Result<(), CommandError> {
-    let clock = Instant::now();
-    let mut paths = targets(&args.targets, &args.config_dir)?;
-    if args.all {
-        paths.extend(all_configs(&args.config_dir)?);
+/// A figure run ready to compute: its registry row, resolved config and
+/// prepared figure.
+pub(crate) struct Prepared {
+    pub spec: &'static Spec,
+    pub resolved: Resolved,
+    pub figure: Box<dyn Figure>,
+}
+
+impl Prepared {
+    /// `figure@point`.
+    pub fn name(&self) -> String {
+        match &self.resolved.sweep_label {
+            Some(l) => format!("{}@{l}", self.resolved.experiment),
+            None => self.resolved.experiment.clone(),
+        }
     }
-    if paths.is_empty() {
-        return Err(CommandError::input(
-            "nothing to run: give config files, figure ids or --all",
-        ));
-    }
-    let jobs = jobs(args.jobs)?;
-    let heartbeat = heartbeat()?;
-    let planned = plan(&paths, args.profile(), &args.set)?;
-    let progress = if args.quiet {
-        Progress::Quiet
-    } else {
-        Progress::detect()
-    };
-    if !args.quiet {
+}
+
+/// Validates every config (printing the plan unless `quiet`), then prepares
+/// every figure: a missing dataset or a bad data file stops the command
+/// before any figure is written.
+pub(crate) fn prepare_all(
+    paths: &[PathBuf],
+    profile: Option<&str>,
+    set: &[String],
+    quiet: bool,
+) -> Result<Vec<Prepared>, CommandError> {
+    let planned = plan(paths, profile, set)?;
+    if !quiet {
         let points = planned.len();
         eprintln!(
             "plan: {} config(s), {points} run(s){}",
@@ -151,38 +173,97 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             );
         }
     }
-    // prepare everything before running anything: a missing dataset or a bad
-    // data file stops the run before any figure is written
     let mut prepared = Vec::new();
     for p in planned {
         let figure = p
             .plan
             .prepare()
             .map_err(|e| e.in_file(&p.resolved.file()))?;
-        prepared.push((p.spec, p.resolved, figure));
+        prepared.push(Prepared {
+            spec: p.spec,
+            resolved: p.resolved,
+            figure,
+        });
     }
-    let pool = rayon::ThreadPoolBuilder::new()
+    Ok(prepared)
+}
+
+/// A rayon pool of `jobs` threads.
+pub(crate) fn pool(jobs: usize) -> Result<rayon::ThreadPool, CommandError> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| CommandError::failed(format!("cannot start {jobs} worker threads: {e}")))?;
+        .map_err(|e| CommandError::failed(format!("cannot start {jobs} worker threads: {e}")))
+}
+
+/// The split of every task of `prepared` over `shards` shards.
+pub(crate) fn assignment(prepared: &[Prepared], shards: usize) -> Assignment {
+    let costs: Vec<Vec<u64>> = prepared
+        .iter()
+        .map(|p| {
+            (0..p.figure.task_count())
+                .map(|i| split::cost_units(p.figure.task_cost(i)))
+                .collect()
+        })
+        .collect();
+    split::assign(&costs, shards)
+}
+
+/// The config files of the command's targets (and --all).
+pub(crate) fn config_paths(
+    targets_given: &[String],
+    all: bool,
+    config_dir: &std::path::Path,
+) -> Result<Vec<PathBuf>, CommandError> {
+    let mut paths = targets(targets_given, config_dir)?;
+    if all {
+        paths.extend(all_configs(config_dir)?);
+    }
+    if paths.is_empty() {
+        return Err(CommandError::input(
+            "nothing to run: give config files, figure ids or --all",
+        ));
+    }
+    Ok(paths)
+}
+
+pub fn run(args: RunArgs) -> Result<(), CommandError> {
+    let clock = Instant::now();
+    let paths = config_paths(&args.targets, args.all, &args.config_dir)?;
+    let jobs = jobs(args.jobs)?;
+    let heartbeat = heartbeat()?;
+    let progress = if args.quiet {
+        Progress::Quiet
+    } else {
+        Progress::detect()
+    };
+    let prepared = prepare_all(&paths, args.profile(), &args.set, args.quiet)?;
+    let pool = pool(jobs)?;
+    if let Some(shard) = args.shard {
+        return run_shard(&args, &paths, shard, &prepared, &pool, progress, heartbeat);
+    }
     let total = prepared.len();
     let mut reports: Vec<Report> = Vec::new();
     let mut failures: Vec<(String, anyhow::Error)> = Vec::new();
-    for (k, (spec, resolved, figure)) in prepared.iter().enumerate() {
-        let options = Options {
+    for (k, p) in prepared.iter().enumerate() {
+        let mut options = Options::new(
             progress,
-            force: args.force,
-            cache_root: (!args.no_cache).then(|| args.out.join(cache::DIR_NAME)),
+            (!args.no_cache).then(|| args.out.join(cache::DIR_NAME)),
             heartbeat,
-            position: (k + 1, total),
-        };
-        match runner::run(spec, figure.as_ref(), resolved, &args.out, &pool, &options) {
+            (k + 1, total),
+        );
+        options.force = args.force;
+        match runner::run(
+            p.spec,
+            p.figure.as_ref(),
+            &p.resolved,
+            &args.out,
+            &pool,
+            &options,
+        ) {
             Ok(r) => reports.push(r),
             Err(e) if args.keep_going => {
-                let name = match &resolved.sweep_label {
-                    Some(l) => format!("{}@{l}", resolved.experiment),
-                    None => resolved.experiment.clone(),
-                };
+                let name = p.name();
                 eprintln!("error: {name}: {e}");
                 failures.push((name, e.into()));
             }
@@ -211,6 +292,11 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             if r.up_to_date { "  (up to date)" } else { "" }
         );
     }
+    failure_list(&failures, total)
+}
+
+/// Exit 1 listing the failed figures, if any.
+fn failure_list(failures: &[(String, anyhow::Error)], total: usize) -> Result<(), CommandError> {
     if !failures.is_empty() {
         let list: Vec<String> = failures
             .iter()
@@ -230,5 +316,106 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             list.join("\n  ")
         )));
     }
+    Ok(())
+}
+
+/// `run --shard i/n`: this shard's tasks of every figure run into the task
+/// cache, then its record; no figure folder is written.
+fn run_shard(
+    args: &RunArgs,
+    paths: &[PathBuf],
+    shard: ShardSpec,
+    prepared: &[Prepared],
+    pool: &rayon::ThreadPool,
+    progress: Progress,
+    heartbeat: Duration,
+) -> Result<(), CommandError> {
+    let started = std::time::SystemTime::now();
+    let clock = Instant::now();
+    let plan = PlanFile::new(paths, args.profile(), &args.set, shard.count)
+        .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
+    plan.write(&args.out)
+        .map_err(|e| CommandError::Failed(e.into()))?;
+    let split = assignment(prepared, shard.count);
+    let mine = &split.tasks[shard.index - 1];
+    let total_cost: u64 = split.cost.iter().sum();
+    let total_tasks: usize = prepared.iter().map(|p| p.figure.task_count()).sum();
+    let my_tasks: usize = mine.iter().map(Vec::len).sum();
+    if progress != Progress::Quiet {
+        eprintln!(
+            "shard {shard} of plan {}: {my_tasks} of {total_tasks} tasks, {:.1}% of the estimated cost",
+            plan.plan,
+            100.0 * split.cost[shard.index - 1] as f64 / total_cost.max(1) as f64
+        );
+    }
+    let runs_with_tasks = mine.iter().filter(|t| !t.is_empty()).count();
+    let mut shares = Vec::new();
+    let mut failures: Vec<(String, anyhow::Error)> = Vec::new();
+    let mut position = 0;
+    for (p, tasks) in prepared.iter().zip(mine) {
+        if tasks.is_empty() {
+            continue;
+        }
+        position += 1;
+        let mut options = Options::new(
+            progress,
+            Some(args.out.join(cache::DIR_NAME)),
+            heartbeat,
+            (position, runs_with_tasks),
+        );
+        options.force = args.force;
+        match runner::run_shard(p.figure.as_ref(), &p.resolved, tasks, pool, &options) {
+            Ok(r) => shares.push(RunShare {
+                figure: p.resolved.experiment.clone(),
+                sweep_point: p.resolved.sweep_label.clone(),
+                run_key: r.run_key,
+                tasks: tasks.clone(),
+                computed: r.computed,
+            }),
+            Err(e) if args.keep_going => {
+                let name = p.name();
+                eprintln!("error: {name}: {e}");
+                failures.push((name, e.into()));
+            }
+            Err(e) => return Err(CommandError::Failed(e.into())),
+        }
+    }
+    if !failures.is_empty() {
+        // no record: merge reports this shard as unfinished
+        return failure_list(&failures, runs_with_tasks);
+    }
+    let computed: usize = shares.iter().map(|s| s.computed).sum();
+    let record = ShardRecord {
+        plan: plan.plan.clone(),
+        shard: shard.index,
+        shards: shard.count,
+        code_sha256: cache::code_id().to_string(),
+        git_commit: option_env!("PRIVPOST_GIT_COMMIT").map(str::to_string),
+        host: crate::results::hostname().to_string(),
+        pid: std::process::id(),
+        slurm_job: shards::slurm_job(),
+        jobs: pool.current_num_threads(),
+        started_at: rfc3339(started),
+        finished_at: rfc3339(std::time::SystemTime::now()),
+        wall_seconds: clock.elapsed().as_secs_f64(),
+        cost: split.cost[shard.index - 1],
+        runs: shares,
+    };
+    let path = plan.record_path(&args.out, shard.index);
+    record
+        .write(&path)
+        .map_err(|e| CommandError::Failed(e.into()))?;
+    println!(
+        "shard {shard} of plan {}: {my_tasks} tasks ({computed} computed, {} from the cache) in {:.2} s -> {}",
+        plan.plan,
+        my_tasks - computed,
+        clock.elapsed().as_secs_f64(),
+        path.display()
+    );
+    println!(
+        "when all {} shards have finished: privpost merge {}",
+        shard.count,
+        args.out.display()
+    );
     Ok(())
 }

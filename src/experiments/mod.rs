@@ -43,6 +43,12 @@ pub trait Figure: Send + Sync {
     fn datasets(&self) -> Vec<DatasetRecord> {
         Vec::new()
     }
+    /// Estimated work of task `index`, in floating-point operations (order of
+    /// magnitude is what matters): `--shard` balances shards by it, across
+    /// figures. The default suits a closed-form task (microseconds).
+    fn task_cost(&self, _index: usize) -> f64 {
+        1e4
+    }
 }
 
 /// A validated config that has not touched the world: no downloads, no dataset

@@ -47,7 +47,7 @@ pub fn code_id() -> &'static str {
     })
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");
         s
@@ -130,20 +130,21 @@ impl RunCache {
         write_atomic(&self.dir.join("run.json"), text.as_bytes())
     }
 
-    /// Removes `.<name>.tmp-<pid>-<n>` files left by a killed run (Linux: its
-    /// `/proc/<pid>` is gone); a live run's temporaries are left alone.
+    /// Removes `.<name>.tmp-<pid>-<n>@<host>` files left by a killed run of
+    /// this host (Linux: its `/proc/<pid>` is gone); a live run's temporaries,
+    /// and those of other hosts sharing the file system, are left alone.
     fn remove_stale_temporaries(&self) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
         };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let pid = name
+            let owner = name
                 .starts_with('.')
                 .then(|| name.rsplit_once(".tmp-"))
                 .flatten()
-                .and_then(|(_, rest)| rest.split('-').next()?.parse::<u32>().ok());
-            if pid.is_some_and(super::process_gone) {
+                .map(|(_, rest)| rest);
+            if owner.is_some_and(super::owner_gone) {
                 let _ = std::fs::remove_file(e.path());
             }
         }
@@ -171,7 +172,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()));
+    let (pid, host) = (std::process::id(), super::hostname());
+    let tmp = path.with_file_name(format!(".{name}.tmp-{pid}-{n}@{host}"));
     let err = |p: &Path| {
         let p = p.display().to_string();
         move |source| WriteError { path: p, source }
@@ -395,12 +397,16 @@ mod tests {
         assert!(cache.load(0).is_none());
         // a killed run's temporary (no such process) is removed on open; a live one stays
         std::fs::create_dir_all(cache.dir()).unwrap();
-        let stale = cache.dir().join(".3.rows.tmp-4294967-0");
+        let host = crate::results::hostname();
+        let stale = cache.dir().join(format!(".3.rows.tmp-4294967-0@{host}"));
         let live = cache
             .dir()
-            .join(format!(".4.rows.tmp-{}-0", std::process::id()));
+            .join(format!(".4.rows.tmp-{}-0@{host}", std::process::id()));
+        // another node's temporary on a shared file system: never ours to remove
+        let remote = cache.dir().join(".5.rows.tmp-4294967-0@another-node");
         std::fs::write(&stale, "x").unwrap();
         std::fs::write(&live, "x").unwrap();
+        std::fs::write(&remote, "x").unwrap();
         cache
             .open(&RunInfo {
                 figure: "x/y".into(),
@@ -412,7 +418,9 @@ mod tests {
             .unwrap();
         assert!(!stale.exists() || !Path::new("/proc/self").exists());
         assert!(live.exists());
+        assert!(remote.exists());
         std::fs::remove_file(&live).unwrap();
+        std::fs::remove_file(&remote).unwrap();
         cache.store(0, &rows()).unwrap();
         assert_eq!(cache.load(0).unwrap().len(), 3);
         let listed = list(root.path()).unwrap();

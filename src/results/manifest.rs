@@ -31,6 +31,33 @@ pub struct CacheUse {
     pub tasks_from_cache: usize,
 }
 
+/// The shards whose task rows `privpost merge` assembled into a folder.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardsUse {
+    /// The plan id (`<out>/.privpost-shards/<plan>/`).
+    pub plan: String,
+    /// Shards in the plan.
+    pub count: usize,
+    /// The shards assigned tasks of this figure run, in shard order.
+    pub shards: Vec<ShardUse>,
+}
+
+/// One shard's part in a merged figure run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardUse {
+    /// 1-based shard number.
+    pub shard: usize,
+    /// Tasks of this figure run assigned to the shard.
+    pub tasks: usize,
+    /// Of those, computed by the shard (the rest it found in the cache).
+    pub computed: usize,
+    pub host: String,
+    /// `SLURM_JOB_ID` (array job `_` task) when the shard ran under Slurm.
+    pub slurm_job: Option<String>,
+    pub finished_at: String,
+    pub code_sha256: String,
+}
+
 /// Wall-clock split of a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Timings {
@@ -59,6 +86,9 @@ pub struct Manifest {
     pub data_rows: usize,
     pub rng: &'static str,
     pub cache: CacheUse,
+    /// Present when `privpost merge` assembled the folder from shards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<ShardsUse>,
     pub started_at: String,
     pub finished_at: String,
     pub wall_seconds: f64,

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod manifest;
+pub mod shards;
 pub mod table;
 
 use std::path::{Path, PathBuf};
@@ -24,7 +25,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
     }
 }
 
-/// A fresh temporary folder beside `target` (`.<leaf>.tmp-<pid>`), for
+/// A fresh temporary folder beside `target` (`.<leaf>.tmp-<pid>@<host>`), for
 /// [`replace_dir`] once complete. Temporary folders left by runs that were
 /// killed (their process is gone) are removed on the way.
 pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
@@ -35,7 +36,7 @@ pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "figure".into());
     remove_stale(&parent, &leaf);
-    let tmp = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
+    let tmp = parent.join(format!(".{leaf}.tmp-{}", owner_tag()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
     }
@@ -43,30 +44,71 @@ pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
     Ok(tmp)
 }
 
-/// Whether process `pid` is known to have ended: Linux only (no `/proc/<pid>`);
-/// elsewhere `false`, so that nothing of a possibly live run is removed.
+/// Whether process `pid` of this host is known to have ended: Linux only (no
+/// `/proc/<pid>`); elsewhere `false`, so that nothing of a possibly live run is
+/// removed.
 pub fn process_gone(pid: u32) -> bool {
     Path::new("/proc/self").exists()
         && pid != std::process::id()
         && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
-/// Removes `.<leaf>.tmp-<pid>` and `.<leaf>.old-<pid>` folders whose process
-/// has ended.
+/// This host's name (`gethostname`), or `unknown-host`.
+pub fn hostname() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
+        // within it or we find no NUL and use the whole buffer.
+        let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        let name = String::from_utf8_lossy(&buf[..end]).into_owned();
+        if rc != 0 || name.is_empty() {
+            "unknown-host".into()
+        } else {
+            name.replace(['/', '@'], "_")
+        }
+    })
+}
+
+/// `<pid>@<host>`: who owns a temporary file or folder. On a shared file system
+/// (shards of one sweep on several cluster nodes) a temporary is removed as
+/// stale only by a run on its own host, and only once its process is gone.
+pub fn owner_tag() -> String {
+    format!("{}@{}", std::process::id(), hostname())
+}
+
+/// Whether the owner written after `.tmp-` / `.old-` (`<pid>[-<n>]@<host>`, or
+/// `<pid>[-<n>]` from before hosts were recorded) is a process of this host
+/// that has ended.
+pub fn owner_gone(owner: &str) -> bool {
+    let (proc_part, host) = match owner.rsplit_once('@') {
+        Some((p, h)) => (p, Some(h)),
+        None => (owner, None),
+    };
+    if host.is_some_and(|h| h != hostname()) {
+        return false;
+    }
+    proc_part
+        .split('-')
+        .next()
+        .and_then(|p| p.parse::<u32>().ok())
+        .is_some_and(process_gone)
+}
+
+/// Removes `.<leaf>.tmp-<owner>` and `.<leaf>.old-<owner>` folders whose
+/// process (on this host) has ended.
 fn remove_stale(parent: &Path, leaf: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let pid = [".tmp-", ".old-"].iter().find_map(|mark| {
-            name.strip_prefix(&format!(".{leaf}{mark}"))
-                .and_then(|p| p.parse::<u32>().ok())
-        });
-        if let Some(pid) = pid {
-            if process_gone(pid) {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
+        let owner = [".tmp-", ".old-"]
+            .iter()
+            .find_map(|mark| name.strip_prefix(&format!(".{leaf}{mark}")));
+        if owner.is_some_and(owner_gone) {
+            let _ = std::fs::remove_dir_all(e.path());
         }
     }
 }
@@ -148,7 +190,7 @@ fn two_renames(_tmp: &Path, target: &Path) -> std::io::Result<()> {
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        std::process::id()
+        owner_tag()
     ));
     std::fs::rename(target, &old)?;
     // removed after the caller's rename by the next run's `remove_stale`
@@ -176,5 +218,18 @@ mod tests {
         assert!(target.join("new.csv").exists());
         assert!(!target.join("old.csv").exists());
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
+    }
+
+    /// Only this host's ended processes own stale temporaries.
+    #[test]
+    fn owners_of_other_hosts_are_never_stale() {
+        let dead = "4294967";
+        assert!(owner_gone(dead));
+        assert!(owner_gone(&format!("{dead}-3")));
+        assert!(owner_gone(&format!("{dead}-3@{}", hostname())));
+        assert!(!owner_gone(&format!("{dead}-3@another-node")));
+        assert!(!owner_gone(&format!("{dead}@another-node")));
+        assert!(!owner_gone(&owner_tag()));
+        assert!(!owner_gone("garbage"));
     }
 }

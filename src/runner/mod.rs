@@ -5,6 +5,12 @@
 //! Determinism: task i draws from [`crate::rng::task_rng`] (seed, i), and rows
 //! are concatenated in task order, so `data.csv` and `summary.csv` are
 //! byte-identical for any `--jobs`.
+//!
+//! The same holds across machines: `shard.rs` splits a command's tasks into
+//! shards that fill a shared task cache, and a cache-only run (`privpost
+//! merge`) assembles the folders from it.
+
+pub mod shard;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -18,7 +24,7 @@ use rayon::prelude::*;
 use crate::config::Resolved;
 use crate::experiments::{Figure, Spec};
 use crate::results::cache::{self, KeyParts, RunCache, RunInfo};
-use crate::results::manifest::{rfc3339, CacheUse, Manifest, Timings};
+use crate::results::manifest::{rfc3339, CacheUse, Manifest, ShardsUse, Timings};
 use crate::results::table::{Cell, Row, Table};
 use crate::results::{replace_dir, temp_dir_for, write_text, WriteError};
 use crate::rng::task_rng;
@@ -58,6 +64,30 @@ pub struct Options {
     pub heartbeat: Duration,
     /// This figure is number `position.0` of `position.1` in the command.
     pub position: (usize, usize),
+    /// Compute nothing: every task must come from the cache (`privpost merge`).
+    pub cache_only: bool,
+    /// The shards that computed the tasks, recorded in the manifest by `merge`.
+    pub shards: Option<ShardsUse>,
+}
+
+impl Options {
+    /// Options of a plain run: progress, cache, heartbeat and position.
+    pub fn new(
+        progress: Progress,
+        cache_root: Option<PathBuf>,
+        heartbeat: Duration,
+        position: (usize, usize),
+    ) -> Self {
+        Self {
+            progress,
+            force: false,
+            cache_root,
+            heartbeat,
+            position,
+            cache_only: false,
+            shards: None,
+        }
+    }
 }
 
 /// What a finished run reports.
@@ -95,6 +125,12 @@ pub enum RunError {
         which: &'static str,
         got: Vec<String>,
         want: Vec<String>,
+    },
+    #[error("{figure}: {missing} of its tasks are not in the task cache (first: task {first}); a cache-only run computes nothing")]
+    Missing {
+        figure: String,
+        missing: usize,
+        first: usize,
     },
     #[error(transparent)]
     Write(#[from] WriteError),
@@ -253,7 +289,7 @@ fn display_name(resolved: &Resolved, position: (usize, usize)) -> String {
 }
 
 /// The key of this run in the task cache.
-fn run_key(figure: &dyn Figure, resolved: &Resolved, n: usize) -> String {
+pub fn run_key(figure: &dyn Figure, resolved: &Resolved, n: usize) -> String {
     let params = serde_json::to_value(&resolved.params).unwrap_or_default();
     let datasets = serde_json::to_value(figure.datasets()).unwrap_or_default();
     cache::run_key(&KeyParts {
@@ -306,6 +342,151 @@ fn with_sweep_columns(summary: Table, resolved: &Resolved) -> Table {
     Table { header, rows }
 }
 
+/// Opens this run's task cache (recording what the run is), if there is one.
+fn open_cache(
+    figure: &dyn Figure,
+    resolved: &Resolved,
+    key: &str,
+    options: &Options,
+) -> Result<Option<RunCache>, RunError> {
+    let Some(root) = &options.cache_root else {
+        return Ok(None);
+    };
+    let c = RunCache::new(root, key);
+    c.open(&RunInfo {
+        figure: resolved.experiment.clone(),
+        sweep_point: resolved.sweep_label.clone(),
+        config_file: resolved.file(),
+        code: cache::code_id().to_string(),
+        tasks: figure.task_count(),
+    })?;
+    Ok(Some(c))
+}
+
+/// Computes tasks `todo` on `pool` with progress, storing each in `cache` as
+/// soon as it finishes; the rows in the order of `todo`.
+fn compute(
+    figure: &dyn Figure,
+    seed: u64,
+    todo: &[usize],
+    cache: Option<&RunCache>,
+    pool: &rayon::ThreadPool,
+    options: &Options,
+    name: &str,
+) -> Result<Vec<(usize, Vec<Row>)>, RunError> {
+    let monitor = Monitor::new(options.progress, todo.len(), name);
+    let (stop, stopped) = mpsc::channel();
+    let computed: Vec<(usize, anyhow::Result<Vec<Row>>)> = std::thread::scope(|scope| {
+        let monitor = &monitor;
+        let watcher =
+            scope.spawn(move || monitor.watch(stopped, options.progress, options.heartbeat, name));
+        let results = pool.install(|| {
+            todo.par_iter()
+                .map(|&i| {
+                    let rows = figure.run_task(i, &mut task_rng(seed, i));
+                    let rows = match (rows, cache) {
+                        (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
+                        (r, _) => r,
+                    };
+                    monitor.task_done();
+                    (i, rows)
+                })
+                .collect()
+        });
+        let _ = stop.send(());
+        let _ = watcher.join();
+        results
+    });
+    monitor.finish();
+    computed
+        .into_iter()
+        .map(|(index, r)| {
+            r.map(|rows| (index, rows))
+                .map_err(|source| RunError::Task {
+                    figure: figure_name(name),
+                    index,
+                    source,
+                })
+        })
+        .collect()
+}
+
+/// The figure id (with its sweep point) in a `[k/N] id@point` display name.
+fn figure_name(display: &str) -> String {
+    display
+        .split_once("] ")
+        .map_or(display, |(_, rest)| rest)
+        .to_string()
+}
+
+/// What one shard did for one figure run.
+#[derive(Debug, Clone)]
+pub struct ShardReport {
+    pub run_key: String,
+    pub computed: usize,
+    pub from_cache: usize,
+    pub wall_seconds: f64,
+}
+
+/// Computes the tasks `tasks` of `figure` into the task cache (taking those
+/// already stored from it, unless `force`), writing no output folder: one
+/// shard's share of a figure run. `privpost merge` writes the folder once
+/// every shard has finished.
+pub fn run_shard(
+    figure: &dyn Figure,
+    resolved: &Resolved,
+    tasks: &[usize],
+    pool: &rayon::ThreadPool,
+    options: &Options,
+) -> Result<ShardReport, RunError> {
+    let clock = Instant::now();
+    let n = figure.task_count();
+    let key = run_key(figure, resolved, n);
+    let name = display_name(resolved, options.position);
+    let cache = open_cache(figure, resolved, &key, options)?.ok_or_else(|| {
+        RunError::Write(WriteError {
+            path: "(no task cache)".into(),
+            source: std::io::Error::other("a shard writes its rows into the task cache"),
+        })
+    })?;
+    let todo: Vec<usize> = if options.force {
+        tasks.to_vec()
+    } else {
+        let stored: Vec<bool> =
+            pool.install(|| tasks.par_iter().map(|&i| cache.load(i).is_some()).collect());
+        tasks
+            .iter()
+            .zip(stored)
+            .filter(|(_, s)| !s)
+            .map(|(&i, _)| i)
+            .collect()
+    };
+    if options.progress == Progress::Lines {
+        eprintln!(
+            "{name}: {} of this shard's {} tasks to run ({} from the cache; the figure has {n}), {} jobs",
+            todo.len(),
+            tasks.len(),
+            tasks.len() - todo.len(),
+            pool.current_num_threads()
+        );
+    }
+    compute(
+        figure,
+        resolved.seed,
+        &todo,
+        Some(&cache),
+        pool,
+        options,
+        &name,
+    )?;
+    Ok(ShardReport {
+        run_key: key,
+        computed: todo.len(),
+        from_cache: tasks.len() - todo.len(),
+        wall_seconds: clock.elapsed().as_secs_f64(),
+    })
+}
+
 /// Runs every task of `figure` on `pool` (taking finished tasks from the
 /// cache), then writes data.csv, summary.csv, the plots and manifest.json into
 /// a temporary folder that replaces the previous output only once complete.
@@ -343,26 +524,20 @@ pub fn run(
         });
     }
 
-    let cache = match &options.cache_root {
-        Some(root) => {
-            let c = RunCache::new(root, &key);
-            c.open(&RunInfo {
-                figure: id.clone(),
-                sweep_point: resolved.sweep_label.clone(),
-                config_file: resolved.file(),
-                code: cache::code_id().to_string(),
-                tasks: n,
-            })?;
-            Some(c)
-        }
-        None => None,
-    };
+    let cache = open_cache(figure, resolved, &key, options)?;
     let mut slots: Vec<Option<Vec<Row>>> = match (&cache, options.force) {
         (Some(c), false) => pool.install(|| (0..n).into_par_iter().map(|i| c.load(i)).collect()),
         _ => vec![None; n],
     };
     let todo: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
     let cached = n - todo.len();
+    if options.cache_only && !todo.is_empty() {
+        return Err(RunError::Missing {
+            figure: id,
+            missing: todo.len(),
+            first: todo[0],
+        });
+    }
     if options.progress == Progress::Lines {
         eprintln!(
             "{name}: {} tasks to run ({cached} of {n} from the cache), {} jobs",
@@ -370,38 +545,8 @@ pub fn run(
             pool.current_num_threads()
         );
     }
-
-    let monitor = Monitor::new(options.progress, todo.len(), &name);
-    let (stop, stopped) = mpsc::channel();
-    let computed: Vec<(usize, anyhow::Result<Vec<Row>>)> = std::thread::scope(|scope| {
-        let monitor = &monitor;
-        let name = &name;
-        let watcher =
-            scope.spawn(move || monitor.watch(stopped, options.progress, options.heartbeat, name));
-        let results = pool.install(|| {
-            todo.par_iter()
-                .map(|&i| {
-                    let rows = figure.run_task(i, &mut task_rng(seed, i));
-                    let rows = match (rows, &cache) {
-                        (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
-                        (r, _) => r,
-                    };
-                    monitor.task_done();
-                    (i, rows)
-                })
-                .collect()
-        });
-        let _ = stop.send(());
-        let _ = watcher.join();
-        results
-    });
-    monitor.finish();
-    for (index, r) in computed {
-        slots[index] = Some(r.map_err(|source| RunError::Task {
-            figure: id.clone(),
-            index,
-            source,
-        })?);
+    for (index, rows) in compute(figure, seed, &todo, cache.as_ref(), pool, options, &name)? {
+        slots[index] = Some(rows);
     }
     let rows: Vec<Row> = slots.into_iter().flatten().flatten().collect();
     let task_seconds = clock.elapsed().as_secs_f64();
@@ -457,6 +602,7 @@ pub fn run(
                 tasks_computed: todo.len(),
                 tasks_from_cache: cached,
             },
+            shards: options.shards.clone(),
             started_at: rfc3339(started),
             finished_at: rfc3339(SystemTime::now()),
             wall_seconds: clock.elapsed().as_secs_f64(),
