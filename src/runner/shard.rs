@@ -167,6 +167,7 @@ mod tests {
                 }
             }
             for (s, runs) in a.tasks.iter().enumerate() {
+                let costs = &costs;
                 let sum: u64 = runs
                     .iter()
                     .enumerate()
