@@ -348,6 +348,20 @@ fn run_shard(
             100.0 * split.cost[shard.index - 1] as f64 / total_cost.max(1) as f64
         );
     }
+    if progress != Progress::Quiet {
+        for (p, tasks) in prepared.iter().zip(mine) {
+            if !tasks.is_empty() {
+                let cost: f64 = tasks.iter().map(|&i| p.figure.task_cost(i)).sum();
+                eprintln!(
+                    "  {}: {} of {} tasks, estimated {:.3} Gflop",
+                    p.name(),
+                    tasks.len(),
+                    p.figure.task_count(),
+                    cost / 1e9
+                );
+            }
+        }
+    }
     let runs_with_tasks = mine.iter().filter(|t| !t.is_empty()).count();
     let mut shares = Vec::new();
     let mut failures: Vec<(String, anyhow::Error)> = Vec::new();

@@ -324,6 +324,17 @@ impl Figure for Logreg {
         )
     }
 
+    fn task_cost(&self, index: usize) -> f64 {
+        let task = &self.tasks[self.unique[index].0];
+        match self.first_point(index).langevin {
+            None => logreg::draws_cost(task, &self.sampler, self.repeats),
+            // one gradient per Langevin step and chain, no leapfrog path
+            Some((_, iterations)) => {
+                logreg::hmc_cost(task, iterations as f64 * self.repeats as f64) / 10.0
+            }
+        }
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (dataset, _) = self.unique[index];
         let p0 = *self.first_point(index);

@@ -134,6 +134,11 @@ impl Figure for Fig2 {
         )
     }
 
+    fn task_cost(&self, index: usize) -> f64 {
+        let (k, n, m) = self.tasks[index];
+        super::task_cost(MECHANISMS[m], n, k, self.draws)
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (k, n, m) = self.tasks[index];
         let space = Space::new(vec![self.prior; k], n, self.common.hellinger)?;

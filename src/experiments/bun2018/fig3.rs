@@ -171,6 +171,23 @@ impl Figure for Fig3 {
         )
     }
 
+    fn task_cost(&self, index: usize) -> f64 {
+        match self.tasks[index] {
+            Fig3Task::Prior { mechanism, .. } => {
+                super::task_cost(MECHANISMS[mechanism], self.prior_n, 2, self.draws)
+            }
+            // every candidate scored, and its probability computed, once
+            Fig3Task::Exact { k, mechanism, .. } => {
+                super::task_cost("hellinger_em", self.exact_n, k, 0)
+                    * if MECHANISMS[mechanism] == "hellinger_em" {
+                        1.0
+                    } else {
+                        2.0
+                    }
+            }
+        }
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let c = &self.common;
         let e = || Cell::Empty;

@@ -22,6 +22,22 @@ use rand_chacha::ChaCha8Rng;
 pub const MECHANISMS: [&str; 3] = ["hellinger_em", "laplace_hist", "laplace_dim"];
 
 /// (mean, q25, q50, q75) of distances.
+/// Estimated flops of a task on the simplex of histograms of `n` records in
+/// `k` categories (C(n + k − 1, k − 1) candidate posteriors): the exponential
+/// mechanism scores every candidate (its Hellinger distance and smoothed
+/// sensitivity, ≈ 100k flops each) and each of `draws` releases costs ≈ 50k;
+/// a Laplace release only the draws. The cost model `--shard` balances by.
+fn task_cost(mechanism: &str, n: u32, k: usize, draws: usize) -> f64 {
+    let k_f = k as f64;
+    let draws_cost = draws as f64 * 50.0 * k_f;
+    if mechanism != "hellinger_em" {
+        return draws_cost;
+    }
+    // C(n + k − 1, k − 1), as a float (k ≤ 8)
+    let candidates = (1..k).fold(1.0, |c, j| c * (f64::from(n) + j as f64) / j as f64);
+    candidates * 100.0 * k_f + draws_cost
+}
+
 fn describe(mut d: Vec<f64>) -> (f64, f64, f64, f64) {
     d.sort_by(f64::total_cmp);
     let mean = d.iter().sum::<f64>() / d.len() as f64;
@@ -155,4 +171,14 @@ fn check_size(key: &str, n: u64, k: u64) -> Result<u32, ParamError> {
         ));
     }
     Ok(n as u32)
+}
+
+#[cfg(test)]
+mod cost_tests {
+    #[test]
+    fn candidate_counts_are_binomials() {
+        // C(10 + 2, 2) = 66 candidates for k = 3, n = 10
+        assert_eq!(super::task_cost("hellinger_em", 10, 3, 0), 66.0 * 300.0);
+        assert_eq!(super::task_cost("laplace_hist", 10, 3, 2), 300.0);
+    }
 }

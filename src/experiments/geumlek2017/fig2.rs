@@ -284,6 +284,17 @@ impl Figure for Fig2 {
         )
     }
 
+    /// KL: closed forms and a one-dimensional quadrature (≈ 10^5 flops); a
+    /// hold-out chunk: per run two binomial and four Beta/Gaussian draws and
+    /// the held-out likelihoods (≈ 1.5·10^4 flops, measured: gamma draws and
+    /// log-gamma terms dominate).
+    fn task_cost(&self, index: usize) -> f64 {
+        match self.tasks[index] {
+            Task::Kl { .. } => 1e5,
+            Task::Holdout { runs, .. } => runs as f64 * 1.5e4,
+        }
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         match self.tasks[index] {
             Task::Kl { point } => {

@@ -231,6 +231,14 @@ impl Figure for Fig3 {
         )
     }
 
+    fn task_cost(&self, index: usize) -> f64 {
+        logreg::draws_cost(
+            &self.tasks[self.unique[index].0],
+            &self.sampler,
+            self.repeats,
+        )
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (dataset, cal) = self.unique[index];
         let task = &self.tasks[dataset];

@@ -257,6 +257,30 @@ impl Figure for Samplers {
         )
     }
 
+    fn task_cost(&self, index: usize) -> f64 {
+        let c = &self.c;
+        match self.jobs[index] {
+            Job::Hmc(d) => {
+                let task = &self.tasks[d];
+                logreg::draws_cost(task, &self.hmc, c.chains)
+                    + logreg::hmc_cost(
+                        task,
+                        8.0 * c.tune_iterations as f64
+                            + c.diagnostic_chains as f64
+                                * (c.burn_in as f64 + c.diagnostic_draws as f64),
+                    )
+            }
+            Job::Reference(d, _) => logreg::slice_cost(
+                &self.tasks[d],
+                c.reference_burn_in as f64 + c.reference_sweeps as f64,
+            ),
+            Job::PaperSlice(d) => logreg::slice_cost(
+                &self.tasks[d],
+                c.paper_slice_draws as f64 * c.paper_slice_sweeps as f64,
+            ),
+        }
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let job = self.jobs[index];
         let d = match job {

@@ -284,6 +284,21 @@ impl Figure for Fig1 {
         )
     }
 
+    /// A budget curve: the RDP accountant's order search at each of its points
+    /// (≈ 10^5 flops a point); panel (c): a private chain, a minibatch of
+    /// log-likelihood ratios per iteration (≈ 80 flops a point).
+    fn task_cost(&self, index: usize) -> f64 {
+        let budget_tasks = self.curves.len() * self.conversions.len();
+        match &self.clipping {
+            Some(c) if index >= budget_tasks => c.iterations as f64 * c.test.batch as f64 * 80.0,
+            _ => {
+                let curve = &self.curves[(index / self.conversions.len().max(1))
+                    .min(self.curves.len().saturating_sub(1))];
+                (curve.iterations.len() * curve.accounts.len()) as f64 * 1e5
+            }
+        }
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let budget_tasks = self.curves.len() * self.conversions.len();
         if index >= budget_tasks {

@@ -119,6 +119,13 @@ impl Figure for Fig2 {
         )
     }
 
+    /// One chain: per iteration a minibatch of clipped log-likelihood ratios
+    /// (two exp and a ln_1p per point, ≈ 80 flops; batches can grow in the
+    /// non-private sequential test, so counted at twice the batch).
+    fn task_cost(&self, index: usize) -> f64 {
+        self.iterations[index] as f64 * 2.0 * self.test.batch as f64 * 80.0
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let c = if index == 0 { 1.0 } else { 2.0 };
         let vcor = VCor::stored(c)

@@ -235,6 +235,22 @@ impl Figure for Fig3 {
         )
     }
 
+    /// Per iteration a minibatch of log-likelihood terms (≈ 80 flops a point;
+    /// the non-private chain's sequential test can grow its batch, counted at
+    /// twice the batch); DP-SGLD: a clipped gradient per point (≈ 40 flops).
+    fn task_cost(&self, index: usize) -> f64 {
+        let batch = self.test.batch as f64;
+        match self.tasks[index] {
+            Fig3Task::Reference => self.c.reference_iterations as f64 * 2.0 * batch * 80.0,
+            Fig3Task::Mcmc { .. } => self.c.mcmc_iterations as f64 * batch * 80.0,
+            Fig3Task::Sgld { noise, .. } => {
+                self.c.sgld_iterations as f64
+                    * crate::dpmcmc::sgld::Sgld::paper(noise).batch as f64
+                    * 40.0
+            }
+        }
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         use rand_distr::{Distribution, StandardNormal};
         let mut rows = Vec::new();

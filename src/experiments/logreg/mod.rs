@@ -288,6 +288,37 @@ pub fn score_draws(
     Ok(draws.iter().map(|w| score(task, w)).collect())
 }
 
+/// Estimated floating-point operations of `chain_iterations` HMC iterations
+/// (summed over chains) on `task`'s training set: a tuned path takes about ten
+/// leapfrog steps, each one gradient — two n × d products (4nd) and n
+/// logistic terms (≈ 20 flops each). The cost model `--shard` balances by.
+pub fn hmc_cost(task: &Task, chain_iterations: f64) -> f64 {
+    let (n, d) = (task.train_x.nrows() as f64, task.dim() as f64);
+    chain_iterations * 10.0 * (4.0 * n * d + 20.0 * n)
+}
+
+/// Estimated flops of `sweeps` slice-sampling sweeps on `task`: d coordinate
+/// updates per sweep, each about six evaluations of the n cached margins
+/// (an update, 2n, and n logistic terms, 20n).
+pub fn slice_cost(task: &Task, sweeps: f64) -> f64 {
+    let (n, d) = (task.train_x.nrows() as f64, task.dim() as f64);
+    sweeps * d * 6.0 * 22.0 * n
+}
+
+/// Estimated flops of `k` draws with `sampler` ([`Sampler::draws`]: HMC with
+/// step-size tuning on 8 pilot chains, or independent slice chains) and of
+/// scoring them on the test set.
+pub fn draws_cost(task: &Task, sampler: &Sampler, k: usize) -> f64 {
+    let k = k as f64;
+    let sampling = match *sampler {
+        Sampler::Hmc { burn_in, tune, .. } => {
+            hmc_cost(task, 8.0 * tune as f64 + k * burn_in as f64)
+        }
+        Sampler::Slice { sweeps } => slice_cost(task, k * sweeps as f64),
+    };
+    sampling + k * 2.0 * task.test_x.nrows() as f64 * task.dim() as f64
+}
+
 /// Mean ± s.e. of the test metrics of a group of draws.
 #[derive(Debug, Clone, Copy)]
 pub struct Metrics {

@@ -38,6 +38,14 @@ impl Figure for Fig45 {
         )
     }
 
+    fn task_cost(&self, _index: usize) -> f64 {
+        super::sweep::gibbs_cost(
+            self.run.dataset.data.cells(),
+            self.run.c.states,
+            self.run.c.sweeps,
+        )
+    }
+
     fn run_task(&self, _index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let out = self.run.execute(rng)?;
         let labels = &self.run.dataset.value_labels;

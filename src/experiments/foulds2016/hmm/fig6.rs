@@ -243,6 +243,11 @@ impl Figure for Fig6 {
         )
     }
 
+    fn task_cost(&self, index: usize) -> f64 {
+        let panel = &self.panels[self.tasks[index].0];
+        super::sweep::gibbs_cost(panel.data.cells(), panel.states, self.c.sweeps)
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (p, s, mech, e) = self.tasks[index];
         let panel = &self.panels[p];

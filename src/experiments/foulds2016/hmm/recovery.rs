@@ -288,6 +288,11 @@ impl Figure for Recovery {
         )
     }
 
+    fn task_cost(&self, index: usize) -> f64 {
+        let d = &self.sets[self.tasks[index].0];
+        super::sweep::gibbs_cost(d.data.cells(), d.states, self.c.sweeps)
+    }
+
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (di, rep, mech, e) = self.tasks[index];
         let d = &self.sets[di];

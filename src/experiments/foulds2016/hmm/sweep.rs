@@ -182,6 +182,17 @@ pub fn describe(
     )
 }
 
+/// Estimated flops of one Gibbs run: per sweep and cell, the conditional of
+/// its state (K transition terms in and out and the emissions of the five
+/// features, each a ratio of Dirichlet-multinomial counts: ≈ 50K(K + 5)
+/// flops), a categorical draw and the count updates (≈ 400). Calibrated
+/// against measured run times (foulds2016/fig6, recovery smoke runs). The cost
+/// model `--shard` balances by.
+pub fn gibbs_cost(cells: usize, states: usize, sweeps: usize) -> f64 {
+    let k = states as f64;
+    sweeps as f64 * cells as f64 * (50.0 * k * (k + crate::hmm::FEATURES.len() as f64) + 400.0)
+}
+
 /// One Gibbs run of a sweep: (dataset, split or repeat, mechanism, ε index — None for
 /// the ε-free non-private run).
 pub type Task = (usize, usize, Mech, Option<usize>);
