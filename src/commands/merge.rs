@@ -327,13 +327,9 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         clock.elapsed().as_secs_f64()
     );
     for r in &reports {
-        let name = match &r.label {
-            Some(l) => format!("{}@{l}", r.figure),
-            None => r.figure.clone(),
-        };
         println!(
             "  {:<22} {:>8} tasks  {}{}",
-            name,
+            r.name(),
             r.tasks,
             r.dir.display(),
             if r.up_to_date { "  (up to date)" } else { "" }

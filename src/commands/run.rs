@@ -34,30 +34,14 @@ estimates) into <out>/.privpost-cache and writes no figure folder; once all n ha
 `privpost slurm` writes and submits the job array for you."
 )]
 pub struct RunArgs {
-    /// Config files (configs/<paper>/<figure>.toml) or figure ids (see `privpost list`).
-    #[arg(value_name = "CONFIG|ID")]
-    pub targets: Vec<String>,
-    /// Run every config under --configs.
-    #[arg(long)]
-    pub all: bool,
-    /// Apply each config's [profile.smoke] (same figure, seconds to run); = --profile smoke.
-    #[arg(long, conflicts_with = "profile")]
-    pub smoke: bool,
-    /// Apply each config's [profile.NAME].
-    #[arg(long, value_name = "NAME")]
-    pub profile: Option<String>,
+    #[command(flatten)]
+    pub selection: Selection,
     /// Worker threads (default: SLURM_CPUS_PER_TASK if set, else all cores). Results do not depend on it.
     #[arg(long, short)]
     pub jobs: Option<usize>,
     /// Output root.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Override a parameter: --set key=value (repeatable, each key once; see the sweep forms below).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Folder holding configs/<paper>/<figure>.toml (for --all and figure ids).
-    #[arg(long = "configs", default_value = "configs")]
-    pub config_dir: PathBuf,
     /// Recompute every task and rewrite every folder, even if cached or up to date.
     #[arg(long)]
     pub force: bool,
@@ -75,7 +59,31 @@ pub struct RunArgs {
     pub shard: Option<ShardSpec>,
 }
 
-impl RunArgs {
+/// What a command runs: configs or figure ids (or --all), a profile, --set
+/// overrides; shared by `run` and `slurm`.
+#[derive(Debug, clap::Args)]
+pub struct Selection {
+    /// Config files (configs/<paper>/<figure>.toml) or figure ids (see `privpost list`).
+    #[arg(value_name = "CONFIG|ID")]
+    pub targets: Vec<String>,
+    /// Run every config under --configs.
+    #[arg(long)]
+    pub all: bool,
+    /// Apply each config's [profile.smoke] (same figure, seconds to run); = --profile smoke.
+    #[arg(long, conflicts_with = "profile")]
+    pub smoke: bool,
+    /// Apply each config's [profile.NAME].
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Override a parameter: --set key=value (repeatable, each key once; see the sweep forms below).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Folder holding configs/<paper>/<figure>.toml (for --all and figure ids).
+    #[arg(long = "configs", default_value = "configs")]
+    pub config_dir: PathBuf,
+}
+
+impl Selection {
     /// The profile named by --smoke or --profile.
     pub fn profile(&self) -> Option<&str> {
         if self.smoke {
@@ -83,6 +91,11 @@ impl RunArgs {
         } else {
             self.profile.as_deref()
         }
+    }
+
+    /// The config files of the targets (and --all).
+    pub fn paths(&self) -> Result<Vec<PathBuf>, CommandError> {
+        config_paths(&self.targets, self.all, &self.config_dir)
     }
 }
 
@@ -210,7 +223,7 @@ pub(crate) fn assignment(prepared: &[Prepared], shards: usize) -> Assignment {
 }
 
 /// The config files of the command's targets (and --all).
-pub(crate) fn config_paths(
+fn config_paths(
     targets_given: &[String],
     all: bool,
     config_dir: &std::path::Path,
@@ -229,7 +242,7 @@ pub(crate) fn config_paths(
 
 pub fn run(args: RunArgs) -> Result<(), CommandError> {
     let clock = Instant::now();
-    let paths = config_paths(&args.targets, args.all, &args.config_dir)?;
+    let paths = args.selection.paths()?;
     let jobs = jobs(args.jobs)?;
     let heartbeat = heartbeat()?;
     let progress = if args.quiet {
@@ -237,7 +250,8 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     } else {
         Progress::detect()
     };
-    let prepared = prepare_all(&paths, args.profile(), &args.set, args.quiet)?;
+    let sel = &args.selection;
+    let prepared = prepare_all(&paths, sel.profile(), &sel.set, args.quiet)?;
     let pool = pool(jobs)?;
     if let Some(shard) = args.shard {
         return run_shard(&args, &paths, shard, &prepared, &pool, progress, heartbeat);
@@ -278,13 +292,9 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
         clock.elapsed().as_secs_f64()
     );
     for r in &reports {
-        let name = match &r.label {
-            Some(l) => format!("{}@{l}", r.figure),
-            None => r.figure.clone(),
-        };
         println!(
             "  {:<22} {:>8} tasks {:>8} computed {:>8.2} s  {}{}",
-            name,
+            r.name(),
             r.tasks,
             r.computed,
             r.wall_seconds,
@@ -332,7 +342,8 @@ fn run_shard(
 ) -> Result<(), CommandError> {
     let started = std::time::SystemTime::now();
     let clock = Instant::now();
-    let plan = PlanFile::new(paths, args.profile(), &args.set, shard.count)
+    let sel = &args.selection;
+    let plan = PlanFile::new(paths, sel.profile(), &sel.set, shard.count)
         .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
     plan.write(&args.out)
         .map_err(|e| CommandError::Failed(e.into()))?;

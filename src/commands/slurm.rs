@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::run::config_paths;
+use super::run::Selection;
 use super::{plan, CommandError};
 use crate::results::shards::PlanFile;
 use crate::runner::shard::MAX_SHARDS;
@@ -31,24 +31,8 @@ and the merge after it:
   sbatch --dependency=afterok:<job id> <out>/.privpost-shards/<plan>/slurm/merge.sbatch"
 )]
 pub struct SlurmArgs {
-    /// Config files or figure ids.
-    #[arg(value_name = "CONFIG|ID")]
-    pub targets: Vec<String>,
-    /// Every config under --configs.
-    #[arg(long)]
-    pub all: bool,
-    /// Apply each config's [profile.smoke].
-    #[arg(long, conflicts_with = "profile")]
-    pub smoke: bool,
-    /// Apply each config's [profile.NAME].
-    #[arg(long, value_name = "NAME")]
-    pub profile: Option<String>,
-    /// Override a parameter (repeatable; the sweep forms of `privpost run`).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Folder holding configs/<paper>/<figure>.toml.
-    #[arg(long = "configs", default_value = "configs")]
-    pub config_dir: PathBuf,
+    #[command(flatten)]
+    pub selection: Selection,
     /// Output root shared by the shards and the merge.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
@@ -76,16 +60,6 @@ pub struct SlurmArgs {
     /// Submit with sbatch, print the job ids and exit.
     #[arg(long)]
     pub submit: bool,
-}
-
-impl SlurmArgs {
-    fn profile(&self) -> Option<&str> {
-        if self.smoke {
-            Some("smoke")
-        } else {
-            self.profile.as_deref()
-        }
-    }
 }
 
 /// `text` as one shell word.
@@ -336,9 +310,10 @@ fn sbatch(args: &[&str], dir: &Path) -> Result<String, CommandError> {
 
 pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     check_args(&args)?;
-    let paths = config_paths(&args.targets, args.all, &args.config_dir)?;
+    let sel = &args.selection;
+    let paths = sel.paths()?;
     // validate every config now, not on the cluster an hour later
-    let planned = plan(&paths, args.profile(), &args.set)?;
+    let planned = plan(&paths, sel.profile(), &sel.set)?;
     let cwd = std::env::current_dir()
         .map_err(|e| CommandError::failed(format!("cannot read the working directory: {e}")))?;
     let out = std::path::absolute(&args.out)
@@ -346,7 +321,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| CommandError::failed(format!("cannot locate the privpost binary: {e}")))?;
-    let plan = PlanFile::new(&paths, args.profile(), &args.set, args.shards)
+    let plan = PlanFile::new(&paths, sel.profile(), &sel.set, args.shards)
         .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
     let max_array = match args.max_array_size {
         Some(n) => n,

@@ -104,6 +104,16 @@ pub struct Report {
     pub wall_seconds: f64,
 }
 
+impl Report {
+    /// `figure@point`.
+    pub fn name(&self) -> String {
+        match &self.label {
+            Some(l) => format!("{}@{l}", self.figure),
+            None => self.figure.clone(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("{figure}: task {index} failed")]
