@@ -18,6 +18,9 @@ use sha2::{Digest, Sha256};
 use super::cache::{hex, write_atomic};
 use super::WriteError;
 
+/// The most shards a plan can be split into.
+pub const MAX_SHARDS: usize = 100_000;
+
 /// Folder of the sharded plans under an output root.
 pub const DIR_NAME: &str = ".privpost-shards";
 
@@ -110,6 +113,15 @@ pub fn read_plans(out: &Path) -> Result<Vec<PlanFile>, String> {
             .map_err(|err| format!("{}: cannot read: {err}", path.display()))?;
         let plan: PlanFile = serde_json::from_str(&text)
             .map_err(|err| format!("{}: not a privpost plan file: {err}", path.display()))?;
+        let max = MAX_SHARDS;
+        if !(1..=max).contains(&plan.shards) || plan.configs.is_empty() {
+            return Err(format!(
+                "{}: key `shards` = {} with {} config(s): allowed are 1 to {max} shards and at least one config",
+                path.display(),
+                plan.shards,
+                plan.configs.len()
+            ));
+        }
         plans.push(plan);
     }
     plans.sort_by(|a, b| a.plan.cmp(&b.plan));

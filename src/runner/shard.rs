@@ -13,8 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// The most shards a plan can be split into.
-pub const MAX_SHARDS: usize = 100_000;
+pub use crate::results::shards::MAX_SHARDS;
 
 /// `--shard i/n`: shard `index` (1-based) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
