@@ -307,7 +307,11 @@ pub fn slice_cost(task: &Task, sweeps: f64) -> f64 {
 
 /// Estimated flops of `k` draws with `sampler` ([`Sampler::draws`]: HMC with
 /// step-size tuning on 8 pilot chains, or independent slice chains) and of
-/// scoring them on the test set.
+/// scoring them on the test set. Not seen by the estimate: the leapfrog
+/// steps per iteration, which HMC's step-size tuning sets at run time (some
+/// MNIST posteriors take 5–10× their estimate), and the slice fallback of
+/// `whitened_draws` when an OPS support ball is near the mode (rare: the
+/// paper's radius is 1/β₀).
 pub fn draws_cost(task: &Task, sampler: &Sampler, k: usize) -> f64 {
     let k = k as f64;
     let sampling = match *sampler {
