@@ -236,6 +236,18 @@ pub fn plan(
                 }
             }
         };
+        // every profile of the file must be valid, not only the one selected:
+        // a typo in [profile.paper] should not wait for the paper-scale run
+        for name in file.profile_names() {
+            if Some(name.as_str()) == profile {
+                continue;
+            }
+            for resolved in file.resolve(Some(name), &[], &takes_list)? {
+                (spec.validate)(&resolved.params, resolved.seed).map_err(|e| {
+                    e.in_file(&format!("{} [profile.{name}]", resolved.file()))
+                })?;
+            }
+        }
         for resolved in file.resolve(profile, &overrides, &takes_list)? {
             let plan = (spec.validate)(&resolved.params, resolved.seed)
                 .map_err(|e| param_error(e, &resolved.file(), &overrides))?;

@@ -706,9 +706,49 @@ fn merge(table: &mut toml::Table, key: &str, value: &toml::Value) {
     }
 }
 
+/// The largest integer a config may hold (counts and sizes), except seeds.
+/// A typo of three zeros stays a refusal instead of a memory abort or a
+/// week-long run; larger plans are refused by the plan-size check.
+pub const MAX_CONFIG_INTEGER: i64 = 10_000_000;
+
+/// Every number in a config: floats finite (no config key documents `inf` or
+/// `nan`, and a NaN would switch off every `x > limit` guard), integers at
+/// most [`MAX_CONFIG_INTEGER`] unless the key is a seed (`seed`, `*_seed`).
+pub fn check_numbers(table: &toml::Table, prefix: &str) -> Result<(), ParamError> {
+    fn walk(v: &toml::Value, key: &str, leaf: &str) -> Result<(), ParamError> {
+        match v {
+            toml::Value::Float(x) if !x.is_finite() => Err(ParamError::new(
+                key,
+                format!("{x}"),
+                "finite numbers (no config key accepts inf or nan)",
+            )),
+            toml::Value::Integer(i)
+                if !(leaf == "seed" || leaf.ends_with("_seed")) && *i > MAX_CONFIG_INTEGER =>
+            {
+                Err(ParamError::new(
+                    key,
+                    format!("{i}"),
+                    format!("integers up to {MAX_CONFIG_INTEGER} (counts and sizes; seeds may be any 64-bit integer)"),
+                ))
+            }
+            toml::Value::Array(items) => items.iter().try_for_each(|x| walk(x, key, leaf)),
+            toml::Value::Table(t) => t.iter().try_for_each(|(k, x)| {
+                let dotted = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
+                walk(x, &dotted, k)
+            }),
+            _ => Ok(()),
+        }
+    }
+    table.iter().try_for_each(|(k, v)| {
+        let dotted = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        walk(v, &dotted, k)
+    })
+}
+
 /// Deserialises experiment parameters into a schema, turning serde's messages
 /// into a `ParamError` that names the key.
 pub fn deserialize<T: serde::de::DeserializeOwned>(params: &toml::Table) -> Result<T, ParamError> {
+    check_numbers(params, "")?;
     params.clone().try_into().map_err(|e: toml::de::Error| {
         let text = e.to_string();
         let text = text.trim();

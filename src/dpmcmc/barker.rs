@@ -189,11 +189,12 @@ pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats.max_s2 = stats.max_s2.max(s2);
     stats.ratios += test.batch as u64;
     stats.steps += 1;
-    if s2 >= test.c {
+    // written so that a NaN s² (e.g. N₀² overflowing) fails the test too
+    if !(s2 < test.c) {
         return Err(ChainError::VarianceTooLarge { s2, c: test.c });
     }
     let noise = Normal::new(0.0, (test.c - s2).sqrt())
-        .unwrap_or_else(|_| unreachable!())
+        .map_err(|_| ChainError::VarianceTooLarge { s2, c: test.c })?
         .sample(rng);
     let accept = delta + noise + vcor.sample(rng) > 0.0;
     if accept {

@@ -31,7 +31,15 @@ fn private_test(
     n0: f64,
     clip_factor: f64,
 ) -> Result<PrivateTest, ParamError> {
-    check::positive("n0", n0)?;
+    // N₀ tempers the likelihood (N₀·mean r): at most N, which also keeps N₀²
+    // (in s²) finite
+    if !(n0 > 0.0 && n0 <= n_data as f64) {
+        return Err(ParamError::new(
+            "n0",
+            format!("{n0}"),
+            format!("0 < N₀ ≤ N = {n_data} (the likelihood is tempered to N₀ records)"),
+        ));
+    }
     if !(clip_factor > 0.0 && clip_factor <= 1.0) {
         return Err(ParamError::new(
             "clip_factor",
