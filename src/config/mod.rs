@@ -59,9 +59,16 @@ impl ParamError {
         message: impl Into<String>,
         allowed: impl Into<String>,
     ) -> Self {
+        let mut message: String = message.into();
+        // a value such as 1e308 printed by `{}` runs to 309 digits
+        if message.len() > 24 {
+            if let Ok(x) = message.parse::<f64>() {
+                message = format!("{x:e}");
+            }
+        }
         Self {
             key: key.into(),
-            message: message.into(),
+            message,
             allowed: Some(allowed.into()),
         }
     }

@@ -14,7 +14,7 @@ pub use fig1::{validate_fig1, Fig1, FIG1_COLUMNS};
 pub use fig2::{validate_fig2, Fig2, FIG2_COLUMNS};
 pub use fig3::{validate_fig3, Fig3, FIG3_DATA, FIG3_SUMMARY};
 
-use crate::config::{check, ParamError};
+use crate::config::ParamError;
 use crate::dpmcmc::barker::{Gmm, PrivateTest};
 use crate::privacy::ledger::Entry;
 use crate::privacy::rdp::{Conversion, SgldAccount};
