@@ -315,8 +315,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
             &args.dir,
             &pool,
             &options,
-        )
-        .map_err(|e| CommandError::Failed(e.into()))?;
+        )?;
         reports.push(report);
     }
     println!(

@@ -70,6 +70,16 @@ impl From<ConfigError> for CommandError {
     }
 }
 
+impl From<crate::runner::RunError> for CommandError {
+    /// A NaN the inputs produced is bad input (exit 2); anything else a failure (exit 1).
+    fn from(e: crate::runner::RunError) -> Self {
+        match e {
+            crate::runner::RunError::NotANumber { .. } => CommandError::Input(e.into()),
+            e => CommandError::Failed(e.into()),
+        }
+    }
+}
+
 /// A config resolved and validated into a plan (nothing prepared yet).
 pub struct Planned {
     pub spec: &'static Spec,
@@ -243,9 +253,8 @@ pub fn plan(
                 continue;
             }
             for resolved in file.resolve(Some(name), &[], &takes_list)? {
-                (spec.validate)(&resolved.params, resolved.seed).map_err(|e| {
-                    e.in_file(&format!("{} [profile.{name}]", resolved.file()))
-                })?;
+                (spec.validate)(&resolved.params, resolved.seed)
+                    .map_err(|e| e.in_file(&format!("{} [profile.{name}]", resolved.file())))?;
             }
         }
         for resolved in file.resolve(profile, &overrides, &takes_list)? {

@@ -281,7 +281,7 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
                 eprintln!("error: {name}: {e}");
                 failures.push((name, e.into()));
             }
-            Err(e) => return Err(CommandError::Failed(e.into())),
+            Err(e) => return Err(e.into()),
         }
     }
     let computed: usize = reports.iter().map(|r| r.computed).sum();
@@ -402,7 +402,7 @@ fn run_shard(
                 eprintln!("error: {name}: {e}");
                 failures.push((name, e.into()));
             }
-            Err(e) => return Err(CommandError::Failed(e.into())),
+            Err(e) => return Err(e.into()),
         }
     }
     if !failures.is_empty() {

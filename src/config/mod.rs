@@ -747,7 +747,11 @@ pub fn check_numbers(table: &toml::Table, prefix: &str) -> Result<(), ParamError
         }
     }
     table.iter().try_for_each(|(k, v)| {
-        let dotted = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        let dotted = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
         walk(v, &dotted, k)
     })
 }

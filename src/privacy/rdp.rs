@@ -73,7 +73,11 @@ pub fn full_data_step_epsilon(alpha: f64, bound: f64, c: f64) -> Result<f64, Acc
 /// Condition (23): per-example log-likelihood ratios clipped to |r| ≤ √b / N₀.
 pub fn check_clipping(clip: f64, batch: u64, n0: f64) -> Result<(), AccountError> {
     if !(n0 > 0.0 && n0.is_finite()) {
-        return Err(invalid("n0", n0, "a finite N₀ > 0 (the likelihood's tempering size)"));
+        return Err(invalid(
+            "n0",
+            n0,
+            "a finite N₀ > 0 (the likelihood's tempering size)",
+        ));
     }
     let bound = (batch as f64).sqrt() / n0;
     if clip > 0.0 && clip <= bound {

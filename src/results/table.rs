@@ -95,6 +95,46 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
+/// A NaN where a number was expected: where it is (1-based data row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NanCell {
+    pub column: String,
+    pub row: usize,
+}
+
+impl Table {
+    /// Makes the table fit to write: a standard error (a column named `se` or
+    /// ending in `_se`) that is NaN — one run, nothing to estimate it from —
+    /// becomes an empty cell ("not applicable"); any other NaN is returned as
+    /// an error, so that no NaN is ever written for a reader to take as data.
+    pub fn without_nan(mut self) -> Result<Self, NanCell> {
+        let se: Vec<bool> = self
+            .header
+            .iter()
+            .map(|h| h == "se" || h.ends_with("_se"))
+            .collect();
+        for (r, row) in self.rows.iter_mut().enumerate() {
+            for (c, cell) in row.iter_mut().enumerate() {
+                if matches!(cell, Cell::Float(x) if x.is_nan()) {
+                    if se.get(c).copied().unwrap_or(false) {
+                        *cell = Cell::Empty;
+                    } else {
+                        return Err(NanCell {
+                            column: self
+                                .header
+                                .get(c)
+                                .cloned()
+                                .unwrap_or_else(|| format!("#{}", c + 1)),
+                            row: r + 1,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(self)
+    }
+}
+
 /// A column that a table was expected to have is missing.
 #[derive(Debug, thiserror::Error)]
 #[error("{source_name}: missing column `{column}` (has: {have})")]
@@ -182,6 +222,30 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nan_standard_errors_become_empty_and_other_nans_are_refused() {
+        let t = Table {
+            header: vec!["mean".into(), "mean_se".into()],
+            rows: vec![vec![1.0.into(), f64::NAN.into()]],
+        };
+        let t = t.without_nan().unwrap();
+        assert_eq!(t.rows[0][1], Cell::Empty);
+        let t = Table {
+            header: vec!["mean".into(), "se".into()],
+            rows: vec![
+                vec![1.0.into(), 0.5.into()],
+                vec![f64::NAN.into(), 0.5.into()],
+            ],
+        };
+        assert_eq!(
+            t.without_nan().unwrap_err(),
+            NanCell {
+                column: "mean".into(),
+                row: 2
+            }
+        );
+    }
 
     #[test]
     fn floats_round_trip_through_csv_text() {

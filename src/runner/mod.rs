@@ -142,6 +142,13 @@ pub enum RunError {
         missing: usize,
         first: usize,
     },
+    #[error("{figure}: {file} would hold NaN in column `{column}`, row {row}: the inputs make this quantity undefined (e.g. an empty hold-out set, or values so extreme that the arithmetic overflows); nothing was written")]
+    NotANumber {
+        figure: String,
+        file: &'static str,
+        column: String,
+        row: usize,
+    },
     #[error(transparent)]
     Write(#[from] WriteError),
     #[error(transparent)]
@@ -560,7 +567,18 @@ pub fn run(
     }
     let rows: Vec<Row> = slots.into_iter().flatten().flatten().collect();
     let task_seconds = clock.elapsed().as_secs_f64();
-    let data = Table::new(spec.data_columns, rows);
+    let nan = |file: &'static str| {
+        let figure = id.clone();
+        move |c: crate::results::table::NanCell| RunError::NotANumber {
+            figure,
+            file,
+            column: c.column,
+            row: c.row,
+        }
+    };
+    let data = Table::new(spec.data_columns, rows)
+        .without_nan()
+        .map_err(nan("data.csv"))?;
     let summary = figure
         .summarize(&data)
         .map_err(|source| RunError::Summary {
@@ -568,7 +586,9 @@ pub fn run(
             source,
         })?;
     check_columns(&id, "summary.csv", &summary, spec.summary_columns)?;
-    let summary = with_sweep_columns(summary, resolved);
+    let summary = with_sweep_columns(summary, resolved)
+        .without_nan()
+        .map_err(nan("summary.csv"))?;
 
     let tmp = temp_dir_for(&final_dir)?;
     let result = (|| {
