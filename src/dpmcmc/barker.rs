@@ -190,7 +190,7 @@ pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats.ratios += test.batch as u64;
     stats.steps += 1;
     // written so that a NaN s² (e.g. N₀² overflowing) fails the test too
-    if !(s2 < test.c) {
+    if s2.is_nan() || s2 >= test.c {
         return Err(ChainError::VarianceTooLarge { s2, c: test.c });
     }
     let noise = Normal::new(0.0, (test.c - s2).sqrt())
