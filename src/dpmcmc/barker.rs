@@ -364,6 +364,37 @@ mod tests {
         );
     }
 
+    /// A NaN s² (N₀² overflowing to inf, times a zero variance) is refused as
+    /// too large, never passed on to the noise.
+    #[test]
+    fn nan_variance_is_refused_not_a_panic() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let data = super::super::gmm::generate(1000, &mut rng);
+        let vcor = VCor::stored(2.0).unwrap();
+        let test = PrivateTest {
+            batch: 100,
+            n0: 1e308,
+            clip: 0.0,
+            c: 2.0,
+        };
+        let mut subsets = SubsetSampler::new(data.len());
+        let r = private_test(
+            &Gmm,
+            &data,
+            &mut subsets,
+            &[0.3, 0.4],
+            &[0.31, 0.4],
+            &test,
+            &vcor,
+            &mut Stats::default(),
+            &mut rng,
+        );
+        assert!(
+            matches!(r, Err(ChainError::VarianceTooLarge { s2, .. }) if s2.is_nan()),
+            "{r:?}"
+        );
+    }
+
     /// For a fixed (θ, θ′), the private test accepts with probability ≈ σ(Δ), the
     /// exact Barker probability (CLT for Δ* + the V_cor decomposition).
     #[test]
