@@ -74,13 +74,13 @@ fn main() {
         Command::Merge(a) => merge::merge(a),
         Command::Slurm(a) => slurm::slurm(a),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "privpost",
-                &mut std::io::stdout(),
-            );
-            Ok(())
+            // generated into memory, then written with the error checked
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "privpost", &mut script);
+            privpost::commands::write_out(format_args!(
+                "{}",
+                String::from_utf8_lossy(&script).trim_end()
+            ))
         }
     };
     if let Err(e) = result {

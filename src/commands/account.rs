@@ -90,10 +90,10 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
                 };
                 acc.validate().map_err(bad)?;
                 let step = acc.step_rdp(alpha);
-                println!("DP-MCMC at order α = {alpha}: per-iteration RDP ε′(α) = {step:.6e}");
+                crate::outln!("DP-MCMC at order α = {alpha}: per-iteration RDP ε′(α) = {step:.6e}");
                 for &t in &a.iterations {
                     let rdp = t as f64 * step;
-                    println!(
+                    crate::outln!(
                         "  T = {t}: RDP ε = {rdp:.4}; (ε, δ = {delta:e}) = {:.4} (classic), {:.4} (improved)",
                         Conversion::Classic.epsilon(rdp, alpha as f64, delta),
                         Conversion::Improved.epsilon(rdp, alpha as f64, delta)
@@ -121,7 +121,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
                     acc.q(), orders.start(), orders.end(), classic.epsilon, classic.best_alpha, improved.epsilon, improved.best_alpha
                 ));
             }
-            println!("{}", lines.join("\n"));
+            crate::outln!("{}", lines.join("\n"));
         }
         AccountMechanism::Sgld => {
             if a.n_data.is_some() || a.batch.is_some() || a.n0.is_some() || a.clip.is_some() {
@@ -155,7 +155,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
                     acc.alpha_max, classic.epsilon, classic.best_alpha, improved.epsilon, improved.best_alpha
                 ));
             }
-            println!("{}", lines.join("\n"));
+            crate::outln!("{}", lines.join("\n"));
         }
     }
     Ok(())

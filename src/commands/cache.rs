@@ -46,7 +46,7 @@ pub fn cache(args: &CacheArgs) -> Result<(), CommandError> {
     match stale_only {
         None => {
             if runs.is_empty() {
-                println!("{}: empty", root.display());
+                crate::outln!("{}: empty", root.display());
                 return Ok(());
             }
             let mut bytes = 0;
@@ -60,7 +60,7 @@ pub fn cache(args: &CacheArgs) -> Result<(), CommandError> {
                     ),
                     None => ("?".into(), String::new(), "?".into()),
                 };
-                println!(
+                crate::outln!(
                     "{}  {:<22} {:<28} {:>6}/{:<6} tasks {:>10} bytes  {}",
                     &r.key[..12.min(r.key.len())],
                     figure,
@@ -75,7 +75,7 @@ pub fn cache(args: &CacheArgs) -> Result<(), CommandError> {
                     }
                 );
             }
-            println!(
+            crate::outln!(
                 "{} run(s), {} usable by this binary, {bytes} bytes in {}",
                 runs.len(),
                 runs.iter().filter(|r| usable(r)).count(),
@@ -94,7 +94,7 @@ pub fn cache(args: &CacheArgs) -> Result<(), CommandError> {
             if !stale && root.is_dir() {
                 let _ = std::fs::remove_dir(&root);
             }
-            println!("removed {removed} cached run(s) from {}", root.display());
+            crate::outln!("removed {removed} cached run(s) from {}", root.display());
         }
     }
     Ok(())

@@ -45,15 +45,15 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
         if args.resolved {
-            println!(
+            crate::outln!(
                 "# {}{sweep}, profile {}",
                 p.resolved.file(),
                 p.resolved.profile.as_deref().unwrap_or("(paper scale)")
             );
-            println!("{}", ConfigFile::to_toml(&p.resolved));
+            crate::outln!("{}", ConfigFile::to_toml(&p.resolved));
             continue;
         }
-        println!(
+        crate::outln!(
             "{}: ok — {}{sweep}, profile {}: {}",
             p.resolved.file(),
             p.resolved.experiment,
@@ -62,7 +62,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
         );
     }
     if !args.resolved && points > paths.len() {
-        println!("{points} run(s) from {} config(s)", paths.len());
+        crate::outln!("{points} run(s) from {} config(s)", paths.len());
     }
     Ok(())
 }

@@ -223,7 +223,7 @@ pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(CommandError::Failed(e));
     }
-    println!(
+    crate::outln!(
         "combined {} point(s) of {} ({} rows) -> {}",
         points.len(),
         spec.id,

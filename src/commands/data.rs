@@ -80,32 +80,36 @@ pub fn data_status(dir: &Path) -> Result<(), CommandError> {
     let mut all_ok = true;
     for (path, state) in crate::data::status(dir) {
         match state {
-            Ok(()) => println!("ok       {}", path.display()),
+            Ok(()) => crate::outln!("ok       {}", path.display()),
             Err(e) => {
                 all_ok = false;
-                println!("problem  {e}");
+                crate::outln!("problem  {e}");
             }
         }
     }
     if all_ok {
-        let report = |t: Result<crate::data::Task, crate::data::DataError>| match t {
-            Ok(t) => println!(
-                "  {:<8} train {:>6}  test {:>6}  d = {:>3}  dropped {}",
-                t.name,
-                t.train_x.nrows(),
-                t.test_x.nrows(),
-                t.dim(),
-                t.dropped
-            ),
-            Err(e) => println!("  {e}"),
-        };
-        println!("tasks (§5.2 preprocessing; split seed 0):");
-        report(crate::data::abalone(dir, 0));
-        report(crate::data::adult(dir));
-        report(crate::data::mnist38(dir, 0));
+        let report =
+            |t: Result<crate::data::Task, crate::data::DataError>| -> Result<(), CommandError> {
+                match t {
+                    Ok(t) => crate::outln!(
+                        "  {:<8} train {:>6}  test {:>6}  d = {:>3}  dropped {}",
+                        t.name,
+                        t.train_x.nrows(),
+                        t.test_x.nrows(),
+                        t.dim(),
+                        t.dropped
+                    ),
+                    Err(e) => crate::outln!("  {e}"),
+                }
+                Ok(())
+            };
+        crate::outln!("tasks (§5.2 preprocessing; split seed 0):");
+        report(crate::data::abalone(dir, 0))?;
+        report(crate::data::adult(dir))?;
+        report(crate::data::mnist38(dir, 0))?;
         Ok(())
     } else {
-        println!("run `privpost data fetch` to download and verify the missing files");
+        crate::outln!("run `privpost data fetch` to download and verify the missing files");
         // exit 1: scripts can test `privpost data status` before a run
         Err(CommandError::failed(format!(
             "{}: datasets missing or invalid (see the lines above)",
@@ -148,7 +152,7 @@ pub fn data_export(
     }
     std::fs::write(out, text)
         .map_err(|e| CommandError::failed(format!("{}: {e}", out.display())))?;
-    println!(
+    crate::outln!(
         "wrote {} ({} rows × {} features)",
         out.display(),
         task.train_x.nrows(),
@@ -192,7 +196,7 @@ pub fn data_warlog(
     let labels = crate::data::warlog::preset_value_labels(&p);
     write_csv(out, &records, &p.region_names, &labels, 2004)
         .map_err(|e| CommandError::failed(format!("{}: {e}", out.display())))?;
-    println!(
+    crate::outln!(
         "wrote {} ({} records, preset {preset}, seed {seed})",
         out.display(),
         records.len()

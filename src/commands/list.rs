@@ -14,11 +14,11 @@ pub struct ListArgs {
 
 pub fn list(args: &ListArgs) -> Result<(), CommandError> {
     let config_dir = &args.config_dir;
-    println!("{:<20} {:<34} title", "figure", "default config");
+    crate::outln!("{:<20} {:<34} title", "figure", "default config");
     for spec in experiments::REGISTRY {
         let path = config_dir.join(spec.config.trim_start_matches("configs/"));
         let mark = if path.exists() { "" } else { " (missing)" };
-        println!(
+        crate::outln!(
             "{:<20} {:<34} {}",
             spec.id,
             format!("{}{mark}", path.display()),

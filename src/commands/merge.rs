@@ -318,7 +318,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         )?;
         reports.push(report);
     }
-    println!(
+    crate::outln!(
         "merged plan {} ({} shards) into {} figure folder(s) in {:.2} s:",
         plan.plan,
         plan.shards,
@@ -326,7 +326,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         clock.elapsed().as_secs_f64()
     );
     for r in &reports {
-        println!(
+        crate::outln!(
             "  {:<22} {:>8} tasks  {}{}",
             r.name(),
             r.tasks,

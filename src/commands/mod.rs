@@ -20,6 +20,38 @@ use std::path::{Path, PathBuf};
 use crate::config::{ConfigError, ConfigFile, Override, ParamError, Resolved};
 use crate::experiments::{self, Plan, Spec};
 
+/// Writes one line to standard output. A write error (a full disk, a closed
+/// pipe) is a failure with a message, never a panic as with `println!`; a
+/// reader that stopped reading (`privpost list | head -1`) ends the command
+/// quietly.
+pub fn write_out(args: std::fmt::Arguments) -> Result<(), CommandError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out
+        .write_fmt(args)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(CommandError::failed(format!(
+            "cannot write to standard output: {e}"
+        ))),
+    }
+}
+
+/// `println!` that returns a [`CommandError`] from the enclosing function when
+/// standard output cannot be written.
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::commands::write_out(format_args!(""))?
+    };
+    ($($t:tt)*) => {
+        $crate::commands::write_out(format_args!($($t)*))?
+    };
+}
+
 /// A command's failure: bad input (exit 2) or a failure while running (exit 1),
 /// with its cause chain.
 #[derive(Debug)]

@@ -62,11 +62,11 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
             })?;
             crate::plot::render_dir(&id, &fig_dir, spec.plot)
                 .map_err(|e| CommandError::Failed(e.into()))?;
-            println!("{id}: {}", fig_dir.join("figure.png").display());
+            crate::outln!("{id}: {}", fig_dir.join("figure.png").display());
             done += 1;
         }
     }
-    println!("re-rendered {done} figure(s)");
+    crate::outln!("re-rendered {done} figure(s)");
     Ok(())
 }
 

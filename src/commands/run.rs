@@ -286,13 +286,13 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     }
     let computed: usize = reports.iter().map(|r| r.computed).sum();
     let tasks: usize = reports.iter().map(|r| r.tasks).sum();
-    println!(
+    crate::outln!(
         "wrote {} figure(s) in {:.2} s wall ({jobs} jobs; {computed} of {tasks} tasks computed, the rest cached):",
         reports.iter().filter(|r| !r.up_to_date).count(),
         clock.elapsed().as_secs_f64()
     );
     for r in &reports {
-        println!(
+        crate::outln!(
             "  {:<22} {:>8} tasks {:>8} computed {:>8.2} s  {}{}",
             r.name(),
             r.tasks,
@@ -430,14 +430,14 @@ fn run_shard(
     record
         .write(&path)
         .map_err(|e| CommandError::Failed(e.into()))?;
-    println!(
+    crate::outln!(
         "shard {shard} of plan {}: {my_tasks} tasks ({computed} computed, {} from the cache) in {:.2} s -> {}",
         plan.plan,
         my_tasks - computed,
         clock.elapsed().as_secs_f64(),
         path.display()
     );
-    println!(
+    crate::outln!(
         "when all {} shards have finished: privpost merge {}",
         shard.count,
         args.out.display()

@@ -359,7 +359,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         slurm_dir.display()
     );
     if !args.submit {
-        println!(
+        crate::outln!(
             "submit with: bash {}",
             slurm_dir.join("submit.sh").display()
         );
@@ -368,7 +368,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     let mut ids = Vec::new();
     for name in &arrays {
         let id = sbatch(&[name.as_str()], &slurm_dir)?;
-        println!(
+        crate::outln!(
             "array job {}: {id}",
             name.trim_start_matches("array-")
                 .trim_end_matches(".sbatch")
@@ -380,8 +380,8 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         &["--kill-on-invalid-dep=yes", &dependency, "merge.sbatch"],
         &slurm_dir,
     )?;
-    println!("merge job: {merge}");
-    println!(
+    crate::outln!("merge job: {merge}");
+    crate::outln!(
         "results: {} once job {merge} has finished (squeue -j {}; logs in {})",
         out.display(),
         std::iter::once(merge.as_str())

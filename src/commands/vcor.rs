@@ -39,14 +39,14 @@ pub fn vcor(args: &VcorArgs) -> Result<(), CommandError> {
         let clock = std::time::Instant::now();
         let fitted = VCor::fit(c, settings);
         let (tv, sup) = fitted.error_to_logistic();
-        println!(
+        crate::outln!(
             "C = {c}: fitted {} atoms in {:.1} s: TV {tv:.3e}, sup |ΔCDF| {sup:.3e} (authors: C = 2 → 5.5e-3, 2.4e-3; C = 1 → 2.5e-4, 7.9e-5)",
             fitted.atoms.len(),
             clock.elapsed().as_secs_f64()
         );
         if let Some(stored) = VCor::stored(c) {
             let (tv, sup) = stored.error_to_logistic();
-            println!(
+            crate::outln!(
                 "        committed table: {} atoms, TV {tv:.3e}, sup |ΔCDF| {sup:.3e}",
                 stored.atoms.len()
             );
@@ -57,7 +57,7 @@ pub fn vcor(args: &VcorArgs) -> Result<(), CommandError> {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/dpmcmc/vcor_table.rs");
         std::fs::write(&path, source)
             .map_err(|e| CommandError::failed(format!("{}: {e}", path.display())))?;
-        println!("wrote {} (rebuild to use it)", path.display());
+        crate::outln!("wrote {} (rebuild to use it)", path.display());
     }
     Ok(())
 }

@@ -735,7 +735,7 @@ pub fn check_numbers(table: &toml::Table, prefix: &str) -> Result<(), ParamError
                 Err(ParamError::new(
                     key,
                     format!("{i}"),
-                    format!("integers up to {MAX_CONFIG_INTEGER} (counts and sizes; seeds may be any 64-bit integer)"),
+                    format!("integers up to {MAX_CONFIG_INTEGER} (counts and sizes; a seed may be any integer ≥ 0)"),
                 ))
             }
             toml::Value::Array(items) => items.iter().try_for_each(|x| walk(x, key, leaf)),

@@ -1,0 +1,168 @@
+//! Bad input never crashes, hangs or writes a NaN (issue 16): the fuzz
+//! findings, each refused with exit 2 and a message naming the key, or run
+//! cleanly where the value is legitimate.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{privpost, repo, stderr};
+
+fn run(out: &Path, args: &[&str]) -> std::process::Output {
+    let mut a = vec!["run", "--out", out.to_str().unwrap(), "-q"];
+    a.extend_from_slice(args);
+    privpost(&a)
+}
+
+/// Exit 2, naming `key`, and no panic.
+fn refused(o: &std::process::Output, key: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains(key), "{key} not named: {e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn huge_counts_nan_and_overflowing_values_are_refused() {
+    let out = tempfile::tempdir().unwrap();
+    for (cfg, set, key) in [
+        // wrapped the task count to 4 (exit 0, runs = 0, se NaN)
+        (
+            "foulds2016/fig2",
+            "repeats=3689348814741910324",
+            "key `repeats`",
+        ),
+        (
+            "foulds2016/fig2",
+            "repeats=1000000000000",
+            "integers up to 10000000",
+        ),
+        // reached unreachable!() through a NaN s²
+        ("heikkila2019/fig2", "n0=1e308", "key `n0`: 1e308"),
+        // a NaN guard let a run attempt ~1.6e19 steps
+        (
+            "minami2016/logreg",
+            "langevin_max_iterations=nan",
+            "finite numbers",
+        ),
+        (
+            "heikkila2019/fig2",
+            "proposal_variance=inf",
+            "key `proposal_variance`",
+        ),
+        ("bun2018/fig2", "draws=99999999999", "key `draws`"),
+    ] {
+        let o = run(out.path(), &[cfg, "--smoke", "--set", set]);
+        refused(&o, key);
+    }
+    // nothing was written by any refusal
+    assert!(std::fs::read_dir(out.path()).unwrap().next().is_none());
+}
+
+/// A seed may be any TOML integer ≥ 0 (only counts are bounded).
+#[test]
+fn seeds_may_be_large() {
+    let o = privpost(&[
+        "check",
+        "bun2018/fig2",
+        "--set",
+        "seed=9223372036854775807",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// One run: the standard error is an empty cell, not NaN; a NaN the inputs
+/// produce is refused naming file, column and row.
+#[test]
+fn no_nan_in_any_csv() {
+    let out = tempfile::tempdir().unwrap();
+    let o = run(
+        out.path(),
+        &["foulds2016/fig2", "--smoke", "--set", "repeats=1"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(out.path().join("foulds2016/fig2/summary.csv")).unwrap();
+    assert!(!summary.to_lowercase().contains("nan"), "{summary}");
+    assert!(
+        summary.lines().nth(1).unwrap().ends_with(",,1"),
+        "{summary}"
+    );
+
+    let o = run(
+        out.path(),
+        &[
+            "foulds2016/fig6",
+            "--smoke",
+            "--set",
+            "held_out_fraction=1e-300",
+        ],
+    );
+    refused(
+        &o,
+        "data.csv would hold NaN in column `loglik_per_event`, row 1",
+    );
+    assert!(!out.path().join("foulds2016/fig6").exists());
+
+    let o = run(
+        out.path(),
+        &["geumlek2017/fig2", "--smoke", "--set", "prior=[1e308,18]"],
+    );
+    refused(&o, "would hold NaN in column `mean`");
+}
+
+/// A typo inside a profile that is not selected is still found.
+#[test]
+fn every_profile_is_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("fig2.toml");
+    let text = std::fs::read_to_string(repo().join("configs/bun2018/fig2.toml")).unwrap();
+    std::fs::write(&cfg, format!("{text}\n[profile.smok]\ndraw = 10\n")).unwrap();
+    let o = privpost(&["check", cfg.to_str().unwrap()]);
+    refused(&o, "[profile.smok]");
+    assert!(stderr(&o).contains("key `draw`"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("did you mean `draws`") || stderr(&o).contains("unknown key"));
+}
+
+/// Writing to a full device or a closed pipe: an error or a quiet end, never a panic.
+#[test]
+fn output_write_errors_are_not_panics() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    for args in [
+        vec!["list"],
+        vec!["check", "foulds2016/fig2", "--resolved"],
+        vec!["completions", "bash"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_privpost"))
+            .args(&args)
+            .current_dir(repo())
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {e}");
+        assert!(
+            e.contains("cannot write to standard output"),
+            "{args:?}: {e}"
+        );
+    }
+    let o = privpost(&[
+        "account",
+        "--n-data",
+        "1000",
+        "--batch",
+        "100",
+        "--iterations",
+        "10",
+        "--delta",
+        "1e-3",
+        "--n0",
+        "0",
+        "--clip",
+        "0.1",
+    ]);
+    refused(&o, "n0");
+}
