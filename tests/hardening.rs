@@ -63,12 +63,7 @@ fn huge_counts_nan_and_overflowing_values_are_refused() {
 /// A seed may be any TOML integer ≥ 0 (only counts are bounded).
 #[test]
 fn seeds_may_be_large() {
-    let o = privpost(&[
-        "check",
-        "bun2018/fig2",
-        "--set",
-        "seed=9223372036854775807",
-    ]);
+    let o = privpost(&["check", "bun2018/fig2", "--set", "seed=9223372036854775807"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
 

@@ -60,6 +60,20 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
                     experiments::known_ids()
                 ))
             })?;
+            // a damaged or edited table is bad input (exit 2), named with its
+            // column and row, before anything is drawn
+            for (file, want) in [
+                ("summary.csv", spec.summary_columns),
+                ("data.csv", spec.data_columns),
+            ] {
+                let path = fig_dir.join(file);
+                if path.is_file() || file == "summary.csv" {
+                    let t = crate::results::table::Table::read_csv(&path)
+                        .map_err(CommandError::input)?;
+                    check_header(&t.header, want, &path)?;
+                    crate::plot::check_numbers(&t, &path).map_err(|e| CommandError::input(e.0))?;
+                }
+            }
             crate::plot::render_dir(&id, &fig_dir, spec.plot)
                 .map_err(|e| CommandError::Failed(e.into()))?;
             crate::outln!("{id}: {}", fig_dir.join("figure.png").display());
@@ -68,6 +82,37 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
     }
     crate::outln!("re-rendered {done} figure(s)");
     Ok(())
+}
+
+/// The columns of a table `plot` reads must be the figure's (a sweep
+/// point's summary may lead with `set.KEY` columns).
+fn check_header(header: &[String], want: &[&str], path: &Path) -> Result<(), CommandError> {
+    let got: Vec<&str> = header
+        .iter()
+        .map(String::as_str)
+        .skip_while(|h| h.starts_with("set."))
+        .collect();
+    if got == want {
+        return Ok(());
+    }
+    let missing: Vec<&str> = want.iter().copied().filter(|w| !got.contains(w)).collect();
+    let extra: Vec<&str> = got.iter().copied().filter(|g| !want.contains(g)).collect();
+    Err(CommandError::input(format!(
+        "{}: columns {} (missing: {}; unexpected: {}); allowed: exactly {}",
+        path.display(),
+        got.join(","),
+        if missing.is_empty() {
+            "none".into()
+        } else {
+            missing.join(", ")
+        },
+        if extra.is_empty() {
+            "none".into()
+        } else {
+            extra.join(", ")
+        },
+        want.join(",")
+    )))
 }
 
 /// Folders holding a summary.csv, with their figure id (from manifest.json,

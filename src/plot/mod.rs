@@ -75,14 +75,86 @@ pub fn render_dir(figure: &str, dir: &Path, draw: DrawFn) -> Result<(), PlotErro
     })
 }
 
-/// `summary.csv` of a figure folder.
-pub fn summary(dir: &Path) -> Result<Table, DrawError> {
-    Table::read_csv(&dir.join("summary.csv")).map_err(DrawError)
+/// Largest magnitude a plotted number may have: privpost writes nothing near
+/// it, and axis ranges built from larger values overflow.
+pub const MAX_PLOT_VALUE: f64 = 1e15;
+
+/// Checks every number of a table read for plotting: finite and at most
+/// [`MAX_PLOT_VALUE`] in magnitude, except `inf` in an `epsilon` column (an
+/// infinite privacy level, documented in docs/outputs.md). privpost never
+/// writes NaN, so a NaN means the file was damaged or edited; without this
+/// check an axis range built from it makes the renderer loop forever.
+pub fn check_numbers(t: &Table, path: &Path) -> Result<(), DrawError> {
+    // a column holding numbers must hold only numbers (or empty cells): a
+    // stray word there would be read as NaN
+    for c in 0..t.header.len() {
+        let text = |row: &Vec<crate::results::table::Cell>| match row.get(c) {
+            Some(crate::results::table::Cell::Str(s)) => s.trim().to_string(),
+            _ => String::new(),
+        };
+        // numeric: at least two thirds of its non-empty cells are numbers (a
+        // label column may hold a few number-like labels such as "0")
+        let (mut numbers, mut words) = (0usize, 0usize);
+        for row in &t.rows {
+            let w = text(row);
+            if w.parse::<f64>().is_ok() {
+                numbers += 1;
+            } else if !w.is_empty() {
+                words += 1;
+            }
+        }
+        if numbers == 0 || numbers < 2 * words {
+            continue;
+        }
+        if let Some((r, word)) = t.rows.iter().enumerate().find_map(|(r, row)| {
+            let w = text(row);
+            (!w.is_empty() && w.parse::<f64>().is_err()).then_some((r, w))
+        }) {
+            return Err(DrawError(format!(
+                "{}: column `{}`, row {}: {word:?} is not a number (allowed: numbers, or an empty cell, in a numeric column)",
+                path.display(),
+                t.header[c],
+                r + 1
+            )));
+        }
+    }
+    for (r, row) in t.rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            let text = match cell {
+                crate::results::table::Cell::Str(s) => s.trim(),
+                _ => continue,
+            };
+            let Ok(x) = text.parse::<f64>() else {
+                continue;
+            };
+            let column = t.header.get(c).map_or("?", String::as_str);
+            let inf_ok = x.is_infinite() && x > 0.0 && column.contains("epsilon");
+            if !inf_ok && !(x.abs() <= MAX_PLOT_VALUE) {
+                return Err(DrawError(format!(
+                    "{}: column `{column}`, row {}: {text} (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e}; `inf` only in an epsilon column)",
+                    path.display(),
+                    r + 1
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
-/// `data.csv` of a figure folder.
+/// `summary.csv` of a figure folder, its numbers checked.
+pub fn summary(dir: &Path) -> Result<Table, DrawError> {
+    read_checked(&dir.join("summary.csv"))
+}
+
+/// `data.csv` of a figure folder, its numbers checked.
 pub fn data(dir: &Path) -> Result<Table, DrawError> {
-    Table::read_csv(&dir.join("data.csv")).map_err(DrawError)
+    read_checked(&dir.join("data.csv"))
+}
+
+fn read_checked(path: &Path) -> Result<Table, DrawError> {
+    let t = Table::read_csv(path).map_err(DrawError)?;
+    check_numbers(&t, path)?;
+    Ok(t)
 }
 
 /// Renders `figure.png` and `figure.svg`.

@@ -1,0 +1,440 @@
+//! A seeded mutation fuzz of everything a user can hand privpost (issue 16):
+//! every config under `configs/` (and its smoke profile) mutated — a key
+//! deleted, an unknown key, a wrong type, NaN, ±inf, negative, zero, huge,
+//! an empty or nested array, a broken profile — given to `check` (and, for the
+//! cheap figures, to `run --smoke`), and damaged `summary.csv` files given to
+//! `plot`. Each process runs under a 4 GiB address-space limit and a timeout.
+//! The contract: exit 0 (then no CSV holds a NaN) or exit 2 naming the file;
+//! never a panic, a signal or a timeout.
+//!
+//! `PRIVPOST_FUZZ_CASES` sets the number of config cases (default 240; the
+//! plot cases are 4 per config case) and `PRIVPOST_FUZZ_SEED` the seed.
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::repo;
+
+/// SplitMix64: a tiny seeded generator, so the cases are the same every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+struct Outcome {
+    code: Option<i32>,
+    stderr: String,
+    timed_out: bool,
+}
+
+/// Runs privpost with a 4 GiB address-space limit and a timeout.
+fn run_limited(args: &[&str], timeout: Duration) -> Outcome {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_privpost"));
+    cmd.args(args)
+        .current_dir(repo())
+        .env("CI", "true")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 4 << 30,
+                rlim_max: 4 << 30,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &lim);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().expect("binary starts");
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let (code, timed_out) = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break (status.code(), false);
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break (None, true);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Outcome {
+        code,
+        stderr: reader.join().unwrap_or_default(),
+        timed_out,
+    }
+}
+
+fn configs() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for paper in std::fs::read_dir(repo().join("configs")).unwrap().flatten() {
+        for f in std::fs::read_dir(paper.path()).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "toml") {
+                out.push(f.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Figures whose smoke run takes well under a second: also run, not only checked.
+const CHEAP: [&str; 6] = [
+    "bun2018/fig2",
+    "bun2018/fig3",
+    "foulds2016/fig1",
+    "foulds2016/fig2",
+    "geumlek2017/fig1",
+    "heikkila2019/fig1",
+];
+
+/// A value that is wrong, extreme or of the wrong type.
+fn bad_value(rng: &mut Rng) -> (toml::Value, bool) {
+    use toml::Value as V;
+    // (value, whether a run with it could be long though legitimate)
+    let choices: Vec<(V, bool)> = vec![
+        (V::Float(f64::NAN), false),
+        (V::Float(f64::INFINITY), false),
+        (V::Float(f64::NEG_INFINITY), false),
+        (V::Float(-1.0), false),
+        (V::Integer(-1), false),
+        (V::Integer(0), false),
+        (V::Float(0.0), false),
+        (V::Float(1e308), false),
+        (V::Float(-1e308), false),
+        (V::Float(1e-300), false),
+        (V::Integer(i64::MAX), false),
+        (V::Integer(1_000_000_000_000), false),
+        (V::Integer(3_689_348_814_741_910_324), false),
+        (V::Integer(10_000_000), true),
+        (V::String("x".into()), false),
+        (V::Boolean(true), false),
+        (V::Array(vec![]), false),
+        (V::Array(vec![V::Array(vec![V::Float(f64::NAN)])]), false),
+        (V::Array(vec![V::Integer(-5), V::Float(1e300)]), false),
+        (V::Table(toml::Table::new()), false),
+    ];
+    choices[rng.below(choices.len())].clone()
+}
+
+/// One mutation of a config table; returns a label and whether the result
+/// may legitimately run long.
+fn mutate(table: &mut toml::Table, rng: &mut Rng) -> (String, bool) {
+    // the top level, or the smoke profile when there is one
+    let use_profile = rng.below(3) == 0
+        && table
+            .get("profile")
+            .and_then(|p| p.get("smoke"))
+            .is_some_and(|s| s.as_table().is_some_and(|t| !t.is_empty()));
+    let target: &mut toml::Table = if use_profile {
+        table
+            .get_mut("profile")
+            .and_then(|p| p.get_mut("smoke"))
+            .and_then(|s| s.as_table_mut())
+            .unwrap()
+    } else {
+        table
+    };
+    let keys: Vec<String> = target
+        .keys()
+        .filter(|k| *k != "experiment" && *k != "profile")
+        .cloned()
+        .collect();
+    let where_ = if use_profile { "profile.smoke." } else { "" };
+    match rng.below(10) {
+        0 if !keys.is_empty() => {
+            let k = keys[rng.below(keys.len())].clone();
+            target.remove(&k);
+            (format!("delete {where_}{k}"), false)
+        }
+        1 => {
+            target.insert("definitely_not_a_key".into(), toml::Value::Integer(3));
+            (format!("unknown key in {where_}"), false)
+        }
+        2 if !keys.is_empty() => {
+            // a value inside an array
+            let k = keys[rng.below(keys.len())].clone();
+            let (v, long) = bad_value(rng);
+            let label = format!("{where_}{k}[0] = {v}");
+            match target.get_mut(&k) {
+                Some(toml::Value::Array(a)) if !a.is_empty() => a[0] = v,
+                Some(other) => *other = v,
+                None => {}
+            }
+            (label, long)
+        }
+        3 => {
+            // a broken profile table
+            let v = match rng.below(3) {
+                0 => toml::Value::Integer(1),
+                1 => toml::Value::Table(
+                    [("smoke".to_string(), toml::Value::String("x".into()))]
+                        .into_iter()
+                        .collect(),
+                ),
+                _ => toml::Value::Table(
+                    [(
+                        "typo".to_string(),
+                        toml::Value::Table(
+                            [("nope".to_string(), toml::Value::Integer(1))]
+                                .into_iter()
+                                .collect(),
+                        ),
+                    )]
+                    .into_iter()
+                    .collect(),
+                ),
+            };
+            table.insert("profile".into(), v);
+            ("broken profile".into(), false)
+        }
+        _ if !keys.is_empty() => {
+            let k = keys[rng.below(keys.len())].clone();
+            let (v, long) = bad_value(rng);
+            let label = format!("{where_}{k} = {v}");
+            target.insert(k, v);
+            (label, long)
+        }
+        _ => ("unchanged".into(), false),
+    }
+}
+
+fn contract(o: &Outcome, what: &str, file: &Path, failures: &mut Vec<String>) {
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let ok = match o.code {
+        _ if o.timed_out => false,
+        Some(0) => true,
+        Some(2) => o.stderr.contains(&name) || o.stderr.contains(&file.display().to_string()),
+        _ => false,
+    };
+    if !ok || o.stderr.contains("panicked") {
+        failures.push(format!(
+            "{what}: exit {:?}{}: {}",
+            o.code,
+            if o.timed_out { " (timeout)" } else { "" },
+            o.stderr.lines().take(3).collect::<Vec<_>>().join(" | ")
+        ));
+    }
+}
+
+fn no_nan_under(dir: &Path) -> Option<PathBuf> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "csv") {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                if text
+                    .split([',', '\n'])
+                    .any(|c| c.eq_ignore_ascii_case("nan"))
+                {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn mutated_configs_and_damaged_summaries_never_crash() {
+    let cases: usize = std::env::var("PRIVPOST_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(240);
+    let seed: u64 = std::env::var("PRIVPOST_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(16);
+    let mut rng = Rng(seed);
+    let work = tempfile::tempdir().unwrap();
+    let configs = configs();
+    let mut failures = Vec::new();
+    let (mut refused, mut accepted, mut runs) = (0, 0, 0);
+    for case in 0..cases {
+        let path = &configs[case % configs.len()];
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut table: toml::Table = toml::from_str(&text).unwrap();
+        let experiment = table["experiment"].as_str().unwrap().to_string();
+        let (label, long) = mutate(&mut table, &mut rng);
+        let file = work.path().join(format!("case{case}.toml"));
+        std::fs::write(
+            &file,
+            toml::to_string(&table).unwrap_or_else(|_| "= broken".into()),
+        )
+        .unwrap();
+        let what = format!("case {case} ({experiment}: {label})");
+        let f = file.to_str().unwrap();
+        let o = run_limited(&["check", f, "--smoke"], Duration::from_secs(20));
+        contract(&o, &format!("check {what}"), &file, &mut failures);
+        if o.code == Some(2) {
+            refused += 1;
+        } else {
+            accepted += 1;
+        }
+        if o.code == Some(0) && !long && CHEAP.contains(&experiment.as_str()) {
+            runs += 1;
+            let out = work.path().join(format!("out{case}"));
+            let o = run_limited(
+                &[
+                    "run",
+                    f,
+                    "--smoke",
+                    "-q",
+                    "--no-cache",
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+                Duration::from_secs(60),
+            );
+            contract(&o, &format!("run {what}"), &file, &mut failures);
+            if let Some(p) = no_nan_under(&out) {
+                failures.push(format!("run {what}: NaN written to {}", p.display()));
+            }
+        }
+    }
+
+    // damaged summary.csv files for `plot`
+    let base = work.path().join("base");
+    let mut args = vec!["run", "--smoke", "-q", "--out", base.to_str().unwrap()];
+    args.extend(CHEAP);
+    args.push("geumlek2017/fig2");
+    let o = run_limited(&args, Duration::from_secs(120));
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for paper in std::fs::read_dir(&base).unwrap().flatten() {
+        if paper.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        for fig in std::fs::read_dir(paper.path()).unwrap().flatten() {
+            folders.push(fig.path());
+        }
+    }
+    folders.sort();
+    let mut plots = 0;
+    for case in 0..cases {
+        let src = &folders[case % folders.len()];
+        let dir = work
+            .path()
+            .join(format!("plot{case}"))
+            .join(src.strip_prefix(&base).unwrap());
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["summary.csv", "data.csv", "manifest.json"] {
+            std::fs::copy(src.join(f), dir.join(f)).unwrap();
+        }
+        let path = dir.join("summary.csv");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut rows: Vec<Vec<String>> = text
+            .lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect();
+        let ncol = rows[0].len();
+        let col = rng.below(ncol);
+        let bad = [
+            "NaN",
+            "inf",
+            "-inf",
+            "1e308",
+            "-1e308",
+            "",
+            "abc",
+            "1e-320",
+            "99999999999999999999",
+        ][rng.below(9)];
+        let label = match rng.below(6) {
+            0 => {
+                for r in rows.iter_mut().skip(1) {
+                    if col < r.len() {
+                        r[col] = bad.into();
+                    }
+                }
+                format!("column {} all {bad:?}", rows[0][col])
+            }
+            1 if rows.len() > 1 => {
+                let r = 1 + rng.below(rows.len() - 1);
+                if col < rows[r].len() {
+                    rows[r][col] = bad.into();
+                }
+                format!("row {r} column {} = {bad:?}", rows[0][col])
+            }
+            2 => {
+                for r in rows.iter_mut() {
+                    if col < r.len() {
+                        r.remove(col);
+                    }
+                }
+                "a column deleted".into()
+            }
+            3 => {
+                rows.truncate(1);
+                "no rows".into()
+            }
+            4 => {
+                let cut = text.len() / 2;
+                std::fs::write(&path, &text[..cut]).unwrap();
+                rows.clear();
+                "truncated mid-file".into()
+            }
+            _ => {
+                rows.insert(1, rows[0].clone());
+                "header repeated as a row".into()
+            }
+        };
+        if !rows.is_empty() {
+            let body: Vec<String> = rows.iter().map(|r| r.join(",")).collect();
+            std::fs::write(&path, body.join("\n") + "\n").unwrap();
+        }
+        plots += 1;
+        let o = run_limited(&["plot", dir.to_str().unwrap()], Duration::from_secs(20));
+        let what = format!("plot case {case} ({}: {label})", src.display());
+        // exit 2 must name the damaged file (or its folder)
+        let named =
+            o.stderr.contains("summary.csv") || o.stderr.contains(&dir.display().to_string());
+        if o.timed_out
+            || o.stderr.contains("panicked")
+            || !matches!(o.code, Some(0) | Some(2))
+            || (o.code == Some(2) && !named)
+        {
+            failures.push(format!(
+                "{what}: exit {:?}{}: {}",
+                o.code,
+                if o.timed_out { " (timeout)" } else { "" },
+                o.stderr.lines().take(3).collect::<Vec<_>>().join(" | ")
+            ));
+        }
+    }
+    eprintln!(
+        "fuzz (seed {seed}): {cases} config cases ({refused} refused with exit 2, {accepted} accepted; {runs} also run), {plots} plot cases; {} failures",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
