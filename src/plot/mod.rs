@@ -129,7 +129,7 @@ pub fn check_numbers(t: &Table, path: &Path) -> Result<(), DrawError> {
             };
             let column = t.header.get(c).map_or("?", String::as_str);
             let inf_ok = x.is_infinite() && x > 0.0 && column.contains("epsilon");
-            if !inf_ok && !(x.abs() <= MAX_PLOT_VALUE) {
+            if !inf_ok && (x.is_nan() || x.abs() > MAX_PLOT_VALUE) {
                 return Err(DrawError(format!(
                     "{}: column `{column}`, row {}: {text} (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e}; `inf` only in an epsilon column)",
                     path.display(),
