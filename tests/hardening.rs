@@ -161,3 +161,23 @@ fn output_write_errors_are_not_panics() {
     ]);
     refused(&o, "n0");
 }
+
+/// An output folder that cannot be written is refused before any work.
+#[test]
+fn unwritable_out_is_refused_before_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = file.join("results");
+    let o = privpost(&[
+        "run",
+        "geumlek2017/fig3",
+        "--smoke",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    refused(&o, "--out");
+    assert!(stderr(&o).contains("cannot write there"), "{}", stderr(&o));
+    // refused before preparing: no dataset fetch, no plan lines printed
+    assert!(!stderr(&o).contains("plan:"), "{}", stderr(&o));
+}

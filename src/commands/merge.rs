@@ -174,6 +174,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         )));
     }
     let jobs = jobs(args.jobs)?;
+    super::check_writable(&args.dir)?;
     let prepared = prepare_all(&paths, plan.profile.as_deref(), &plan.set, args.quiet)?;
     let pool = pool(jobs)?;
     let split = assignment(&prepared, plan.shards);

@@ -112,6 +112,21 @@ impl From<crate::runner::RunError> for CommandError {
     }
 }
 
+/// Refuses an output folder that cannot be written (exit 2), before any work:
+/// creates it if needed and writes and removes a probe file.
+pub fn check_writable(out: &Path) -> Result<(), CommandError> {
+    let bad = |e: std::io::Error| {
+        CommandError::input(format!(
+            "--out {}: cannot write there ({e}); allowed: a folder this user can create and write",
+            out.display()
+        ))
+    };
+    std::fs::create_dir_all(out).map_err(bad)?;
+    let probe = out.join(format!(".privpost-probe-{}", crate::results::owner_tag()));
+    std::fs::write(&probe, b"").map_err(bad)?;
+    std::fs::remove_file(&probe).map_err(bad)
+}
+
 /// A config resolved and validated into a plan (nothing prepared yet).
 pub struct Planned {
     pub spec: &'static Spec,

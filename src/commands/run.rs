@@ -251,6 +251,9 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
         Progress::detect()
     };
     let sel = &args.selection;
+    // configs first (no side effects), then the output folder, then the work
+    plan(&paths, sel.profile(), &sel.set)?;
+    super::check_writable(&args.out)?;
     let prepared = prepare_all(&paths, sel.profile(), &sel.set, args.quiet)?;
     let pool = pool(jobs)?;
     if let Some(shard) = args.shard {

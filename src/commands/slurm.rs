@@ -329,6 +329,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         None => DEFAULT_MAX_ARRAY_SIZE,
     }
     .max(1);
+    super::check_writable(&out)?;
     plan.write(&out)
         .map_err(|e| CommandError::Failed(e.into()))?;
     let slurm_dir = plan.dir(&out).join("slurm");
