@@ -181,3 +181,36 @@ fn unwritable_out_is_refused_before_work() {
     // refused before preparing: no dataset fetch, no plan lines printed
     assert!(!stderr(&o).contains("plan:"), "{}", stderr(&o));
 }
+
+/// The plan-size check: too many tasks, or too much estimated work, is
+/// refused with the estimate before anything runs; --allow-long overrides the
+/// work limit.
+#[test]
+fn oversized_plans_are_refused_with_the_estimate() {
+    let out = tempfile::tempdir().unwrap();
+    let o = run(
+        out.path(),
+        &["foulds2016/fig2", "--set", "repeats=10000000"],
+    );
+    refused(
+        &o,
+        "160000000 tasks planned; allowed: at most 1000000 per figure run",
+    );
+    let long = [
+        "heikkila2019/fig3",
+        "--smoke",
+        "--set",
+        "runs=10000",
+        "--set",
+        "mcmc_iterations=10000000",
+    ];
+    let o = run(out.path(), &long);
+    refused(&o, "estimated work 8.0e15 flops");
+    assert!(stderr(&o).contains("--allow-long"), "{}", stderr(&o));
+    // a shard of it is checked on its own share
+    let mut sharded = long.to_vec();
+    sharded.extend(["--shard", "1/2"]);
+    let o = run(out.path(), &sharded);
+    refused(&o, "estimated work 4.0e15 flops");
+    assert!(!out.path().join("heikkila2019").exists());
+}

@@ -57,6 +57,9 @@ pub struct RunArgs {
     /// Compute only slice i of n of the plan's tasks into the task cache (1 ≤ i ≤ n); see `privpost merge`.
     #[arg(long, value_name = "i/n")]
     pub shard: Option<ShardSpec>,
+    /// Run even if the estimated work exceeds 10^15 flops (about a CPU-week).
+    #[arg(long)]
+    pub allow_long: bool,
 }
 
 /// What a command runs: configs or figure ids (or --all), a profile, --set
@@ -201,6 +204,47 @@ pub(crate) fn prepare_all(
     Ok(prepared)
 }
 
+/// The most tasks one figure run may have: its rows are held in memory and
+/// written as one data.csv.
+pub const MAX_TASKS: usize = 1_000_000;
+
+/// The most estimated work a command (or a shard) runs without --allow-long:
+/// 10^15 flops, about a CPU-week at the 1–2 Gflop/s the samplers reach here.
+pub const MAX_FLOPS: f64 = 1e15;
+
+/// The plan-size check: each figure run's task count, then the estimated
+/// work of the tasks this process will compute, refused (exit 2) with the
+/// estimate before anything runs. A typo of three zeros is a refusal, not a
+/// memory abort or a week-long run.
+fn check_plan_size(
+    prepared: &[Prepared],
+    tasks: impl Fn(usize) -> Vec<usize>,
+    allow_long: bool,
+) -> Result<(), CommandError> {
+    for p in prepared {
+        let n = p.figure.task_count();
+        if n > MAX_TASKS {
+            return Err(CommandError::input(format!(
+                "{} (config {}): {n} tasks planned; allowed: at most {MAX_TASKS} per figure run (lower its counts, e.g. repeats or runs, or split it into sweep points)",
+                p.name(),
+                p.resolved.file()
+            )));
+        }
+    }
+    let flops: f64 = prepared
+        .iter()
+        .enumerate()
+        .map(|(r, p)| tasks(r).iter().map(|&i| p.figure.task_cost(i)).sum::<f64>())
+        .sum();
+    if flops > MAX_FLOPS && !allow_long {
+        let days = flops / 1.5e9 / 86_400.0;
+        return Err(CommandError::input(format!(
+            "estimated work {flops:.1e} flops, about {days:.0} CPU-days at 1.5 Gflop/s per core; allowed without --allow-long: {MAX_FLOPS:.0e} flops (about a CPU-week). Check the counts for a typo, pass --allow-long if this is intended, or split it over machines (--shard i/n, privpost slurm)"
+        )));
+    }
+    Ok(())
+}
+
 /// A rayon pool of `jobs` threads.
 pub(crate) fn pool(jobs: usize) -> Result<rayon::ThreadPool, CommandError> {
     rayon::ThreadPoolBuilder::new()
@@ -255,6 +299,21 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     plan(&paths, sel.profile(), &sel.set)?;
     super::check_writable(&args.out)?;
     let prepared = prepare_all(&paths, sel.profile(), &sel.set, args.quiet)?;
+    match args.shard {
+        Some(shard) => {
+            let split = assignment(&prepared, shard.count);
+            check_plan_size(
+                &prepared,
+                |r| split.tasks[shard.index - 1][r].clone(),
+                args.allow_long,
+            )?;
+        }
+        None => check_plan_size(
+            &prepared,
+            |r| (0..prepared[r].figure.task_count()).collect(),
+            args.allow_long,
+        )?,
+    }
     let pool = pool(jobs)?;
     if let Some(shard) = args.shard {
         return run_shard(&args, &paths, shard, &prepared, &pool, progress, heartbeat);
