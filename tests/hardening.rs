@@ -214,3 +214,90 @@ fn oversized_plans_are_refused_with_the_estimate() {
     refused(&o, "estimated work 4.0e15 flops");
     assert!(!out.path().join("heikkila2019").exists());
 }
+
+/// The output swap under a kill at every file operation of writing a folder
+/// (`PRIVPOST_FAULT_AT=N`: the run SIGKILLs itself at its N-th operation):
+/// afterwards the folder is always either the whole previous result or the
+/// whole new one, never a mix and never missing; the next run cleans up.
+#[test]
+fn the_swap_is_atomic_under_a_kill_at_every_step() {
+    let out = tempfile::tempdir().unwrap();
+    let reference = tempfile::tempdir().unwrap();
+    let o = |out: &Path, seed: &str, fault: Option<usize>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_privpost"));
+        c.args([
+            "run",
+            "bun2018/fig2",
+            "--smoke",
+            "-q",
+            "--no-cache",
+            "--force",
+            "--set",
+        ])
+        .arg(format!("seed={seed}"))
+        .arg("--out")
+        .arg(out)
+        .current_dir(repo())
+        .env("CI", "true");
+        if let Some(n) = fault {
+            c.env("PRIVPOST_FAULT_AT", n.to_string());
+        }
+        c.output().unwrap()
+    };
+    let files = [
+        "data.csv",
+        "summary.csv",
+        "figure.png",
+        "figure.svg",
+        "manifest.json",
+    ];
+    let snapshot = |dir: &Path| -> Vec<Vec<u8>> {
+        files
+            .iter()
+            .map(|f| std::fs::read(dir.join(f)).unwrap_or_default())
+            .collect()
+    };
+    // the two complete results: seed 1 (old) and seed 2 (new)
+    assert!(o(reference.path(), "2", None).status.success());
+    let new = snapshot(&reference.path().join("bun2018/fig2"));
+    assert!(o(out.path(), "1", None).status.success());
+    let dir = out.path().join("bun2018/fig2");
+    let old = snapshot(&dir);
+    let mut killed = 0;
+    for n in 1..=16 {
+        let r = o(out.path(), "2", Some(n));
+        if r.status.code().is_none() {
+            killed += 1;
+        }
+        for f in files {
+            assert!(dir.join(f).is_file(), "kill at step {n}: {f} missing");
+        }
+        let now = snapshot(&dir);
+        // data, summary and manifest seed must come from the same run
+        let same_run = |want: &Vec<Vec<u8>>| now[0] == want[0] && now[1] == want[1];
+        assert!(
+            same_run(&old) || same_run(&new),
+            "kill at step {n}: a mix of runs"
+        );
+        let manifest: serde_json::Value = serde_json::from_slice(&now[4]).unwrap();
+        let seed = manifest["seed"].as_u64().unwrap();
+        assert_eq!(seed, if same_run(&old) { 1 } else { 2 }, "kill at step {n}");
+        // back to the old result for the next step
+        if !same_run(&old) {
+            assert!(o(out.path(), "1", None).status.success());
+        }
+    }
+    assert!(
+        killed >= 8,
+        "only {killed} kills: the fault points were not reached"
+    );
+    // the next run removes what the killed runs left beside the folder
+    assert!(o(out.path(), "1", None).status.success());
+    let leftovers: Vec<String> = std::fs::read_dir(out.path().join("bun2018"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "fig2")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

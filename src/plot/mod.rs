@@ -182,6 +182,7 @@ pub fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError
         d.draw(&root)?;
         root.present()?;
     }
+    crate::results::fault_point();
     let svg_tmp = dir.join(format!(".{stem}.tmp.svg"));
     {
         let root = SVGBackend::new(&svg_tmp, size).into_drawing_area();
@@ -189,8 +190,11 @@ pub fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError
         d.draw(&root)?;
         root.present()?;
     }
+    crate::results::fault_point();
     std::fs::rename(&png_tmp, dir.join(format!("{stem}.png"))).map_err(io)?;
+    crate::results::fault_point();
     std::fs::rename(&svg_tmp, dir.join(format!("{stem}.svg"))).map_err(io)?;
+    crate::results::fault_point();
     Ok(())
 }
 

@@ -25,6 +25,30 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
     }
 }
 
+/// Fault injection for the tests: with `PRIVPOST_FAULT_AT=N` the process
+/// kills itself (SIGKILL) at the N-th file operation of writing a figure
+/// folder, counted from 1, as if killed from outside at that instant
+/// (`tests/hardening.rs` checks that the old or the new complete folder is
+/// always there). Without the variable it does nothing.
+pub fn fault_point() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static AT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let at = AT.get_or_init(|| {
+        std::env::var("PRIVPOST_FAULT_AT")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+    });
+    if let Some(n) = *at {
+        if COUNT.fetch_add(1, Ordering::SeqCst) + 1 == n {
+            // SAFETY: signalling our own process; SIGKILL cannot be caught.
+            unsafe {
+                libc::kill(libc::getpid(), libc::SIGKILL);
+            }
+        }
+    }
+}
+
 /// A fresh temporary folder beside `target` (`.<leaf>.tmp-<pid>@<host>`), for
 /// [`replace_dir`] once complete. Temporary folders left by runs that were
 /// killed (their process is gone) are removed on the way.
@@ -41,6 +65,7 @@ pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
         std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
     }
     std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
+    fault_point();
     Ok(tmp)
 }
 
@@ -120,9 +145,13 @@ fn remove_stale(parent: &Path, leaf: &str) {
 /// the same target concurrently each leave a complete folder.
 pub fn replace_dir(tmp: &Path, target: &Path) -> Result<(), WriteError> {
     for _ in 0..100 {
+        fault_point();
         match exchange(tmp, target) {
             Ok(true) => {
-                return std::fs::remove_dir_all(tmp).map_err(io_err(tmp));
+                fault_point();
+                let removed = std::fs::remove_dir_all(tmp).map_err(io_err(tmp));
+                fault_point();
+                return removed;
             }
             Ok(false) => {}
             Err(e) => return Err(io_err(target)(e)),
@@ -199,7 +228,9 @@ fn two_renames(_tmp: &Path, target: &Path) -> std::io::Result<()> {
 
 /// Writes `text` to `path`.
 pub fn write_text(path: &Path, text: &str) -> Result<(), WriteError> {
-    std::fs::write(path, text).map_err(io_err(path))
+    let r = std::fs::write(path, text).map_err(io_err(path));
+    fault_point();
+    r
 }
 
 #[cfg(test)]

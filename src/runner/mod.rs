@@ -597,11 +597,13 @@ pub fn run(
             path: path.display().to_string(),
             source,
         })?;
+        crate::results::fault_point();
         let path = tmp.join("summary.csv");
         summary.write_csv(&path).map_err(|source| WriteError {
             path: path.display().to_string(),
             source,
         })?;
+        crate::results::fault_point();
         let plot_clock = Instant::now();
         crate::plot::render_dir(&id, &tmp, spec.plot)?;
         let plot_seconds = plot_clock.elapsed().as_secs_f64();
