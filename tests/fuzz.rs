@@ -226,7 +226,13 @@ fn contract(o: &Outcome, what: &str, file: &Path, failures: &mut Vec<String>) {
     let ok = match o.code {
         _ if o.timed_out => false,
         Some(0) => true,
-        Some(2) => o.stderr.contains(&name) || o.stderr.contains(&file.display().to_string()),
+        // the file, and the key (or the profile table, or the TOML line)
+        Some(2) => {
+            (o.stderr.contains(&name) || o.stderr.contains(&file.display().to_string()))
+                && ["key `", "profile", "line "]
+                    .iter()
+                    .any(|k| o.stderr.contains(k))
+        }
         _ => false,
     };
     if !ok || o.stderr.contains("panicked") {
