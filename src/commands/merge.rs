@@ -101,12 +101,12 @@ fn shard_state(record: Option<&ShardRecord>, run_keys: &[String], prepared: &[Pr
     if r.code_sha256 != cache::code_id() {
         return format!(
             "was computed by other code (binary SHA-256 {}…{}; this binary is {}…): rerun it with this binary, or merge with that one",
-            &r.code_sha256[..r.code_sha256.len().min(12)],
+            r.code_sha256.chars().take(12).collect::<String>(),
             r.git_commit
                 .as_deref()
                 .map(|c| format!(", commit {c}"))
                 .unwrap_or_default(),
-            &cache::code_id()[..cache::code_id().len().min(12)]
+            cache::code_id().chars().take(12).collect::<String>()
         );
     }
     let stale: Vec<String> = r

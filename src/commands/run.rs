@@ -162,12 +162,19 @@ pub(crate) fn prepare_all(
     set: &[String],
     quiet: bool,
 ) -> Result<Vec<Prepared>, CommandError> {
-    let planned = plan(paths, profile, set)?;
+    prepare_planned(plan(paths, profile, set)?, paths.len(), quiet)
+}
+
+/// Prepares validated plans (printing them unless `quiet`).
+fn prepare_planned(
+    planned: Vec<super::Planned>,
+    configs: usize,
+    quiet: bool,
+) -> Result<Vec<Prepared>, CommandError> {
     if !quiet {
         let points = planned.len();
         eprintln!(
-            "plan: {} config(s), {points} run(s){}",
-            paths.len(),
+            "plan: {configs} config(s), {points} run(s){}",
             if planned.iter().any(|p| p.resolved.sweep_label.is_some()) {
                 " (sweep points × configs)"
             } else {
@@ -296,9 +303,9 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     };
     let sel = &args.selection;
     // configs first (no side effects), then the output folder, then the work
-    plan(&paths, sel.profile(), &sel.set)?;
+    let planned = plan(&paths, sel.profile(), &sel.set)?;
     super::check_writable(&args.out)?;
-    let prepared = prepare_all(&paths, sel.profile(), &sel.set, args.quiet)?;
+    let prepared = prepare_planned(planned, paths.len(), args.quiet)?;
     match args.shard {
         Some(shard) => {
             let split = assignment(&prepared, shard.count);
