@@ -198,6 +198,8 @@ fn account_answers_budget_questions_and_refuses_bad_ones() {
         "1000,20000",
         "--delta",
         "1e-6",
+        "--alpha-max",
+        "100",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
@@ -218,7 +220,7 @@ fn account_answers_budget_questions_and_refuses_bad_ones() {
         "--delta",
         "2e-6",
     ]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("ε = 1.2958 (classic, α = 22)"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ε = 1.2958 (RDP classic, α = 22)"));
     for (args, hint) in [
         (
             &[
@@ -268,11 +270,11 @@ fn account_answers_budget_questions_and_refuses_bad_ones() {
                 "--n-data",
                 "1000000",
                 "--batch",
-                "15",
+                "10",
                 "--iterations",
                 "10",
             ],
-            "b/5",
+            "b ≥ 11",
         ),
         (
             &["account", "--n-data", "1000000", "--iterations", "10"],
@@ -412,4 +414,161 @@ fn list_reads_the_registry() {
         );
     }
     assert!(!out.contains("(missing)"), "{out}");
+}
+
+/// Issue 15 §2: every valid order by default, a loud warning at a capped edge, T = 0
+/// spends nothing, a huge --alpha-max answers at once, the inverse question is answered
+/// on the safe side and checked, and --json prints one object.
+#[test]
+fn account_searches_every_order_and_answers_the_inverse_question() {
+    let json = |args: &[&str]| {
+        let mut all = vec!["account", "--json"];
+        all.extend_from_slice(args);
+        let o = privpost(&all);
+        assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+        (
+            serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap(),
+            stderr(&o),
+        )
+    };
+    let barker = [
+        "--n-data",
+        "1000000",
+        "--batch",
+        "1000",
+        "--iterations",
+        "0,10",
+    ];
+    let (all, warn) = json(&barker);
+    let eps =
+        |v: &serde_json::Value, i: usize| v["results"][i]["classic"]["epsilon"].as_f64().unwrap();
+    assert_eq!(eps(&all, 0), 0.0, "T = 0 releases nothing");
+    assert!((eps(&all, 1) - 0.0753).abs() < 5e-5, "{all}");
+    assert!(!warn.contains("WARNING"), "{warn}");
+    let mut capped = barker.to_vec();
+    capped.extend(["--alpha-max", "100"]);
+    let (cap, warn) = json(&capped);
+    assert!((eps(&cap, 1) - 0.1419).abs() < 5e-5, "{cap}");
+    assert!(
+        warn.contains("WARNING") && warn.contains("α = 99"),
+        "{warn}"
+    );
+    assert_eq!(cap["warnings"].as_array().unwrap().len(), 2);
+    // a huge order cap: the stop rule ends the search
+    let (v, _) = json(&[
+        "--mechanism",
+        "sgld",
+        "--q",
+        "1e-4",
+        "--sigma",
+        "1.19523",
+        "--delta",
+        "2e-6",
+        "--iterations",
+        "1000",
+        "--alpha-max",
+        "4000000000",
+        "--no-tight",
+    ]);
+    assert!(
+        v["results"][0]["improved"]["stopped_at"].as_u64().unwrap() < 10_000,
+        "{v}"
+    );
+    // inverse: the largest T, checked forward on both sides
+    let (v, _) = json(&[
+        "--n-data",
+        "1000000",
+        "--batch",
+        "1000",
+        "--delta",
+        "1e-6",
+        "--target-epsilon",
+        "1",
+    ]);
+    for conv in ["classic", "improved"] {
+        let x = &v["inverse"][conv];
+        assert!(x["epsilon_at"].as_f64().unwrap() <= 1.0, "{x}");
+        assert!(x["epsilon_next"].as_f64().unwrap() > 1.0, "{x}");
+    }
+    assert_eq!(v["inverse"]["classic"]["iterations"], 19983);
+    // the smallest σ, rounded up and checked
+    let (v, _) = json(&[
+        "--mechanism",
+        "sgld",
+        "--q",
+        "1e-4",
+        "--iterations",
+        "100000",
+        "--delta",
+        "2e-6",
+        "--target-epsilon",
+        "0.5",
+        "--solve",
+        "sigma",
+    ]);
+    for name in ["classic", "improved", "tight"] {
+        let x = &v["inverse"][name];
+        assert!(x["epsilon_at"].as_f64().unwrap() <= 0.5, "{name}: {x}");
+    }
+    let s = |n: &str| v["inverse"][n]["value"].as_f64().unwrap();
+    assert!(
+        s("tight") < s("improved") && s("improved") < s("classic"),
+        "{v}"
+    );
+    // bad inverse questions
+    for (args, hint) in [
+        (
+            &[
+                "account",
+                "--mechanism",
+                "sgld",
+                "--q",
+                "1e-4",
+                "--sigma",
+                "1",
+                "--delta",
+                "1e-5",
+                "--target-epsilon=-1",
+            ][..],
+            "--target-epsilon",
+        ),
+        (
+            &[
+                "account",
+                "--mechanism",
+                "sgld",
+                "--q",
+                "1e-4",
+                "--sigma",
+                "1",
+                "--delta",
+                "1e-5",
+                "--target-epsilon",
+                "1",
+                "--solve",
+                "sigma",
+                "--iterations",
+                "5",
+            ],
+            "leave out --sigma",
+        ),
+        (
+            &[
+                "account",
+                "--n-data",
+                "1000",
+                "--batch",
+                "100",
+                "--target-epsilon",
+                "1",
+                "--solve",
+                "q",
+            ],
+            "--mechanism sgld",
+        ),
+    ] {
+        let o = privpost(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(hint), "{args:?}: {}", stderr(&o));
+    }
 }

@@ -1,20 +1,43 @@
 //! `privpost account`: the privacy budget of a planned DP-MCMC (subsampled
-//! Barker test) or DP-SGLD run, before anything runs.
+//! Barker test) or DP-SGLD/DPVI (Poisson-subsampled Gaussian) run, before anything
+//! runs; and the inverse questions (the largest T, smallest σ or largest q that meets
+//! a target ε), always rounded to the safe side and checked by a forward evaluation.
+
+use serde_json::{json, Value};
 
 use super::CommandError;
+use crate::privacy::pld::{poisson_gaussian_epsilon, PldOptions, TightEpsilon};
+use crate::privacy::rdp::{check_clipping, AccountError, BarkerAccount, Conversion, SgldAccount};
 
 /// Which mechanism `privpost account` accounts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum AccountMechanism {
     /// DP-MCMC with the subsampled Barker test (heikkila2019 Theorem 2, Corollary 2).
     Barker,
-    /// DP-SGLD: Poisson-subsampled Gaussian mechanism.
+    /// DP-SGLD (and DPVI): the Poisson-subsampled Gaussian mechanism.
     Sgld,
+}
+
+/// What `--target-epsilon` solves for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Solve {
+    /// The largest number of iterations T.
+    Iterations,
+    /// The smallest noise multiplier σ (sgld; one --iterations value).
+    Sigma,
+    /// The largest sampling rate q (sgld; one --iterations value).
+    Q,
 }
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  privpost account --n-data 1000000 --batch 1000 --iterations 1000,20000\n  privpost account --n-data 1000000 --batch 1000 --iterations 20000 --delta 1e-6 --n0 100 --clip 0.313\n  privpost account --mechanism sgld --q 1e-4 --sigma 1.1952 --iterations 6000000 --delta 2e-6"
+    after_help = "Orders: every valid order is searched by default (Barker: 2 ≤ α < b/5; SGLD: α ≥ 2 up to 10^6, \
+ended early by a proven stop rule); --alpha-max caps the search and a warning says when the best order sits at the cap.\n\n\
+Examples:\n  privpost account --n-data 1000000 --batch 1000 --iterations 1000,20000\n  \
+privpost account --n-data 1000000 --batch 1000 --iterations 20000 --delta 1e-6 --n0 100 --clip 0.313\n  \
+privpost account --mechanism sgld --q 1e-4 --sigma 1.19523 --iterations 100000,6000000 --delta 2e-6\n  \
+privpost account --n-data 1000000 --batch 1000 --delta 1e-6 --target-epsilon 1\n  \
+privpost account --mechanism sgld --q 1e-4 --iterations 6000000 --delta 2e-6 --target-epsilon 1 --solve sigma --json"
 )]
 pub struct AccountArgs {
     #[arg(long, value_enum, default_value = "barker")]
@@ -31,7 +54,7 @@ pub struct AccountArgs {
     /// δ of the (ε, δ) statement (Barker default: 1/N).
     #[arg(long)]
     pub delta: Option<f64>,
-    /// Largest Rényi order considered (Barker default 100: orders 3 ≤ α < min(100, b/5 − 1); SGLD default 499).
+    /// Search only orders α < alpha-max (default: every valid order).
     #[arg(long)]
     pub alpha_max: Option<u32>,
     /// Tempering N₀, to check the clipping bound |r| ≤ √b/N₀ (with --clip).
@@ -46,117 +69,665 @@ pub struct AccountArgs {
     /// Noise multiplier (SGLD).
     #[arg(long)]
     pub sigma: Option<f64>,
-    /// Evaluate the Barker bound at this order only (must satisfy α < b/5).
+    /// Evaluate at this order only: Barker, an integer 2 ≤ α < b/5; SGLD, any real α > 1.
     #[arg(long)]
-    pub alpha: Option<u32>,
+    pub alpha: Option<f64>,
+    /// Answer the inverse question: what meets this ε (see --solve).
+    #[arg(long)]
+    pub target_epsilon: Option<f64>,
+    /// With --target-epsilon: solve for the iterations, σ or q.
+    #[arg(long, value_enum, default_value = "iterations")]
+    pub solve: Solve,
+    /// SGLD: skip the tight (privacy-loss distribution) accountant.
+    #[arg(long)]
+    pub no_tight: bool,
+    /// SGLD: ε slack η of the tight accountant (its answer exceeds the exact ε by about η).
+    #[arg(long, default_value_t = 0.005)]
+    pub pld_slack: f64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// Privacy budget of a planned DP-MCMC or DP-SGLD run, before running anything.
-/// Prints (ε, δ) with both conversions.
-pub fn account(a: AccountArgs) -> Result<(), CommandError> {
-    use crate::privacy::rdp::{check_clipping, BarkerAccount, Conversion, SgldAccount};
-    let need = |v: Option<u64>, flag: &str| {
-        v.ok_or_else(|| {
-            CommandError::input(format!("account: {flag} is required for this mechanism"))
-        })
-    };
-    let bad = |e: crate::privacy::rdp::AccountError| CommandError::input(format!("account: {e}"));
-    if a.iterations.is_empty() {
-        return Err(CommandError::input(
-            "account: --iterations is required (e.g. --iterations 1000,20000)",
+fn bad(e: AccountError) -> CommandError {
+    CommandError::input(format!("account: {e}"))
+}
+
+fn input(message: impl std::fmt::Display) -> CommandError {
+    CommandError::input(format!("account: {message}"))
+}
+
+/// One forward answer as JSON: ε and the order (absent for T = 0).
+fn rdp_json(found: Option<crate::privacy::accountant::Searched>) -> Value {
+    match found {
+        None => json!({"epsilon": 0.0, "alpha": null}),
+        Some(s) => json!({"epsilon": s.value, "alpha": s.alpha, "orders": [s.lo, s.hi],
+            "orders_evaluated": s.evaluated, "stopped_at": s.stopped_at}),
+    }
+}
+
+fn fmt_rdp(found: Option<crate::privacy::accountant::Searched>, label: &str) -> String {
+    match found {
+        None => format!("0 ({label})"),
+        Some(s) => format!("{:.4} ({label}, α = {})", s.value, s.alpha),
+    }
+}
+
+/// Collects the loud warnings: the best order at a user cap, or a search cut short.
+fn order_warnings(
+    warnings: &mut Vec<String>,
+    found: Option<crate::privacy::accountant::Searched>,
+    cap: Option<u32>,
+    what: &str,
+) {
+    let Some(s) = found else { return };
+    if let (true, Some(c)) = (s.at_edge(), cap) {
+        warnings.push(format!(
+            "{what}: the best order α = {} is the largest searched (--alpha-max {c}); a larger --alpha-max may give a smaller ε",
+            s.alpha
         ));
     }
-    match a.mechanism {
-        AccountMechanism::Barker => {
-            let (n, b) = (need(a.n_data, "--n-data")?, need(a.batch, "--batch")?);
-            if a.q.is_some() || a.sigma.is_some() {
-                return Err(CommandError::input("account: --q and --sigma belong to --mechanism sgld; the Barker test uses --n-data and --batch"));
-            }
-            match (a.n0, a.clip) {
-                (Some(n0), Some(clip)) => check_clipping(clip, b, n0).map_err(bad)?,
-                (None, None) => {}
-                _ => return Err(CommandError::input("account: give both --n0 and --clip to check the clipping bound (eq. 23), or neither")),
-            }
-            let delta = a.delta.unwrap_or(1.0 / n as f64);
-            if let Some(alpha) = a.alpha {
-                // one order: refused outside Theorem 2 (α < b/5)
-                crate::privacy::rdp::barker_step_epsilon(alpha, b).map_err(bad)?;
-                let acc = BarkerAccount {
-                    n_data: n,
-                    batch: b,
-                    iterations: 0,
-                    delta,
-                    alpha_max: 100,
-                };
-                acc.validate().map_err(bad)?;
-                let step = acc.step_rdp(alpha);
-                crate::outln!("DP-MCMC at order α = {alpha}: per-iteration RDP ε′(α) = {step:.6e}");
-                for &t in &a.iterations {
-                    let rdp = t as f64 * step;
-                    crate::outln!(
-                        "  T = {t}: RDP ε = {rdp:.4}; (ε, δ = {delta:e}) = {:.4} (classic), {:.4} (improved)",
-                        Conversion::Classic.epsilon(rdp, alpha as f64, delta),
-                        Conversion::Improved.epsilon(rdp, alpha as f64, delta)
-                    );
-                }
-                return Ok(());
-            }
-            let mut lines = vec![
-                "DP-MCMC, subsampled Barker test (heikkila2019 Theorem 2, Corollary 2 / eq. 22)"
-                    .to_string(),
-            ];
-            for &t in &a.iterations {
-                let acc = BarkerAccount {
-                    n_data: n,
-                    batch: b,
-                    iterations: t,
-                    delta,
-                    alpha_max: a.alpha_max.unwrap_or(100),
-                };
-                let classic = acc.spent(Conversion::Classic).map_err(bad)?;
-                let improved = acc.spent(Conversion::Improved).map_err(bad)?;
-                let orders = acc.orders();
-                lines.push(format!(
-                    "  N = {n}, b = {b}, q = {}, T = {t}, δ = {delta:e}, orders {}..={}: ε = {:.4} (classic, α = {}), {:.4} (improved, α = {})",
-                    acc.q(), orders.start(), orders.end(), classic.epsilon, classic.best_alpha, improved.epsilon, improved.best_alpha
-                ));
-            }
-            crate::outln!("{}", lines.join("\n"));
-        }
-        AccountMechanism::Sgld => {
-            if a.n_data.is_some() || a.batch.is_some() || a.n0.is_some() || a.clip.is_some() {
-                return Err(CommandError::input("account: --mechanism sgld takes --q and --sigma (not --n-data, --batch, --n0, --clip)"));
-            }
-            let q = a.q.ok_or_else(|| {
-                CommandError::input("account: --q is required for --mechanism sgld")
-            })?;
-            let sigma = a.sigma.ok_or_else(|| {
-                CommandError::input("account: --sigma is required for --mechanism sgld")
-            })?;
-            let delta = a.delta.ok_or_else(|| {
-                CommandError::input("account: --delta is required for --mechanism sgld")
-            })?;
-            let mut lines = vec![
-                "DP-SGLD, Poisson-subsampled Gaussian mechanism (Mironov, Talwar, Zhang 2019)"
-                    .to_string(),
-            ];
-            for &t in &a.iterations {
-                let acc = SgldAccount {
-                    q,
-                    sigma,
-                    iterations: t,
-                    delta,
-                    alpha_max: a.alpha_max.unwrap_or(499),
-                };
-                let classic = acc.spent(Conversion::Classic).map_err(bad)?;
-                let improved = acc.spent(Conversion::Improved).map_err(bad)?;
-                lines.push(format!(
-                    "  q = {q}, σ = {sigma}, T = {t}, δ = {delta:e}, orders 2..={}: ε = {:.4} (classic, α = {}), {:.4} (improved, α = {})",
-                    acc.alpha_max, classic.epsilon, classic.best_alpha, improved.epsilon, improved.best_alpha
-                ));
-            }
-            crate::outln!("{}", lines.join("\n"));
+    if let Some(at) = s.stopped_at {
+        if s.alpha == at {
+            warnings.push(format!(
+                "{what}: the order search stopped at α = {at} (its work bound) with the best order there; the answer is valid but may not be the smallest"
+            ));
         }
     }
+}
+
+/// Privacy budget of a planned DP-MCMC or DP-SGLD run, or the inverse question.
+pub fn account(a: AccountArgs) -> Result<(), CommandError> {
+    for (name, v) in [
+        ("--delta", a.delta),
+        ("--n0", a.n0),
+        ("--clip", a.clip),
+        ("--q", a.q),
+        ("--sigma", a.sigma),
+        ("--target-epsilon", a.target_epsilon),
+    ] {
+        if let Some(v) = v {
+            if !v.is_finite() {
+                return Err(input(format!("{name} = {v}: a finite number")));
+            }
+        }
+    }
+    if let Some(e) = a.target_epsilon {
+        if e < 0.0 {
+            return Err(input(format!("--target-epsilon = {e}: a value ≥ 0")));
+        }
+    } else if a.iterations.is_empty() {
+        return Err(input(
+            "--iterations is required (e.g. --iterations 1000,20000), or --target-epsilon for the inverse question",
+        ));
+    }
+    if a.alpha_max.is_some_and(|m| m < 3) {
+        return Err(input(format!(
+            "--alpha-max = {}: ≥ 3 (orders run from 2 to alpha-max − 1)",
+            a.alpha_max.unwrap_or(0)
+        )));
+    }
+    if !(a.pld_slack > 0.0 && a.pld_slack <= 1.0) {
+        return Err(input(format!("--pld-slack = {}: 0 < η ≤ 1", a.pld_slack)));
+    }
+    let (lines, value, warnings) = match a.mechanism {
+        AccountMechanism::Barker => barker(&a)?,
+        AccountMechanism::Sgld => sgld(&a)?,
+    };
+    for w in &warnings {
+        eprintln!("WARNING: {w}");
+    }
+    if a.json {
+        let mut value = value;
+        value["warnings"] = json!(warnings);
+        crate::outln!(
+            "{}",
+            serde_json::to_string_pretty(&value)
+                .map_err(|e| CommandError::failed(e.to_string()))?
+        );
+    } else {
+        crate::outln!("{}", lines.join("\n"));
+    }
     Ok(())
+}
+
+type Answer = (Vec<String>, Value, Vec<String>);
+
+fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
+    let need = |v: Option<u64>, flag: &str| {
+        v.ok_or_else(|| input(format!("{flag} is required for --mechanism barker")))
+    };
+    let (n, b) = (need(a.n_data, "--n-data")?, need(a.batch, "--batch")?);
+    if a.q.is_some() || a.sigma.is_some() {
+        return Err(input(
+            "--q and --sigma belong to --mechanism sgld; the Barker test uses --n-data and --batch",
+        ));
+    }
+    if a.solve != Solve::Iterations {
+        return Err(input(
+            "--solve sigma|q belongs to --mechanism sgld; the Barker test solves for --iterations",
+        ));
+    }
+    match (a.n0, a.clip) {
+        (Some(n0), Some(clip)) => check_clipping(clip, b, n0).map_err(bad)?,
+        (None, None) => {}
+        _ => {
+            return Err(input(
+                "give both --n0 and --clip to check the clipping bound (eq. 23), or neither",
+            ))
+        }
+    }
+    let delta = a.delta.unwrap_or(1.0 / n as f64);
+    let base = BarkerAccount {
+        n_data: n,
+        batch: b,
+        iterations: 0,
+        delta,
+        alpha_max: a.alpha_max.unwrap_or(u32::MAX),
+    };
+    let head = "DP-MCMC, subsampled Barker test (heikkila2019 Theorem 2, Corollary 2 / eq. 22)";
+    let mut lines = vec![head.to_string()];
+    let mut warnings = Vec::new();
+    let params = json!({"n_data": n, "batch": b, "q": base.q(), "delta": delta});
+    if let Some(alpha) = a.alpha {
+        if !(alpha.fract() == 0.0 && (2.0..=u32::MAX as f64).contains(&alpha)) {
+            return Err(input(format!(
+                "--alpha = {alpha}: an integer order 2 ≤ α < b/5 (Theorem 2)"
+            )));
+        }
+        let alpha = alpha as u32;
+        // one order: refused outside Theorem 2 (α < b/5)
+        crate::privacy::rdp::barker_step_epsilon(alpha, b).map_err(bad)?;
+        if b > n {
+            return Err(input(format!("--batch = {b}: 1 ≤ b ≤ N = {n}")));
+        }
+        let step = base.step_rdp(alpha);
+        lines.push(format!(
+            "  at order α = {alpha}: per-iteration RDP ε′(α) = {step:.6e}"
+        ));
+        let mut rows = Vec::new();
+        for &t in &a.iterations {
+            let rdp = t as f64 * step;
+            let (c, i) = if t == 0 {
+                (0.0, 0.0)
+            } else {
+                (
+                    Conversion::Classic.epsilon(rdp, alpha as f64, delta),
+                    Conversion::Improved.epsilon(rdp, alpha as f64, delta),
+                )
+            };
+            lines.push(format!("  T = {t}: RDP ε = {rdp:.4}; (ε, δ = {delta:e}) = {c:.4} (classic), {i:.4} (improved)"));
+            rows.push(json!({"iterations": t, "rdp": rdp, "classic": {"epsilon": c, "alpha": alpha}, "improved": {"epsilon": i, "alpha": alpha}}));
+        }
+        let value = json!({"mechanism": "barker", "parameters": params, "alpha": alpha, "step_rdp": step, "results": rows});
+        return Ok((lines, value, warnings));
+    }
+    let (lo, hi) = base.valid_orders(a.alpha_max);
+    lines.push(format!(
+        "  N = {n}, b = {b}, q = {}, δ = {delta:e}, orders {lo}..={hi} ({})",
+        base.q(),
+        if a.alpha_max.is_some() {
+            "capped by --alpha-max"
+        } else {
+            "every valid order α < b/5"
+        }
+    ));
+    if let Some(target) = a.target_epsilon {
+        let mut out = json!({});
+        for conv in [Conversion::Classic, Conversion::Improved] {
+            let (t, found) = base
+                .largest_iterations(target, conv, a.alpha_max)
+                .map_err(bad)?;
+            // forward checks: T meets the target over all orders; T + 1 at the winning order does not
+            let check = BarkerAccount {
+                iterations: t,
+                ..base
+            }
+            .search(conv, a.alpha_max)
+            .map_err(bad)?;
+            let eps_t = check.map_or(0.0, |s| s.value);
+            if eps_t > target {
+                return Err(CommandError::failed(format!(
+                    "account: internal check failed: T = {t} gives ε = {eps_t} > {target}"
+                )));
+            }
+            let next = BarkerAccount {
+                iterations: t + 1,
+                ..base
+            }
+            .search(conv, a.alpha_max)
+            .map_err(bad)?;
+            let eps_next = next.map_or(0.0, |s| s.value);
+            order_warnings(&mut warnings, found, a.alpha_max, conv.as_str());
+            lines.push(format!(
+                "  ε ≤ {target} ({}): largest T = {t}{} — forward check ε(T) = {eps_t:.6}, ε(T + 1) = {eps_next:.6}",
+                conv.as_str(),
+                found.map_or(String::new(), |s| format!(" at α = {}", s.alpha)),
+            ));
+            out[conv.as_str()] = json!({"iterations": t, "alpha": found.map(|s| s.alpha), "epsilon_at": eps_t, "epsilon_next": eps_next});
+        }
+        let value = json!({"mechanism": "barker", "parameters": params, "target_epsilon": target, "solve": "iterations", "inverse": out});
+        return Ok((lines, value, warnings));
+    }
+    let mut rows = Vec::new();
+    for &t in &a.iterations {
+        let acc = BarkerAccount {
+            iterations: t,
+            ..base
+        };
+        let c = acc.search(Conversion::Classic, a.alpha_max).map_err(bad)?;
+        let i = acc.search(Conversion::Improved, a.alpha_max).map_err(bad)?;
+        order_warnings(&mut warnings, c, a.alpha_max, &format!("T = {t}, classic"));
+        order_warnings(&mut warnings, i, a.alpha_max, &format!("T = {t}, improved"));
+        lines.push(format!(
+            "  T = {t}: ε = {}, {}",
+            fmt_rdp(c, "classic"),
+            fmt_rdp(i, "improved")
+        ));
+        rows.push(json!({"iterations": t, "classic": rdp_json(c), "improved": rdp_json(i)}));
+    }
+    let value =
+        json!({"mechanism": "barker", "parameters": params, "orders": [lo, hi], "results": rows});
+    Ok((lines, value, warnings))
+}
+
+/// A safe-side answer of a one-dimensional inverse question.
+struct Solved {
+    value: f64,
+    epsilon: f64,
+}
+
+/// The boundary of `ok` between `good` (ok) and `bad` (not ok) by bisection in log
+/// space (`steps` halvings), rounded to 4 significant digits towards `good` and checked.
+fn solve_boundary(
+    mut good: f64,
+    mut bad_at: f64,
+    steps: usize,
+    mut eps: impl FnMut(f64) -> Result<f64, CommandError>,
+    target: f64,
+) -> Result<Solved, CommandError> {
+    let mut eps_good = eps(good)?;
+    for _ in 0..steps {
+        let mid = (good.ln() * 0.5 + bad_at.ln() * 0.5).exp();
+        let e = eps(mid)?;
+        if e <= target {
+            (good, eps_good) = (mid, e);
+        } else {
+            bad_at = mid;
+        }
+    }
+    // 4 significant digits, towards the good side
+    let mag = 10f64.powf(good.abs().log10().floor() - 3.0);
+    let rounded = if good > bad_at {
+        (good / mag).ceil() * mag
+    } else {
+        (good / mag).floor() * mag
+    };
+    let e = eps(rounded)?;
+    Ok(if e <= target {
+        Solved {
+            value: rounded,
+            epsilon: e,
+        }
+    } else {
+        Solved {
+            value: good,
+            epsilon: eps_good,
+        }
+    })
+}
+
+fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
+    if a.n_data.is_some() || a.batch.is_some() || a.n0.is_some() || a.clip.is_some() {
+        return Err(input(
+            "--mechanism sgld takes --q and --sigma (not --n-data, --batch, --n0, --clip)",
+        ));
+    }
+    let delta = a
+        .delta
+        .ok_or_else(|| input("--delta is required for --mechanism sgld"))?;
+    let solving = a.target_epsilon.map(|e| (e, a.solve));
+    let q = match (a.q, solving) {
+        (Some(q), _) => q,
+        (None, Some((_, Solve::Q))) => 1.0,
+        _ => return Err(input("--q is required for --mechanism sgld")),
+    };
+    let sigma = match (a.sigma, solving) {
+        (Some(s), _) => s,
+        (None, Some((_, Solve::Sigma))) => 1.0,
+        _ => return Err(input("--sigma is required for --mechanism sgld")),
+    };
+    if let Some((_, solve)) = solving {
+        if solve == Solve::Q && a.q.is_some() {
+            return Err(input("--solve q finds q: leave out --q"));
+        }
+        if solve == Solve::Sigma && a.sigma.is_some() {
+            return Err(input("--solve sigma finds σ: leave out --sigma"));
+        }
+        if solve != Solve::Iterations && a.iterations.len() != 1 {
+            return Err(input(
+                "--solve sigma|q needs exactly one --iterations value",
+            ));
+        }
+    }
+    let base = SgldAccount {
+        q,
+        sigma,
+        iterations: 0,
+        delta,
+        alpha_max: 0,
+    };
+    // validate through a one-step question (the errors name q, σ or δ)
+    SgldAccount {
+        iterations: 1,
+        ..base
+    }
+    .search(Conversion::Classic, Some(3))
+    .map_err(bad)?;
+    let cap = a.alpha_max;
+    if let Some(alpha) = a.alpha {
+        if !(alpha > 1.0 && alpha <= 1e6) || a.target_epsilon.is_some() {
+            return Err(input(format!(
+                "--alpha = {alpha}: a real order 1 < α ≤ 10^6, without --target-epsilon"
+            )));
+        }
+        let step = crate::privacy::rdp::sampled_gaussian_real(alpha, q, sigma);
+        let mut lines = vec![format!("DP-SGLD/DPVI at order α = {alpha}: per-step RDP ε(α) = {step:.10e} (q = {q}, σ = {sigma})")];
+        let mut rows = Vec::new();
+        for &t in &a.iterations {
+            let rdp = t as f64 * step;
+            let (c, i) = if t == 0 {
+                (0.0, 0.0)
+            } else {
+                (
+                    Conversion::Classic.epsilon(rdp, alpha, delta),
+                    Conversion::Improved.epsilon(rdp, alpha, delta),
+                )
+            };
+            lines.push(format!("  T = {t}: RDP ε = {rdp:.4}; (ε, δ = {delta:e}) = {c:.4} (classic), {i:.4} (improved)"));
+            rows.push(json!({"iterations": t, "rdp": rdp, "classic": {"epsilon": c, "alpha": alpha}, "improved": {"epsilon": i, "alpha": alpha}}));
+        }
+        let value = json!({"mechanism": "sgld", "parameters": {"q": q, "sigma": sigma, "delta": delta}, "alpha": alpha, "step_rdp": step, "results": rows});
+        lines.shrink_to_fit();
+        return Ok((lines, value, Vec::new()));
+    }
+    let opts = PldOptions {
+        epsilon_slack: a.pld_slack,
+        ..PldOptions::default()
+    };
+    let head = "DP-SGLD/DPVI, Poisson-subsampled Gaussian mechanism (RDP: Mironov, Talwar, Zhang 2019; tight: privacy-loss distribution)";
+    let mut lines = vec![head.to_string()];
+    let mut warnings = Vec::new();
+    let tight_json = |t: &Result<TightEpsilon, AccountError>| match t {
+        Ok(t) => json!(t),
+        Err(e) => json!({"error": e.to_string()}),
+    };
+    let fmt_tight = |t: &Result<TightEpsilon, AccountError>| match t {
+        Ok(t) => format!(
+            "{:.4} (tight PLD upper bound, slack η = {})",
+            t.epsilon, t.epsilon_slack
+        ),
+        Err(e) => format!("tight not computed ({e})"),
+    };
+    let rdp_eps = |q: f64, sigma: f64, t: u64, conv: Conversion| -> Result<f64, CommandError> {
+        Ok(SgldAccount {
+            q,
+            sigma,
+            iterations: t,
+            ..base
+        }
+        .search(conv, cap)
+        .map_err(bad)?
+        .map_or(0.0, |s| s.value))
+    };
+    // a setting the tight accountant cannot evaluate within its memory bound counts as
+    // not meeting the target (it cannot be certified)
+    let tight_eps = |q: f64, sigma: f64, t: u64| -> Result<f64, CommandError> {
+        match poisson_gaussian_epsilon(q, sigma, t, delta, &opts) {
+            Ok(x) => Ok(x.epsilon),
+            Err(AccountError::Invalid {
+                name: "points" | "grid",
+                ..
+            }) => Ok(f64::INFINITY),
+            Err(e) => Err(bad(e)),
+        }
+    };
+    if let Some((target, solve)) = solving {
+        let mut out = json!({});
+        let mut accountants: Vec<&str> = vec!["classic", "improved"];
+        if !a.no_tight {
+            accountants.push("tight");
+        }
+        let mut improved_answer: Option<f64> = None;
+        for name in accountants {
+            let conv = match name {
+                "classic" => Some(Conversion::Classic),
+                "improved" => Some(Conversion::Improved),
+                _ => None,
+            };
+            let eps_of = |q: f64, s: f64, t: u64| match conv {
+                Some(c) => rdp_eps(q, s, t, c),
+                None => tight_eps(q, s, t),
+            };
+            let (what, answer, check) = match solve {
+                Solve::Iterations => {
+                    let t = match conv {
+                        Some(c) => {
+                            let (t, found) = SgldAccount { q, sigma, ..base }
+                                .largest_iterations(target, c, cap)
+                                .map_err(bad)?;
+                            order_warnings(&mut warnings, found, cap, name);
+                            t
+                        }
+                        None => {
+                            let (start, _) = SgldAccount { q, sigma, ..base }
+                                .largest_iterations(target, Conversion::Improved, cap)
+                                .map_err(bad)?;
+                            largest_tight_iterations(q, sigma, target, start, &tight_eps)?
+                        }
+                    };
+                    let e = eps_of(q, sigma, t)?;
+                    ("T", t as f64, e)
+                }
+                Solve::Sigma => {
+                    let t = a.iterations[0];
+                    let start = if conv.is_none() {
+                        improved_answer.unwrap_or(sigma)
+                    } else {
+                        sigma
+                    };
+                    let (good, bad_at) = bracket(start, true, |s| Ok(eps_of(q, s, t)? <= target))?;
+                    let s = solve_boundary(
+                        good,
+                        bad_at,
+                        if conv.is_some() { 40 } else { 16 },
+                        |s| eps_of(q, s, t),
+                        target,
+                    )?;
+                    ("σ", s.value, s.epsilon)
+                }
+                Solve::Q => {
+                    let t = a.iterations[0];
+                    if eps_of(1.0, sigma, t)? <= target {
+                        ("q", 1.0, eps_of(1.0, sigma, t)?)
+                    } else {
+                        let start = if conv.is_none() {
+                            improved_answer.unwrap_or(1.0)
+                        } else {
+                            1.0
+                        };
+                        let (good, bad_at) =
+                            bracket(start, false, |x| Ok(eps_of(x, sigma, t)? <= target))?;
+                        let s = solve_boundary(
+                            good,
+                            bad_at,
+                            if conv.is_some() { 40 } else { 16 },
+                            |x| eps_of(x, sigma, t),
+                            target,
+                        )?;
+                        ("q", s.value, s.epsilon)
+                    }
+                }
+            };
+            if check > target {
+                return Err(CommandError::failed(format!(
+                    "account: internal check failed: {what} = {answer} gives ε = {check} > {target}"
+                )));
+            }
+            if name == "improved" {
+                improved_answer = Some(answer);
+            }
+            let shown = if what == "T" {
+                format!("{answer}")
+            } else {
+                format!("{answer:.4e}")
+            };
+            lines.push(format!(
+                "  ε ≤ {target} ({name}): {} {what} = {shown} — forward check ε = {check:.6}",
+                match (solve, what) {
+                    (Solve::Sigma, _) => "smallest",
+                    _ => "largest",
+                }
+            ));
+            out[name] = json!({"value": answer, "epsilon_at": check});
+        }
+        let solve_name = match solve {
+            Solve::Iterations => "iterations",
+            Solve::Sigma => "sigma",
+            Solve::Q => "q",
+        };
+        let mut params = json!({"delta": delta});
+        if solve != Solve::Q {
+            params["q"] = json!(q);
+        }
+        if solve != Solve::Sigma {
+            params["sigma"] = json!(sigma);
+        }
+        if solve != Solve::Iterations {
+            params["iterations"] = json!(a.iterations[0]);
+        }
+        let value = json!({"mechanism": "sgld", "parameters": params, "target_epsilon": target, "solve": solve_name, "inverse": out});
+        return Ok((lines, value, warnings));
+    }
+    lines.push(format!(
+        "  q = {q}, σ = {sigma}, δ = {delta:e}, orders 2..={} ({})",
+        cap.map_or(crate::privacy::accountant::SGLD_ORDER_CAP, |c| c - 1),
+        if cap.is_some() {
+            "capped by --alpha-max"
+        } else {
+            "ended early by the monotone stop rule"
+        }
+    ));
+    let mut rows = Vec::new();
+    for &t in &a.iterations {
+        let acc = SgldAccount {
+            iterations: t,
+            ..base
+        };
+        let c = acc.search(Conversion::Classic, cap).map_err(bad)?;
+        let i = acc.search(Conversion::Improved, cap).map_err(bad)?;
+        order_warnings(&mut warnings, c, cap, &format!("T = {t}, classic"));
+        order_warnings(&mut warnings, i, cap, &format!("T = {t}, improved"));
+        let mut row = json!({"iterations": t, "classic": rdp_json(c), "improved": rdp_json(i)});
+        let mut line = format!(
+            "  T = {t}: ε = {}, {}",
+            fmt_rdp(c, "RDP classic"),
+            fmt_rdp(i, "RDP improved")
+        );
+        if !a.no_tight {
+            let tight = poisson_gaussian_epsilon(q, sigma, t, delta, &opts);
+            line.push_str(&format!(", {}", fmt_tight(&tight)));
+            row["tight"] = tight_json(&tight);
+        }
+        lines.push(line);
+        rows.push(row);
+    }
+    let value = json!({"mechanism": "sgld", "parameters": {"q": q, "sigma": sigma, "delta": delta}, "results": rows});
+    Ok((lines, value, warnings))
+}
+
+/// A (good, bad) pair around the boundary of `ok`, searching by factors of 2 from `start`;
+/// `good_is_large`: ok holds for large values (σ) rather than small ones (q ≤ 1).
+fn bracket(
+    start: f64,
+    good_is_large: bool,
+    mut ok: impl FnMut(f64) -> Result<bool, CommandError>,
+) -> Result<(f64, f64), CommandError> {
+    let (grow, shrink) = if good_is_large {
+        (2.0, 0.5)
+    } else {
+        (0.5, 2.0)
+    };
+    let mut x = start;
+    if ok(x)? {
+        // move towards the bad side until it fails
+        for _ in 0..80 {
+            let y = x * shrink;
+            if good_is_large && y < 1e-6 || !good_is_large && y > 1.0 {
+                return Ok((x, if good_is_large { y } else { 1.0 }));
+            }
+            if !ok(y)? {
+                return Ok((x, y));
+            }
+            x = y;
+        }
+        Ok((x, x * shrink))
+    } else {
+        for _ in 0..80 {
+            let y = x * grow;
+            if ok(y)? {
+                return Ok((y, x));
+            }
+            x = y;
+        }
+        Err(input(format!(
+            "no {} meets the target ε (tried up to {x:e})",
+            if good_is_large { "σ" } else { "q" }
+        )))
+    }
+}
+
+/// The largest T whose tight ε meets the target, to 3 significant digits, rounded down
+/// and checked: a bracket by factors of 2 from `start` (the improved-RDP answer), then
+/// bisection.
+fn largest_tight_iterations(
+    q: f64,
+    sigma: f64,
+    target: f64,
+    start: u64,
+    tight: &impl Fn(f64, f64, u64) -> Result<f64, CommandError>,
+) -> Result<u64, CommandError> {
+    let ok = |t: u64| -> Result<bool, CommandError> { Ok(t == 0 || tight(q, sigma, t)? <= target) };
+    let mut x = start.max(1);
+    let (mut good, mut bad_at) = if ok(x)? {
+        loop {
+            let y = x.saturating_mul(2);
+            if y >= 1 << 40 {
+                return Err(input(
+                    "the tight accountant's answer exceeds 2^40 iterations; use the RDP answers",
+                ));
+            }
+            if !ok(y)? {
+                break (x, y);
+            }
+            x = y;
+        }
+    } else {
+        loop {
+            let y = x / 2;
+            if ok(y)? {
+                break (y, x);
+            }
+            x = y;
+        }
+    };
+    while bad_at - good > 1 && (bad_at - good) as f64 > 1e-3 * good as f64 {
+        let mid = good + (bad_at - good) / 2;
+        if ok(mid)? {
+            good = mid;
+        } else {
+            bad_at = mid;
+        }
+    }
+    Ok(good)
 }

@@ -45,6 +45,149 @@ pub fn best_over_orders(
         .min_by(|x, y| x.epsilon.total_cmp(&y.epsilon))
 }
 
+/// The result of an order search: the best order found and how the search went.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Searched {
+    /// The best order and the objective there.
+    pub alpha: u32,
+    pub value: f64,
+    /// The range searched, lo ≤ α ≤ hi.
+    pub lo: u32,
+    pub hi: u32,
+    /// Orders evaluated.
+    pub evaluated: usize,
+    /// The search stopped before `hi` (its work bound, or a proven stop rule).
+    pub stopped_at: Option<u32>,
+}
+
+impl Searched {
+    /// The best order sits at the top of the searched range (a larger range might do better).
+    pub fn at_edge(&self) -> bool {
+        self.alpha == self.hi && self.stopped_at.is_none()
+    }
+}
+
+/// Orders every integer up to 256 above `lo`, then a 1% geometric grid to `hi`, then
+/// every integer between the grid neighbours of the best grid order: minimises
+/// `objective` over lo ≤ α ≤ hi without evaluating all of a huge range. Every
+/// evaluated order gives a valid bound, so the minimum found is always a valid (if
+/// possibly not the smallest) answer. `stop(α, best)` may end the upward sweep when no
+/// larger order can win (a proven monotonicity); the sweep also ends once the summed
+/// orders (the cost of the RDP formulas, O(α) each) exceed 10⁸, and the refinement
+/// within the same work bound.
+pub fn search_orders(
+    lo: u32,
+    hi: u32,
+    objective: impl Fn(u32) -> f64,
+    stop: impl Fn(u32, f64) -> bool,
+) -> Option<Searched> {
+    if lo > hi {
+        return None;
+    }
+    const WORK: f64 = 1e8;
+    let mut grid: Vec<(u32, f64)> = Vec::new();
+    let mut best: Option<(u32, f64)> = None;
+    let mut work = 0.0;
+    let mut stopped_at = None;
+    let mut alpha = lo;
+    loop {
+        let v = objective(alpha);
+        work += alpha as f64;
+        if !v.is_nan() {
+            grid.push((alpha, v));
+            if best.is_none_or(|b| v < b.1) {
+                best = Some((alpha, v));
+            }
+        }
+        if alpha == hi {
+            break;
+        }
+        if best.is_some_and(|b| stop(alpha, b.1)) || work > WORK {
+            stopped_at = Some(alpha);
+            break;
+        }
+        let next = if alpha < lo.saturating_add(256) {
+            alpha + 1
+        } else {
+            ((alpha as f64 * 1.01).ceil() as u64).min(hi as u64) as u32
+        };
+        alpha = next.max(alpha + 1).min(hi);
+    }
+    let (mut ba, mut bv) = best?;
+    let mut evaluated = grid.len();
+    // refine between the grid neighbours of the best grid order
+    if let Some(i) = grid.iter().position(|g| g.0 == ba) {
+        let left = if i > 0 { grid[i - 1].0 } else { ba };
+        let right = grid.get(i + 1).map_or(ba, |g| g.0);
+        for a in (left + 1)..right {
+            if a == ba {
+                continue;
+            }
+            work += a as f64;
+            if work > 2.0 * WORK {
+                break;
+            }
+            let v = objective(a);
+            evaluated += 1;
+            if v < bv {
+                (ba, bv) = (a, v);
+            }
+        }
+    }
+    Some(Searched {
+        alpha: ba,
+        value: bv,
+        lo,
+        hi,
+        evaluated,
+        stopped_at,
+    })
+}
+
+/// The largest T with `conversion(T·rdp(α), α, δ) ≤ target` at some searched order:
+/// per order T(α) = ⌊(target − conversion(0, α, δ)) / rdp(α)⌋, maximised over orders,
+/// then checked forward (decremented until the forward evaluation meets the target).
+/// `None` when no T ≥ 0 meets it (T = 0 always spends nothing, so target ≥ 0 gives Some).
+pub fn largest_iterations(
+    lo: u32,
+    hi: u32,
+    target: f64,
+    delta: f64,
+    conversion: Conversion,
+    rdp: impl Fn(u32) -> f64,
+) -> Option<(u64, Option<Searched>)> {
+    if target.is_nan() || target < 0.0 {
+        return None;
+    }
+    let steps = |a: u32| {
+        let room = target - conversion.epsilon(0.0, a as f64, delta);
+        let r = rdp(a);
+        if room < 0.0 || r.is_nan() || r.is_infinite() {
+            -1.0
+        } else if r <= 0.0 {
+            f64::MAX
+        } else {
+            (room / r).floor().min(1e18)
+        }
+    };
+    // maximise T(α): minimise −T(α); stop when the order's conversion term alone is
+    // beyond the target at every larger order (it is not: it decreases), so no stop rule
+    let s = search_orders(lo, hi, |a| -steps(a), |_, _| false)?;
+    let t = (-s.value).max(-1.0);
+    if t < 0.0 {
+        return Some((0, None));
+    }
+    let r = rdp(s.alpha);
+    let mut iterations = t as u64;
+    // forward check at the winning order, rounding to the safe side
+    while iterations > 0
+        && conversion.epsilon(iterations as f64 * r, s.alpha as f64, delta) > target
+    {
+        iterations -= 1;
+    }
+    Some((iterations, Some(s)))
+}
+
 /// A DP-MCMC (subsampled Barker) budget question: N, b, T, δ and the largest order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BarkerAccount {
@@ -198,6 +341,95 @@ impl BarkerAccount {
     }
 }
 
+impl BarkerAccount {
+    /// Checks the question without the authors' order range (see [`Self::search`]).
+    fn validate_question(&self) -> Result<(), AccountError> {
+        if self.n_data == 0 {
+            return Err(invalid("n_data", self.n_data, "N ≥ 1"));
+        }
+        if self.batch == 0 || self.batch > self.n_data {
+            return Err(invalid(
+                "batch",
+                self.batch,
+                format!("1 ≤ b ≤ N = {}", self.n_data),
+            ));
+        }
+        if self.batch < 11 {
+            return Err(invalid(
+                "batch",
+                self.batch,
+                "b ≥ 11, so that some order 2 ≤ α < b/5 exists (Theorem 2, eq. 20)",
+            ));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(invalid("delta", self.delta, "0 < δ < 1"));
+        }
+        Ok(())
+    }
+
+    /// Every order Theorem 2 allows, 2 ≤ α < b/5, below `cap` if given.
+    pub fn valid_orders(&self, cap: Option<u32>) -> (u32, u32) {
+        let below = ((self.batch as f64 / 5.0).ceil() - 1.0).min(u32::MAX as f64 - 1.0) as u32;
+        let hi = cap.map_or(below, |c| below.min(c.saturating_sub(1)));
+        (2, hi)
+    }
+
+    /// (ε, δ) after T steps minimised over every valid order (or those below `cap`);
+    /// `None` for T = 0, which releases nothing (ε = 0).
+    pub fn search(
+        &self,
+        conversion: Conversion,
+        cap: Option<u32>,
+    ) -> Result<Option<Searched>, AccountError> {
+        self.validate_question()?;
+        if self.iterations == 0 {
+            return Ok(None);
+        }
+        let (lo, hi) = self.valid_orders(cap);
+        if hi < lo {
+            return Err(invalid(
+                "alpha_max",
+                cap.unwrap_or(0),
+                "≥ 3 (orders run from 2 to alpha_max − 1)",
+            ));
+        }
+        let t = self.iterations as f64;
+        Ok(search_orders(
+            lo,
+            hi,
+            |a| conversion.epsilon(t * self.step_rdp(a), a as f64, self.delta),
+            |_, _| false,
+        ))
+    }
+
+    /// The largest T whose (ε, δ) is at most `target`, checked forward.
+    pub fn largest_iterations(
+        &self,
+        target: f64,
+        conversion: Conversion,
+        cap: Option<u32>,
+    ) -> Result<(u64, Option<Searched>), AccountError> {
+        self.validate_question()?;
+        let (lo, hi) = self.valid_orders(cap);
+        largest_iterations(lo, hi, target, self.delta, conversion, |a| self.step_rdp(a))
+            .ok_or_else(|| invalid("target_epsilon", target, "a target ε ≥ 0"))
+    }
+}
+
+/// Stop rule for an RDP curve known to be nondecreasing in α (an exact RDP, such as the
+/// subsampled Gaussian's): for α′ ≥ α both conversions give ε(α′) ≥ T·ρ(α) − (1 + ln α)/(α − 1),
+/// so once that is at least the best ε found no larger order can win.
+fn monotone_stop(t: f64, rdp: impl Fn(u32) -> f64) -> impl Fn(u32, f64) -> bool {
+    move |a, best| {
+        let af = a as f64;
+        t * rdp(a) - (1.0 + af.ln()) / (af - 1.0) >= best
+    }
+}
+
+/// Default largest order of the subsampled-Gaussian search (the stop rule usually ends
+/// the search far below it).
+pub const SGLD_ORDER_CAP: u32 = 1_000_000;
+
 /// A DP-SGLD budget question (Poisson-subsampled Gaussian), orders 2..=alpha_max.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SgldAccount {
@@ -254,6 +486,59 @@ impl SgldAccount {
         let series = series.into();
         let mut one = self.entries(&[self.iterations], conversion, |_| series.clone())?;
         Ok(one.remove(0))
+    }
+
+    /// (ε, δ) after T steps minimised over orders 2 ≤ α < `cap` (default: up to
+    /// [`SGLD_ORDER_CAP`]), ending early by the monotone stop rule; `None` for T = 0.
+    pub fn search(
+        &self,
+        conversion: Conversion,
+        cap: Option<u32>,
+    ) -> Result<Option<Searched>, AccountError> {
+        self.validate_question()?;
+        if self.iterations == 0 {
+            return Ok(None);
+        }
+        let t = self.iterations as f64;
+        let rdp = |a: u32| sampled_gaussian(a, self.q, self.sigma);
+        Ok(search_orders(
+            2,
+            cap.map_or(SGLD_ORDER_CAP, |c| c.saturating_sub(1)).max(2),
+            |a| conversion.epsilon(t * rdp(a), a as f64, self.delta),
+            monotone_stop(t, rdp),
+        ))
+    }
+
+    /// The largest T whose (ε, δ) is at most `target`, checked forward.
+    pub fn largest_iterations(
+        &self,
+        target: f64,
+        conversion: Conversion,
+        cap: Option<u32>,
+    ) -> Result<(u64, Option<Searched>), AccountError> {
+        self.validate_question()?;
+        largest_iterations(
+            2,
+            cap.map_or(SGLD_ORDER_CAP, |c| c.saturating_sub(1)).max(2),
+            target,
+            self.delta,
+            conversion,
+            |a| sampled_gaussian(a, self.q, self.sigma),
+        )
+        .ok_or_else(|| invalid("target_epsilon", target, "a target ε ≥ 0"))
+    }
+
+    fn validate_question(&self) -> Result<(), AccountError> {
+        if !(self.q > 0.0 && self.q <= 1.0) {
+            return Err(invalid("q", self.q, "0 < q ≤ 1"));
+        }
+        if !(self.sigma > 0.0 && self.sigma.is_finite()) {
+            return Err(invalid("sigma", self.sigma, "σ > 0"));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(invalid("delta", self.delta, "0 < δ < 1"));
+        }
+        Ok(())
     }
 
     pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {

@@ -8,6 +8,7 @@ pub mod accountant;
 pub mod gaussian;
 pub mod laplace;
 pub mod ledger;
+pub mod pld;
 pub mod rdp;
 pub mod search;
 
