@@ -375,6 +375,7 @@ impl Entry {
                         .event
                         .rdp_epsilon(*a)
                         .map(|r| Conversion::Improved.epsilon(r, *a, *delta)),
+                    ("pld", None) => self.pld_epsilon(*delta),
                     _ => self.theorem_epsilon(*delta),
                 };
                 match recomputed {
@@ -385,6 +386,22 @@ impl Entry {
                     None => fail(format!("cannot recompute ({conversion}) from the event")),
                 }
             }
+        }
+    }
+
+    /// The tight ε of T Poisson-subsampled Gaussian steps (privacy::pld, default options).
+    fn pld_epsilon(&self, delta: f64) -> Option<f64> {
+        let (times, event) = match &self.event {
+            Event::Repeat { times, event } => (*times, event.as_ref()),
+            e => (1, e),
+        };
+        match event {
+            Event::PoissonSubsampledGaussian { q, sigma } => {
+                super::pld::poisson_gaussian_epsilon(*q, *sigma, times, delta, &Default::default())
+                    .ok()
+                    .map(|t| t.epsilon)
+            }
+            _ => None,
         }
     }
 

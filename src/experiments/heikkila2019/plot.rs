@@ -376,7 +376,7 @@ impl Draw for Fig3 {
                 .build_cartesian_2d(x_lo..x_hi, 0.0..(y_hi * 1.1).max(1e-6))?;
             chart
                 .configure_mesh()
-                .x_desc("ε spent (classic conversion)")
+                .x_desc("ε spent (classic conversion; tight PLD where labelled)")
                 .y_desc("|running − exact| (mean ± s.e. over runs; dashed: θ₂)")
                 .x_label_formatter(&crate::plot::tick)
                 .y_label_formatter(&crate::plot::tick)
@@ -386,6 +386,7 @@ impl Draw for Fig3 {
                 let (i, label) = match method.as_str() {
                     "dp_mcmc" => (0, "DP-MCMC"),
                     "dp_sgld" => (1, "DP-SGLD (as published)"),
+                    "dp_sgld_tight" => (3, "DP-SGLD (as published), tight PLD ε"),
                     _ => (2, "DP-SGLD (corrected noise)"),
                 };
                 let color = PALETTE[i];
