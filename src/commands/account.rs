@@ -153,8 +153,8 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
         }
     }
     if let Some(e) = a.target_epsilon {
-        if e < 0.0 {
-            return Err(input(format!("--target-epsilon = {e}: a value ≥ 0")));
+        if !(0.0..=1e4).contains(&e) {
+            return Err(input(format!("--target-epsilon = {e}: 0 ≤ ε ≤ 10⁴")));
         }
     } else if a.iterations.is_empty() {
         return Err(input(

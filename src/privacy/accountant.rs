@@ -200,26 +200,15 @@ pub struct BarkerAccount {
 }
 
 impl BarkerAccount {
+    /// The question in the authors' order range (3 ≤ α < min(alpha_max, b/5 − 1)).
     pub fn validate(&self) -> Result<(), AccountError> {
-        if self.n_data == 0 {
-            return Err(invalid("n_data", self.n_data, "N ≥ 1"));
-        }
-        if self.batch == 0 || self.batch > self.n_data {
-            return Err(invalid(
-                "batch",
-                self.batch,
-                format!("1 ≤ b ≤ N = {}", self.n_data),
-            ));
-        }
+        self.validate_question()?;
         if self.batch < 21 {
             return Err(invalid(
                 "batch",
                 self.batch,
                 "b ≥ 21, so that some order 3 ≤ α < b/5 − 1 exists (Theorem 2, eq. 20)",
             ));
-        }
-        if !(self.delta > 0.0 && self.delta < 1.0) {
-            return Err(invalid("delta", self.delta, "0 < δ < 1"));
         }
         if self.alpha_max < 4 {
             return Err(invalid(

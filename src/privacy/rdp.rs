@@ -261,13 +261,15 @@ impl Conversion {
         }
     }
 
+    /// ε ≥ 0 (the improved formula can dip below 0 for a tiny RDP; ε = 0 then holds).
     pub fn epsilon(self, rdp: f64, alpha: f64, delta: f64) -> f64 {
-        match self {
+        let e = match self {
             Self::Classic => rdp + (1.0 / delta).ln() / (alpha - 1.0),
             Self::Improved => {
                 rdp + ((alpha - 1.0) / alpha).ln() - (delta.ln() + alpha.ln()) / (alpha - 1.0)
             }
-        }
+        };
+        e.max(0.0)
     }
 }
 
