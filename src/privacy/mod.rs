@@ -5,6 +5,7 @@
 //! and ledger every figure's manifest carries (`ledger`).
 
 pub mod accountant;
+pub mod audit;
 pub mod gaussian;
 pub mod laplace;
 pub mod ledger;
