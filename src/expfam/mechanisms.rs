@@ -600,6 +600,50 @@ mod tests {
         kl
     }
 
+    /// Exact audit of OPS (issue 15): for n = 30 records and every neighbouring pair
+    /// (one record flipped), the supremum of the log density ratio of the two truncated
+    /// tempered posteriors (monotone in ln(θ/(1−θ)), so at the truncation ends, checked on a
+    /// grid as well) never exceeds the claimed ε; without the truncation (a₀ → 10⁻³⁰⁰,
+    /// the support's ends) the same audit fails.
+    #[test]
+    fn ops_passes_an_exact_audit_and_fails_without_truncation() {
+        use crate::privacy::audit::exact_pure_epsilon;
+        let prior = BetaDist::new(1.0, 1.0).unwrap();
+        let n = 30.0;
+        for (a0, eps) in [(0.2, 1.0), (0.05, 0.5), (0.2, 100.0), (0.01, 3.0)] {
+            let ops = Ops::new(a0, eps).unwrap();
+            let claim = ops.epsilon_spent();
+            let mut worst: f64 = 0.0;
+            for k in 0..30 {
+                let d = ops.distribution(&prior, k as f64, n - k as f64).unwrap();
+                let d2 = ops
+                    .distribution(&prior, k as f64 + 1.0, n - k as f64 - 1.0)
+                    .unwrap();
+                let grid = (0..=200).map(|i| a0 + (1.0 - 2.0 * a0) * i as f64 / 200.0);
+                worst = worst.max(exact_pure_epsilon(grid, |x| d.ln_pdf(x), |x| d2.ln_pdf(x)));
+            }
+            assert!(
+                worst <= claim * (1.0 + 1e-9),
+                "a0={a0} ε={eps}: exact {worst} > claim {claim}"
+            );
+            // tight: the worst pair reaches the claim (replace-one moves both counts)
+            assert!(
+                worst >= 0.5 * claim,
+                "a0={a0} ε={eps}: exact {worst} vs claim {claim}"
+            );
+            // broken variant: the same temperature, no truncation
+            let t = ops.temperature();
+            let broken = |k: f64| BetaDist::new(1.0 + k / t, 1.0 + (n - k) / t).unwrap();
+            let (b, b2) = (broken(0.0), broken(1.0));
+            let ends = [1e-300, 0.5, 1.0 - 1e-16];
+            let exact = exact_pure_epsilon(ends, |x| b.ln_pdf(x), |x| b2.ln_pdf(x));
+            assert!(
+                exact > claim,
+                "untruncated OPS must fail: {exact} vs {claim}"
+            );
+        }
+    }
+
     #[test]
     fn ops_temperature_matches_foulds_figure_one() {
         let ops = Ops::new(0.2, 1.0).unwrap();

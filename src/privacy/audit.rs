@@ -1,6 +1,7 @@
 //! Statistical privacy auditing: a lower confidence bound on ε from samples of a
 //! mechanism's output on two neighbouring datasets (the building block of the
-//! `privpost audit` of issue 15; the command and its mechanisms are not built yet).
+//! `privpost audit` of issue 15; the command and its mechanisms are not built yet),
+//! and the exact pure ε of a one-dimensional release on a neighbouring pair.
 //!
 //! The attack (Jagielski, Ullman, Oprea 2020; Nasr et al. 2021): score each output by a
 //! (log-)likelihood ratio, guess "D" when the score is at least a threshold τ. For an
@@ -128,6 +129,28 @@ fn one_direction(
         n_d2,
         direction,
     }
+}
+
+/// The exact pure ε of a one-dimensional release on one neighbouring pair: the
+/// supremum over outputs of |ln p(x) − ln p′(x)|, evaluated at `points` (which must
+/// include every point where the supremum can sit, e.g. the support's ends when the
+/// log ratio is monotone). +∞ where one density vanishes and the other does not.
+pub fn exact_pure_epsilon(
+    points: impl IntoIterator<Item = f64>,
+    ln_p: impl Fn(f64) -> f64,
+    ln_p2: impl Fn(f64) -> f64,
+) -> f64 {
+    points
+        .into_iter()
+        .map(|x| {
+            let (a, b) = (ln_p(x), ln_p2(x));
+            if a == f64::NEG_INFINITY && b == f64::NEG_INFINITY {
+                0.0
+            } else {
+                (a - b).abs()
+            }
+        })
+        .fold(0.0, f64::max)
 }
 
 #[cfg(test)]
