@@ -531,15 +531,7 @@ impl SgldAccount {
     }
 
     pub fn spent(&self, conversion: Conversion) -> Result<Spent, AccountError> {
-        if !(self.q > 0.0 && self.q <= 1.0) {
-            return Err(invalid("q", self.q, "0 < q ≤ 1"));
-        }
-        if !(self.sigma > 0.0 && self.sigma.is_finite()) {
-            return Err(invalid("sigma", self.sigma, "σ > 0"));
-        }
-        if !(self.delta > 0.0 && self.delta < 1.0) {
-            return Err(invalid("delta", self.delta, "0 < δ < 1"));
-        }
+        self.validate_question()?;
         if self.alpha_max < 2 {
             return Err(invalid("alpha_max", self.alpha_max, "≥ 2"));
         }
