@@ -149,10 +149,8 @@ pub fn private_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     Ok(accept)
 }
 
-/// The private acceptance decision for θ → θ′ (eq. 18): a minibatch of b ratios
-/// rᵢ = ln p(xᵢ|θ′) − ln p(xᵢ|θ) drawn without replacement, each clipped to
-/// |rᵢ| ≤ clip; Δ* = N₀·mean(r) + ln p(θ′) − ln p(θ); s² = N₀²·Var_pop(r)/b;
-/// accept iff Δ* + N(0, C − s²) + V_cor > 0. An error if s² ≥ C.
+/// The private acceptance decision for θ → θ′ (eq. 18): accept iff
+/// [`private_statistic`] + V_cor > 0. An error if s² ≥ C.
 #[allow(clippy::too_many_arguments)]
 pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     model: &M,
@@ -165,6 +163,49 @@ pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats: &mut Stats,
     rng: &mut R,
 ) -> Result<bool, ChainError> {
+    let z = private_statistic(model, data, subsets, theta, prop, test, stats, rng)?;
+    let accept = z + vcor.sample(rng) > 0.0;
+    if accept {
+        stats.accepted += 1;
+    }
+    Ok(accept)
+}
+
+/// The noisy statistic of the private test (eq. 18), the part Theorem 2 accounts
+/// for (the decision adds V_cor, post-processing): a minibatch of b ratios
+/// rᵢ = ln p(xᵢ|θ′) − ln p(xᵢ|θ) drawn without replacement, each clipped to
+/// |rᵢ| ≤ clip; Δ* = N₀·mean(r) + ln p(θ′) − ln p(θ); s² = N₀²·Var_pop(r)/b;
+/// returns Δ* + N(0, C − s²). An error if s² ≥ C.
+#[allow(clippy::too_many_arguments)]
+pub fn private_statistic<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+    model: &M,
+    data: &[f64],
+    subsets: &mut SubsetSampler,
+    theta: &[f64; D],
+    prop: &[f64; D],
+    test: &PrivateTest,
+    stats: &mut Stats,
+    rng: &mut R,
+) -> Result<f64, ChainError> {
+    let (delta, s2) = minibatch_estimate(model, data, subsets, theta, prop, test, stats, rng)?;
+    let noise = Normal::new(0.0, (test.c - s2).sqrt())
+        .map_err(|_| ChainError::VarianceTooLarge { s2, c: test.c })?
+        .sample(rng);
+    Ok(delta + noise)
+}
+
+/// (Δ*, s²) of a fresh minibatch (see [`private_statistic`]); an error if s² ≥ C.
+#[allow(clippy::too_many_arguments)]
+pub fn minibatch_estimate<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+    model: &M,
+    data: &[f64],
+    subsets: &mut SubsetSampler,
+    theta: &[f64; D],
+    prop: &[f64; D],
+    test: &PrivateTest,
+    stats: &mut Stats,
+    rng: &mut R,
+) -> Result<(f64, f64), ChainError> {
     if test.batch > data.len() {
         return Err(ChainError::BatchTooLarge {
             batch: test.batch,
@@ -193,14 +234,7 @@ pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     if s2.is_nan() || s2 >= test.c {
         return Err(ChainError::VarianceTooLarge { s2, c: test.c });
     }
-    let noise = Normal::new(0.0, (test.c - s2).sqrt())
-        .map_err(|_| ChainError::VarianceTooLarge { s2, c: test.c })?
-        .sample(rng);
-    let accept = delta + noise + vcor.sample(rng) > 0.0;
-    if accept {
-        stats.accepted += 1;
-    }
-    Ok(accept)
+    Ok((delta, s2))
 }
 
 /// The non-private minibatch Barker test of the authors' reference chain: C = 1,

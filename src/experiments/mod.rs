@@ -5,6 +5,7 @@
 //!
 //! [`REGISTRY`] has one row per figure; nothing else in the crate lists figures.
 
+pub mod audit;
 pub mod bun2018;
 pub mod foulds2016;
 pub mod geumlek2017;
@@ -39,6 +40,11 @@ pub trait Figure: Send + Sync {
     fn manifest_details(&self) -> serde_json::Value;
     /// The privacy spent, one entry per series or grid point, from the mechanisms.
     fn ledger(&self) -> anyhow::Result<Ledger>;
+    /// Further CSV files written beside `data.csv` and `summary.csv`, built from
+    /// the data rows: (file name, table). The default writes none.
+    fn side_tables(&self, _data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
+        Ok(Vec::new())
+    }
     /// The datasets the figure read or generated.
     fn datasets(&self) -> Vec<DatasetRecord> {
         Vec::new()
@@ -364,6 +370,20 @@ pub const REGISTRY: &[Spec] = &[
             x: "iteration",
             y: "mean_error",
             series: &["method", "epsilon", "parameter"],
+        },
+    },
+    Spec {
+        id: "audit/mechanisms",
+        title: "Privacy audit: every mechanism's claim against its exact or sampled privacy loss",
+        config: "configs/audit/mechanisms.toml",
+        validate: |p, s| ready(audit::build(p, s)),
+        plot: audit::plot::draw,
+        data_columns: &audit::DATA_COLUMNS,
+        summary_columns: &audit::SUMMARY_COLUMNS,
+        overlay: Overlay {
+            x: "draws",
+            y: "epsilon_ratio",
+            series: &["audit", "method", "variant"],
         },
     },
 ];

@@ -146,7 +146,7 @@ pub fn sampled_gaussian(alpha: u32, q: f64, sigma: f64) -> f64 {
 
 /// ln erfc(x), accurate in the far right tail (an asymptotic series beyond x = 25,
 /// where erfc underflows).
-fn ln_erfc(x: f64) -> f64 {
+pub fn ln_erfc(x: f64) -> f64 {
     if x < 25.0 {
         statrs::function::erf::erfc(x).ln()
     } else {

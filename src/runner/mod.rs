@@ -589,6 +589,36 @@ pub fn run(
     let summary = with_sweep_columns(summary, resolved)
         .without_nan()
         .map_err(nan("summary.csv"))?;
+    let side = figure
+        .side_tables(&data)
+        .map_err(|source| RunError::Summary {
+            figure: id.clone(),
+            source,
+        })?
+        .into_iter()
+        .map(|(name, table)| {
+            let simple = name.ends_with(".csv")
+                && !["data.csv", "summary.csv"].contains(&name.as_str())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+            if !simple {
+                return Err(RunError::Summary {
+                    figure: id.clone(),
+                    source: anyhow::anyhow!(
+                        "side table name {name:?} is not a plain new CSV file name"
+                    ),
+                });
+            }
+            let table = table.without_nan().map_err(|c| RunError::NotANumber {
+                figure: id.clone(),
+                file: "side table",
+                column: c.column,
+                row: c.row,
+            })?;
+            Ok((name, table))
+        })
+        .collect::<Result<Vec<_>, RunError>>()?;
 
     let tmp = temp_dir_for(&final_dir)?;
     let result = (|| {
@@ -604,6 +634,13 @@ pub fn run(
             source,
         })?;
         crate::results::fault_point();
+        for (name, table) in &side {
+            let path = tmp.join(name);
+            table.write_csv(&path).map_err(|source| WriteError {
+                path: path.display().to_string(),
+                source,
+            })?;
+        }
         let plot_clock = Instant::now();
         crate::plot::render_dir(&id, &tmp, spec.plot)?;
         let plot_seconds = plot_clock.elapsed().as_secs_f64();

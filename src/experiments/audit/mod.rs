@@ -1,0 +1,583 @@
+//! `audit/mechanisms`: every mechanism privpost releases with, audited on worst-case
+//! neighbouring datasets — exactly where its output distributions are known, by
+//! sampling where they are not — plus deliberately broken variants that the audit
+//! must fail. Written like any figure (one task per audit and variant, CSVs, a
+//! figure, a manifest); `privpost audit` runs it.
+//!
+//! `data.csv` is long ("tidy"): one row per (audit, method, variant, item) with the
+//! item's value (`claim_epsilon`, `audited`, …, and one `score_d` / `score_d_prime`
+//! row per draw of a statistical audit). `summary.csv` is the audit table (one row
+//! per audit) and `scores-<audit>-<method>-<variant>.csv` the raw scores of each
+//! statistical audit in the form external auditors read (`label` 1 = drawn on D,
+//! 0 = drawn on D′; a high `score` suggests D).
+
+pub mod mechanisms;
+pub mod plot;
+
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+
+use self::mechanisms::{Logistic, Outcome, Settings};
+use crate::config::{deserialize, ParamError};
+use crate::experiments::Figure;
+use crate::expfam::mechanisms::Algorithm;
+use crate::privacy::ledger::Ledger;
+use crate::results::table::{Cell, Row, Table};
+
+/// How an audit computes the privacy loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Exact,
+    Statistical,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Exact => "exact",
+            Method::Statistical => "statistical",
+        }
+    }
+}
+
+/// Runs one audit of a variant ("real" or a broken variant's name).
+type Run = fn(&str, &Settings, &mut ChaCha8Rng) -> Outcome;
+
+/// One audit: a mechanism, a method, its broken variants and how to run it.
+pub struct Def {
+    pub id: &'static str,
+    pub method: Method,
+    pub mechanism: &'static str,
+    pub paper: &'static str,
+    /// Broken variants (each must FAIL); "real" is always audited.
+    pub broken: &'static [&'static str],
+    run: Run,
+    /// Relative work of one task (for `--shard` balancing), per draw or fixed.
+    cost: f64,
+}
+
+/// Every audit, in report order.
+pub const DEFS: &[Def] = &[
+    Def {
+        id: "beta_bernoulli_diffused",
+        method: Method::Exact,
+        mechanism: "Diffused Beta-Bernoulli posterior (Alg. 2), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::beta_bernoulli(Algorithm::Diffused),
+        cost: 1e8,
+    },
+    Def {
+        id: "beta_bernoulli_concentrated",
+        method: Method::Exact,
+        mechanism: "Concentrated Beta-Bernoulli posterior (Alg. 3), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::beta_bernoulli(Algorithm::Concentrated),
+        cost: 1e8,
+    },
+    Def {
+        id: "gaussian_count",
+        method: Method::Exact,
+        mechanism: "Gaussian count, clamped to [0, n] (§5.1 baseline), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::gaussian_count(),
+        cost: 1e8,
+    },
+    Def {
+        id: "laplace_counts",
+        method: Method::Exact,
+        mechanism: "Laplace on (n₊, n₋), clamped at 0 (§3.2)",
+        paper: "foulds2016",
+        broken: &["half_scale"],
+        run: |v, _, _| mechanisms::laplace_counts_exact(if v == "half_scale" { 0.5 } else { 1.0 }),
+        cost: 1e5,
+    },
+    Def {
+        id: "laplace_counts",
+        method: Method::Statistical,
+        mechanism: "Laplace on (n₊, n₋), clamped at 0 (§3.2)",
+        paper: "foulds2016",
+        broken: &["half_scale"],
+        run: |v, s, rng| {
+            mechanisms::laplace_counts_statistical(
+                if v == "half_scale" { 0.5 } else { 1.0 },
+                s,
+                rng,
+            )
+        },
+        cost: 1e3,
+    },
+    Def {
+        id: "ops_beta",
+        method: Method::Exact,
+        mechanism: "OPS: truncated tempered Beta posterior (§3.1)",
+        paper: "foulds2016",
+        broken: &["untruncated"],
+        run: |v, _, _| mechanisms::ops_beta_exact(v != "untruncated"),
+        cost: 1e6,
+    },
+    Def {
+        id: "ops_beta",
+        method: Method::Statistical,
+        mechanism: "OPS: truncated tempered Beta posterior (§3.1)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, s, rng| mechanisms::ops_beta_statistical(s, rng),
+        cost: 1e3,
+    },
+    Def {
+        id: "logistic_concentrated",
+        method: Method::Exact,
+        mechanism: "Concentrated logistic posterior (Alg. 4), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Concentrated),
+        cost: 1e7,
+    },
+    Def {
+        id: "logistic_concentrated",
+        method: Method::Statistical,
+        mechanism: "Concentrated logistic posterior (Alg. 4), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Concentrated, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "logistic_diffuse",
+        method: Method::Exact,
+        mechanism: "Diffuse logistic posterior (Alg. 5), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Diffuse),
+        cost: 1e7,
+    },
+    Def {
+        id: "logistic_diffuse",
+        method: Method::Statistical,
+        mechanism: "Diffuse logistic posterior (Alg. 5), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Diffuse, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "logistic_ops",
+        method: Method::Exact,
+        mechanism: "OPS logistic posterior on a ball (Wang et al.)",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Ops),
+        cost: 1e7,
+    },
+    Def {
+        id: "logistic_ops",
+        method: Method::Statistical,
+        mechanism: "OPS logistic posterior on a ball (Wang et al.)",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Ops, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "minami_gibbs",
+        method: Method::Exact,
+        mechanism: "Gibbs posterior, logistic loss (Theorem 7), (ε, δ)",
+        paper: "minami2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Gibbs),
+        cost: 1e7,
+    },
+    Def {
+        id: "minami_gibbs",
+        method: Method::Statistical,
+        mechanism: "Gibbs posterior, logistic loss (Theorem 7), (ε, δ)",
+        paper: "minami2016",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Gibbs, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "barker_step",
+        method: Method::Exact,
+        mechanism: "Subsampled Barker step, Δ* + N(0, C − s²) (Theorem 2), RDP",
+        paper: "heikkila2019",
+        broken: &[],
+        run: |_, _, _| mechanisms::barker_exact(),
+        cost: 1e7,
+    },
+    Def {
+        id: "barker_step",
+        method: Method::Statistical,
+        mechanism: "Subsampled Barker step, Δ* + N(0, C − s²) (Theorem 2), RDP",
+        paper: "heikkila2019",
+        broken: &["uniform_noise"],
+        run: |v, s, rng| mechanisms::barker_statistical(v == "uniform_noise", s, rng),
+        cost: 2e3,
+    },
+    Def {
+        id: "sgld_step",
+        method: Method::Exact,
+        mechanism: "Poisson-subsampled Gaussian step (DP-SGLD, DPVI), RDP",
+        paper: "heikkila2019",
+        broken: &["variance_h"],
+        run: |v, _, _| {
+            mechanisms::sgld_step(if v == "variance_h" {
+                std::f64::consts::FRAC_1_SQRT_2
+            } else {
+                1.0
+            })
+        },
+        cost: 1e7,
+    },
+    Def {
+        id: "hmm_laplace",
+        method: Method::Exact,
+        mechanism: "Laplace on the HMM histograms, ε split over 5 features (§4.2)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::hmm_laplace(),
+        cost: 1e6,
+    },
+    Def {
+        id: "hmm_ops",
+        method: Method::Statistical,
+        mechanism: "OPS conditional update of the HMM Gibbs sampler (truncated Dirichlet)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, s, rng| mechanisms::hmm_ops(s, rng),
+        cost: 2e3,
+    },
+    Def {
+        id: "hellinger_em",
+        method: Method::Exact,
+        mechanism: "Smoothed-Hellinger exponential mechanism, (ε, δ)",
+        paper: "bun2018",
+        broken: &[],
+        run: |_, _, _| mechanisms::hellinger_em(),
+        cost: 1e7,
+    },
+    Def {
+        id: "bun_laplace",
+        method: Method::Exact,
+        mechanism: "Laplace on the histogram, rounded and clamped (Bun baseline)",
+        paper: "bun2018",
+        broken: &[],
+        run: |_, _, _| mechanisms::bun_laplace(),
+        cost: 1e7,
+    },
+];
+
+/// The audit ids, in report order, each once.
+pub fn audit_ids() -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for d in DEFS {
+        if !ids.contains(&d.id) {
+            ids.push(d.id);
+        }
+    }
+    ids
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AuditConfig {
+    /// audit ids (see `privpost audit --list`), or ["all"]
+    audits: Vec<String>,
+    /// also audit the deliberately broken variants (which must FAIL)
+    broken: bool,
+    /// draws per neighbour of a statistical audit
+    draws: u64,
+    confidence: f64,
+}
+
+/// The most draws per neighbour a statistical audit may take (memory: 16 bytes each).
+pub const MAX_DRAWS: u64 = 10_000_000;
+
+/// The audit figure: one task per (audit, variant).
+pub struct Audits {
+    tasks: Vec<(&'static Def, &'static str)>,
+    settings: Settings,
+}
+
+pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    let c: AuditConfig = deserialize(params)?;
+    let ids = audit_ids();
+    crate::config::check::non_empty("audits", &c.audits)?;
+    let all = c.audits.iter().any(|a| a == "all");
+    for a in &c.audits {
+        if a != "all" && !ids.contains(&a.as_str()) {
+            return Err(ParamError::new(
+                "audits",
+                format!("{a:?}"),
+                format!("\"all\" or audit ids: {}", ids.join(", ")),
+            ));
+        }
+    }
+    if !(1000..=MAX_DRAWS).contains(&c.draws) {
+        return Err(ParamError::new(
+            "draws",
+            c.draws.to_string(),
+            format!("1000 to {MAX_DRAWS} draws per neighbour"),
+        ));
+    }
+    if !(c.confidence > 0.5 && c.confidence < 1.0) {
+        return Err(ParamError::new(
+            "confidence",
+            c.confidence.to_string(),
+            "a level in (0.5, 1), e.g. 0.95",
+        ));
+    }
+    let mut tasks = Vec::new();
+    for d in DEFS {
+        if all || c.audits.iter().any(|a| a == d.id) {
+            tasks.push((d, "real"));
+            if c.broken {
+                tasks.extend(d.broken.iter().map(|&b| (d, b)));
+            }
+        }
+    }
+    Ok(Box::new(Audits {
+        tasks,
+        settings: Settings {
+            draws: c.draws as usize,
+            confidence: c.confidence,
+        },
+    }))
+}
+
+pub const DATA_COLUMNS: [&str; 6] = ["audit", "method", "variant", "item", "value", "text"];
+
+pub const SUMMARY_COLUMNS: [&str; 22] = [
+    "audit",
+    "method",
+    "variant",
+    "expected",
+    "verdict",
+    "as_expected",
+    "paper",
+    "mechanism",
+    "claim",
+    "claim_epsilon",
+    "claim_delta",
+    "order",
+    "audited_epsilon",
+    "estimate_epsilon",
+    "ci_low_epsilon",
+    "ci_high_epsilon",
+    "epsilon_ratio",
+    "draws",
+    "confidence",
+    "tolerance",
+    "witness",
+    "scores_file",
+];
+
+/// The scores file of an audit (statistical audits only).
+pub fn scores_file(audit: &str, method: &str, variant: &str) -> String {
+    format!("scores-{audit}-{method}-{variant}.csv")
+}
+
+/// FAIL iff the audited value (exact, or the lower confidence bound) exceeds the
+/// claim beyond the exact computation's tolerance.
+pub fn verdict(audited: f64, claim: f64, tolerance: f64) -> &'static str {
+    if audited > claim * (1.0 + tolerance) + 1e-12 {
+        "FAIL"
+    } else {
+        "PASS"
+    }
+}
+
+impl Figure for Audits {
+    fn task_count(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn grid_description(&self) -> String {
+        let broken = self.tasks.iter().filter(|t| t.1 != "real").count();
+        format!(
+            "{} audits ({} of deliberately broken variants), {} draws per neighbour for statistical ones",
+            self.tasks.len(),
+            broken,
+            self.settings.draws
+        )
+    }
+
+    fn task_cost(&self, index: usize) -> f64 {
+        let d = self.tasks[index].0;
+        match d.method {
+            Method::Exact => d.cost,
+            Method::Statistical => d.cost * self.settings.draws as f64,
+        }
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+        let (def, variant) = self.tasks[index];
+        let o = (def.run)(variant, &self.settings, rng);
+        let key = |item: &str, value: Cell, text: &str| -> Row {
+            vec![
+                def.id.into(),
+                def.method.as_str().into(),
+                variant.into(),
+                item.into(),
+                value,
+                text.into(),
+            ]
+        };
+        let mut rows = vec![
+            key("claim", Cell::Empty, o.claim.kind()),
+            key("claim_epsilon", o.claim.epsilon().into(), ""),
+            key("claim_delta", o.claim.delta().into(), ""),
+            key("order", o.claim.order().into(), ""),
+            key("audited", o.audited.into(), ""),
+            key("estimate", o.estimate.into(), ""),
+            key("ci_low", o.ci_low.into(), ""),
+            key("draws", o.draws.into(), ""),
+            key("tolerance", o.tolerance.into(), ""),
+            key("witness", Cell::Empty, &o.witness),
+        ];
+        if let Some(h) = o.ci_high {
+            rows.push(key("ci_high", h.into(), ""));
+        }
+        if let Some((on_d, on_d2)) = &o.scores {
+            rows.extend(on_d.iter().map(|&v| key("score_d", v.into(), "")));
+            rows.extend(on_d2.iter().map(|&v| key("score_d_prime", v.into(), "")));
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let (a, m, v, item, value, text) = (
+            data.col("audit")?,
+            data.col("method")?,
+            data.col("variant")?,
+            data.col("item")?,
+            data.col("value")?,
+            data.col("text")?,
+        );
+        let mut rows = Vec::new();
+        for (def, variant) in &self.tasks {
+            let mine: Vec<usize> = (0..data.rows.len())
+                .filter(|&r| {
+                    data.s(r, a) == def.id
+                        && data.s(r, m) == def.method.as_str()
+                        && data.s(r, v) == *variant
+                })
+                .collect();
+            let num = |name: &str| -> Option<f64> {
+                mine.iter()
+                    .find(|&&r| data.s(r, item) == name)
+                    .map(|&r| data.f(r, value))
+            };
+            let txt = |name: &str| -> String {
+                mine.iter()
+                    .find(|&&r| data.s(r, item) == name)
+                    .map(|&r| data.s(r, text))
+                    .unwrap_or_default()
+            };
+            let need = |name: &str| {
+                num(name).ok_or_else(|| {
+                    anyhow::anyhow!("data.csv: no `{name}` row for audit {} {}", def.id, variant)
+                })
+            };
+            let claim_eps = need("claim_epsilon")?;
+            let audited = need("audited")?;
+            let tolerance = need("tolerance")?;
+            let expected = if *variant == "real" { "PASS" } else { "FAIL" };
+            let verdict = verdict(audited, claim_eps, tolerance);
+            let ratio = if claim_eps > 0.0 {
+                audited / claim_eps
+            } else {
+                f64::INFINITY
+            };
+            let statistical = def.method == Method::Statistical;
+            rows.push(vec![
+                def.id.into(),
+                def.method.as_str().into(),
+                (*variant).into(),
+                expected.into(),
+                verdict.into(),
+                (verdict == expected).to_string().into(),
+                def.paper.into(),
+                def.mechanism.into(),
+                txt("claim").into(),
+                claim_eps.into(),
+                need("claim_delta")?.into(),
+                need("order")?.into(),
+                audited.into(),
+                need("estimate")?.into(),
+                need("ci_low")?.into(),
+                num("ci_high").map_or(Cell::Empty, Cell::from),
+                ratio.into(),
+                need("draws")?.into(),
+                if statistical {
+                    self.settings.confidence.into()
+                } else {
+                    Cell::Empty
+                },
+                tolerance.into(),
+                txt("witness").into(),
+                if statistical {
+                    scores_file(def.id, def.method.as_str(), variant).into()
+                } else {
+                    Cell::Empty
+                },
+            ]);
+        }
+        Ok(Table::new(&SUMMARY_COLUMNS, rows))
+    }
+
+    fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
+        let (a, m, v, item, value) = (
+            data.col("audit")?,
+            data.col("method")?,
+            data.col("variant")?,
+            data.col("item")?,
+            data.col("value")?,
+        );
+        let mut out = Vec::new();
+        for (def, variant) in &self.tasks {
+            if def.method != Method::Statistical {
+                continue;
+            }
+            let rows: Vec<Row> = (0..data.rows.len())
+                .filter(|&r| {
+                    data.s(r, a) == def.id
+                        && data.s(r, m) == def.method.as_str()
+                        && data.s(r, v) == *variant
+                })
+                .filter_map(|r| {
+                    let label: i64 = match data.s(r, item).as_str() {
+                        "score_d" => 1,
+                        "score_d_prime" => 0,
+                        _ => return None,
+                    };
+                    Some(vec![Cell::Int(label), data.rows[r][value].clone()])
+                })
+                .collect();
+            out.push((
+                scores_file(def.id, def.method.as_str(), variant),
+                Table::new(&["label", "score"], rows),
+            ));
+        }
+        Ok(out)
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "draws_per_neighbour": self.settings.draws,
+            "confidence": self.settings.confidence,
+            "verdict": "FAIL iff the exact value (beyond its quadrature tolerance) or the statistical lower confidence bound exceeds the claim",
+            "statistical": "threshold on the likelihood-ratio score chosen on the first half of the draws, Clopper–Pearson bounds on the second (Jagielski et al. 2020; Nasr et al. 2021); RDP claims: the Rényi divergence estimated from the draws with exact density ratios, normal interval",
+            "scores": "scores-<audit>-<method>-<variant>.csv: label 1 = drawn on D, 0 = on D′; higher score suggests D (jax_privacy CanaryScoreAuditor: in = label 1, out = label 0)",
+            "audits": self.tasks.iter().map(|(d, v)| format!("{} {} {}", d.id, d.method.as_str(), v)).collect::<Vec<_>>(),
+        })
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        // an audit releases nothing about anyone: its claims are in summary.csv
+        Ok(Ledger::default())
+    }
+}
