@@ -3,6 +3,7 @@
 use clap::{CommandFactory, Parser, Subcommand};
 use privpost::commands::{
     account::{self, AccountArgs},
+    audit::{self, AuditArgs},
     cache::{self, CacheArgs},
     check::{self, CheckArgs},
     combine::{self, CombineArgs},
@@ -38,6 +39,8 @@ enum Command {
     Check(CheckArgs),
     /// Privacy budget of a planned DP-MCMC or DP-SGLD run, before running anything.
     Account(AccountArgs),
+    /// Audit every mechanism's privacy claim on worst-case neighbours (exact or sampled); broken variants must fail.
+    Audit(AuditArgs),
     /// Datasets: status, fetch, export, war-log records.
     Data(DataArgs),
     /// Fit the Barker-test correction distribution V_cor (C = 1, 2) and report its error.
@@ -66,6 +69,7 @@ fn main() {
         Command::List(a) => list::list(&a),
         Command::Check(a) => check::check(&a),
         Command::Account(a) => account::account(a),
+        Command::Audit(a) => audit::audit(a),
         Command::Data(a) => data::data(&a),
         Command::Vcor(a) => vcor::vcor(&a),
         Command::Plot(a) => plot::plot(&a),

@@ -4,6 +4,7 @@
 //! chain; their kind maps to the exit code: bad input 2, a failure while running 1.
 
 pub mod account;
+pub mod audit;
 pub mod cache;
 pub mod check;
 pub mod combine;

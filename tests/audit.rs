@@ -1,0 +1,147 @@
+//! End-to-end: `privpost audit --smoke` passes every real mechanism and fails every
+//! broken variant; its table, score files and bad input.
+
+mod common;
+
+use common::*;
+
+fn col(header: &[String], name: &str) -> usize {
+    header.iter().position(|h| h == name).unwrap()
+}
+
+#[test]
+fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&["audit", "--smoke", "--out", out.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("every real mechanism passed; every broken variant failed"));
+    let dir = out.path().join("audit/mechanisms");
+    for f in [
+        "data.csv",
+        "summary.csv",
+        "figure.png",
+        "figure.svg",
+        "manifest.json",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let summary = dir.join("summary.csv");
+    let h = header(&summary);
+    let rows = rows(&summary);
+    let (audit, method, variant, verdict, ratio, scores) = (
+        col(&h, "audit"),
+        col(&h, "method"),
+        col(&h, "variant"),
+        col(&h, "verdict"),
+        col(&h, "epsilon_ratio"),
+        col(&h, "scores_file"),
+    );
+    // every audit id is there, every real one passes, every broken one fails
+    for id in privpost::experiments::audit::audit_ids() {
+        assert!(
+            rows.iter().any(|r| r[audit] == id && r[variant] == "real"),
+            "{id}"
+        );
+    }
+    let broken: Vec<_> = rows.iter().filter(|r| r[variant] != "real").collect();
+    for want in ["half_scale", "untruncated", "uniform_noise", "variance_h"] {
+        assert!(broken.iter().any(|r| r[variant] == want), "{want}");
+    }
+    for r in &rows {
+        let expected = if r[variant] == "real" { "PASS" } else { "FAIL" };
+        assert_eq!(r[verdict], expected, "{r:?}");
+        let x: f64 = r[ratio].parse().unwrap();
+        if r[variant] == "real" {
+            assert!(x <= 1.0 + 1e-6, "{r:?}");
+        } else {
+            assert!(x > 1.0, "{r:?}");
+        }
+    }
+    // tight where the claim is exact: Laplace, OPS-free closed forms, the Gaussians
+    for (id, m) in [
+        ("laplace_counts", "exact"),
+        ("gaussian_count", "exact"),
+        ("beta_bernoulli_diffused", "exact"),
+        ("sgld_step", "exact"),
+        ("bun_laplace", "exact"),
+    ] {
+        let r = rows
+            .iter()
+            .find(|r| r[audit] == id && r[method] == m && r[variant] == "real")
+            .unwrap();
+        let x: f64 = r[ratio].parse().unwrap();
+        assert!(x > 0.999, "{id}: the exact audit reaches the claim: {x}");
+    }
+    // the statistical Laplace audit reaches 0.85 of the claim at 2·10⁴ draws
+    let lap = rows
+        .iter()
+        .find(|r| {
+            r[audit] == "laplace_counts" && r[method] == "statistical" && r[variant] == "real"
+        })
+        .unwrap();
+    assert!(lap[ratio].parse::<f64>().unwrap() > 0.85, "{lap:?}");
+    // raw scores: one file per statistical audit, labels 1 and 0, 2·10⁴ draws each
+    for r in rows.iter().filter(|r| r[method] == "statistical") {
+        let f = dir.join(&r[scores]);
+        assert_eq!(header(&f), ["label", "score"]);
+        let s = common::rows(&f);
+        assert_eq!(
+            s.iter().filter(|x| x[0] == "1").count(),
+            20_000,
+            "{}",
+            r[scores]
+        );
+        assert_eq!(
+            s.iter().filter(|x| x[0] == "0").count(),
+            20_000,
+            "{}",
+            r[scores]
+        );
+        assert!(s
+            .iter()
+            .all(|x| x[1].parse::<f64>().is_ok_and(f64::is_finite)));
+    }
+    // a rerun is up to date; a single audit reruns only that one
+    let o = privpost(&[
+        "audit",
+        "barker_step",
+        "--smoke",
+        "--no-broken",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = common::rows(&summary);
+    assert_eq!(rows.len(), 2);
+    assert!(rows
+        .iter()
+        .all(|r| r[audit] == "barker_step" && r[variant] == "real"));
+}
+
+#[test]
+fn audit_rejects_unknown_audits_and_bad_draws_with_exit_2() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "audit",
+        "laplace_count",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("did you mean laplace_counts"), "{e}");
+    assert!(e.contains("allowed values"), "{e}");
+    let o = privpost(&[
+        "audit",
+        "--draws",
+        "5",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("draws"), "{}", stderr(&o));
+    assert!(!out.path().join("audit").exists());
+    let o = privpost(&["audit", "--list"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("barker_step") && stdout(&o).contains("uniform_noise"));
+}
