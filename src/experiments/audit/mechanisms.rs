@@ -1022,6 +1022,54 @@ pub fn hmm_ops(s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
     )
 }
 
+/// The same OPS conditional audited exactly: the truncated tempered Dirichlet's log
+/// density ratio between the neighbours is (1/T)(ln φ₁ − ln φ₂) + ln Z′ − ln Z, with the
+/// normalisers by nested Gauss–Legendre quadrature over the truncated simplex
+/// {φ ≥ a₀}; its extremes sit at the corners where φ₁/φ₂ is largest or smallest.
+pub fn hmm_ops_exact() -> Outcome {
+    let ops = crate::hmm::gibbs::Ops::new(&[3], 100.0, 1.0);
+    let claim = ops.event().pure_epsilon().unwrap_or(f64::INFINITY);
+    let (t, a0) = (ops.temperature, ops.a0[0]);
+    let gamma = |c: [f64; 3]| c.map(|c| 1.0 + c / t);
+    let (g, g2) = (gamma([5.0, 5.0, 5.0]), gamma([4.0, 6.0, 5.0]));
+    let rule = GaussLegendre::new(16);
+    let ln_z = |g: [f64; 3]| {
+        let panels = 64;
+        let (lo, hi) = (a0, 1.0 - 2.0 * a0);
+        let h = (hi - lo) / panels as f64;
+        let mut terms = Vec::new();
+        for i in 0..panels {
+            for (x, wx) in rule.mapped(lo + h * i as f64, lo + h * (i + 1) as f64) {
+                let (ylo, yhi) = (a0, 1.0 - a0 - x);
+                let hy = (yhi - ylo) / panels as f64;
+                for j in 0..panels {
+                    for (y, wy) in rule.mapped(ylo + hy * j as f64, ylo + hy * (j + 1) as f64) {
+                        let z = 1.0 - x - y;
+                        terms.push(
+                            (wx * wy).ln()
+                                + (g[0] - 1.0) * x.ln()
+                                + (g[1] - 1.0) * y.ln()
+                                + (g[2] - 1.0) * z.ln(),
+                        );
+                    }
+                }
+            }
+        }
+        crate::numeric::log_sum_exp(&terms)
+    };
+    let c = ln_z(g2) - ln_z(g);
+    // (γ − γ′)·ln φ = (1/T)(ln φ₁ − ln φ₂): extremes at φ₁/φ₂ = (1 − 2a₀)/a₀ and its inverse
+    let top = ((1.0 - 2.0 * a0) / a0).ln() / t;
+    let value = (top + c).abs().max((-top + c).abs());
+    exact(
+        Claim::Pure { epsilon: claim },
+        format!(
+            "K = 3, a₀ = 1/300, T = {t:.4}; counts (5, 5, 5) vs (4, 6, 5); ln Z′ − ln Z = {c:.6}"
+        ),
+        value,
+    )
+}
+
 /// Bun et al.'s smoothed-Hellinger exponential mechanism (ε = 1, δ = 10⁻⁸, prior
 /// Dirichlet(1, 1, 1), n = 8): its output distribution is finite, so every pair of
 /// neighbouring datasets is enumerated and the smallest ε with δ(ε) ≤ δ computed

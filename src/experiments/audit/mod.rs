@@ -252,6 +252,15 @@ pub const DEFS: &[Def] = &[
     },
     Def {
         id: "hmm_ops",
+        method: Method::Exact,
+        mechanism: "OPS conditional update of the HMM Gibbs sampler (truncated Dirichlet)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::hmm_ops_exact(),
+        cost: 1e7,
+    },
+    Def {
+        id: "hmm_ops",
         method: Method::Statistical,
         mechanism: "OPS conditional update of the HMM Gibbs sampler (truncated Dirichlet)",
         paper: "foulds2016",
@@ -524,7 +533,7 @@ impl Figure for Audits {
                 need("ci_low")?.into(),
                 num("ci_high").map_or(Cell::Empty, Cell::from),
                 ratio.into(),
-                need("draws")?.into(),
+                (need("draws")?.max(0.0) as u64).into(),
                 if statistical {
                     self.settings.confidence.into()
                 } else {
