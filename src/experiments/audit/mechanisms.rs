@@ -141,6 +141,33 @@ fn statistical(
     }
 }
 
+/// Of RDP audits at several orders — (order, claimed ε, audited divergence, witness) —
+/// the one with the largest audited/claimed ratio (infinite claims skipped).
+fn worst_order(candidates: impl IntoIterator<Item = (f64, f64, f64, String)>) -> Outcome {
+    let mut best: Option<(f64, Outcome)> = None;
+    for (order, claim, value, witness) in candidates {
+        if !claim.is_finite() {
+            continue;
+        }
+        let ratio = value / claim;
+        if best.as_ref().is_none_or(|(r, _)| ratio > *r) {
+            best = Some((
+                ratio,
+                exact(
+                    Claim::Rdp {
+                        order,
+                        epsilon: claim,
+                    },
+                    witness,
+                    value,
+                ),
+            ));
+        }
+    }
+    best.map(|b| b.1)
+        .unwrap_or_else(|| unreachable!("every audit lists an order with a finite claim"))
+}
+
 /// Two densities on [lo, hi] by composite 16-point Gauss–Legendre with `panels`
 /// panels, with the log densities `ln_p`, `ln_q` (in the variable x, weight `jac`).
 fn quadrature(
@@ -188,7 +215,6 @@ const BETA_ORDERS: [f64; 6] = [1.5, 2.0, 3.0, 5.0, 10.0, 20.0];
 pub fn beta_bernoulli(algorithm: Algorithm) -> Outcome {
     let problem = geumlek_problem();
     let c = 0.5;
-    let mut best: Option<(f64, Outcome)> = None;
     let pairs: Vec<(u64, Discrete)> = (0..problem.n)
         .map(|s| {
             let p = problem.posterior(algorithm, c, s as f64);
@@ -196,11 +222,7 @@ pub fn beta_bernoulli(algorithm: Algorithm) -> Outcome {
             (s, on_unit_interval(|t| p.ln_pdf(t), |t| q.ln_pdf(t)))
         })
         .collect();
-    for &order in &BETA_ORDERS {
-        let claim = problem.rdp_epsilon(algorithm, c, order);
-        if !claim.is_finite() {
-            continue;
-        }
+    worst_order(BETA_ORDERS.iter().map(|&order| {
         let (mut worst, mut at) = (0.0f64, String::new());
         for (s, pair) in &pairs {
             for (dir, d) in [
@@ -213,26 +235,11 @@ pub fn beta_bernoulli(algorithm: Algorithm) -> Outcome {
                 }
             }
         }
-        let ratio = worst / claim;
-        if best.as_ref().is_none_or(|(r, _)| ratio > *r) {
-            let witness = format!(
-                "prior Beta(6, 18), n = 100, coefficient 0.5, all 100 neighbouring pairs; worst {at}, order {order}"
-            );
-            best = Some((
-                ratio,
-                exact(
-                    Claim::Rdp {
-                        order,
-                        epsilon: claim,
-                    },
-                    witness,
-                    worst,
-                ),
-            ));
-        }
-    }
-    best.map(|b| b.1)
-        .unwrap_or_else(|| unreachable!("order 1.5 is always finite"))
+        let witness = format!(
+            "prior Beta(6, 18), n = 100, coefficient 0.5, all 100 neighbouring pairs; worst {at}, order {order}"
+        );
+        (order, problem.rdp_epsilon(algorithm, c, order), worst, witness)
+    }))
 }
 
 /// The Gaussian-mechanism baseline of Geumlek §5.1 (s̃ = clamp(s + N(0, σ²), 0, n),
@@ -261,9 +268,7 @@ pub fn gaussian_count() -> Outcome {
         pair
     };
     let pairs: Vec<(u64, Discrete)> = (0..problem.n).map(|s| (s, pair_for(s as f64))).collect();
-    let mut best: Option<(f64, Outcome)> = None;
-    for order in [2.0, 5.0, 10.0] {
-        let claim = mech.event().rdp_epsilon(order).unwrap_or(f64::INFINITY);
+    worst_order([2.0, 5.0, 10.0].map(|order| {
         let (mut worst, mut at) = (0.0f64, 0);
         for (s, pair) in &pairs {
             let d = pair.renyi(order).max(pair.swapped().renyi(order));
@@ -272,26 +277,13 @@ pub fn gaussian_count() -> Outcome {
                 at = *s;
             }
         }
-        let ratio = worst / claim;
-        if best.as_ref().is_none_or(|(r, _)| ratio > *r) {
-            let witness = format!(
-                "n = 100, σ = {sigma:.6} (λ = 5, ε = 1, tight), clamped to [0, n], all 100 pairs; worst count {at} vs {}, order {order}",
-                at + 1
-            );
-            best = Some((
-                ratio,
-                exact(
-                    Claim::Rdp {
-                        order,
-                        epsilon: claim,
-                    },
-                    witness,
-                    worst,
-                ),
-            ));
-        }
-    }
-    best.map(|b| b.1).unwrap_or_else(|| unreachable!())
+        let witness = format!(
+            "n = 100, σ = {sigma:.6} (λ = 5, ε = 1, tight), clamped to [0, n], all 100 pairs; worst count {at} vs {}, order {order}",
+            at + 1
+        );
+        let claim = mech.event().rdp_epsilon(order).unwrap_or(f64::INFINITY);
+        (order, claim, worst, witness)
+    }))
 }
 
 /// A count c released as max(0, c + Laplace(b)) (Foulds §3.2 and §4.2 clamp at zero),
@@ -742,7 +734,7 @@ fn barker_claim(order: u32, test: &PrivateTest, n: usize) -> f64 {
 /// (probability b/N) or not. Its Rényi divergence is integrated at every order
 /// 2 ≤ α < b/5 and compared with the claim; the order with the largest ratio is reported.
 pub fn barker_exact() -> Outcome {
-    let (test, d, d2) = barker_setup();
+    let (test, d, _) = barker_setup();
     let (n, b) = (d.len() as f64, test.batch as f64);
     let q = b / n;
     let r = test.clip;
@@ -759,36 +751,18 @@ pub fn barker_exact() -> Outcome {
         ])
     };
     let pair = quadrature(-40.0, 40.0, 3200, |x| (1.0, ln_mix(x, mu), ln_mix(x, -mu)));
-    let mut best: Option<(f64, Outcome)> = None;
-    let top = (test.batch as u32).div_ceil(5) - 1;
-    for order in 2..=top {
-        if 5 * order >= test.batch as u32 {
-            break;
-        }
-        let claim = barker_claim(order, &test, d.len());
-        let value = pair
-            .renyi(order as f64)
-            .max(pair.swapped().renyi(order as f64));
-        let ratio = value / claim;
-        if best.as_ref().is_none_or(|(r, _)| ratio > *r) {
-            let witness = format!(
-                "N = 100, b = 50, N₀ = 10, clip {r:.4}, C = 2; one record's ratio +clip vs −clip, the rest 0; order {order}"
-            );
-            best = Some((
-                ratio,
-                exact(
-                    Claim::Rdp {
-                        order: order as f64,
-                        epsilon: claim,
-                    },
-                    witness,
-                    value,
-                ),
-            ));
-        }
-    }
-    let _ = d2;
-    best.map(|b| b.1).unwrap_or_else(|| unreachable!())
+    worst_order(
+        (2..test.batch as u32)
+            .take_while(|&a| 5 * a < test.batch as u32)
+            .map(|order| {
+                let a = order as f64;
+                let witness = format!(
+                    "N = 100, b = 50, N₀ = 10, clip {r:.4}, C = 2; one record's ratio +clip vs −clip, the rest 0; order {order}"
+                );
+                let value = pair.renyi(a).max(pair.swapped().renyi(a));
+                (a, barker_claim(order, &test, d.len()), value, witness)
+            }),
+    )
 }
 
 /// Statistical audit of one subsampled Barker step, the noisy statistic drawn by
@@ -928,31 +902,14 @@ pub fn sgld_step(noise_factor: f64) -> Outcome {
             ln_n(x, 0.0),
         )
     });
-    let mut best: Option<(f64, Outcome)> = None;
-    for order in 2u32..=32 {
-        let claim = sampled_gaussian(order, q, sigma);
-        let value = pair
-            .renyi(order as f64)
-            .max(pair.swapped().renyi(order as f64));
-        let ratio = value / claim;
-        if best.as_ref().is_none_or(|(r, _)| ratio > *r) {
-            let witness = format!(
-                "q = 0.01, σ = 1 claimed, noise sd {actual:.4} drawn; a record with gradient 1 present vs absent; order {order}"
-            );
-            best = Some((
-                ratio,
-                exact(
-                    Claim::Rdp {
-                        order: order as f64,
-                        epsilon: claim,
-                    },
-                    witness,
-                    value,
-                ),
-            ));
-        }
-    }
-    best.map(|b| b.1).unwrap_or_else(|| unreachable!())
+    worst_order((2u32..=32).map(|order| {
+        let a = order as f64;
+        let witness = format!(
+            "q = 0.01, σ = 1 claimed, noise sd {actual:.4} drawn; a record with gradient 1 present vs absent; order {order}"
+        );
+        let value = pair.renyi(a).max(pair.swapped().renyi(a));
+        (a, sampled_gaussian(order, q, sigma), value, witness)
+    }))
 }
 
 /// Foulds §4.2 on the HMM: Laplace(2/ε_d) on every histogram count, ε = 1 split over
