@@ -116,6 +116,21 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
     assert!(rows
         .iter()
         .all(|r| r[audit] == "barker_step" && r[variant] == "real"));
+    // `plot` of an edited summary with very many rows draws the first 500 and says so
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let mut lines = text.lines();
+    let head = lines.next().unwrap();
+    let row = lines.next().unwrap();
+    let mut big = format!("{head}\n");
+    for _ in 0..501 {
+        big.push_str(row);
+        big.push('\n');
+    }
+    std::fs::write(&summary, big).unwrap();
+    let o = privpost(&["plot", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(dir.join("figure.svg")).unwrap();
+    assert!(svg.contains("first 500 of 501 audits"));
 }
 
 #[test]

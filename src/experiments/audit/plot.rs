@@ -21,7 +21,13 @@ struct Point {
 
 pub struct AuditPlot {
     points: Vec<Point>,
+    /// rows of the summary (only the first [`MAX_ROWS`] are drawn)
+    total: usize,
 }
+
+/// Most rows one figure draws (its height grows with them); an edited summary with
+/// more is drawn in part, and the caption says so.
+const MAX_ROWS: usize = 500;
 
 /// The top of the ratio axis: larger ratios are drawn there.
 const TOP: f64 = 2.5;
@@ -40,7 +46,7 @@ impl AuditPlot {
             t.col("estimate_epsilon")?,
         );
         let mut points = Vec::new();
-        for r in 0..t.rows.len() {
+        for r in 0..t.rows.len().min(MAX_ROWS) {
             let c = t.f(r, claim);
             let scale = |x: f64| if c > 0.0 { x / c } else { f64::INFINITY };
             let high = t.s(r, hi);
@@ -68,7 +74,10 @@ impl AuditPlot {
                 broken: variant != "real",
             });
         }
-        Ok(Self { points })
+        Ok(Self {
+            points,
+            total: t.rows.len(),
+        })
     }
 }
 
@@ -84,7 +93,15 @@ impl Draw for AuditPlot {
         let n = self.points.len().max(1) as f64;
         let mut chart = ChartBuilder::on(root)
             .caption(
-                "privpost audit: audited privacy loss / claimed (≤ 1 passes)",
+                if self.total > self.points.len() {
+                    format!(
+                        "privpost audit: audited privacy loss / claimed (≤ 1 passes) — first {} of {} audits",
+                        self.points.len(),
+                        self.total
+                    )
+                } else {
+                    "privpost audit: audited privacy loss / claimed (≤ 1 passes)".to_string()
+                },
                 ("sans-serif", 24),
             )
             .margin(14)
