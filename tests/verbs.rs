@@ -572,3 +572,61 @@ fn account_searches_every_order_and_answers_the_inverse_question() {
         assert!(stderr(&o).contains(hint), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// Geumlek's prior is Beta(6, 12) (the paper's η₀ = (6, 18) in natural form): at the
+/// left end of the λ = 15 axis (ln ε = −15) the diffused posterior is nearly the prior, so
+/// its KL to the truth Beta(44, 74) approaches KL(Beta(44, 74) ‖ Beta(6, 12)) = 0.612, the
+/// top of the paper's KL axis. A bare pair `prior = [a, b]` is refused as ambiguous.
+#[test]
+fn geumlek_prior_is_the_papers_natural_parameterisation() {
+    use privpost::expfam::beta::{kl_divergence, BetaDist};
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "run",
+        "geumlek2017/fig2",
+        "--smoke",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let path = out.path().join("geumlek2017/fig2/summary.csv");
+    let h = header(&path);
+    let c = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let rows = rows(&path);
+    let limit = kl_divergence(
+        &BetaDist::new(44.0, 74.0).unwrap(),
+        &BetaDist::new(6.0, 12.0).unwrap(),
+    );
+    assert!((limit - 0.6117).abs() < 1e-4, "{limit}");
+    let left = rows
+        .iter()
+        .find(|r| {
+            r[c("panel")] == "kl"
+                && r[c("lambda")] == "15.0"
+                && r[c("algorithm")] == "diffused"
+                && r[c("ln_epsilon")] == "-15.0"
+        })
+        .expect("the λ = 15 axis starts at ln ε = −15");
+    let kl: f64 = left[c("mean")].parse().unwrap();
+    assert!(kl < limit && kl > limit - 0.01, "{kl} vs {limit}");
+    assert!(rows
+        .iter()
+        .any(|r| r[c("lambda")] == "2.0" && r[c("ln_epsilon")] == "-10.0"));
+    assert!(!rows
+        .iter()
+        .any(|r| r[c("lambda")] == "2.0" && r[c("ln_epsilon")] == "-11.0"));
+    // the ambiguous spelling
+    let cfg = out.path().join("pair.toml");
+    std::fs::write(
+        &cfg,
+        "experiment = \"geumlek2017/fig1\"\nseed = 1\nprior = [6.0, 18.0]\nn = 100\ncoefficients = [0.5]\nalgorithms = [\"diffused\"]\nlambda_max = 5.0\nlambda_step = 1.0\n",
+    )
+    .unwrap();
+    let o = privpost(&["check", cfg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("key `prior`") && e.contains("ambiguous") && e.contains("alpha"),
+        "{e}"
+    );
+}

@@ -197,10 +197,11 @@ fn on_unit_interval(ln_p: impl Fn(f64) -> f64, ln_q: impl Fn(f64) -> f64) -> Dis
     })
 }
 
-/// The Beta-Bernoulli problem of Geumlek et al. 2017 Fig. 1: prior Beta(6, 18), n = 100.
+/// The Beta-Bernoulli problem of Geumlek et al. 2017 Fig. 1: prior Beta(6, 12) (the
+/// paper's η₀ = (6, 18) in natural form), n = 100.
 fn geumlek_problem() -> BetaBernoulli {
     BetaBernoulli::new(
-        BetaDist::new(6.0, 18.0).unwrap_or_else(|_| unreachable!()),
+        BetaDist::new(6.0, 12.0).unwrap_or_else(|_| unreachable!()),
         100,
     )
 }
@@ -236,7 +237,7 @@ pub fn beta_bernoulli(algorithm: Algorithm) -> Outcome {
             }
         }
         let witness = format!(
-            "prior Beta(6, 18), n = 100, coefficient 0.5, all 100 neighbouring pairs; worst {at}, order {order}"
+            "prior Beta(6, 12), n = 100, coefficient 0.5, all 100 neighbouring pairs; worst {at}, order {order}"
         );
         (order, problem.rdp_epsilon(algorithm, c, order), worst, witness)
     }))

@@ -13,7 +13,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fig1Config {
-    prior: Vec<f64>,
+    prior: toml::Value,
     n: u64,
     coefficients: Vec<f64>,
     algorithms: Vec<Algorithm>,

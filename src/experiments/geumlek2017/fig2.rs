@@ -17,11 +17,12 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fig2Config {
-    prior: Vec<f64>,
+    prior: toml::Value,
     n: u64,
     successes: u64,
     lambdas: Vec<f64>,
-    ln_epsilon_min: f64,
+    /// one per λ (the paper's axes start at −10 for λ = 2 and −15 for λ = 15)
+    ln_epsilon_min: Vec<f64>,
     ln_epsilon_max: f64,
     ln_epsilon_step: f64,
     gaussian_calibration: GaussianCalibration,
@@ -80,39 +81,44 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
         check::order("lambdas", l)?;
     }
     check::positive("ln_epsilon_step", c.ln_epsilon_step)?;
-    if c.ln_epsilon_min > c.ln_epsilon_max
-        || c.ln_epsilon_min.is_nan()
-        || !c.ln_epsilon_max.is_finite()
-        || !c.ln_epsilon_min.is_finite()
-    {
+    if c.ln_epsilon_min.len() != c.lambdas.len() {
         return Err(ParamError::new(
-            "ln_epsilon_max",
+            "ln_epsilon_min",
             format!(
-                "{} < ln_epsilon_min = {}",
-                c.ln_epsilon_max, c.ln_epsilon_min
+                "{} values for {} orders λ",
+                c.ln_epsilon_min.len(),
+                c.lambdas.len()
             ),
-            "finite ln_epsilon_min ≤ ln_epsilon_max",
+            "one left end of the ln ε axis per entry of `lambdas`",
         ));
     }
-    for (key, v) in [
-        ("ln_epsilon_min", c.ln_epsilon_min),
-        ("ln_epsilon_max", c.ln_epsilon_max),
-    ] {
-        if !(-700.0..=700.0).contains(&v) {
+    let mut steps = Vec::with_capacity(c.lambdas.len());
+    for &lo in &c.ln_epsilon_min {
+        if lo > c.ln_epsilon_max || lo.is_nan() || !c.ln_epsilon_max.is_finite() {
             return Err(ParamError::new(
-                key,
-                format!("ln ε = {v} makes ε underflow or overflow"),
-                "−700 ≤ ln ε ≤ 700",
+                "ln_epsilon_max",
+                format!("{} < ln_epsilon_min = {lo}", c.ln_epsilon_max),
+                "finite ln_epsilon_min ≤ ln_epsilon_max",
             ));
         }
-    }
-    let steps = ((c.ln_epsilon_max - c.ln_epsilon_min) / c.ln_epsilon_step + 1e-9).floor() as usize;
-    if steps > 10_000 {
-        return Err(ParamError::new(
-            "ln_epsilon_step",
-            "more than 10,000 grid points",
-            "a coarser step",
-        ));
+        for (key, v) in [("ln_epsilon_min", lo), ("ln_epsilon_max", c.ln_epsilon_max)] {
+            if !(-700.0..=700.0).contains(&v) {
+                return Err(ParamError::new(
+                    key,
+                    format!("ln ε = {v} makes ε underflow or overflow"),
+                    "−700 ≤ ln ε ≤ 700",
+                ));
+            }
+        }
+        let n = ((c.ln_epsilon_max - lo) / c.ln_epsilon_step + 1e-9).floor() as usize;
+        if n > 10_000 {
+            return Err(ParamError::new(
+                "ln_epsilon_step",
+                "more than 10,000 grid points",
+                "a coarser step",
+            ));
+        }
+        steps.push(n);
     }
     check::at_least("runs", c.runs, 1)?;
     check::at_least("runs_per_task", c.runs_per_task, 1)?;
@@ -120,9 +126,9 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     check::at_least("holdout_n", c.holdout_n, 1)?;
 
     let mut points = Vec::new();
-    for &lambda in &c.lambdas {
+    for ((&lambda, &lo), &steps) in c.lambdas.iter().zip(&c.ln_epsilon_min).zip(&steps) {
         for k in 0..=steps {
-            let ln_epsilon = c.ln_epsilon_min + k as f64 * c.ln_epsilon_step;
+            let ln_epsilon = lo + k as f64 * c.ln_epsilon_step;
             let epsilon = ln_epsilon.exp();
             let calibrate = |a: Algorithm| {
                 problem.calibrate(a, lambda, epsilon).map_err(|e| {

@@ -13,13 +13,52 @@ pub use fig1::{build_fig1, Fig1, FIG1_COLUMNS};
 pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
 pub use fig3::{validate_fig3, Fig3, FIG3_COLUMNS, FIG3_SUMMARY};
 
-use crate::config::{check, ParamError};
+use crate::config::ParamError;
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::BetaBernoulli;
 
-fn problem(prior: &[f64], n: u64) -> Result<BetaBernoulli, ParamError> {
-    let (a, b) = check::prior("prior", prior)?;
-    let prior = BetaDist::new(a, b)
-        .map_err(|e| ParamError::new("prior", e.to_string(), "[alpha, beta] > 0"))?;
+/// The Beta prior of §5.1, spelled with named parameters: `prior = { alpha = …,
+/// beta = … }`. The paper writes the prior in natural form η₀ = (α₀, α₀ + β₀) (§3), so
+/// its "η₀ = (6, 18)" is Beta(6, 12); a bare pair `[a, b]` is refused as ambiguous.
+fn problem(prior: &toml::Value, n: u64) -> Result<BetaBernoulli, ParamError> {
+    const ALLOWED: &str =
+        "prior = { alpha = …, beta = … }, e.g. { alpha = 6.0, beta = 12.0 } for the paper's η₀ = (6, 18)";
+    let number = |v: Option<&toml::Value>| match v {
+        Some(toml::Value::Float(x)) => Some(*x),
+        Some(toml::Value::Integer(i)) => Some(*i as f64),
+        _ => None,
+    };
+    let (a, b) = match prior {
+        toml::Value::Table(t)
+            if t.len() == 2
+                && number(t.get("alpha")).is_some()
+                && number(t.get("beta")).is_some() =>
+        {
+            (
+                number(t.get("alpha")).unwrap_or(f64::NAN),
+                number(t.get("beta")).unwrap_or(f64::NAN),
+            )
+        }
+        toml::Value::Array(v) => {
+            return Err(ParamError::new(
+                "prior",
+                format!(
+                    "{} is ambiguous (Beta(α, β), or the paper's natural form η₀ = (α₀, α₀ + β₀)?)",
+                    toml::Value::Array(v.clone())
+                ),
+                ALLOWED,
+            ))
+        }
+        other => return Err(ParamError::new("prior", other.to_string(), ALLOWED)),
+    };
+    if !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()) {
+        return Err(ParamError::new(
+            "prior",
+            format!("alpha = {a}, beta = {b}"),
+            "finite alpha > 0 and beta > 0",
+        ));
+    }
+    let prior =
+        BetaDist::new(a, b).map_err(|e| ParamError::new("prior", e.to_string(), ALLOWED))?;
     Ok(BetaBernoulli::new(prior, n))
 }
