@@ -154,19 +154,26 @@ impl Draw for Fig2 {
 /// Figure 3: (a) median and IQR vs prior a; (b, c) exact P(output) vs distance.
 pub struct Fig3 {
     prior: Vec<PriorSweep>,
-    /// (panel letter, k, per-mechanism (distance, probability) points)
+    /// n of panel (a)
+    prior_n: String,
+    /// (panel letter, "k = …, n = …", per-mechanism (distance, probability) points)
     exact: Vec<(String, String, Vec<Scatter>)>,
     note: &'static str,
 }
 
 impl Fig3 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (panel, k, prior, m) = (
+        let (panel, k, prior, m, n) = (
             t.col("panel")?,
             t.col("k")?,
             t.col("prior")?,
             t.col("mechanism")?,
+            t.col("n")?,
         );
+        let prior_n = (0..t.rows.len())
+            .find(|&i| t.s(i, panel) == "a")
+            .map(|i| t.s(i, n))
+            .unwrap_or_default();
         let (dist, prob, q25, q50, q75, mean) = (
             t.col("distance")?,
             t.col("probability")?,
@@ -198,7 +205,7 @@ impl Fig3 {
         for p in distinct(t, panel).into_iter().filter(|p| p != "a") {
             let kv = (0..t.rows.len())
                 .find(|&i| t.s(i, panel) == p)
-                .map(|i| t.s(i, k))
+                .map(|i| format!("k = {}, n = {}", t.s(i, k), t.s(i, n)))
                 .unwrap_or_default();
             let series = mechs
                 .iter()
@@ -214,6 +221,7 @@ impl Fig3 {
         }
         Ok(Self {
             prior: prior_series,
+            prior_n,
             exact,
             note: variant_note(t),
         })
@@ -241,7 +249,7 @@ impl Draw for Fig3 {
         if x_lo.is_finite() {
             let mut chart = ChartBuilder::on(&areas[0])
                 .caption(
-                    format!("(a) k = 2, n = 100, data [50, 50]{}", self.note),
+                    format!("(a) k = 2, n = {}{}", self.prior_n, self.note),
                     ("sans-serif", 20),
                 )
                 .margin(12)
@@ -303,7 +311,7 @@ impl Draw for Fig3 {
             let y_lo = y_lo.max(y_hi * 1e-12).max(1e-300);
             let mut chart = ChartBuilder::on(area)
                 .caption(
-                    format!("({p}) exact output distribution, k = {k}{}", self.note),
+                    format!("({p}) exact output distribution, {k}{}", self.note),
                     ("sans-serif", 20),
                 )
                 .margin(12)
