@@ -61,16 +61,21 @@ impl Preset {
                 growth: 0.0,
                 // 0 = friendly action, 1 = explosive hazard
                 signature_types: vec![1, 0],
+                // month 0 = January 2004: the regime changes in September 2007 –
+                // January 2008 (months 44–48), after the troop surge peaked, as Foulds
+                // et al. §5 read their Fig. 3
                 change_months: vec![
-                    vec![30],
-                    vec![34],
-                    vec![38],
-                    vec![42],
-                    vec![36],
-                    vec![36],
-                    vec![36],
+                    vec![44],
+                    vec![45],
+                    vec![46],
+                    vec![48],
+                    vec![47],
+                    vec![46],
+                    vec![46],
                 ],
-                casualty_probs: vec![[0.10, 0.08, 0.05], [0.03, 0.02, 0.25]],
+                // hazard state: civilian casualties lead (as in the paper's hazard state);
+                // friendly-action state: enemy casualties/detentions lead
+                casualty_probs: vec![[0.06, 0.12, 0.05], [0.03, 0.02, 0.25]],
             }),
             "afghanistan" => Some(Self {
                 name: "afghanistan".into(),
