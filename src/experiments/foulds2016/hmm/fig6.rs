@@ -33,6 +33,80 @@ struct Fig6Config {
     beta: f64,
     sweeps: usize,
     burn_in: usize,
+    /// Laplace on the naive-Bayes panels: "pooled" (one noisy histogram per feature of
+    /// the corpus-wide training counts, the paper's argument for Laplace on naive
+    /// Bayes) or "per_cell" (every region-month histogram noised, as for the HMM)
+    #[serde(default)]
+    naive_bayes_laplace: NaiveBayesLaplace,
+}
+
+/// How the Laplace mechanism releases a naive-Bayes panel's statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum NaiveBayesLaplace {
+    #[default]
+    Pooled,
+    PerCell,
+}
+
+/// The naive-Bayes model's statistics are the training counts summed over every
+/// region-month: Laplace(Δ/ε_d) (Δ = 2, ε split evenly over the features) is added once
+/// to each value of each feature's pooled histogram and clamped at zero. Returned as
+/// histograms the 1-state sampler reads: the noisy pooled counts in the first training
+/// cell, zeros in the other training cells (held-out cells keep their true counts,
+/// which only the evaluation reads). One record changes one pooled count per feature
+/// by −1 and another by +1, as for a cell: the same event and ε as the per-cell release.
+fn pooled_naive_bayes(
+    data: &Histograms,
+    held_out: &[Vec<bool>],
+    eps: f64,
+    rng: &mut impl rand::Rng,
+) -> anyhow::Result<Histograms> {
+    let release = crate::hmm::laplace::LaplaceRelease::even_split(eps, data.cards.len())?;
+    let mut pooled = Histograms {
+        cards: data.cards.clone(),
+        regions: Vec::new(),
+    };
+    let mut totals: Vec<Vec<f64>> = data.cards.iter().map(|&k| vec![0.0; k]).collect();
+    for (r, (_, cells)) in data.regions.iter().enumerate() {
+        for (i, cell) in cells.iter().enumerate() {
+            if !held_out[r][i] {
+                for (t, c) in totals.iter_mut().zip(&cell.counts) {
+                    t.iter_mut().zip(c).for_each(|(a, b)| *a += b);
+                }
+            }
+        }
+    }
+    // the noisy pooled histograms, through the same release as the per-cell variant
+    let one = Histograms {
+        cards: data.cards.clone(),
+        regions: vec![(
+            0,
+            vec![crate::hmm::Cell {
+                month: 0,
+                events: 0,
+                counts: totals,
+            }],
+        )],
+    };
+    let noisy = release.apply(&one, rng).regions[0].1[0].counts.clone();
+    let mut first = true;
+    let mut out = data.clone();
+    for (r, (_, cells)) in out.regions.iter_mut().enumerate() {
+        for (i, cell) in cells.iter_mut().enumerate() {
+            if held_out[r][i] {
+                continue;
+            }
+            if first {
+                cell.counts = noisy.clone();
+                first = false;
+            } else {
+                cell.counts.iter_mut().for_each(|c| c.fill(0.0));
+            }
+        }
+    }
+    pooled.regions = out.regions;
+    Ok(pooled)
 }
 
 struct Panel {
@@ -190,6 +264,25 @@ fn prepare_fig6(plan: Fig6Plan) -> Result<Box<dyn Figure>, ParamError> {
 
 impl Fig6 {
     /// The held-out mask of split `s` of panel `p` (same for every mechanism and ε).
+    /// Whether `mech` on panel `p` is the pooled naive-Bayes Laplace release.
+    fn pooled(&self, p: usize, mech: Mech) -> bool {
+        mech == Mech::Laplace
+            && self.panels[p].model == "naive_bayes"
+            && self.c.naive_bayes_laplace == NaiveBayesLaplace::Pooled
+    }
+
+    /// The mechanism column: `laplace_per_cell` for the per-cell naive-Bayes variant.
+    fn mechanism_name(&self, p: usize, mech: Mech) -> String {
+        if mech == Mech::Laplace
+            && self.panels[p].model == "naive_bayes"
+            && self.c.naive_bayes_laplace == NaiveBayesLaplace::PerCell
+        {
+            "laplace_per_cell".into()
+        } else {
+            mech.name()
+        }
+    }
+
     fn mask(&self, p: usize, s: usize) -> Vec<Vec<bool>> {
         use rand::RngExt;
         let mut rng = setup_rng(self.seed, Purpose::Fig6Split { panel: p, split: s });
@@ -252,16 +345,22 @@ impl Figure for Fig6 {
         let (p, s, mech, e) = self.tasks[index];
         let panel = &self.panels[p];
         let eps = e.map(|i| self.c.epsilons[i]);
+        let held_out = self.mask(p, s);
+        let pooled = self.pooled(p, mech);
         let (seen, model) = mech.prepare(
             &panel.data,
-            eps,
+            if pooled { None } else { eps },
             panel.states,
             self.c.alpha,
             self.c.beta,
             rng,
         )?;
+        let seen = match (pooled, eps) {
+            (true, Some(eps)) => pooled_naive_bayes(&panel.data, &held_out, eps, rng)?,
+            _ => seen,
+        };
         let mut gibbs = Gibbs::new(&seen, model);
-        gibbs.held_out = self.mask(p, s);
+        gibbs.held_out = held_out;
         let held_events: usize = panel
             .data
             .regions
@@ -311,7 +410,7 @@ impl Figure for Fig6 {
                 vec![
                     panel.name.clone().into(),
                     panel.model.into(),
-                    mech.name().into(),
+                    self.mechanism_name(p, mech).into(),
                     x.into(),
                     s.into(),
                     held_events.into(),
@@ -407,6 +506,7 @@ impl Figure for Fig6 {
 
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
+            "naive_bayes_laplace": match self.c.naive_bayes_laplace { NaiveBayesLaplace::Pooled => "pooled: one Laplace release per feature of the corpus-wide training counts (the naive-Bayes statistics)", NaiveBayesLaplace::PerCell => "per_cell: every region-month histogram noised (mechanism laplace_per_cell)" },
             "test_likelihood": "held-out cells are missing in training; per kept sample Σ_k p(z = k | neighbours) Π φ on the true events; likelihoods averaged over post-burn-in samples (Laplace, non-private) or the last sample (OPS); log per held-out event",
             "panels": self.panels.iter().map(|p| serde_json::json!({
                 "model": p.model, "dataset": p.name, "data": p.provenance, "states": p.states,
