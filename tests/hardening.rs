@@ -101,7 +101,12 @@ fn no_nan_in_any_csv() {
 
     let o = run(
         out.path(),
-        &["geumlek2017/fig2", "--smoke", "--set", "prior=[1e308,18]"],
+        &[
+            "geumlek2017/fig2",
+            "--smoke",
+            "--set",
+            "prior={alpha=1e308,beta=18}",
+        ],
     );
     refused(&o, "would hold NaN in column `mean`");
 }
