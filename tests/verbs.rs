@@ -26,7 +26,7 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
     let cases: &[(&str, &str, &str)] = &[
         ("typo = 3\n", "typo", "unknown key"),
         ("", "lambdas", "λ > 1"),
-        ("", "prior", "both > 0"),
+        ("", "prior", "alpha > 0"),
         ("", "n", "u64"),
         (
             "",
@@ -37,7 +37,10 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
     let replacements = [
         ("", ""),
         ("lambdas = [2.0, 15.0]", "lambdas = [1.0, 15.0]"),
-        ("prior = [6.0, 18.0]", "prior = [-6.0, 18.0]"),
+        (
+            "prior = { alpha = 6.0, beta = 12.0 }",
+            "prior = { alpha = -6.0, beta = 12.0 }",
+        ),
         ("n = 100", "n = -5"),
         (
             "gaussian_calibration = \"paper\"",
