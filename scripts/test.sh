@@ -6,6 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # the logistic-regression tests run on the real datasets: fetch them (pip, SHA-256 checked)
 bash scripts/fetch-data.sh
+# the gallery's browser test (tests/gallery.rs) loads the page in Debian's headless chromium:
+# installed here under CI (root, apt-get); elsewhere the test skips with a message if it is missing
+if [ -n "${CI:-}" ] && ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium (Debian package) for the gallery's browser test"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 \
+        || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null; }
+fi
 cargo fmt --all -- --check
 cargo clippy --release --all-targets --locked -- -D warnings
 log=$(mktemp)

@@ -11,6 +11,7 @@
 //!   `data` (datasets: loaders, fetching, war-log records), `plot` (shared drawing);
 //! - `experiments`: one registry row per figure (validate → prepare → tasks →
 //!   summary → plot → ledger);
+//! - `gallery` (the `index.html` page of an output root, beside the papers);
 //! - `runner` (fan-out, progress, writing) and `commands` (one file per CLI verb).
 
 pub mod commands;
@@ -19,6 +20,7 @@ pub mod data;
 pub mod dpmcmc;
 pub mod experiments;
 pub mod expfam;
+pub mod gallery;
 pub mod glm;
 pub mod hellinger;
 pub mod hmm;

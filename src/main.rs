@@ -8,6 +8,7 @@ use privpost::commands::{
     check::{self, CheckArgs},
     combine::{self, CombineArgs},
     data::{self, DataArgs},
+    gallery::{self, GalleryArgs},
     list::{self, ListArgs},
     merge::{self, MergeArgs},
     plot::{self, PlotArgs},
@@ -47,6 +48,8 @@ enum Command {
     Vcor(VcorArgs),
     /// Re-render figure.png and figure.svg from the summary.csv of figure folders.
     Plot(PlotArgs),
+    /// Write DIR/index.html (default results/): every figure beside its paper, with provenance and privacy ledger.
+    Gallery(GalleryArgs),
     /// Join sweep-point folders of one figure: combined.csv, an overlay figure, combined.json.
     Combine(CombineArgs),
     /// Write the figure folders of a sharded run (run --shard i/n) once every shard has finished.
@@ -74,6 +77,7 @@ fn main() {
         Command::Vcor(a) => vcor::vcor(&a),
         Command::Plot(a) => plot::plot(&a),
         Command::Combine(a) => combine::combine(&a),
+        Command::Gallery(a) => gallery::gallery(&a),
         Command::Cache(a) => cache::cache(&a),
         Command::Merge(a) => merge::merge(a),
         Command::Slurm(a) => slurm::slurm(a),

@@ -60,3 +60,39 @@ fn readme_and_architecture_name_every_figure() {
         );
     }
 }
+
+/// The README's figure table and the gallery share one source, the notes files
+/// `docs/figures/<id>.toml`: each figure's row is `| label | config | … | status |`,
+/// and the table has no row for a figure outside the registry.
+#[test]
+fn readme_figure_table_rows_come_from_the_notes() {
+    let readme = read("README.md");
+    let rows: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("`configs/"))
+        .collect();
+    for spec in privpost::experiments::REGISTRY {
+        let notes = spec.notes().unwrap();
+        let start = format!("| {} | `{}` |", notes.label, spec.config);
+        let row = rows
+            .iter()
+            .find(|r| r.starts_with(&start))
+            .unwrap_or_else(|| {
+                panic!(
+                    "README table: no row starting {start:?} (docs/figures/{}.toml)",
+                    spec.id
+                )
+            });
+        assert!(
+            row.ends_with(&format!("| {} |", notes.status)),
+            "README table row of {} does not end with its notes' status {:?}: {row}",
+            spec.id,
+            notes.status
+        );
+    }
+    assert_eq!(
+        rows.len(),
+        privpost::experiments::REGISTRY.len(),
+        "README figure table rows: {rows:#?}"
+    );
+}

@@ -335,7 +335,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
             if r.up_to_date { "  (up to date)" } else { "" }
         );
     }
-    Ok(())
+    super::gallery::after_run(&args.dir)
 }
 
 #[cfg(test)]

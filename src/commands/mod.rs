@@ -9,6 +9,7 @@ pub mod cache;
 pub mod check;
 pub mod combine;
 pub mod data;
+pub mod gallery;
 pub mod list;
 pub mod merge;
 pub mod plot;

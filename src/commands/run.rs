@@ -371,6 +371,9 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             if r.up_to_date { "  (up to date)" } else { "" }
         );
     }
+    if !reports.is_empty() {
+        super::gallery::after_run(&args.out)?;
+    }
     failure_list(&failures, total)
 }
 

@@ -115,6 +115,10 @@ pub struct Spec {
     pub title: &'static str,
     /// Default config, relative to the repository root.
     pub config: &'static str,
+    /// The figure's notes (`docs/figures/<id>.toml`: paper, figure number, the
+    /// paper's claim, what matches and what differs), shown by the gallery and
+    /// shared with the README's figure table; parsed by [`Notes::parse`].
+    pub notes: &'static str,
     /// Validates parameters into a plan.
     pub validate: Validate,
     /// Renders `figure.png`/`figure.svg` (and any further figures) from the CSVs.
@@ -138,6 +142,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig1",
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
         config: "configs/geumlek2017/fig1.toml",
+        notes: include_str!("../../docs/figures/geumlek2017/fig1.toml"),
         validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
         plot: geumlek2017::plot::fig1,
         data_columns: &geumlek2017::FIG1_COLUMNS,
@@ -152,6 +157,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig2",
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
         config: "configs/geumlek2017/fig2.toml",
+        notes: include_str!("../../docs/figures/geumlek2017/fig2.toml"),
         validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
         plot: geumlek2017::plot::fig2,
         data_columns: &geumlek2017::FIG2_DATA,
@@ -166,6 +172,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig3",
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
         config: "configs/geumlek2017/fig3.toml",
+        notes: include_str!("../../docs/figures/geumlek2017/fig3.toml"),
         validate: geumlek2017::validate_fig3,
         plot: logreg::plot::draw_fig3,
         data_columns: &geumlek2017::FIG3_COLUMNS,
@@ -180,6 +187,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/samplers",
         title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
         config: "configs/geumlek2017/samplers.toml",
+        notes: include_str!("../../docs/figures/geumlek2017/samplers.toml"),
         validate: geumlek2017::samplers::validate,
         plot: logreg::plot::draw_samplers,
         data_columns: &geumlek2017::samplers::COLUMNS,
@@ -194,6 +202,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig1",
         title: "True, OPS and Laplace-mechanism posteriors (ε = 1, N = 20)",
         config: "configs/foulds2016/fig1.toml",
+        notes: include_str!("../../docs/figures/foulds2016/fig1.toml"),
         validate: |p, s| ready(foulds2016::build_fig1(p, s)),
         plot: foulds2016::plot::fig1,
         data_columns: &foulds2016::FIG1_DATA,
@@ -208,6 +217,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig2",
         title: "L1 error of one private posterior sample vs N",
         config: "configs/foulds2016/fig2.toml",
+        notes: include_str!("../../docs/figures/foulds2016/fig2.toml"),
         validate: |p, s| ready(foulds2016::build_fig2(p, s)),
         plot: foulds2016::plot::fig2,
         data_columns: &foulds2016::FIG2_DATA,
@@ -222,6 +232,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "minami2016/logreg",
         title: "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
         config: "configs/minami2016/logreg.toml",
+        notes: include_str!("../../docs/figures/minami2016/logreg.toml"),
         validate: minami2016::validate,
         plot: logreg::plot::draw_minami,
         data_columns: &minami2016::COLUMNS,
@@ -236,6 +247,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig3",
         title: "HMM state assignments per region over time (Laplace, ε = 5, synthetic Iraq)",
         config: "configs/foulds2016/fig3.toml",
+        notes: include_str!("../../docs/figures/foulds2016/fig3.toml"),
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig3,
         data_columns: &foulds2016::hmm::FIG3_COLUMNS,
@@ -250,6 +262,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig4_5",
         title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
         config: "configs/foulds2016/fig4_5.toml",
+        notes: include_str!("../../docs/figures/foulds2016/fig4_5.toml"),
         validate: foulds2016::hmm::validate_fig4_5,
         plot: foulds2016::hmm::plot::draw_fig4_5,
         data_columns: &foulds2016::hmm::FIG4_5_COLUMNS,
@@ -264,6 +277,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig6",
         title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
         config: "configs/foulds2016/fig6.toml",
+        notes: include_str!("../../docs/figures/foulds2016/fig6.toml"),
         validate: foulds2016::hmm::validate_fig6,
         plot: foulds2016::hmm::plot::draw_fig6,
         data_columns: &foulds2016::hmm::FIG6_DATA,
@@ -278,6 +292,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig7",
         title: "HMM state assignments under OPS (ε = 5, M = 100, synthetic Afghanistan): last 100 samples vs last sample",
         config: "configs/foulds2016/fig7.toml",
+        notes: include_str!("../../docs/figures/foulds2016/fig7.toml"),
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig7,
         data_columns: &foulds2016::hmm::FIG3_COLUMNS,
@@ -292,6 +307,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/recovery",
         title: "HMM recovery of the planted states (ARI) and emissions (TV) vs ε, per mechanism (beyond the paper)",
         config: "configs/foulds2016/recovery.toml",
+        notes: include_str!("../../docs/figures/foulds2016/recovery.toml"),
         validate: foulds2016::hmm::recovery::validate,
         plot: foulds2016::hmm::plot::draw_recovery,
         data_columns: &foulds2016::hmm::recovery::DATA,
@@ -306,6 +322,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "bun2018/fig2",
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
         config: "configs/bun2018/fig2.toml",
+        notes: include_str!("../../docs/figures/bun2018/fig2.toml"),
         validate: |p, s| ready(bun2018::build_fig2(p, s)),
         plot: bun2018::plot::fig2,
         data_columns: &bun2018::FIG2_DATA,
@@ -320,6 +337,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "bun2018/fig3",
         title: "Distance quartiles vs prior strength; exact output distributions",
         config: "configs/bun2018/fig3.toml",
+        notes: include_str!("../../docs/figures/bun2018/fig3.toml"),
         validate: |p, s| ready(bun2018::build_fig3(p, s)),
         plot: bun2018::plot::fig3,
         data_columns: &bun2018::FIG3_COLUMNS,
@@ -334,6 +352,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig1",
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         config: "configs/heikkila2019/fig1.toml",
+        notes: include_str!("../../docs/figures/heikkila2019/fig1.toml"),
         validate: heikkila2019::validate_fig1,
         plot: heikkila2019::plot::fig1,
         data_columns: &heikkila2019::FIG1_COLUMNS,
@@ -348,6 +367,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig2",
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
         config: "configs/heikkila2019/fig2.toml",
+        notes: include_str!("../../docs/figures/heikkila2019/fig2.toml"),
         validate: heikkila2019::validate_fig2,
         plot: heikkila2019::plot::fig2,
         data_columns: &heikkila2019::FIG2_COLUMNS,
@@ -362,6 +382,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig3",
         title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
         config: "configs/heikkila2019/fig3.toml",
+        notes: include_str!("../../docs/figures/heikkila2019/fig3.toml"),
         validate: heikkila2019::validate_fig3,
         plot: heikkila2019::plot::fig3,
         data_columns: &heikkila2019::FIG3_DATA,
@@ -376,6 +397,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "audit/mechanisms",
         title: "Privacy audit: every mechanism's claim against its exact or sampled privacy loss",
         config: "configs/audit/mechanisms.toml",
+        notes: include_str!("../../docs/figures/audit/mechanisms.toml"),
         validate: |p, s| ready(audit::build(p, s)),
         plot: audit::plot::draw,
         data_columns: &audit::DATA_COLUMNS,
@@ -392,6 +414,35 @@ pub fn find(id: &str) -> Option<&'static Spec> {
     REGISTRY.iter().find(|s| s.id == id)
 }
 
+/// A figure's notes (`docs/figures/<id>.toml`), embedded in the binary.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Notes {
+    /// The paper, e.g. "Geumlek et al. 2017".
+    pub paper: String,
+    /// Its figure number ("Fig. 1"), or "beyond the paper".
+    pub figure: String,
+    /// The README figure table's first column.
+    pub label: String,
+    /// The README figure table's last column.
+    pub status: String,
+    /// The paper's claim or caption, in a sentence.
+    pub claim: String,
+    /// What privpost's output reproduces.
+    pub matches: String,
+    /// What differs from the paper, and why.
+    pub differs: String,
+}
+
+impl Spec {
+    /// The figure's parsed notes. The files are part of the build and a unit test
+    /// parses every one, so this cannot fail in a tested binary; it still
+    /// returns the parse error rather than panicking.
+    pub fn notes(&self) -> Result<Notes, String> {
+        toml::from_str(self.notes).map_err(|e| format!("docs/figures/{}.toml: {e}", self.id))
+    }
+}
+
 pub fn known_ids() -> String {
     REGISTRY.iter().map(|s| s.id).collect::<Vec<_>>().join(", ")
 }
@@ -399,6 +450,25 @@ pub fn known_ids() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every figure has notes with every field filled in.
+    #[test]
+    fn every_figure_has_notes() {
+        for s in REGISTRY {
+            let n = s.notes().unwrap();
+            for (field, v) in [
+                ("paper", &n.paper),
+                ("figure", &n.figure),
+                ("label", &n.label),
+                ("status", &n.status),
+                ("claim", &n.claim),
+                ("matches", &n.matches),
+                ("differs", &n.differs),
+            ] {
+                assert!(!v.trim().is_empty(), "{}: empty `{field}`", s.id);
+            }
+        }
+    }
 
     /// `privpost combine` draws the overlay from summary columns the figure writes.
     #[test]

@@ -1,0 +1,45 @@
+//! `privpost gallery [DIR]`: write `DIR/index.html`, the page showing every
+//! figure folder below DIR beside its paper (see `crate::gallery`). `run`,
+//! `merge` and `audit` write it too, after every run.
+
+use std::path::{Path, PathBuf};
+
+use super::CommandError;
+use crate::gallery;
+
+/// Write DIR/index.html: every figure below DIR beside its paper, with provenance and privacy ledger.
+#[derive(Debug, clap::Args)]
+pub struct GalleryArgs {
+    /// Output root holding <paper>/<figure>/ folders (as written by `privpost run --out DIR`)
+    #[arg(default_value = "results")]
+    pub dir: PathBuf,
+}
+
+pub fn gallery(args: &GalleryArgs) -> Result<(), CommandError> {
+    let dir = &args.dir;
+    if !dir.is_dir() {
+        return Err(CommandError::input(format!(
+            "{}: not a directory (allowed: an output root holding <paper>/<figure>/ folders, as written by `privpost run --out DIR`)",
+            dir.display()
+        )));
+    }
+    if !gallery::has_figures(dir) {
+        return Err(CommandError::input(format!(
+            "{}: no figure folders (<paper>/<figure>/manifest.json) below it; name the output root of a run",
+            dir.display()
+        )));
+    }
+    let w = gallery::write(dir).map_err(CommandError::failed)?;
+    crate::outln!("gallery: {} ({} folder(s))", w.path.display(), w.folders);
+    Ok(())
+}
+
+/// After a command wrote figure folders under `out`: rewrite its gallery and say where.
+/// A failure to write it is reported but does not fail the run whose figures are written.
+pub fn after_run(out: &Path) -> Result<(), CommandError> {
+    match gallery::write(out) {
+        Ok(w) => crate::outln!("gallery: {}", w.path.display()),
+        Err(e) => eprintln!("warning: gallery not written: {e}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Load an HTML page in headless Chromium and check it as a reader's browser would.
+
+usage: check_page.py CHROMIUM PAGE.html SCREENSHOT.png
+
+Drives the browser over the DevTools protocol on a pipe (--remote-debugging-pipe:
+commands on fd 3, replies on fd 4, NUL-separated JSON), so only the Python standard
+library is needed. Collects console messages, uncaught exceptions and browser log
+entries (a failed image or link load is logged there), waits for the load event,
+reads every <img>'s naturalWidth, saves a full-page screenshot, and prints one JSON
+object: {"images": [[src, naturalWidth], ...], "errors": [...], "title": ...}.
+Exits 1 if any image has naturalWidth 0 or anything was logged at error level,
+2 on a usage or protocol error.
+"""
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    chromium, page, shot = sys.argv[1:]
+    url = "file://" + os.path.abspath(page)
+    profile = tempfile.mkdtemp(prefix="privpost-chromium-")
+    to_browser_r, to_browser_w = os.pipe()
+    from_browser_r, from_browser_w = os.pipe()
+
+    def child_fds():
+        # via fresh descriptors, in case a pipe end already sits at 3 or 4
+        r, w = os.dup(to_browser_r), os.dup(from_browser_w)
+        os.dup2(r, 3)
+        os.dup2(w, 4)
+
+    args = [
+        chromium,
+        "--headless",
+        "--remote-debugging-pipe",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--user-data-dir=" + profile,
+        "about:blank",
+    ]
+    proc = subprocess.Popen(
+        args,
+        pass_fds=(3, 4),
+        preexec_fn=child_fds,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(to_browser_r)
+    os.close(from_browser_w)
+    out = os.fdopen(to_browser_w, "wb", buffering=0)
+    inp = os.fdopen(from_browser_r, "rb", buffering=0)
+    buf = b""
+    events = []
+    next_id = [0]
+    deadline = time.time() + 120
+
+    def read_message():
+        nonlocal buf
+        while b"\0" not in buf:
+            if time.time() > deadline:
+                raise TimeoutError("no reply from the browser within 120 s")
+            chunk = inp.read(1 << 16)
+            if not chunk:
+                raise EOFError("the browser closed the pipe")
+            buf += chunk
+        msg, buf = buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(method, params=None, session=None):
+        next_id[0] += 1
+        mid = next_id[0]
+        msg = {"id": mid, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        out.write(json.dumps(msg).encode() + b"\0")
+        while True:
+            m = read_message()
+            if m.get("id") == mid:
+                if "error" in m:
+                    raise RuntimeError(f"{method}: {m['error']}")
+                return m.get("result", {})
+            events.append(m)
+
+    def wait_event(name, session):
+        seen = 0
+        while True:
+            for e in events[seen:]:
+                if e.get("method") == name and e.get("sessionId") == session:
+                    return e
+            seen = len(events)
+            events.append(read_message())
+
+    try:
+        target = send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = send(
+            "Target.attachToTarget", {"targetId": target, "flatten": True}
+        )["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            send(domain + ".enable", session=session)
+        send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+            session,
+        )
+        send("Page.navigate", {"url": url}, session)
+        wait_event("Page.loadEventFired", session)
+        time.sleep(0.5)  # late console messages
+        result = send(
+            "Runtime.evaluate",
+            {
+                "expression": "JSON.stringify({title: document.title, images: "
+                "Array.from(document.images).map(i => [i.getAttribute('src'), "
+                "i.complete ? i.naturalWidth : 0])})",
+                "returnByValue": True,
+            },
+            session,
+        )
+        page_info = json.loads(result["result"]["value"])
+        shot_data = send(
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": True},
+            session,
+        )["data"]
+        with open(shot, "wb") as f:
+            f.write(base64.b64decode(shot_data))
+        errors = []
+        for e in events:
+            method, p = e.get("method"), e.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                errors.append("exception: " + json.dumps(p.get("exceptionDetails", {}))[:300])
+            elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                errors.append("console.error: " + json.dumps(p.get("args", []))[:300])
+            elif method == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                entry = p["entry"]
+                errors.append(f"log: {entry.get('text')} ({entry.get('url', '')})")
+        broken = [src for src, width in page_info["images"] if not width]
+        print(
+            json.dumps(
+                {
+                    "title": page_info["title"],
+                    "images": page_info["images"],
+                    "broken_images": broken,
+                    "errors": errors,
+                }
+            )
+        )
+        try:
+            send("Browser.close")
+        except (EOFError, RuntimeError):
+            pass
+        return 1 if broken or errors else 0
+    except (EOFError, TimeoutError, RuntimeError, KeyError) as e:
+        print(f"check_page.py: {e}", file=sys.stderr)
+        return 2
+    finally:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        subprocess.run(["rm", "-rf", profile], check=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
