@@ -4,7 +4,8 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{legend, tick, Band, Draw, DrawError, PALETTE};
+use super::style::{self, Entry};
+use super::{tick, Band, Draw, DrawError};
 
 /// Panels in a rows × cols grid, each a set of (x, mean, se) series.
 pub struct PanelGrid {
@@ -13,23 +14,61 @@ pub struct PanelGrid {
     pub panels: Vec<(String, Vec<Band>)>,
     pub x_desc: String,
     pub y_desc: String,
-    /// series names in legend/colour order
+    /// series names in legend and drawing order (display names, colours and
+    /// markers come from the house style, `style::series`)
     pub order: Vec<String>,
-    /// the legend label of a series name
-    pub label: fn(&str) -> String,
+    /// x values are log10 of the quantity: ticks at whole decades, labelled
+    /// with the quantity itself (0.1, 1, 10)
+    pub x_log10: bool,
+    /// a line under the panels' titles: fixed parameters, "synthetic data", …
+    pub subtitle: Option<String>,
+}
+
+impl PanelGrid {
+    fn entries(&self) -> Vec<Entry> {
+        self.order
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| {
+                self.panels
+                    .iter()
+                    .any(|(_, bands)| bands.iter().any(|b| &b.0 == *n && !b.1.is_empty()))
+            })
+            .map(|(k, n)| Entry::of(&style::series(n, k)))
+            .collect()
+    }
 }
 
 impl Draw for PanelGrid {
     fn size(&self) -> (u32, u32) {
-        (480 * self.cols.max(1) as u32, 400 * self.rows.max(1) as u32)
+        let w = 520 * self.cols.max(1) as u32;
+        let head = if self.subtitle.is_some() { 44 } else { 0 };
+        (
+            w,
+            440 * self.rows.max(1) as u32 + head + style::legend_height(&self.entries(), w),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let areas = root.split_evenly((self.rows.max(1), self.cols.max(1)));
-        for (k, ((title, bands), area)) in self.panels.iter().zip(areas.iter()).enumerate() {
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let body = match &self.subtitle {
+            Some(sub) => {
+                let (head, rest) = body.split_vertically(44);
+                head.draw(&Text::new(
+                    sub.clone(),
+                    (20, 8),
+                    ("sans-serif", style::DESC).into_font().color(&BLACK),
+                ))?;
+                rest
+            }
+            None => body,
+        };
+        let areas = body.split_evenly((self.rows.max(1), self.cols.max(1)));
+        for ((title, bands), area) in self.panels.iter().zip(areas.iter()) {
             let pts = bands
                 .iter()
                 .flat_map(|b| b.1.iter())
@@ -53,39 +92,62 @@ impl Draw for PanelGrid {
                 x_hi = x_lo + 1.0;
             }
             let pad = 0.06 * (y_hi - y_lo).max(1e-3);
-            let (x_lo, x_hi) = (x_lo - 0.2, x_hi + 0.2);
+            // a log axis spans whole decades, so its ticks (at decades) always show
+            let (x_lo, x_hi) = if self.x_log10 {
+                (x_lo.floor() - 0.08, x_hi.ceil() + 0.08)
+            } else {
+                (x_lo - 0.2, x_hi + 0.2)
+            };
             let (y_lo, y_hi) = (y_lo - pad, y_hi + pad);
             let mut chart = ChartBuilder::on(area)
-                .caption(title, ("sans-serif", 19))
-                .margin(10)
-                .x_label_area_size(38)
-                .y_label_area_size(58)
+                .caption(title, ("sans-serif", style::TITLE))
+                .margin(12)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
             chart
                 .configure_mesh()
                 .x_desc(self.x_desc.as_str())
                 .y_desc(self.y_desc.as_str())
-                .x_label_formatter(&tick)
+                .x_label_formatter(&|v: &f64| {
+                    if self.x_log10 {
+                        if (v - v.round()).abs() < 1e-9 {
+                            tick(&10f64.powi(v.round() as i32))
+                        } else {
+                            String::new()
+                        }
+                    } else {
+                        tick(v)
+                    }
+                })
                 .y_label_formatter(&tick)
-                .label_style(("sans-serif", 14))
+                .x_labels(if self.x_log10 {
+                    ((x_hi - x_lo).round() as usize + 1).clamp(2, 6)
+                } else {
+                    6
+                })
+                .y_labels(6)
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
+                .light_line_style(WHITE.mix(0.0))
                 .draw()?;
             for (name, pts) in bands {
-                let i = self.order.iter().position(|o| o == name).unwrap_or(0);
-                let color = PALETTE[i % PALETTE.len()];
-                let style = ShapeStyle::from(&color).stroke_width(2);
+                let k = self.order.iter().position(|o| o == name).unwrap_or(0);
+                let st = style::series(name, k);
+                let color = st.color;
+                let line_style = ShapeStyle::from(&color).stroke_width(style::LINE);
                 let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
-                chart
-                    .draw_series(LineSeries::new(line, style))?
-                    .label((self.label)(name))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+                chart.draw_series(LineSeries::new(line, line_style))?;
                 chart.draw_series(pts.iter().map(|&(x, m, s)| {
-                    ErrorBar::new_vertical(x, m - s, m, m + s, color.stroke_width(1), 6)
+                    ErrorBar::new_vertical(x, m - s, m, m + s, color.stroke_width(2), 10)
                 }))?;
-            }
-            if k == 0 {
-                legend(&mut chart, SeriesLabelPosition::UpperRight, 12)?;
+                chart.draw_series(
+                    pts.iter()
+                        .map(|&(x, m, _)| style::Mark::new((x, m), st.marker, color, 5)),
+                )?;
             }
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod grid;
 pub mod overlay;
+pub mod style;
 
 use std::path::Path;
 use std::sync::Once;
@@ -128,10 +129,19 @@ pub fn check_numbers(t: &Table, path: &Path) -> Result<(), DrawError> {
                 continue;
             };
             let column = t.header.get(c).map_or("?", String::as_str);
-            let inf_ok = x.is_infinite() && x > 0.0 && column.contains("epsilon");
+            // a long table (`item`, `value`: the audit's data.csv) holds privacy
+            // levels in `value` under the items naming an ε
+            let epsilon_item = column == "value"
+                && t.header.iter().position(|h| h == "item").is_some_and(|ic| {
+                    matches!(
+                        t.s(r, ic).as_str(),
+                        "estimate" | "audited" | "ci_low" | "ci_high" | "claim_epsilon"
+                    )
+                });
+            let inf_ok = x.is_infinite() && x > 0.0 && (column.contains("epsilon") || epsilon_item);
             if !inf_ok && (x.is_nan() || x.abs() > MAX_PLOT_VALUE) {
                 return Err(DrawError(format!(
-                    "{}: column `{column}`, row {}: {text} (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e}; `inf` only in an epsilon column)",
+                    "{}: column `{column}`, row {}: {text} (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e}; `inf` only in an epsilon column, or in `value` under an ε item)",
                     path.display(),
                     r + 1
                 )));

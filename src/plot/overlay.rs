@@ -126,10 +126,10 @@ impl Draw for OverlayChart {
         let (x0, x1) = padded(x0, x1);
         let (y0, y1) = padded(y0, y1);
         let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, ("sans-serif", 20))
+            .caption(&self.title, ("sans-serif", crate::plot::style::px(20)))
             .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
+            .x_label_area_size(76)
+            .y_label_area_size(119)
             .build_cartesian_2d(x0..x1, y0..y1)?;
         let x_tick = |v: &f64| {
             if log_x {
@@ -158,7 +158,7 @@ impl Draw for OverlayChart {
             .y_desc(desc(&self.y, log_y))
             .x_label_formatter(&x_tick)
             .y_label_formatter(&y_tick)
-            .label_style(("sans-serif", 14))
+            .label_style(("sans-serif", crate::plot::style::px(14)))
             .draw()?;
         for (k, (label, pts)) in lines.iter().enumerate() {
             // past the palette, lines repeat its colours thinner with triangles

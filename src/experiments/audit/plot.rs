@@ -102,11 +102,11 @@ impl Draw for AuditPlot {
                 } else {
                     "privpost audit: audited privacy loss / claimed (≤ 1 passes)".to_string()
                 },
-                ("sans-serif", 24),
+                ("sans-serif", crate::plot::style::px(24)),
             )
             .margin(14)
-            .x_label_area_size(50)
-            .y_label_area_size(520)
+            .x_label_area_size(85)
+            .y_label_area_size(676)
             .build_cartesian_2d(0.0..TOP, -0.5..(n - 0.5))?;
         let labels: Vec<String> = self.points.iter().map(|p| p.label.clone()).collect();
         chart
@@ -123,7 +123,7 @@ impl Draw for AuditPlot {
             })
             .x_desc("audited ε (exact, or the lower confidence bound; Rényi divergence for RDP claims) ÷ claimed ε — bars: interval, or lower bound to point estimate")
             .x_label_formatter(&|x| format!("{x:.1}"))
-            .label_style(("sans-serif", 15))
+            .label_style(("sans-serif", crate::plot::style::px(15)))
             .draw()?;
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(1.0, -0.5), (1.0, n - 0.5)],
@@ -164,7 +164,9 @@ impl Draw for AuditPlot {
                         }
                     ),
                     (TOP - 0.25, y + 0.35),
-                    ("sans-serif", 14).into_font().color(&color),
+                    ("sans-serif", crate::plot::style::px(14))
+                        .into_font()
+                        .color(&color),
                 )))?;
             }
         }

@@ -5,16 +5,36 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use crate::plot::{distinct, legend, Draw, DrawError, PALETTE};
+use crate::plot::style::{self, Entry};
+use crate::plot::{distinct, tick, Draw, DrawError};
 use crate::results::table::Table;
 
-/// Poster colours: exponential mechanism blue, Laplace (histogram) red, Laplace (dimension) green.
-fn style_of(mechanism: &str) -> (RGBColor, &'static str) {
-    match mechanism {
-        "hellinger_em" => (PALETTE[0], "smoothed-Hellinger EM"),
-        "laplace_hist" => (RGBColor(213, 40, 40), "Laplace, histogram sensitivity"),
-        _ => (PALETTE[2], "Laplace, sensitivity ∝ dimension"),
+/// The house style of a mechanism (colour and display name).
+fn style_of(mechanism: &str) -> (RGBColor, String) {
+    let s = style::series(mechanism, 0);
+    (s.color, s.label)
+}
+
+/// Legend entries for the mechanisms in `names`, plus the dashed crossover line.
+fn entries(names: &[&str], crossover: bool, markers_only: bool) -> Vec<Entry> {
+    let mut e: Vec<Entry> = Vec::new();
+    for n in ["hellinger_em", "laplace_dim", "laplace_hist"] {
+        if names.contains(&n) {
+            let mut x = Entry::of(&style::series(n, 0));
+            x.line = !markers_only;
+            e.push(x);
+        }
     }
+    if crossover {
+        e.push(Entry {
+            label: "n from which the EM beats that Laplace baseline".into(),
+            color: RGBColor(90, 90, 90),
+            marker: None,
+            line: true,
+            dashed: true,
+        });
+    }
+    e
 }
 
 /// Caption suffix when the authors' ln B was used (the distances are then not Hellinger).
@@ -84,16 +104,29 @@ impl Fig2 {
     }
 }
 
+impl Fig2 {
+    fn entries(&self) -> Vec<Entry> {
+        let names: Vec<&str> = self
+            .panels
+            .iter()
+            .flat_map(|p| p.1.iter().map(|s| s.0.as_str()))
+            .collect();
+        entries(&names, self.panels.iter().any(|p| !p.2.is_empty()), false)
+    }
+}
+
 impl Draw for Fig2 {
     fn size(&self) -> (u32, u32) {
-        (1500, 520)
+        (1500, 580 + style::legend_height(&self.entries(), 1500))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let areas = root.split_evenly((1, self.panels.len().max(1)));
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let areas = body.split_evenly((1, self.panels.len().max(1)));
         for (idx, ((k, series, crossings), area)) in
             self.panels.iter().zip(areas.iter()).enumerate()
         {
@@ -108,45 +141,54 @@ impl Draw for Fig2 {
             let mut chart = ChartBuilder::on(area)
                 .caption(
                     format!("({}) k = {k}{}", (b'a' + idx as u8) as char, self.note),
-                    ("sans-serif", 22),
+                    ("sans-serif", style::TITLE),
                 )
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..(y_hi * 1.1).max(1e-6))?;
             chart
                 .configure_mesh()
                 .x_desc("data size n")
+                .x_labels(5)
+                .y_labels(6)
                 .x_label_formatter(&|x| format!("{x:.0}"))
-                .y_desc("mean Hellinger distance (bars: IQR)")
-                .label_style(("sans-serif", 15))
+                .y_label_formatter(&tick)
+                .y_desc("Hellinger distance (bars: IQR)")
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             for (mech, pts) in series {
-                let (color, text) = style_of(mech);
-                let style = ShapeStyle::from(&color).stroke_width(2);
-                chart
-                    .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), style))?
-                    .label(text)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                let st = style::series(mech, 0);
+                let color = st.color;
+                let line = ShapeStyle::from(&color).stroke_width(style::LINE);
+                chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), line))?;
                 chart.draw_series(
                     pts.iter()
-                        .map(|p| Circle::new((p.0, p.1), 3, color.filled())),
+                        .map(|p| style::Mark::new((p.0, p.1), st.marker, color, 5)),
                 )?;
                 chart.draw_series(pts.iter().map(|p| {
-                    ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.mix(0.6).stroke_width(1), 5)
+                    ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.mix(0.6).stroke_width(2), 8)
                 }))?;
             }
-            for (mech, x) in crossings {
+            for (j, (mech, x)) in crossings.iter().enumerate() {
                 let (color, _) = style_of(mech);
                 chart.draw_series(DashedLineSeries::new(
                     vec![(*x, 0.0), (*x, y_hi * 1.1)],
+                    8,
                     6,
-                    4,
-                    ShapeStyle::from(&color.mix(0.5)).stroke_width(1),
+                    ShapeStyle::from(&color.mix(0.8)).stroke_width(2),
                 ))?;
+                // the crossover's n beside its line, staggered when there are two
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("n = {x:.0}"),
+                    (*x + pad * 0.3, y_hi * (1.04 - 0.08 * j as f64)),
+                    ("sans-serif", style::TICK - 2).into_font().color(&color),
+                )))?;
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }
@@ -228,16 +270,34 @@ impl Fig3 {
     }
 }
 
+impl Fig3 {
+    fn entries(&self) -> Vec<Entry> {
+        let names: Vec<&str> = self
+            .prior
+            .iter()
+            .map(|s| s.0.as_str())
+            .chain(
+                self.exact
+                    .iter()
+                    .flat_map(|e| e.2.iter().map(|s| s.0.as_str())),
+            )
+            .collect();
+        entries(&names, false, false)
+    }
+}
+
 impl Draw for Fig3 {
     fn size(&self) -> (u32, u32) {
-        (1500, 520)
+        (1500, 580 + style::legend_height(&self.entries(), 1500))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let areas = root.split_evenly((1, 1 + self.exact.len()));
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let areas = body.split_evenly((1, 1 + self.exact.len()));
         // (a)
         let pts = self.prior.iter().flat_map(|s| s.1.iter());
         let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
@@ -250,11 +310,11 @@ impl Draw for Fig3 {
             let mut chart = ChartBuilder::on(&areas[0])
                 .caption(
                     format!("(a) k = 2, n = {}{}", self.prior_n, self.note),
-                    ("sans-serif", 20),
+                    ("sans-serif", style::TITLE - 2),
                 )
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(
                     (x_lo * 0.9..x_hi * 1.1).log_scale(),
                     0.0..(y_hi * 1.1).max(1e-6),
@@ -262,19 +322,20 @@ impl Draw for Fig3 {
             chart
                 .configure_mesh()
                 .x_desc("prior Beta(a, a): a")
-                .y_desc("distance: mean (line), IQR (bars)")
+                .y_desc("distance: mean, IQR bars")
+                .y_labels(6)
                 .x_label_formatter(&|x| format!("{x:.0}"))
-                .label_style(("sans-serif", 15))
+                .y_label_formatter(&tick)
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             // Distances take few discrete values, so quartiles of different mechanisms
             // coincide: show the mean as a line and the IQR as bars, offset per mechanism.
             for (i, (mech, pts)) in self.prior.iter().enumerate() {
-                let (color, text) = style_of(mech);
-                let style = ShapeStyle::from(&color).stroke_width(2);
-                chart
-                    .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.4)), style))?
-                    .label(text)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                let (color, _) = style_of(mech);
+                let line = ShapeStyle::from(&color).stroke_width(style::LINE);
+                chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.4)), line))?;
                 // one bar per log-spaced bin of the prior axis
                 let shift = 1.0 + 0.035 * (i as f64 - 1.0);
                 let bin = |x: f64| {
@@ -297,7 +358,6 @@ impl Draw for Fig3 {
                 }
                 chart.draw_series(bars)?;
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
         }
         // (b, c)
         for ((p, k, series), area) in self.exact.iter().zip(areas.iter().skip(1)) {
@@ -312,32 +372,34 @@ impl Draw for Fig3 {
             let mut chart = ChartBuilder::on(area)
                 .caption(
                     format!("({p}) exact output distribution, {k}{}", self.note),
-                    ("sans-serif", 20),
+                    ("sans-serif", style::TITLE - 2),
                 )
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(70)
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA + 10)
                 .build_cartesian_2d(0.0..(x_hi * 1.05).max(1e-6), (y_lo..y_hi * 2.0).log_scale())?;
             chart
                 .configure_mesh()
-                .x_desc("Hellinger distance of the output from the true posterior")
+                .x_desc("Hellinger distance to the true posterior")
                 .y_desc("probability")
+                .x_labels(5)
+                .y_labels(6)
+                .x_label_formatter(&tick)
                 .y_label_formatter(&|y| format!("{y:.0e}"))
-                .label_style(("sans-serif", 15))
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             for (mech, pts) in series {
-                let (color, text) = style_of(mech);
-                chart
-                    .draw_series(
-                        pts.iter()
-                            .filter(|q| q.1 >= y_lo)
-                            .map(|q| Circle::new((q.0, q.1), 3, color.mix(0.8).filled())),
-                    )?
-                    .label(text)
-                    .legend(move |(x, y)| Circle::new((x + 12, y), 4, color.filled()));
+                let st = style::series(mech, 0);
+                chart.draw_series(
+                    pts.iter()
+                        .filter(|q| q.1 >= y_lo)
+                        .map(|q| style::Mark::new((q.0, q.1), st.marker, st.color, 4)),
+                )?;
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }

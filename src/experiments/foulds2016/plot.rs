@@ -5,7 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use crate::plot::{distinct, legend, series, Draw, DrawError, PALETTE};
+use crate::plot::style::{self, Entry};
+use crate::plot::{distinct, series, tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// Figure 1: density curves of the posterior, OPS, and Laplace draws.
@@ -42,9 +43,23 @@ impl Fig1 {
     }
 }
 
+fn fig1_entries() -> Vec<Entry> {
+    let mut e: Vec<Entry> = ["posterior", "ops", "laplace"]
+        .iter()
+        .map(|n| Entry {
+            marker: None,
+            ..Entry::of(&style::series(n, 0))
+        })
+        .collect();
+    e[0].label = "True posterior".into();
+    e[1].label = "OPS (truncated, tempered)".into();
+    e[2].label = "Laplace mechanism (one curve per draw)".into();
+    e
+}
+
 impl Draw for Fig1 {
     fn size(&self) -> (u32, u32) {
-        (900, 620)
+        (1000, 660 + style::legend_height(&fig1_entries(), 1000))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -58,43 +73,45 @@ impl Draw for Fig1 {
             .filter(|v| v.is_finite())
             .fold(0.0, f64::max)
             * 1.08;
-        let mut chart = ChartBuilder::on(root)
+        let entries = fig1_entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let mut chart = ChartBuilder::on(&body)
             .caption(
                 "Private approximate posteriors, Beta-Bernoulli",
-                ("sans-serif", 22),
+                ("sans-serif", style::TITLE),
             )
             .margin(14)
-            .x_label_area_size(45)
-            .y_label_area_size(55)
+            .x_label_area_size(style::X_AREA)
+            .y_label_area_size(style::Y_AREA)
             .build_cartesian_2d(0.0..1.0, 0.0..y_max.max(1e-9))?;
         chart
             .configure_mesh()
             .x_desc("θ (success probability)")
             .y_desc("density")
-            .label_style(("sans-serif", 16))
+            .x_labels(6)
+            .y_labels(6)
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
+            .light_line_style(WHITE.mix(0.0))
+            .label_style(("sans-serif", style::TICK))
+            .axis_desc_style(("sans-serif", style::DESC))
             .draw()?;
         // Laplace draws first (thin), then OPS and the posterior on top.
-        let mut labelled = [false; 3];
         for pass in ["laplace", "ops", "posterior"] {
             for (name, pts) in self.curves.iter().filter(|c| c.0 == pass) {
-                let (color, width, text, slot) = match name.as_str() {
-                    "laplace" => (PALETTE[2].mix(0.55), 1, "Laplace mechanism (each draw)", 0),
-                    "ops" => (PALETTE[1].mix(1.0), 3, "OPS (truncated, tempered)", 1),
-                    _ => (PALETTE[0].mix(1.0), 3, "non-private posterior", 2),
+                let st = style::series(name, 0);
+                let (color, width) = match name.as_str() {
+                    "laplace" => (st.color.mix(0.55), 2),
+                    _ => (st.color.mix(1.0), style::LINE + 1),
                 };
-                let style = ShapeStyle::from(&color).stroke_width(width);
-                let s = chart.draw_series(LineSeries::new(
+                let line = ShapeStyle::from(&color).stroke_width(width);
+                chart.draw_series(LineSeries::new(
                     pts.iter().copied().filter(|p| p.1.is_finite()),
-                    style,
+                    line,
                 ))?;
-                if !labelled[slot] {
-                    s.label(text)
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-                    labelled[slot] = true;
-                }
             }
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight, 16)?;
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }
@@ -126,9 +143,25 @@ impl Fig2 {
     }
 }
 
+impl Fig2 {
+    fn entries(&self) -> Vec<Entry> {
+        self.curves
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| {
+                let mut e = Entry::of(&style::series(name, k));
+                if name == "posterior" {
+                    e.label = "Non-private posterior sample".into();
+                }
+                e
+            })
+            .collect()
+    }
+}
+
 impl Draw for Fig2 {
     fn size(&self) -> (u32, u32) {
-        (900, 620)
+        (1000, 660 + style::legend_height(&self.entries(), 1000))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -150,14 +183,16 @@ impl Draw for Fig2 {
             x_lo.min(x_hi * 0.5).max(1e-3) * 0.8,
             y_lo.min(y_hi * 0.5).max(1e-6) * 0.8,
         );
-        let mut chart = ChartBuilder::on(root)
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let mut chart = ChartBuilder::on(&body)
             .caption(
                 "L1 error of one private posterior sample",
-                ("sans-serif", 22),
+                ("sans-serif", style::TITLE),
             )
             .margin(14)
-            .x_label_area_size(45)
-            .y_label_area_size(60)
+            .x_label_area_size(style::X_AREA)
+            .y_label_area_size(style::Y_AREA)
             .build_cartesian_2d(
                 (x_lo..x_hi * 1.25).log_scale(),
                 (y_lo..y_hi * 1.3).log_scale(),
@@ -165,31 +200,26 @@ impl Draw for Fig2 {
         chart
             .configure_mesh()
             .x_desc("N (number of observations)")
-            .y_desc("E|θ̂ − p|")
+            .y_desc("mean |θ − p|, θ one private sample")
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&crate::plot::tick)
-            .label_style(("sans-serif", 16))
+            .label_style(("sans-serif", style::TICK))
+            .axis_desc_style(("sans-serif", style::DESC))
+            .light_line_style(WHITE.mix(0.0))
             .draw()?;
-        for (name, pts) in &self.curves {
-            let (i, text) = match name.as_str() {
-                "posterior" => (0, "non-private posterior sample"),
-                "laplace" => (2, "Laplace mechanism"),
-                _ => (1, "OPS (exponential mechanism)"),
-            };
-            let color = PALETTE[i];
-            let style = ShapeStyle::from(&color).stroke_width(2);
+        for (k, (name, pts)) in self.curves.iter().enumerate() {
+            let st = style::series(name, k);
+            let color = st.color;
+            let line_style = ShapeStyle::from(&color).stroke_width(style::LINE);
             let line: Vec<(f64, f64)> = pts
                 .iter()
                 .filter(|p| p.1 > 0.0)
                 .map(|p| (p.0, p.1))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(line.clone(), style))?
-                .label(text)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+            chart.draw_series(LineSeries::new(line.clone(), line_style))?;
             chart.draw_series(
                 line.iter()
-                    .map(|&(x, y)| Circle::new((x, y), 3, color.filled())),
+                    .map(|&p| style::Mark::new(p, st.marker, color, 5)),
             )?;
             chart.draw_series(pts.iter().filter(|p| p.1 > 0.0 && p.2.is_finite()).map(
                 |&(x, y, se)| {
@@ -198,13 +228,13 @@ impl Draw for Fig2 {
                         (y - se).max(y_lo),
                         y,
                         y + se,
-                        color.stroke_width(1),
-                        6,
+                        color.stroke_width(2),
+                        10,
                     )
                 },
             ))?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight, 16)?;
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }

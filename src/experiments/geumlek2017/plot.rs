@@ -5,7 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use crate::plot::{clip_polyline, distinct, legend, series, Draw, DrawError, PALETTE};
+use crate::plot::style::{self, Entry};
+use crate::plot::{clip_polyline, distinct, series, tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// (algorithm, coefficient label, (λ, ε) points, critical order λ*).
@@ -47,58 +48,94 @@ impl Fig1 {
     }
 }
 
+impl Fig1 {
+    fn entries(&self) -> Vec<Entry> {
+        let mut coefs: Vec<&str> = Vec::new();
+        for c in &self.curves {
+            if !coefs.contains(&c.1.as_str()) {
+                coefs.push(&c.1);
+            }
+        }
+        let mut e: Vec<Entry> = coefs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Entry {
+                label: format!("r, m = {c}"),
+                color: style::sequence(i),
+                marker: None,
+                line: true,
+                dashed: false,
+            })
+            .collect();
+        e.push(Entry {
+            label: "critical order λ* of the coefficient".into(),
+            color: RGBColor(110, 110, 110),
+            marker: None,
+            line: true,
+            dashed: true,
+        });
+        e
+    }
+}
+
 impl Draw for Fig1 {
     fn size(&self) -> (u32, u32) {
-        (1400, 560)
+        (1400, 600 + style::legend_height(&self.entries(), 1400))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let panels = root.split_evenly((1, 2));
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let panels = body.split_evenly((1, 2));
         let y_max = 2.0;
         for (panel, (algorithm, title, symbol)) in panels.iter().zip([
-            ("diffused", "(a) Algorithm 2 (diffused)", "r"),
-            ("concentrated", "(b) Algorithm 3 (concentrated)", "m"),
+            ("diffused", "(a) Alg. 2 (diffused), coefficient r", "r"),
+            (
+                "concentrated",
+                "(b) Alg. 3 (concentrated), coefficient m",
+                "m",
+            ),
         ]) {
+            let _ = symbol;
             let mut chart = ChartBuilder::on(panel)
-                .caption(title, ("sans-serif", 24))
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(55)
+                .caption(title, ("sans-serif", style::TITLE))
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(1.0..self.lambda_max, 0.0..y_max)?;
             chart
                 .configure_mesh()
                 .x_desc("λ (Rényi order)")
                 .y_desc("ε")
-                .label_style(("sans-serif", 16))
+                .x_labels(8)
+                .y_labels(6)
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             let curves = self.curves.iter().filter(|c| c.0 == algorithm);
-            for (i, (_, coef, pts, critical)) in curves.enumerate() {
-                let color = PALETTE[i % PALETTE.len()];
-                let style = ShapeStyle::from(&color).stroke_width(2);
-                let mut first = true;
+            for (i, (_, _, pts, critical)) in curves.enumerate() {
+                let color = style::sequence(i);
+                let line = ShapeStyle::from(&color).stroke_width(style::LINE);
                 for seg in clip_polyline(pts, y_max) {
-                    let s = chart.draw_series(LineSeries::new(seg, style))?;
-                    if first {
-                        s.label(format!("{symbol} = {coef}")).legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 24, y)], style)
-                        });
-                        first = false;
-                    }
+                    chart.draw_series(LineSeries::new(seg, line))?;
                 }
                 if critical.is_finite() && *critical <= self.lambda_max {
                     chart.draw_series(DashedLineSeries::new(
                         vec![(*critical, 0.0), (*critical, y_max)],
                         6,
                         4,
-                        ShapeStyle::from(&color.mix(0.6)).stroke_width(1),
+                        ShapeStyle::from(&color.mix(0.7)).stroke_width(2),
                     ))?;
                 }
             }
-            legend(&mut chart, SeriesLabelPosition::UpperLeft, 16)?;
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }
@@ -110,17 +147,31 @@ type Curve = crate::plot::Band;
 pub struct Fig2 {
     /// (panel, λ, curves)
     panels: Vec<(String, String, Vec<Curve>)>,
+    /// runs behind the −ln p panels (from the summary's `runs` column)
+    runs: String,
 }
 
 const ORDER: [&str; 4] = ["diffused", "concentrated", "gaussian", "true_posterior"];
 
-fn label(algorithm: &str) -> &'static str {
+/// The house style of a Fig. 2 series (the Beta-Bernoulli algorithms are the
+/// diffused Alg. 2 and the concentrated Alg. 3).
+fn fig2_style(algorithm: &str) -> style::SeriesStyle {
     match algorithm {
-        "diffused" => "Alg. 2 (diffused)",
-        "concentrated" => "Alg. 3 (concentrated)",
-        "gaussian" => "Gaussian mechanism",
-        "true_posterior" => "true posterior (non-private)",
-        _ => "?",
+        "concentrated" => style::series("concentrated_beta", 1),
+        other => style::series(other, 0),
+    }
+}
+
+impl Fig2 {
+    fn entries(&self) -> Vec<Entry> {
+        ORDER
+            .iter()
+            .filter(|a| self.panels.iter().any(|p| p.2.iter().any(|c| c.0 == **a)))
+            .map(|a| Entry {
+                marker: None,
+                ..Entry::of(&fig2_style(a))
+            })
+            .collect()
     }
 }
 
@@ -153,14 +204,22 @@ impl Fig2 {
                 }
             }
         }
-        Ok(Self { panels })
+        let runs = t
+            .col("runs")
+            .ok()
+            .and_then(|c| (0..t.rows.len()).map(|i| t.s(i, c)).find(|v| !v.is_empty()))
+            .unwrap_or_else(|| "?".into());
+        Ok(Self { panels, runs })
     }
 }
 
 impl Draw for Fig2 {
     fn size(&self) -> (u32, u32) {
         let rows = self.panels.len().div_ceil(2).max(1) as u32;
-        (1400, 520 * rows)
+        (
+            1400,
+            560 * rows + 44 + style::legend_height(&self.entries(), 1400),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -168,15 +227,29 @@ impl Draw for Fig2 {
         DB::ErrorType: 'static,
     {
         let rows = self.panels.len().div_ceil(2).max(1);
-        let areas = root.split_evenly((rows, 2));
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let (head, body) = body.split_vertically(44);
+        head.draw(&Text::new(
+            format!(
+                "Beta-Bernoulli; (a, b) one dataset; (c, d) Xʜ held out, shaded ± sd over {} runs",
+                self.runs
+            ),
+            (20, 8),
+            ("sans-serif", style::DESC).into_font().color(&BLACK),
+        ))?;
+        let areas = body.split_evenly((rows, 2));
         for (k, ((panel, lambda, curves), area)) in self.panels.iter().zip(areas.iter()).enumerate()
         {
             let letter = (b'a' + k as u8) as char;
             let is_kl = panel == "kl";
             let title = if is_kl {
-                format!("({letter}) KL(true posterior ‖ mechanism), λ = {lambda}")
+                format!(
+                    "({letter}) KL to the true posterior, λ = {}",
+                    tick_str(lambda)
+                )
             } else {
-                format!("({letter}) −ln p(X_H | θ), λ = {lambda}")
+                format!("({letter}) −ln p(Xʜ | θ), λ = {}", tick_str(lambda))
             };
             let xs = curves.iter().flat_map(|c| c.1.iter().map(|p| p.0));
             let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
@@ -208,10 +281,10 @@ impl Draw for Fig2 {
                 ((lo - pad).max(0.0), hi + pad)
             };
             let mut chart = ChartBuilder::on(area)
-                .caption(title, ("sans-serif", 22))
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
+                .caption(title, ("sans-serif", style::TITLE))
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA + 16)
                 .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
             chart
                 .configure_mesh()
@@ -219,13 +292,18 @@ impl Draw for Fig2 {
                 .y_desc(if is_kl {
                     "KL divergence"
                 } else {
-                    "−ln p(X_H | θ), mean ± sd"
+                    "−ln p(Xʜ | θ)"
                 })
-                .label_style(("sans-serif", 16))
+                .x_labels(8)
+                .y_labels(6)
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             for (name, pts) in curves {
-                let i = ORDER.iter().position(|o| o == name).unwrap_or(0);
-                let color = PALETTE[i];
+                let color = fig2_style(name).color;
                 if !is_kl {
                     let mut band: Vec<(f64, f64)> =
                         pts.iter().map(|p| (p.0, (p.1 + p.2).min(y_hi))).collect();
@@ -235,23 +313,22 @@ impl Draw for Fig2 {
                         color.mix(0.12).filled(),
                     )))?;
                 }
-                let style = ShapeStyle::from(&color).stroke_width(2);
+                let line_style = ShapeStyle::from(&color).stroke_width(style::LINE);
                 let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
-                let mut first = true;
                 for seg in clip_polyline(&line, y_hi) {
-                    let s = chart.draw_series(LineSeries::new(seg, style))?;
-                    if first {
-                        s.label(label(name)).legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 24, y)], style)
-                        });
-                        first = false;
-                    }
+                    chart.draw_series(LineSeries::new(seg, line_style))?;
                 }
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight, 15)?;
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
+}
+
+/// A number from a CSV cell, printed as a tick label ("2.0" → "2").
+fn tick_str(v: &str) -> String {
+    v.parse::<f64>()
+        .map_or_else(|_| v.to_string(), |x| tick(&x))
 }
 
 /// Geumlek Fig. 1 from `summary.csv`.

@@ -5,7 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-use crate::plot::{distinct, legend, Draw, DrawError, PALETTE};
+use crate::plot::style::{self, Entry};
+use crate::plot::{distinct, tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// (panel, series label, conversion, points)
@@ -76,9 +77,61 @@ impl Fig1 {
     }
 }
 
+impl Fig1 {
+    /// Per panel, its series labels in colour order.
+    fn labels(&self, panel: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in self.series.iter().filter(|s| s.0 == panel) {
+            if !out.contains(&s.1) {
+                out.push(s.1.clone());
+            }
+        }
+        out
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        let mut e = Vec::new();
+        for (panel, letter) in [("a", "(a)"), ("b", "(b)")] {
+            for (i, l) in self.labels(panel).iter().enumerate() {
+                e.push(Entry {
+                    label: format!(
+                        "{letter} {}",
+                        l.replace("1e5", "10⁵")
+                            .replace("1e6", "10⁶")
+                            .replace("1e7", "10⁷")
+                            .replace("1e8", "10⁸")
+                    ),
+                    color: style::sequence(i),
+                    marker: None,
+                    line: true,
+                    dashed: false,
+                });
+            }
+        }
+        if !self.series.is_empty() {
+            let grey = RGBColor(90, 90, 90);
+            e.push(Entry {
+                label: "classic conversion".into(),
+                color: grey,
+                marker: None,
+                line: true,
+                dashed: false,
+            });
+            e.push(Entry {
+                label: "improved conversion".into(),
+                color: grey,
+                marker: None,
+                line: true,
+                dashed: true,
+            });
+        }
+        e
+    }
+}
+
 impl Draw for Fig1 {
     fn size(&self) -> (u32, u32) {
-        (1800, 560)
+        (1800, 600 + style::legend_height(&self.entries(), 1800))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -91,7 +144,9 @@ impl Draw for Fig1 {
             v
         };
         let n_panels = panels.len() + usize::from(!self.clipping.is_empty());
-        let areas = root.split_evenly((1, n_panels.max(1)));
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let areas = body.split_evenly((1, n_panels.max(1)));
         for (p, area) in panels.iter().zip(areas.iter()) {
             let mine: Vec<&Series> = self.series.iter().filter(|s| &s.0 == p).collect();
             let pts = mine
@@ -115,50 +170,39 @@ impl Draw for Fig1 {
                 ("(b) total ε vs iterations T", "iterations T")
             };
             let mut chart = ChartBuilder::on(area)
-                .caption(title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
+                .caption(title, ("sans-serif", style::TITLE))
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(x_lo..x_hi, (y_lo * 0.8..y_hi * 1.25).log_scale())?;
             chart
                 .configure_mesh()
                 .x_desc(x_desc)
-                .x_labels(6)
-                .y_desc("ε (solid: classic, dashed: improved conversion)")
-                .y_label_formatter(&crate::plot::tick)
-                .x_label_formatter(&crate::plot::tick)
-                .label_style(("sans-serif", 14))
+                .x_labels(5)
+                .y_labels(6)
+                .y_desc("total ε")
+                .y_label_formatter(&tick)
+                .x_label_formatter(&tick)
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
-            let labels: Vec<String> = {
-                let mut v: Vec<String> = mine.iter().map(|s| s.1.clone()).collect();
-                v.dedup();
-                let mut out = Vec::new();
-                for x in v {
-                    if !out.contains(&x) {
-                        out.push(x);
-                    }
-                }
-                out
-            };
+            let labels = self.labels(p);
             for s in &mine {
                 let i = labels.iter().position(|l| l == &s.1).unwrap_or(0);
-                let color = PALETTE[i % PALETTE.len()];
-                let style = ShapeStyle::from(&color).stroke_width(2);
+                let color = style::sequence(i);
+                let style = ShapeStyle::from(&color).stroke_width(style::LINE);
                 let line: Vec<(f64, f64)> =
                     s.3.iter()
                         .copied()
                         .filter(|q| q.1 > 0.0 && q.1.is_finite())
                         .collect();
                 if s.2 == "classic" {
-                    chart
-                        .draw_series(LineSeries::new(line, style))?
-                        .label(s.1.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                    chart.draw_series(LineSeries::new(line, style))?;
                 } else {
-                    chart.draw_series(DashedLineSeries::new(line, 6, 4, style))?;
+                    chart.draw_series(DashedLineSeries::new(line, 8, 6, style))?;
                 }
             }
-            legend(&mut chart, SeriesLabelPosition::LowerRight, 14)?;
         }
         if let (false, Some(area)) = (self.clipping.is_empty(), areas.get(panels.len())) {
             let (x_lo, x_hi) = self
@@ -173,47 +217,56 @@ impl Draw for Fig1 {
                 .map(|p| p.1)
                 .fold(0.0, f64::max)
                 .max(1e-6);
-            let pad = ((x_hi - x_lo) * 0.05).max(1e-4);
+            // room on both sides for the centred acceptance labels
+            let pad = ((x_hi - x_lo) * 0.12).max(1e-4);
             let mut chart = ChartBuilder::on(area)
                 .caption(
-                    "(c) clipped log-likelihood ratios (GMM)",
-                    ("sans-serif", 20),
+                    "(c) clipped ratios, GMM (labels: acceptance)",
+                    ("sans-serif", style::TITLE),
                 )
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
-                .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..y_hi * 1.15)?;
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
+                .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..y_hi * 1.2)?;
             chart
                 .configure_mesh()
-                .x_desc("proposal variance σ_p²")
-                .y_desc("clipped log-likelihood ratios / (T·b)")
-                .x_label_formatter(&crate::plot::tick)
-                .y_label_formatter(&crate::plot::tick)
-                .label_style(("sans-serif", 14))
+                .x_desc("proposal variance σₚ²")
+                .y_desc("clipped fraction of ratios")
+                .x_labels(5)
+                .y_labels(6)
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
-            let color = PALETTE[0];
-            let style = ShapeStyle::from(&color).stroke_width(2);
-            chart
-                .draw_series(LineSeries::new(
-                    self.clipping.iter().map(|p| (p.0, p.1)),
-                    style,
-                ))?
-                .label("clipped fraction")
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+            let color = style::BLUE;
+            let line = ShapeStyle::from(&color).stroke_width(style::LINE);
+            chart.draw_series(LineSeries::new(
+                self.clipping.iter().map(|p| (p.0, p.1)),
+                line,
+            ))?;
             chart.draw_series(
                 self.clipping
                     .iter()
-                    .map(|p| Circle::new((p.0, p.1), 4, color.filled())),
+                    .map(|p| style::Mark::new((p.0, p.1), style::Marker::Circle, color, 6)),
             )?;
+            let font = ("sans-serif", style::TICK - 4)
+                .into_font()
+                .color(&BLACK)
+                .pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Center,
+                    plotters::style::text_anchor::VPos::Bottom,
+                ));
             chart.draw_series(self.clipping.iter().map(|p| {
                 Text::new(
-                    format!("acc. {:.2}", p.2),
-                    (p.0, p.1 + y_hi * 0.04),
-                    ("sans-serif", 11).into_font(),
+                    format!("{:.2}", p.2),
+                    (p.0, p.1 + y_hi * 0.05),
+                    font.clone(),
                 )
             }))?;
-            legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)?;
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }
@@ -242,7 +295,7 @@ impl Fig2 {
 
 impl Draw for Fig2 {
     fn size(&self) -> (u32, u32) {
-        (1200, 600)
+        (1200, 640)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -259,24 +312,30 @@ impl Draw for Fig2 {
                 )
             } else {
                 format!(
-                    "({}) non-private chain, {} samples after burn-in",
+                    "({}) non-private, {} samples after burn-in",
                     (b'a' + k as u8) as char,
                     pts.len()
                 )
             };
             let mut chart = ChartBuilder::on(area)
-                .caption(title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(55)
+                .caption(title, ("sans-serif", style::TITLE - 4))
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA - 20)
                 .build_cartesian_2d(-2.5..2.5, -2.5..2.6)?;
             chart
                 .configure_mesh()
                 .x_desc("θ₁")
                 .y_desc("θ₂")
-                .label_style(("sans-serif", 14))
+                .x_labels(6)
+                .y_labels(6)
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
-            let color = PALETTE[if name == "private" { 1 } else { 0 }];
+            let color = style::series(name, 0).color;
             chart.draw_series(
                 pts.iter()
                     .filter(|p| p.0.abs() <= 2.5 && p.1 >= -2.5 && p.1 <= 2.6)
@@ -333,16 +392,44 @@ impl Fig3 {
     }
 }
 
+impl Fig3 {
+    fn entries(&self) -> Vec<Entry> {
+        let mut e: Vec<Entry> = Vec::new();
+        for (k, (method, _, _)) in self.series.iter().enumerate() {
+            let st = style::series(method, k);
+            if !e.iter().any(|x| x.label == st.label) {
+                e.push(Entry {
+                    marker: None,
+                    ..Entry::of(&st)
+                });
+            }
+        }
+        let grey = RGBColor(90, 90, 90);
+        for (label, dashed) in [("θ₁", false), ("θ₂", true)] {
+            e.push(Entry {
+                label: label.into(),
+                color: grey,
+                marker: None,
+                line: true,
+                dashed,
+            });
+        }
+        e
+    }
+}
+
 impl Draw for Fig3 {
     fn size(&self) -> (u32, u32) {
-        (1400, 560)
+        (1400, 600 + style::legend_height(&self.entries(), 1400))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let areas = root.split_evenly((1, 2));
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let areas = body.split_evenly((1, 2));
         for (k, area) in areas.iter().enumerate() {
             let value =
                 |p: &(f64, f64, f64, f64, f64)| if k == 0 { (p.1, p.2) } else { (p.3, p.4) };
@@ -369,27 +456,25 @@ impl Draw for Fig3 {
                 "(b) error of the running variance"
             };
             let mut chart = ChartBuilder::on(area)
-                .caption(title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
+                .caption(title, ("sans-serif", style::TITLE))
+                .margin(14)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(x_lo..x_hi, 0.0..(y_hi * 1.1).max(1e-6))?;
             chart
                 .configure_mesh()
-                .x_desc("ε spent (classic conversion; tight PLD where labelled)")
-                .y_desc("|running − exact| (mean ± s.e. over runs; dashed: θ₂)")
-                .x_label_formatter(&crate::plot::tick)
-                .y_label_formatter(&crate::plot::tick)
-                .label_style(("sans-serif", 14))
+                .x_desc("ε spent")
+                .y_desc("|running − exact|, mean ± s.e.")
+                .x_labels(6)
+                .y_labels(6)
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
+                .light_line_style(WHITE.mix(0.0))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
-            for (method, param, pts) in &self.series {
-                let (i, label) = match method.as_str() {
-                    "dp_mcmc" => (0, "DP-MCMC"),
-                    "dp_sgld" => (1, "DP-SGLD (as published)"),
-                    "dp_sgld_tight" => (3, "DP-SGLD (as published), tight PLD ε"),
-                    _ => (2, "DP-SGLD (corrected noise)"),
-                };
-                let color = PALETTE[i];
+            for (n, (method, param, pts)) in self.series.iter().enumerate() {
+                let color = style::series(method, n).color;
                 let mut band: Vec<(f64, f64)> =
                     pts.iter().map(|p| (p.0, value(p).0 + value(p).1)).collect();
                 band.extend(
@@ -401,19 +486,16 @@ impl Draw for Fig3 {
                     band,
                     color.mix(0.12).filled(),
                 )))?;
-                let style = ShapeStyle::from(&color).stroke_width(2);
+                let line_style = ShapeStyle::from(&color).stroke_width(style::LINE);
                 let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, value(p).0)).collect();
                 if param == "theta1" {
-                    chart
-                        .draw_series(LineSeries::new(line, style))?
-                        .label(label)
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                    chart.draw_series(LineSeries::new(line, line_style))?;
                 } else {
-                    chart.draw_series(DashedLineSeries::new(line, 6, 4, style))?;
+                    chart.draw_series(DashedLineSeries::new(line, 8, 6, line_style))?;
                 }
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }

@@ -8,16 +8,17 @@ use plotters::prelude::*;
 use std::path::Path;
 
 use crate::plot::grid::PanelGrid;
-use crate::plot::{distinct, legend, tick, Draw, DrawError, PALETTE};
+use crate::plot::style::{self, Entry};
+use crate::plot::{distinct, tick, Draw, DrawError};
 use crate::results::table::Table;
 
-fn label(name: &str) -> String {
-    match name {
-        "concentrated" => "Concentrated (Alg. 4)".into(),
-        "diffuse" => "Diffuse (Alg. 5)".into(),
-        "ops" => "OPS".into(),
-        "true_posterior" => "True posterior".into(),
-        "gibbs" => "Gibbs posterior (Minami Thm 7)".into(),
+/// A dataset's display name.
+fn dataset_name(d: &str) -> String {
+    match d {
+        "abalone" => "Abalone".into(),
+        "adult" => "Adult".into(),
+        "mnist" => "MNIST 3 vs 8".into(),
+        "mnist_full" => "MNIST 3 vs 8 (full)".into(),
         other => other.into(),
     }
 }
@@ -51,19 +52,24 @@ pub fn fig3(t: &Table, metric: &str, y_desc: &str) -> Result<PanelGrid, DrawErro
                 })
                 .collect();
             panels.push((
-                format!("{d}, λ = {}", tick(&l.parse().unwrap_or(f64::NAN))),
+                format!(
+                    "{}, λ = {}",
+                    dataset_name(d),
+                    tick(&l.parse().unwrap_or(f64::NAN))
+                ),
                 bands,
             ));
         }
     }
     Ok(PanelGrid {
-        label,
         rows: lambdas.len(),
         cols: datasets.len(),
         panels,
         x_desc: "ln ε".into(),
         y_desc: y_desc.into(),
         order,
+        x_log10: false,
+        subtitle: Some("(λ, ε)-RDP; mean ± s.e. over 50 draws; rows: Rényi order λ".into()),
     })
 }
 
@@ -92,17 +98,18 @@ pub fn minami(t: &Table) -> Result<PanelGrid, DrawError> {
                     (name.clone(), pts)
                 })
                 .collect();
-            (format!("{d}, (ε, δ = {delta})-DP"), bands)
+            (dataset_name(d), bands)
         })
         .collect();
     Ok(PanelGrid {
-        label,
         rows: 1,
         cols: datasets.len(),
         panels,
         x_desc: "ln ε".into(),
         y_desc: "test error, mean ± s.e.".into(),
         order,
+        x_log10: false,
+        subtitle: Some(format!("(ε, δ)-DP at δ = {delta}; logistic regression")),
     })
 }
 
@@ -162,16 +169,40 @@ pub fn samplers(data: &Table) -> Result<SamplerScatter, DrawError> {
     Ok(SamplerScatter { panels })
 }
 
+impl SamplerScatter {
+    fn entries(&self) -> Vec<Entry> {
+        let mut names: Vec<&str> = Vec::new();
+        for (_, series) in &self.panels {
+            for (s, _) in series {
+                if !names.contains(&s.as_str()) {
+                    names.push(s);
+                }
+            }
+        }
+        names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| Entry {
+                line: false,
+                ..Entry::of(&style::series(n, k))
+            })
+            .collect()
+    }
+}
+
 impl Draw for SamplerScatter {
     fn size(&self) -> (u32, u32) {
-        (460 * self.panels.len().max(1) as u32, 460)
+        let w = 560 * self.panels.len().max(1) as u32;
+        (w, 560 + style::legend_height(&self.entries(), w))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let areas = root.split_evenly((1, self.panels.len().max(1)));
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let areas = body.split_evenly((1, self.panels.len().max(1)));
         for ((name, series), area) in self.panels.iter().zip(areas.iter()) {
             let all = series
                 .iter()
@@ -186,29 +217,36 @@ impl Draw for SamplerScatter {
             let pad = 0.05 * (hi - lo).max(1e-6);
             let (lo, hi) = (lo - pad, hi + pad);
             let mut chart = ChartBuilder::on(area)
-                .caption(format!("{name}: posterior means of w"), ("sans-serif", 19))
-                .margin(10)
-                .x_label_area_size(38)
-                .y_label_area_size(58)
+                .caption(
+                    format!("{}: posterior means of w", dataset_name(name)),
+                    ("sans-serif", style::TITLE),
+                )
+                .margin(12)
+                .x_label_area_size(style::X_AREA)
+                .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(lo..hi, lo..hi)?;
             chart
                 .configure_mesh()
-                .x_desc("reference chain")
+                .x_desc("reference chains")
                 .y_desc("sampler")
+                .x_labels(5)
+                .y_labels(5)
                 .x_label_formatter(&tick)
                 .y_label_formatter(&tick)
-                .label_style(("sans-serif", 14))
+                .label_style(("sans-serif", style::TICK))
+                .axis_desc_style(("sans-serif", style::DESC))
+                .light_line_style(WHITE.mix(0.0))
                 .draw()?;
             chart.draw_series(LineSeries::new(vec![(lo, lo), (hi, hi)], BLACK.mix(0.4)))?;
             for (k, (s, pts)) in series.iter().enumerate() {
-                let color = PALETTE[k % PALETTE.len()];
-                chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?
-                    .label(s.as_str())
-                    .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+                let st = style::series(s, k);
+                chart.draw_series(
+                    pts.iter()
+                        .map(|&p| style::Mark::new(p, st.marker, st.color, 4)),
+                )?;
             }
-            legend(&mut chart, SeriesLabelPosition::UpperLeft, 13)?;
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }

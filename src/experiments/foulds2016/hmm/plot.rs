@@ -142,11 +142,26 @@ pub fn states(t: &Table, last: bool) -> Result<States, DrawError> {
     })
 }
 
+impl States {
+    fn entries(&self) -> Vec<crate::plot::style::Entry> {
+        (0..self.states)
+            .map(|k| crate::plot::style::Entry {
+                label: format!("state {k}"),
+                color: PALETTE[k % PALETTE.len()],
+                marker: Some(crate::plot::style::Marker::Square),
+                line: false,
+                dashed: false,
+            })
+            .collect()
+    }
+}
+
 impl Draw for States {
     fn size(&self) -> (u32, u32) {
         (
             1200,
-            120 + (50 + 30 * self.strips.len() as u32) * self.regions.len() as u32,
+            140 + (50 + 30 * self.strips.len() as u32) * self.regions.len() as u32
+                + crate::plot::style::legend_height(&self.entries(), 1200),
         )
     }
 
@@ -161,11 +176,13 @@ impl Draw for States {
             .max()
             .unwrap_or(1);
         let rows = self.regions.len() as f64;
-        let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, ("sans-serif", 18))
+        let entries = self.entries();
+        let (body, legend_area) = crate::plot::style::with_legend(root, &entries);
+        let mut chart = ChartBuilder::on(&body)
+            .caption(&self.title, ("sans-serif", crate::plot::style::px(18)))
             .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(10)
+            .x_label_area_size(68)
+            .y_label_area_size(17)
             .build_cartesian_2d(0.0..months as f64, 0.0..rows)?;
         chart
             .configure_mesh()
@@ -173,7 +190,7 @@ impl Draw for States {
             .disable_y_axis()
             .x_desc(self.x_desc.as_str())
             .x_label_formatter(&|x: &f64| format!("{x:.0}"))
-            .label_style(("sans-serif", 14))
+            .label_style(("sans-serif", crate::plot::style::px(14)))
             .draw()?;
         let n = self.strips.len() as f64;
         // each region: a name line, then the strips from top to bottom
@@ -184,7 +201,9 @@ impl Draw for States {
             chart.draw_series(std::iter::once(Text::new(
                 name.clone(),
                 (0.2, top - 0.05),
-                ("sans-serif", 13).into_font().color(&BLACK),
+                ("sans-serif", crate::plot::style::px(13))
+                    .into_font()
+                    .color(&BLACK),
             )))?;
             for (month, values) in cells {
                 let x = *month as f64;
@@ -204,16 +223,7 @@ impl Draw for States {
                 }
             }
         }
-        for k in 0..self.states {
-            let color = PALETTE[k % PALETTE.len()];
-            chart
-                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
-                .label(format!("state {k}"))
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
-                });
-        }
-        crate::plot::legend(&mut chart, SeriesLabelPosition::LowerRight, 13)?;
+        crate::plot::style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }
@@ -261,17 +271,9 @@ pub fn emissions(t: &Table) -> Result<Emissions, DrawError> {
     Ok(Emissions { states: out })
 }
 
-/// The label of the most probable value.
-fn top(values: &[(String, f64)]) -> String {
-    values
-        .iter()
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or(String::new(), |v| format!(" — mostly \"{}\"", v.0))
-}
-
 impl Draw for Emissions {
     fn size(&self) -> (u32, u32) {
-        (1500, 60 + 300 * self.states.len().max(1) as u32)
+        (1500, 60 + 520 * self.states.len().max(1) as u32)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -282,39 +284,83 @@ impl Draw for Emissions {
         for (k, s) in self.states.iter().enumerate() {
             let color = PALETTE[k % PALETTE.len()];
             let probs = |v: &[(String, f64)]| v.iter().map(|x| x.1).collect::<Vec<f64>>();
-            let panels: [(String, Vec<f64>); 3] = [
-                (format!("type{}", top(&s.types)), probs(&s.types)),
+            let names =
+                |v: &[(String, f64)]| v.iter().map(|x| x.0.clone()).collect::<Vec<String>>();
+            let panels: [(String, Vec<f64>, Vec<String>); 3] = [
+                ("type".into(), probs(&s.types), names(&s.types)),
                 (
-                    format!("category{}", top(&s.categories)),
+                    "category".into(),
                     probs(&s.categories),
+                    names(&s.categories),
                 ),
                 (
-                    "P(casualty): friendly/host, civilian, enemy".into(),
+                    "P(casualty)".into(),
                     s.casualties.clone(),
+                    ["friendly/host", "civilian", "enemy"]
+                        .iter()
+                        .map(|x| x.to_string())
+                        .collect(),
                 ),
             ];
-            for (j, (name, probs)) in panels.iter().enumerate() {
+            for (j, (name, probs, labels)) in panels.iter().enumerate() {
                 let area = &areas[k * 3 + j];
                 let top = probs.iter().copied().fold(0.0, f64::max).max(1e-3) * 1.1;
+                let n = probs.len().max(1);
+                // many values (the categories): name only the five most probable
+                let shown: Vec<usize> = if probs.len() <= 12 {
+                    (0..probs.len()).collect()
+                } else {
+                    let mut idx: Vec<usize> = (0..probs.len()).collect();
+                    idx.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
+                    idx.truncate(5);
+                    idx
+                };
                 let mut chart = ChartBuilder::on(area)
                     .caption(
-                        format!("state {k} ({} cells): {name}", s.cells),
-                        ("sans-serif", 15),
+                        if probs.len() > 12 {
+                            format!("state {k} ({} cells): {name} (top 5 named)", s.cells)
+                        } else {
+                            format!("state {k} ({} cells): {name}", s.cells)
+                        },
+                        ("sans-serif", crate::plot::style::TITLE - 4),
                     )
-                    .margin(8)
-                    .x_label_area_size(28)
-                    .y_label_area_size(50)
-                    .build_cartesian_2d(0.0..probs.len().max(1) as f64, 0.0..top)?;
+                    .margin(10)
+                    .x_label_area_size(190)
+                    .y_label_area_size(crate::plot::style::Y_AREA)
+                    .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)?;
                 chart
                     .configure_mesh()
                     .disable_x_mesh()
-                    .x_desc("value")
                     .y_desc("probability")
-                    .label_style(("sans-serif", 12))
+                    .x_labels(n)
+                    .y_labels(5)
+                    .x_label_formatter(&|_: &f64| String::new())
+                    .y_label_formatter(&crate::plot::tick)
+                    .label_style(("sans-serif", crate::plot::style::TICK - 2))
+                    .light_line_style(WHITE.mix(0.0))
+                    .axis_desc_style(("sans-serif", crate::plot::style::DESC - 2))
                     .draw()?;
                 chart.draw_series(probs.iter().enumerate().map(|(v, &p)| {
-                    Rectangle::new([(v as f64 + 0.1, 0.0), (v as f64 + 0.9, p)], color.filled())
+                    Rectangle::new([(v as f64 - 0.4, 0.0), (v as f64 + 0.4, p)], color.filled())
                 }))?;
+                // value names below the axis, read top to bottom, starting at the axis
+                let font = ("sans-serif", crate::plot::style::TICK - 6)
+                    .into_font()
+                    .transform(FontTransform::Rotate90)
+                    .color(&BLACK)
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Left,
+                        plotters::style::text_anchor::VPos::Center,
+                    ));
+                let (bx, by) = area.get_base_pixel();
+                for &i in &shown {
+                    let (x, y) = chart.backend_coord(&(i as f64, 0.0));
+                    area.draw(&Text::new(
+                        labels.get(i).cloned().unwrap_or_default(),
+                        (x - bx, y - by + 8),
+                        font.clone(),
+                    ))?;
+                }
             }
         }
         Ok(())
@@ -354,17 +400,26 @@ pub fn fig6(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
                     (name.clone(), pts)
                 })
                 .collect();
-            (format!("{} ({d})", m.replace('_', " ")), bands)
+            let model = match m.as_str() {
+                "naive_bayes" => "Naive Bayes",
+                "hmm" => "HMM",
+                other => other,
+            };
+            (format!("{model}, {}", title_case(d)), bands)
         })
         .collect();
     Ok(crate::plot::grid::PanelGrid {
-        label: str::to_string,
         rows: 1,
         cols: keys.len(),
         panels,
-        x_desc: "log10 ε".into(),
-        y_desc: "test log-likelihood per event, mean ± s.e.".into(),
+        x_desc: "ε (log scale)".into(),
+        y_desc: "test log-lik. per event".into(),
         order,
+        x_log10: true,
+        subtitle: Some(
+            "Synthetic war logs; mean ± s.e. over train/test splits; OPS: M samples averaged"
+                .into(),
+        ),
     })
 }
 
@@ -375,9 +430,9 @@ pub fn recovery(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
     let order = distinct(t, mech);
     let sets = distinct(t, ds);
     let metrics = [
-        ("ari_modal", "ARI, modal states"),
-        ("ari_last", "ARI, last sample"),
-        ("tv", "emission TV (lower is better)"),
+        ("ari_modal", "ARI (modal states)"),
+        ("ari_last", "ARI (last sample)"),
+        ("tv", "Emission TV (lower better)"),
     ];
     let mut panels = Vec::new();
     for (metric, title) in metrics {
@@ -396,17 +451,26 @@ pub fn recovery(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
                     (name.clone(), pts)
                 })
                 .collect();
-            panels.push((format!("{title} ({d})"), bands));
+            panels.push((format!("{title}, {}", title_case(d)), bands));
         }
     }
     Ok(crate::plot::grid::PanelGrid {
-        label: str::to_string,
         rows: metrics.len(),
         cols: sets.len(),
         panels,
-        x_desc: "log10 ε".into(),
+        x_desc: "ε (log scale)".into(),
         y_desc: "mean ± s.e. over repeats".into(),
         order,
+        x_log10: true,
+        subtitle: Some("Synthetic war logs with planted states; model states = planted".into()),
+    })
+}
+
+/// A preset or dataset name as a title word ("iraq" → "Iraq").
+fn title_case(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
     })
 }
 

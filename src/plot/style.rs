@@ -1,0 +1,365 @@
+//! The house style for figures meant for a paper: text sizes that read at one- and
+//! two-column width, one colour-blind-safe colour and marker per mechanism across
+//! every figure, display names instead of identifiers, and one legend per figure
+//! drawn outside the panels.
+//!
+//! Sizes are in pixels of the rendered canvas. The canvases are 900–1800 px wide and
+//! print at 3.3 in (one column) to 7 in (two columns), so 24 px text prints at about
+//! 8 pt; the earlier 12–15 px text printed at 3–4 pt.
+
+use plotters::coord::Shift;
+use plotters::element::{Drawable, PointCollection};
+use plotters::prelude::*;
+use plotters_backend::{BackendCoord, DrawingErrorKind};
+
+use super::DrawError;
+
+/// Scale of every text size against the pre-issue-13 style.
+pub const TEXT_SCALE: f64 = 1.8;
+
+/// A text size of the earlier style, scaled by [`TEXT_SCALE`].
+pub fn px(old: u32) -> u32 {
+    (old as f64 * TEXT_SCALE).round() as u32
+}
+
+/// Panel titles.
+pub const TITLE: u32 = 30;
+/// Axis descriptions.
+pub const DESC: u32 = 26;
+/// Tick labels.
+pub const TICK: u32 = 24;
+/// Legend entries.
+pub const LEGEND: u32 = 24;
+/// Data line width.
+pub const LINE: u32 = 3;
+/// Room below an x axis for its ticks and description.
+pub const X_AREA: u32 = 78;
+/// Room left of a y axis for its ticks and description.
+pub const Y_AREA: u32 = 104;
+
+/// Okabe–Ito colours (Wong 2011, Nature Methods 8:441), safe for the common forms of
+/// colour blindness; yellow is left out (unreadable on white).
+pub const BLACK_: RGBColor = RGBColor(0, 0, 0);
+pub const BLUE: RGBColor = RGBColor(0, 114, 178);
+pub const VERMILLION: RGBColor = RGBColor(213, 94, 0);
+pub const GREEN: RGBColor = RGBColor(0, 158, 115);
+pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
+pub const ORANGE: RGBColor = RGBColor(230, 159, 0);
+pub const SKY: RGBColor = RGBColor(86, 180, 233);
+
+/// A point marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+    Cross,
+}
+
+/// How a series is drawn and named.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesStyle {
+    pub label: String,
+    pub color: RGBColor,
+    pub marker: Marker,
+}
+
+fn style(label: &str, color: RGBColor, marker: Marker) -> SeriesStyle {
+    SeriesStyle {
+        label: label.into(),
+        color,
+        marker,
+    }
+}
+
+/// The style of a mechanism (or reference) by its identifier in the CSVs: the same
+/// colour and marker wherever it appears. Identifiers this table does not know get
+/// a readable name (underscores as spaces, first letter capitalised) and a colour
+/// by their position `k` among the figure's series.
+pub fn series(name: &str, k: usize) -> SeriesStyle {
+    use Marker::*;
+    match name {
+        "true_posterior" | "posterior" => style("True posterior", BLACK_, Circle),
+        "non_private" | "nonprivate" => style("Non-private", BLACK_, Circle),
+        "reference" => style("Reference chains", BLACK_, Circle),
+        "laplace" => style("Laplace", VERMILLION, Square),
+        "laplace_per_cell" => style("Laplace (per region-month)", ORANGE, Cross),
+        "ops" => style("OPS", GREEN, Triangle),
+        "ops_m10" => style("OPS (M = 10)", GREEN, Triangle),
+        "ops_m100" => style("OPS (M = 100)", SKY, Diamond),
+        "diffuse" => style("Diffuse (Alg. 5)", BLUE, Circle),
+        "diffused" => style("Diffused (Alg. 2)", BLUE, Circle),
+        "concentrated" => style("Concentrated (Alg. 4)", ORANGE, Square),
+        "concentrated_beta" => style("Concentrated (Alg. 3)", ORANGE, Square),
+        "gaussian" => style("Gaussian mechanism", PURPLE, Diamond),
+        "gibbs" => style("Gibbs posterior (Minami Thm 7)", PURPLE, Diamond),
+        "hellinger_em" => style("Smoothed-Hellinger EM", BLUE, Circle),
+        "laplace_dim" => style("Laplace (dimension-proportional)", VERMILLION, Square),
+        "laplace_hist" => style("Laplace (histogram sensitivity)", ORANGE, Triangle),
+        "dp_mcmc" | "private" => style("DP-MCMC", BLUE, Circle),
+        "dp_sgld" => style("DP-SGLD (as published, noise h)", VERMILLION, Square),
+        "dp_sgld_corrected" => style("DP-SGLD (noise 2h)", GREEN, Triangle),
+        "dp_sgld_tight" => style("DP-SGLD (as published), tight PLD ε", PURPLE, Diamond),
+        "hmc" => style("HMC (privpost)", BLUE, Circle),
+        "paper_slice" => style("Slice sampler (paper)", VERMILLION, Square),
+        other => {
+            let mut label: String = other.replace('_', " ");
+            if let Some(first) = label.get(..1) {
+                label = first.to_uppercase() + &label[1..];
+            }
+            style(
+                &label,
+                sequence(k),
+                [Circle, Square, Triangle, Diamond, Cross][k % 5],
+            )
+        }
+    }
+}
+
+/// Colours for an ordered family of curves (a parameter's values, not mechanisms).
+pub fn sequence(k: usize) -> RGBColor {
+    [BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, BLACK_][k % 7]
+}
+
+/// A marker of `size` px centred at a data point: a plotters element, drawn with
+/// `chart.draw_series(points.map(|p| Mark::new(p, marker, color, size)))`.
+pub struct Mark<C> {
+    pub at: C,
+    pub marker: Marker,
+    pub color: RGBColor,
+    pub size: i32,
+}
+
+impl<C> Mark<C> {
+    pub fn new(at: C, marker: Marker, color: RGBColor, size: i32) -> Self {
+        Mark {
+            at,
+            marker,
+            color,
+            size,
+        }
+    }
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a Mark<C> {
+    type Point = &'a C;
+    type IntoIter = std::iter::Once<&'a C>;
+    fn point_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for Mark<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut points: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let Some((x, y)) = points.next() else {
+            return Ok(());
+        };
+        let s = self.size;
+        let fill = self.color.filled();
+        match self.marker {
+            Marker::Circle => backend.draw_circle((x, y), s.max(0) as u32, &fill, true),
+            Marker::Square => backend.draw_rect((x - s, y - s), (x + s, y + s), &fill, true),
+            Marker::Triangle => backend.fill_polygon(
+                vec![(x, y - s - 1), (x - s - 1, y + s), (x + s + 1, y + s)],
+                &fill,
+            ),
+            Marker::Diamond => backend.fill_polygon(
+                vec![
+                    (x, y - s - 2),
+                    (x + s + 1, y),
+                    (x, y + s + 2),
+                    (x - s - 1, y),
+                ],
+                &fill,
+            ),
+            Marker::Cross => {
+                let line = self.color.stroke_width(3);
+                backend.draw_line((x - s, y - s), (x + s, y + s), &line)?;
+                backend.draw_line((x - s, y + s), (x + s, y - s), &line)
+            }
+        }
+    }
+}
+
+/// One legend entry: a label, its colour and marker, and whether it is a line
+/// (else a marker alone).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub label: String,
+    pub color: RGBColor,
+    pub marker: Option<Marker>,
+    pub line: bool,
+    /// Dashed line (a reference level).
+    pub dashed: bool,
+}
+
+impl Entry {
+    pub fn of(s: &SeriesStyle) -> Self {
+        Entry {
+            label: s.label.clone(),
+            color: s.color,
+            marker: Some(s.marker),
+            line: true,
+            dashed: false,
+        }
+    }
+}
+
+const SWATCH: i32 = 44;
+
+fn entry_width(e: &Entry) -> i32 {
+    // DejaVu Sans averages about 0.56 em per character
+    SWATCH + 14 + (e.label.chars().count() as f64 * LEGEND as f64 * 0.56) as i32 + 34
+}
+
+/// Rows the legend needs across `width` px.
+pub fn legend_rows(entries: &[Entry], width: u32) -> u32 {
+    let mut rows = 1;
+    let mut x = 20;
+    for e in entries {
+        let w = entry_width(e);
+        if x + w > width as i32 - 10 && x > 20 {
+            rows += 1;
+            x = 20;
+        }
+        x += w;
+    }
+    rows
+}
+
+/// Height of a legend strip for `entries` across `width` px.
+pub fn legend_height(entries: &[Entry], width: u32) -> u32 {
+    if entries.is_empty() {
+        0
+    } else {
+        16 + 38 * legend_rows(entries, width)
+    }
+}
+
+/// Splits off a strip at the bottom of `root` for the figure's legend; returns
+/// (panels area, legend area).
+pub fn with_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    let (w, h) = root.dim_in_pixel();
+    let strip = legend_height(entries, w).min(h / 2);
+    root.split_vertically(h - strip)
+}
+
+/// Draws the figure's one legend in `area` (from [`with_legend`]), outside every
+/// panel: entries in rows, centred.
+pub fn legend_strip<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let (w, _) = area.dim_in_pixel();
+    // rows of entries
+    let mut rows: Vec<Vec<&Entry>> = vec![Vec::new()];
+    let mut x = 20;
+    for e in entries {
+        let ew = entry_width(e);
+        if x + ew > w as i32 - 10 && x > 20 {
+            rows.push(Vec::new());
+            x = 20;
+        }
+        rows.last_mut().expect("a row").push(e);
+        x += ew;
+    }
+    let font = ("sans-serif", LEGEND).into_font().color(&BLACK);
+    for (r, row) in rows.iter().enumerate() {
+        let total: i32 = row.iter().map(|e| entry_width(e)).sum();
+        let mut x = ((w as i32 - total) / 2).max(10);
+        let y = 8 + 38 * r as i32 + 19;
+        for e in row {
+            if e.line {
+                let style = ShapeStyle::from(&e.color).stroke_width(LINE);
+                if e.dashed {
+                    for k in 0..4 {
+                        area.draw(&PathElement::new(
+                            vec![(x + 12 * k, y), (x + 12 * k + 7, y)],
+                            style,
+                        ))?;
+                    }
+                } else {
+                    area.draw(&PathElement::new(vec![(x, y), (x + SWATCH, y)], style))?;
+                }
+            }
+            if let Some(m) = e.marker {
+                area.draw(&Mark::new((x + SWATCH / 2, y), m, e.color, 6))?;
+            }
+            area.draw(&Text::new(
+                e.label.clone(),
+                (x + SWATCH + 12, y - LEGEND as i32 / 2 - 3),
+                font.clone(),
+            ))?;
+            x += entry_width(e);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each mechanism keeps one colour and marker wherever it appears, and no two
+    /// mechanisms that share a figure share a colour.
+    #[test]
+    fn mechanisms_that_share_a_figure_are_told_apart() {
+        let figures: [&[&str]; 7] = [
+            &["concentrated", "diffuse", "ops", "true_posterior", "gibbs"],
+            &[
+                "laplace",
+                "non_private",
+                "ops_m10",
+                "ops_m100",
+                "laplace_per_cell",
+            ],
+            &["laplace", "ops", "posterior"],
+            &["hellinger_em", "laplace_dim", "laplace_hist"],
+            &["dp_mcmc", "dp_sgld", "dp_sgld_corrected", "dp_sgld_tight"],
+            &["hmc", "paper_slice", "reference"],
+            &[
+                "diffused",
+                "concentrated_beta",
+                "gaussian",
+                "true_posterior",
+            ],
+        ];
+        for names in figures {
+            let styles: Vec<SeriesStyle> = names.iter().map(|n| series(n, 0)).collect();
+            for i in 0..styles.len() {
+                assert!(!styles[i].label.contains('_'), "{}", styles[i].label);
+                for j in 0..i {
+                    assert_ne!(
+                        styles[i].color, styles[j].color,
+                        "{} vs {}",
+                        names[i], names[j]
+                    );
+                }
+            }
+        }
+        assert_eq!(series("ops", 3).color, series("ops_m10", 0).color);
+        assert_eq!(series("some_new_thing", 2).label, "Some new thing");
+    }
+
+    #[test]
+    fn legends_wrap_into_rows() {
+        let e: Vec<Entry> = (0..6)
+            .map(|k| Entry::of(&series("laplace_dim", k)))
+            .collect();
+        assert_eq!(legend_rows(&e[..1], 1400), 1);
+        assert!(legend_rows(&e, 900) >= 3);
+        assert_eq!(legend_height(&[], 900), 0);
+    }
+}
