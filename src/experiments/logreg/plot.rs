@@ -69,7 +69,9 @@ pub fn fig3(t: &Table, metric: &str, y_desc: &str) -> Result<PanelGrid, DrawErro
         y_desc: y_desc.into(),
         order,
         x_log10: false,
-        subtitle: Some("(λ, ε)-RDP; mean ± s.e. over independent draws; rows: Rényi order λ".into()),
+        subtitle: Some(
+            "(λ, ε)-RDP; mean ± s.e. over independent draws; rows: Rényi order λ".into(),
+        ),
     })
 }
 
