@@ -208,27 +208,6 @@ pub fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError
     Ok(())
 }
 
-/// Draws the legend box in the house style.
-pub fn legend<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-    font_size: u32,
-) -> Result<(), DrawError>
-where
-    DB: DrawingBackend + 'a,
-    DB::ErrorType: 'static,
-    CT: CoordTranslate,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", font_size))
-        .draw()?;
-    Ok(())
-}
-
 /// Tick label with at most three significant digits and no trailing zeros.
 pub fn tick(v: &f64) -> String {
     if *v == 0.0 || !v.is_finite() {
@@ -245,18 +224,6 @@ pub fn tick(v: &f64) -> String {
 
 /// A named series of (x, mean, spread) points.
 pub type Band = (String, Vec<(f64, f64, f64)>);
-
-/// Series colours, distinguishable in print (Okabe–Ito).
-pub const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(230, 159, 0),
-    RGBColor(86, 180, 233),
-    RGBColor(0, 0, 0),
-    RGBColor(240, 228, 66),
-];
 
 /// Splits a polyline at non-finite points and clips it to `y ≤ y_max`,
 /// interpolating the crossing so a curve that leaves the axes ends on its edge.

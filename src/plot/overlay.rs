@@ -5,7 +5,8 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{legend, tick, Draw, DrawError, PALETTE};
+use super::style::{self, Entry, Mark, Marker};
+use super::{tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// A figure's main metric for overlays: `y` against `x`, one line per
@@ -23,6 +24,9 @@ pub type Line = (String, Vec<(f64, f64)>);
 /// Most lines drawn in one overlay (the legend lists them all up to this).
 pub const MAX_LINES: usize = 40;
 
+/// Columns whose values name a mechanism or sampler (shown by display name).
+const MECHANISM_COLUMNS: [&str; 4] = ["algorithm", "mechanism", "sampler", "method"];
+
 /// Lines of a combined table: label and finite (x, y) points in row order.
 pub fn lines(t: &Table, overlay: &Overlay, point_col: usize) -> Result<Vec<Line>, DrawError> {
     let x = t.col(overlay.x)?;
@@ -39,9 +43,15 @@ pub fn lines(t: &Table, overlay: &Overlay, point_col: usize) -> Result<Vec<Line>
             continue;
         }
         let mut label = t.s(i, point_col);
-        for &c in &series {
+        for (&c, name) in series.iter().zip(overlay.series) {
             label.push_str(" · ");
-            label.push_str(&t.s(i, c));
+            let value = t.s(i, c);
+            // mechanisms by their display names, as in the figures
+            if MECHANISM_COLUMNS.contains(name) {
+                label.push_str(&style::series(&value, 0).label);
+            } else {
+                label.push_str(&value);
+            }
         }
         match out.iter().position(|(l, _)| *l == label) {
             Some(k) => out[k].1.push((xv, yv)),
@@ -89,15 +99,46 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     }
 }
 
+impl OverlayChart {
+    /// Colour and marker of line `k`: the house sequence of colours, then again
+    /// with the next marker.
+    fn look(k: usize) -> (RGBColor, Marker) {
+        use Marker::*;
+        (
+            style::sequence(k),
+            [Circle, Square, Triangle, Diamond, Cross, Ring][(k / 7) % 6],
+        )
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        self.lines
+            .iter()
+            .enumerate()
+            .map(|(k, (label, _))| {
+                let (color, marker) = Self::look(k);
+                Entry {
+                    label: label.clone(),
+                    color,
+                    marker: Some(marker),
+                    line: true,
+                    dashed: false,
+                }
+            })
+            .collect()
+    }
+}
+
 impl Draw for OverlayChart {
     fn size(&self) -> (u32, u32) {
-        (1000, 650)
+        (1200, 700 + style::legend_height(&self.entries(), 1200))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
+        let entries = self.entries();
+        let (area, legend_area) = style::with_legend(root, &entries);
         let log_x = wide_positive(self.lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)));
         let log_y = wide_positive(self.lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)));
         let map = |(x, y): (f64, f64)| {
@@ -106,10 +147,10 @@ impl Draw for OverlayChart {
                 if log_y { y.log10() } else { y },
             )
         };
-        let lines: Vec<(&String, Vec<(f64, f64)>)> = self
+        let lines: Vec<Vec<(f64, f64)>> = self
             .lines
             .iter()
-            .map(|(l, p)| (l, p.iter().map(|&q| map(q)).collect()))
+            .map(|(_, p)| p.iter().map(|&q| map(q)).collect())
             .collect();
         let (mut x0, mut x1, mut y0, mut y1) = (
             f64::INFINITY,
@@ -117,7 +158,7 @@ impl Draw for OverlayChart {
             f64::INFINITY,
             f64::NEG_INFINITY,
         );
-        for &(x, y) in lines.iter().flat_map(|(_, p)| p.iter()) {
+        for &(x, y) in lines.iter().flatten() {
             x0 = x0.min(x);
             x1 = x1.max(x);
             y0 = y0.min(y);
@@ -125,26 +166,25 @@ impl Draw for OverlayChart {
         }
         let (x0, x1) = padded(x0, x1);
         let (y0, y1) = padded(y0, y1);
-        let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, ("sans-serif", crate::plot::style::px(20)))
+        let mut chart = ChartBuilder::on(&area)
+            .caption(&self.title, ("sans-serif", style::TITLE))
             .margin(12)
-            .x_label_area_size(76)
-            .y_label_area_size(119)
+            .margin_right(30)
+            .x_label_area_size(style::X_AREA)
+            .y_label_area_size(style::Y_AREA + 20)
             .build_cartesian_2d(x0..x1, y0..y1)?;
-        let x_tick = |v: &f64| {
-            if log_x {
-                tick(&10f64.powf(*v))
-            } else {
+        // on a log axis only the decades are labelled
+        let log_tick = |log: bool, v: &f64| {
+            if !log {
                 tick(v)
+            } else if (v - v.round()).abs() < 1e-9 {
+                tick(&10f64.powf(v.round()))
+            } else {
+                String::new()
             }
         };
-        let y_tick = |v: &f64| {
-            if log_y {
-                tick(&10f64.powf(*v))
-            } else {
-                tick(v)
-            }
-        };
+        let x_tick = |v: &f64| log_tick(log_x, v);
+        let y_tick = |v: &f64| log_tick(log_y, v);
         let desc = |name: &str, log: bool| {
             if log {
                 format!("{name} (log scale)")
@@ -158,26 +198,17 @@ impl Draw for OverlayChart {
             .y_desc(desc(&self.y, log_y))
             .x_label_formatter(&x_tick)
             .y_label_formatter(&y_tick)
-            .label_style(("sans-serif", crate::plot::style::px(14)))
+            .label_style(("sans-serif", style::TICK))
+            .axis_desc_style(("sans-serif", style::DESC))
+            .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
-        for (k, (label, pts)) in lines.iter().enumerate() {
-            // past the palette, lines repeat its colours thinner with triangles
-            let color = PALETTE[k % PALETTE.len()];
-            let round = k / PALETTE.len();
-            let style = ShapeStyle::from(&color).stroke_width(if round == 0 { 2 } else { 1 });
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), style))?
-                .label(label.to_string())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
-            if round == 0 {
-                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
-            } else {
-                chart.draw_series(
-                    pts.iter()
-                        .map(|&p| TriangleMarker::new(p, 4, color.filled())),
-                )?;
-            }
+        for (k, pts) in lines.iter().enumerate() {
+            let (color, marker) = Self::look(k);
+            let line = ShapeStyle::from(&color).stroke_width(style::LINE);
+            chart.draw_series(LineSeries::new(pts.iter().copied(), line))?;
+            chart.draw_series(pts.iter().map(|&p| Mark::new(p, marker, color, 6)))?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight, 12)
+        style::legend_strip(&legend_area, &entries)?;
+        Ok(())
     }
 }

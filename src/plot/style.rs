@@ -46,6 +46,8 @@ pub const GREEN: RGBColor = RGBColor(0, 158, 115);
 pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
 pub const ORANGE: RGBColor = RGBColor(230, 159, 0);
 pub const SKY: RGBColor = RGBColor(86, 180, 233);
+/// Reference lines and intervals: the grey of every figure.
+pub const GREY: RGBColor = RGBColor(100, 100, 100);
 
 /// A point marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub enum Marker {
     Triangle,
     Diamond,
     Cross,
+    /// A hollow circle.
+    Ring,
 }
 
 /// How a series is drawn and named.
@@ -122,6 +126,19 @@ pub fn sequence(k: usize) -> RGBColor {
     [BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, BLACK_][k % 7]
 }
 
+/// Colours for the categories of a filled area (the states of an HMM): the
+/// sequence plus Okabe–Ito yellow, which reads as an area though not as a line.
+pub const CATEGORIES: [RGBColor; 8] = [
+    BLUE,
+    VERMILLION,
+    GREEN,
+    PURPLE,
+    ORANGE,
+    SKY,
+    BLACK_,
+    RGBColor(240, 228, 66),
+];
+
 /// A marker of `size` px centred at a data point: a plotters element, drawn with
 /// `chart.draw_series(points.map(|p| Mark::new(p, marker, color, size)))`.
 pub struct Mark<C> {
@@ -178,6 +195,10 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Mark<C> {
                 ],
                 &fill,
             ),
+            Marker::Ring => {
+                let ring = self.color.stroke_width(3);
+                backend.draw_circle((x, y), s.max(0) as u32, &ring, false)
+            }
             Marker::Cross => {
                 let line = self.color.stroke_width(3);
                 backend.draw_line((x - s, y - s), (x + s, y + s), &line)?;
@@ -200,6 +221,28 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// A marker alone (points, not lines).
+    pub fn point(label: &str, color: RGBColor, marker: Marker) -> Self {
+        Entry {
+            label: label.into(),
+            color,
+            marker: Some(marker),
+            line: false,
+            dashed: false,
+        }
+    }
+
+    /// A line without marker, dashed or solid (a reference level, an interval).
+    pub fn rule(label: &str, color: RGBColor, dashed: bool) -> Self {
+        Entry {
+            label: label.into(),
+            color,
+            marker: None,
+            line: true,
+            dashed,
+        }
+    }
+
     pub fn of(s: &SeriesStyle) -> Self {
         Entry {
             label: s.label.clone(),

@@ -1,134 +1,175 @@
-//! The audit figure: for every audit, audited ε (or Rényi divergence) over the
-//! claim, with its interval; 1 is the claim. PASS green, FAIL red; broken variants
-//! drawn hollow. Values above the axis (an unbounded loss) are drawn at its top
-//! with an arrow.
+//! The audit figure, a forest plot: one block per audited mechanism (its display
+//! name as the block's heading), one row per audit of it (exact or sampled, the
+//! real mechanism or a deliberately broken variant), each showing the audited
+//! privacy loss over the claimed one with its interval; 1 is the claim. PASS in
+//! green, FAIL in vermillion; broken variants drawn hollow (they must FAIL).
+//! Values beyond the axis (a large or unbounded loss) are drawn at its end with
+//! their value written beside them.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
+use crate::plot::style::{self, Entry, Mark, Marker};
 use crate::plot::{render, summary, Draw, DrawError};
 use crate::results::table::Table;
 
 struct Point {
-    label: String,
+    /// "exact", "sampled" or "broken: …"
+    tag: String,
     ratio: f64,
     low: f64,
-    high: Option<f64>,
+    high: f64,
     pass: bool,
     broken: bool,
 }
 
+/// A line of the figure: a mechanism's heading, or one audit of it.
+enum Line {
+    Heading(String),
+    Audit(Point),
+}
+
 pub struct AuditPlot {
-    points: Vec<Point>,
-    /// rows of the summary (only the first [`MAX_ROWS`] are drawn)
+    lines: Vec<Line>,
+    /// audits drawn and audits in the summary (only the first [`MAX_ROWS`] are drawn)
+    drawn: usize,
     total: usize,
 }
 
-/// Most rows one figure draws (its height grows with them); an edited summary with
-/// more is drawn in part, and the caption says so.
+/// Most audits one figure draws (its height grows with them); an edited summary
+/// with more is drawn in part, and the title says so.
 const MAX_ROWS: usize = 500;
 
-/// The top of the ratio axis: larger ratios are drawn there.
+/// The end of the ratio axis: larger ratios are drawn there.
 const TOP: f64 = 2.5;
+
+/// Height of one line in px.
+const ROW: u32 = 40;
+
+/// Width of the canvas and of the room left of the axis for the row tags.
+const WIDTH: u32 = 1600;
+const TAGS: u32 = 430;
+
+const PASS: RGBColor = style::GREEN;
+const FAIL: RGBColor = style::VERMILLION;
 
 impl AuditPlot {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (a, m, v, verdict, claim, audited, lo, hi, est) = (
+        let (a, m, v, verdict, mech, claim, audited, lo, hi, est) = (
             t.col("audit")?,
             t.col("method")?,
             t.col("variant")?,
             t.col("verdict")?,
+            t.col("mechanism")?,
             t.col("claim_epsilon")?,
             t.col("audited_epsilon")?,
             t.col("ci_low_epsilon")?,
             t.col("ci_high_epsilon")?,
             t.col("estimate_epsilon")?,
         );
-        let mut points = Vec::new();
-        for r in 0..t.rows.len().min(MAX_ROWS) {
+        let mut lines = Vec::new();
+        let mut last_audit = None;
+        let drawn = t.rows.len().min(MAX_ROWS);
+        for r in 0..drawn {
+            let audit = t.s(r, a);
+            if last_audit.as_ref() != Some(&audit) {
+                let name = t.s(r, mech);
+                lines.push(Line::Heading(if name.trim().is_empty() {
+                    audit.replace('_', " ")
+                } else {
+                    name
+                }));
+                last_audit = Some(audit);
+            }
             let c = t.f(r, claim);
             let scale = |x: f64| if c > 0.0 { x / c } else { f64::INFINITY };
-            let high = t.s(r, hi);
             let variant = t.s(r, v);
-            points.push(Point {
-                label: format!(
-                    "{} ({}){}",
-                    t.s(r, a),
-                    t.s(r, m),
-                    if variant == "real" {
-                        String::new()
-                    } else {
-                        format!(" — BROKEN: {variant}")
-                    }
-                ),
+            let method = t.s(r, m);
+            let method = if method == "statistical" {
+                "sampled".to_string()
+            } else {
+                method
+            };
+            let broken = variant != "real";
+            lines.push(Line::Audit(Point {
+                tag: if broken {
+                    format!("{method}, broken: {}", variant.replace('_', " "))
+                } else {
+                    method
+                },
                 ratio: scale(t.f(r, audited)),
                 low: scale(t.f(r, lo)),
                 // a one-sided bound: the bar runs to the point estimate
-                high: Some(if high.trim().is_empty() {
+                high: if t.s(r, hi).trim().is_empty() {
                     scale(t.f(r, est))
                 } else {
                     scale(t.f(r, hi))
-                }),
+                },
                 pass: t.s(r, verdict) == "PASS",
-                broken: variant != "real",
-            });
+                broken,
+            }));
         }
         Ok(Self {
-            points,
+            lines,
+            drawn,
             total: t.rows.len(),
         })
+    }
+
+    fn entries() -> Vec<Entry> {
+        vec![
+            Entry::point("PASS", PASS, Marker::Circle),
+            Entry::point("FAIL", FAIL, Marker::Circle),
+            Entry::point("broken variant (must fail)", FAIL, Marker::Ring),
+            Entry::rule("interval, or lower bound to estimate", style::GREY, false),
+            Entry::rule("claim", style::BLACK_, false),
+        ]
     }
 }
 
 impl Draw for AuditPlot {
     fn size(&self) -> (u32, u32) {
-        (1300, 140 + 30 * self.points.len().max(1) as u32)
+        let rows = self.lines.len().max(1) as u32;
+        (
+            WIDTH,
+            70 + style::X_AREA + ROW * rows + style::legend_height(&Self::entries(), WIDTH),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let n = self.points.len().max(1) as f64;
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                if self.total > self.points.len() {
-                    format!(
-                        "privpost audit: audited privacy loss / claimed (≤ 1 passes) — first {} of {} audits",
-                        self.points.len(),
-                        self.total
-                    )
-                } else {
-                    "privpost audit: audited privacy loss / claimed (≤ 1 passes)".to_string()
-                },
-                ("sans-serif", crate::plot::style::px(24)),
+        let entries = Self::entries();
+        let (area, legend_area) = style::with_legend(root, &entries);
+        let n = self.lines.len().max(1) as f64;
+        let title = if self.total > self.drawn {
+            format!(
+                "Privacy audit: audited ÷ claimed loss (≤ 1 passes), first {} of {} audits",
+                self.drawn, self.total
             )
+        } else {
+            "Privacy audit: audited ÷ claimed loss (≤ 1 passes)".to_string()
+        };
+        let mut chart = ChartBuilder::on(&area)
+            .caption(title, ("sans-serif", style::TITLE))
             .margin(14)
-            .x_label_area_size(85)
-            .y_label_area_size(676)
+            .margin_right(40)
+            .x_label_area_size(style::X_AREA)
+            .y_label_area_size(TAGS)
             .build_cartesian_2d(0.0..TOP, -0.5..(n - 0.5))?;
-        let labels: Vec<String> = self.points.iter().map(|p| p.label.clone()).collect();
         chart
             .configure_mesh()
             .disable_y_mesh()
-            .y_labels(self.points.len().max(1))
-            .y_label_formatter(&|y| {
-                let i = (n - 1.0 - y).round();
-                if (y - y.round()).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
-                    labels[i as usize].clone()
-                } else {
-                    String::new()
-                }
-            })
-            .x_desc("audited ε (exact, or the lower confidence bound; Rényi divergence for RDP claims) ÷ claimed ε — bars: interval, or lower bound to point estimate")
+            .y_labels(0)
+            .x_desc("audited ÷ claimed privacy loss (ε, or Rényi divergence for RDP claims)")
             .x_label_formatter(&|x| format!("{x:.1}"))
-            .label_style(("sans-serif", crate::plot::style::px(15)))
+            .label_style(("sans-serif", style::TICK))
+            .axis_desc_style(("sans-serif", style::DESC))
             .draw()?;
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(1.0, -0.5), (1.0, n - 0.5)],
-            ShapeStyle::from(&BLACK).stroke_width(2),
-        )))?;
+        let y_of = |i: usize| n - 1.0 - i as f64;
         let clip = |x: f64| {
             if x.is_finite() {
                 x.clamp(0.0, TOP)
@@ -136,40 +177,89 @@ impl Draw for AuditPlot {
                 TOP
             }
         };
-        let green = RGBColor(30, 140, 60);
-        let red = RGBColor(213, 40, 40);
-        for (i, p) in self.points.iter().enumerate() {
-            let y = n - 1.0 - i as f64;
-            let color = if p.pass { green } else { red };
-            let high = p.high.unwrap_or(TOP);
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(clip(p.low), y), (clip(high), y)],
-                ShapeStyle::from(&color.mix(0.6)).stroke_width(2),
-            )))?;
-            let x = clip(p.ratio);
-            let style = if p.broken {
-                ShapeStyle::from(&color).stroke_width(2)
-            } else {
-                color.filled()
-            };
-            chart.draw_series(std::iter::once(Circle::new((x, y), 6, style)))?;
-            if !p.ratio.is_finite() || p.ratio > TOP {
-                chart.draw_series(std::iter::once(Text::new(
-                    format!(
-                        "→ {}",
-                        if p.ratio.is_finite() {
-                            format!("{:.3}×", p.ratio)
-                        } else {
-                            "∞".into()
-                        }
-                    ),
-                    (TOP - 0.25, y + 0.35),
-                    ("sans-serif", crate::plot::style::px(14))
-                        .into_font()
-                        .color(&color),
-                )))?;
+        // the claim
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(1.0, -0.5), (1.0, n - 0.5)],
+            ShapeStyle::from(&style::BLACK_).stroke_width(2),
+        )))?;
+        let tag_font = ("sans-serif", style::TICK)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        let heading_font = ("sans-serif", style::TICK)
+            .into_font()
+            .style(FontStyle::Bold)
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        let value_font = |color: RGBColor| {
+            ("sans-serif", style::TICK)
+                .into_font()
+                .color(&color)
+                .pos(Pos::new(HPos::Right, VPos::Center))
+        };
+        let (x_left, _) = chart.backend_coord(&(0.0, 0.0));
+        for (i, line) in self.lines.iter().enumerate() {
+            let y = y_of(i);
+            let (_, py) = chart.backend_coord(&(0.0, y));
+            match line {
+                Line::Heading(name) => {
+                    // a band across the plot so the heading reads as a table row
+                    let (x_right, _) = chart.backend_coord(&(TOP, y));
+                    area.draw(&Rectangle::new(
+                        [
+                            (x_left + 1, py - ROW as i32 / 2 + 2),
+                            (x_right, py + ROW as i32 / 2 - 2),
+                        ],
+                        RGBColor(236, 236, 236).filled(),
+                    ))?;
+                    area.draw(&Text::new(
+                        name.clone(),
+                        (x_left - TAGS as i32 + 20, py),
+                        heading_font.clone(),
+                    ))?;
+                }
+                Line::Audit(p) => {
+                    area.draw(&Text::new(
+                        p.tag.clone(),
+                        (x_left - 12, py),
+                        tag_font.clone(),
+                    ))?;
+                    let color = if p.pass { PASS } else { FAIL };
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(clip(p.low), y), (clip(p.high), y)],
+                        ShapeStyle::from(&style::GREY).stroke_width(style::LINE),
+                    )))?;
+                    let marker = if p.broken {
+                        Marker::Ring
+                    } else {
+                        Marker::Circle
+                    };
+                    chart.draw_series(std::iter::once(Mark::new(
+                        (clip(p.ratio), y),
+                        marker,
+                        color,
+                        8,
+                    )))?;
+                    if !p.ratio.is_finite() || p.ratio > TOP {
+                        let (px_top, _) = chart.backend_coord(&(TOP, y));
+                        area.draw(&Text::new(
+                            if p.ratio.is_finite() {
+                                if p.ratio >= 100.0 {
+                                    format!("{:.0}× →", p.ratio)
+                                } else {
+                                    format!("{:.2}× →", p.ratio)
+                                }
+                            } else {
+                                "∞ →".into()
+                            },
+                            (px_top - 18, py),
+                            value_font(color),
+                        ))?;
+                    }
+                }
             }
         }
+        style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }
 }

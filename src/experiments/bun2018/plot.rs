@@ -26,13 +26,11 @@ fn entries(names: &[&str], crossover: bool, markers_only: bool) -> Vec<Entry> {
         }
     }
     if crossover {
-        e.push(Entry {
-            label: "n from which the EM beats that Laplace baseline".into(),
-            color: RGBColor(90, 90, 90),
-            marker: None,
-            line: true,
-            dashed: true,
-        });
+        e.push(Entry::rule(
+            "n from which the EM beats that Laplace baseline",
+            RGBColor(90, 90, 90),
+            true,
+        ));
     }
     e
 }

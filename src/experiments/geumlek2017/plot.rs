@@ -59,21 +59,13 @@ impl Fig1 {
         let mut e: Vec<Entry> = coefs
             .iter()
             .enumerate()
-            .map(|(i, c)| Entry {
-                label: format!("r, m = {c}"),
-                color: style::sequence(i),
-                marker: None,
-                line: true,
-                dashed: false,
-            })
+            .map(|(i, c)| Entry::rule(&format!("r, m = {c}"), style::sequence(i), false))
             .collect();
-        e.push(Entry {
-            label: "critical order λ* of the coefficient".into(),
-            color: RGBColor(110, 110, 110),
-            marker: None,
-            line: true,
-            dashed: true,
-        });
+        e.push(Entry::rule(
+            "critical order λ* of the coefficient",
+            RGBColor(110, 110, 110),
+            true,
+        ));
         e
     }
 }

@@ -93,37 +93,23 @@ impl Fig1 {
         let mut e = Vec::new();
         for (panel, letter) in [("a", "(a)"), ("b", "(b)")] {
             for (i, l) in self.labels(panel).iter().enumerate() {
-                e.push(Entry {
-                    label: format!(
+                e.push(Entry::rule(
+                    &format!(
                         "{letter} {}",
                         l.replace("1e5", "10⁵")
                             .replace("1e6", "10⁶")
                             .replace("1e7", "10⁷")
                             .replace("1e8", "10⁸")
                     ),
-                    color: style::sequence(i),
-                    marker: None,
-                    line: true,
-                    dashed: false,
-                });
+                    style::sequence(i),
+                    false,
+                ));
             }
         }
         if !self.series.is_empty() {
             let grey = RGBColor(90, 90, 90);
-            e.push(Entry {
-                label: "classic conversion".into(),
-                color: grey,
-                marker: None,
-                line: true,
-                dashed: false,
-            });
-            e.push(Entry {
-                label: "improved conversion".into(),
-                color: grey,
-                marker: None,
-                line: true,
-                dashed: true,
-            });
+            e.push(Entry::rule("classic conversion", grey, false));
+            e.push(Entry::rule("improved conversion", grey, true));
         }
         e
     }
@@ -406,13 +392,7 @@ impl Fig3 {
         }
         let grey = RGBColor(90, 90, 90);
         for (label, dashed) in [("θ₁", false), ("θ₂", true)] {
-            e.push(Entry {
-                label: label.into(),
-                color: grey,
-                marker: None,
-                line: true,
-                dashed,
-            });
+            e.push(Entry::rule(label, grey, dashed));
         }
         e
     }

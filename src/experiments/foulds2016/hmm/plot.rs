@@ -7,7 +7,8 @@ use plotters::prelude::*;
 use std::path::Path;
 
 use crate::hmm::metrics::{best_matching, confusion};
-use crate::plot::{distinct, Draw, DrawError, PALETTE};
+use crate::plot::style::CATEGORIES;
+use crate::plot::{distinct, Draw, DrawError};
 use crate::results::table::Table;
 
 /// (month, one state per strip: None where unknown) of one cell.
@@ -147,7 +148,7 @@ impl States {
         (0..self.states)
             .map(|k| crate::plot::style::Entry {
                 label: format!("state {k}"),
-                color: PALETTE[k % PALETTE.len()],
+                color: CATEGORIES[k % CATEGORIES.len()],
                 marker: Some(crate::plot::style::Marker::Square),
                 line: false,
                 dashed: false,
@@ -210,7 +211,7 @@ impl Draw for States {
                 for (j, v) in values.iter().enumerate() {
                     let Some(k) = v else { continue };
                     let y0 = top - name_h - j as f64 * strip_h;
-                    let color = PALETTE[k % PALETTE.len()];
+                    let color = CATEGORIES[k % CATEGORIES.len()];
                     let style = if self.strips[j].starts_with("planted truth") {
                         color.mix(0.55).filled()
                     } else {
@@ -282,7 +283,7 @@ impl Draw for Emissions {
     {
         let areas = root.split_evenly((self.states.len().max(1), 3));
         for (k, s) in self.states.iter().enumerate() {
-            let color = PALETTE[k % PALETTE.len()];
+            let color = CATEGORIES[k % CATEGORIES.len()];
             let probs = |v: &[(String, f64)]| v.iter().map(|x| x.1).collect::<Vec<f64>>();
             let names =
                 |v: &[(String, f64)]| v.iter().map(|x| x.0.clone()).collect::<Vec<String>>();
