@@ -45,6 +45,15 @@ pub trait Figure: Send + Sync {
     fn side_tables(&self, _data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
         Ok(Vec::new())
     }
+    /// The fixed parameters a reader needs beside the figure (ε, N, the prior,
+    /// δ, "synthetic data", …) as (name, value) pairs, from the resolved config
+    /// of this run (so a `--set` changes them too). The run writes them to
+    /// `parameters.csv`, and the plot shows them under the title
+    /// ([`crate::plot::parameters`]); an empty value shows the name alone. The
+    /// default has none.
+    fn parameters(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// The datasets the figure read or generated.
     fn datasets(&self) -> Vec<DatasetRecord> {
         Vec::new()
@@ -55,6 +64,11 @@ pub trait Figure: Send + Sync {
     fn task_cost(&self, _index: usize) -> f64 {
         1e4
     }
+}
+
+/// One entry of [`Figure::parameters`]: a name and its value as shown.
+pub fn parameter(name: &str, value: impl std::fmt::Display) -> (String, String) {
+    (name.to_string(), value.to_string())
 }
 
 /// A validated config that has not touched the world: no downloads, no dataset

@@ -42,7 +42,7 @@ impl PanelGrid {
 impl Draw for PanelGrid {
     fn size(&self) -> (u32, u32) {
         let w = 520 * self.cols.max(1) as u32;
-        let head = if self.subtitle.is_some() { 44 } else { 0 };
+        let head = style::heading_height(None, self.subtitle.as_deref(), w);
         (
             w,
             440 * self.rows.max(1) as u32 + head + style::legend_height(&self.entries(), w),
@@ -55,18 +55,7 @@ impl Draw for PanelGrid {
     {
         let entries = self.entries();
         let (body, legend_area) = style::with_legend(root, &entries);
-        let body = match &self.subtitle {
-            Some(sub) => {
-                let (head, rest) = body.split_vertically(44);
-                head.draw(&Text::new(
-                    sub.clone(),
-                    (20, 8),
-                    ("sans-serif", style::DESC).into_font().color(&BLACK),
-                ))?;
-                rest
-            }
-            None => body,
-        };
+        let body = style::heading(&body, None, self.subtitle.as_deref())?;
         let areas = body.split_evenly((self.rows.max(1), self.cols.max(1)));
         for ((title, bands), area) in self.panels.iter().zip(areas.iter()) {
             let pts = bands

@@ -156,6 +156,49 @@ pub fn summary(dir: &Path) -> Result<Table, DrawError> {
     read_checked(&dir.join("summary.csv"))
 }
 
+/// The file of a figure folder holding its fixed parameters (columns
+/// `parameter,value`), written by the run from `Figure::parameters`.
+pub const PARAMETERS: &str = "parameters.csv";
+
+/// Most parameters a subtitle shows (an edited file with more is cut there).
+const MAX_PARAMETERS: usize = 16;
+
+/// The fixed parameters of the figure in `dir` as one subtitle text,
+/// "ε = 1 · N = 20 · prior = Beta(1, 1) · synthetic data", from its
+/// `parameters.csv`; `None` when the folder has none (a figure without fixed
+/// parameters, or a folder written before the file existed).
+pub fn parameters(dir: &Path) -> Result<Option<String>, DrawError> {
+    let path = dir.join(PARAMETERS);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let t = Table::read_csv(&path).map_err(DrawError)?;
+    let col = |name: &str| {
+        t.col(name)
+            .map_err(|e| DrawError(format!("{}: {e}", path.display())))
+    };
+    let (p, v) = (col("parameter")?, col("value")?);
+    let parts: Vec<String> = (0..t.rows.len().min(MAX_PARAMETERS))
+        .map(|i| {
+            let (name, value) = (t.s(i, p), t.s(i, v));
+            if value.trim().is_empty() {
+                name
+            } else {
+                format!("{name} = {value}")
+            }
+        })
+        .collect();
+    Ok((!parts.is_empty()).then(|| parts.join(" · ")))
+}
+
+/// Joins a figure's own subtitle (what its panels show) and its parameters.
+pub fn subtitle(own: Option<String>, parameters: Option<String>) -> Option<String> {
+    match (own, parameters) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
 /// `data.csv` of a figure folder, its numbers checked.
 pub fn data(dir: &Path) -> Result<Table, DrawError> {
     read_checked(&dir.join("data.csv"))
@@ -165,6 +208,49 @@ fn read_checked(path: &Path) -> Result<Table, DrawError> {
     let t = Table::read_csv(path).map_err(DrawError)?;
     check_numbers(&t, path)?;
     Ok(t)
+}
+
+/// A figure under a heading: its title and a subtitle line (what its panels
+/// show, and the fixed parameters of the run from `parameters.csv`).
+pub struct Headed<D> {
+    pub figure: D,
+    pub title: Option<String>,
+    pub subtitle: Option<String>,
+}
+
+impl<D: Draw> Draw for Headed<D> {
+    fn size(&self) -> (u32, u32) {
+        let (w, h) = self.figure.size();
+        (
+            w,
+            h + style::heading_height(self.title.as_deref(), self.subtitle.as_deref(), w),
+        )
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let body = style::heading(root, self.title.as_deref(), self.subtitle.as_deref())?;
+        self.figure.draw(&body)
+    }
+}
+
+/// Renders `figure.png` and `figure.svg` of `figure` under `title` and a
+/// subtitle joining `own` (what the panels show) and the run's fixed
+/// parameters read from `dir` ([`parameters`]).
+pub fn render_headed<D: Draw>(
+    figure: D,
+    dir: &Path,
+    title: Option<&str>,
+    own: Option<String>,
+) -> Result<(), DrawError> {
+    let headed = Headed {
+        figure,
+        title: title.map(str::to_string),
+        subtitle: subtitle(own, parameters(dir)?),
+    };
+    render(&headed, dir)
 }
 
 /// Renders `figure.png` and `figure.svg`.
@@ -290,6 +376,30 @@ pub fn distinct(t: &Table, col: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameters_make_one_subtitle_and_a_damaged_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(parameters(dir.path()).unwrap(), None);
+        let path = dir.path().join(PARAMETERS);
+        std::fs::write(
+            &path,
+            "parameter,value\nε,1\nprior,\"Beta(1, 1)\"\nsynthetic data,\n",
+        )
+        .unwrap();
+        assert_eq!(
+            parameters(dir.path()).unwrap().as_deref(),
+            Some("ε = 1 · prior = Beta(1, 1) · synthetic data")
+        );
+        assert_eq!(
+            subtitle(Some("own".into()), Some("ε = 1".into())).as_deref(),
+            Some("own; ε = 1")
+        );
+        assert_eq!(subtitle(None, None), None);
+        std::fs::write(&path, "name,value\nε,1\n").unwrap();
+        let DrawError(e) = parameters(dir.path()).unwrap_err();
+        assert!(e.contains(PARAMETERS) && e.contains("parameter"), "{e}");
+    }
 
     #[test]
     fn ticks_are_short() {

@@ -139,6 +139,33 @@ pub const CATEGORIES: [RGBColor; 8] = [
     RGBColor(240, 228, 66),
 ];
 
+/// Tick positions of a log axis over `[lo, hi]` (0 < lo < hi): the decades when
+/// the range holds at least three of them, else the 1-2-5 steps, else 1…9 per
+/// decade, so a narrow range still gets several labelled ticks.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return Vec::new();
+    }
+    let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let within = |steps: &[f64]| -> Vec<f64> {
+        (first..=last)
+            .flat_map(|e| steps.iter().map(move |m| m * 10f64.powi(e)))
+            .filter(|v| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9))
+            .collect()
+    };
+    for steps in [
+        &[1.0][..],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ] {
+        let t = within(steps);
+        if t.len() >= 3 {
+            return t;
+        }
+    }
+    within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+}
+
 /// A marker of `size` px centred at a data point: a plotters element, drawn with
 /// `chart.draw_series(points.map(|p| Mark::new(p, marker, color, size)))`.
 pub struct Mark<C> {
@@ -285,6 +312,94 @@ pub fn legend_height(entries: &[Entry], width: u32) -> u32 {
     }
 }
 
+/// Estimated width in px of `text` at `size` px (DejaVu Sans averages about
+/// 0.56 em per character).
+fn text_width(text: &str, size: u32) -> u32 {
+    (text.chars().count() as f64 * size as f64 * 0.56).ceil() as u32
+}
+
+/// The subtitle broken into lines that fit `width` px, at its " · " and "; "
+/// separators.
+fn subtitle_lines(subtitle: &str, width: u32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    // pieces between separators; a piece wider than the line breaks at spaces
+    let limit = width.saturating_sub(40);
+    let pieces = subtitle.split_inclusive(['·', ';']).flat_map(|piece| {
+        if text_width(piece.trim(), DESC) <= limit {
+            vec![piece.to_string()]
+        } else {
+            piece.split_inclusive(' ').map(str::to_string).collect()
+        }
+    });
+    for piece in pieces {
+        let piece = piece.as_str();
+        let candidate = format!("{line}{piece}");
+        if !line.is_empty() && text_width(candidate.trim(), DESC) > limit {
+            lines.push(line.trim().to_string());
+            line = piece.to_string();
+        } else {
+            line = candidate;
+        }
+    }
+    if !line.trim().is_empty() {
+        lines.push(line.trim().to_string());
+    }
+    lines
+}
+
+/// Height of a figure's heading across `width` px: a title line (when given)
+/// and the subtitle's lines.
+pub fn heading_height(title: Option<&str>, subtitle: Option<&str>, width: u32) -> u32 {
+    let title = if title.is_some() { 46 } else { 0 };
+    let sub = subtitle.map_or(0, |s| 12 + 34 * subtitle_lines(s, width).len() as u32);
+    title + sub
+}
+
+/// Draws a figure's heading at the top of `root` — the title centred, and
+/// under it the subtitle (what is fixed: ε, N, prior, "synthetic data") in
+/// grey, wrapped to the width — and returns the area below it.
+pub fn heading<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: Option<&str>,
+    subtitle: Option<&str>,
+) -> Result<DrawingArea<DB, Shift>, DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let (w, h) = root.dim_in_pixel();
+    let height = heading_height(title, subtitle, w).min(h / 2);
+    if height == 0 {
+        return Ok(root.clone());
+    }
+    let (head, rest) = root.split_vertically(height);
+    let centre = Pos::new(HPos::Center, VPos::Top);
+    let mut y = 12;
+    if let Some(t) = title {
+        head.draw(&Text::new(
+            t.to_string(),
+            (w as i32 / 2, y),
+            ("sans-serif", TITLE).into_font().color(&BLACK).pos(centre),
+        ))?;
+        y += 46;
+    }
+    if let Some(s) = subtitle {
+        for line in subtitle_lines(s, w) {
+            head.draw(&Text::new(
+                line,
+                (w as i32 / 2, y),
+                ("sans-serif", DESC)
+                    .into_font()
+                    .color(&RGBColor(60, 60, 60))
+                    .pos(centre),
+            ))?;
+            y += 34;
+        }
+    }
+    Ok(rest)
+}
+
 /// Splits off a strip at the bottom of `root` for the figure's legend; returns
 /// (panels area, legend area).
 pub fn with_legend<DB: DrawingBackend>(
@@ -318,7 +433,12 @@ where
         rows.last_mut().expect("a row").push(e);
         x += ew;
     }
-    let font = ("sans-serif", LEGEND).into_font().color(&BLACK);
+    let font = ("sans-serif", LEGEND).into_font().color(&BLACK).pos(
+        plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ),
+    );
     for (r, row) in rows.iter().enumerate() {
         let total: i32 = row.iter().map(|e| entry_width(e)).sum();
         let mut x = ((w as i32 - total) / 2).max(10);
@@ -342,7 +462,7 @@ where
             }
             area.draw(&Text::new(
                 e.label.clone(),
-                (x + SWATCH + 12, y - LEGEND as i32 / 2 - 3),
+                (x + SWATCH + 12, y),
                 font.clone(),
             ))?;
             x += entry_width(e);
@@ -394,6 +514,34 @@ mod tests {
         }
         assert_eq!(series("ops", 3).color, series("ops_m10", 0).color);
         assert_eq!(series("some_new_thing", 2).label, "Some new thing");
+    }
+
+    #[test]
+    fn subtitles_wrap_at_their_separators() {
+        let long = "ε = 1 · true p = 0.3 · N = 20 · prior = Beta(1, 1) · OPS a₀ = 0.2 · successes = 6 (drawn from Binomial(N, p))";
+        let lines = subtitle_lines(long, 900);
+        assert!(lines.len() >= 2, "{lines:?}");
+        assert_eq!(lines.join(" "), long);
+        for l in &lines {
+            assert!(text_width(l, DESC) <= 900, "{l}");
+        }
+        assert_eq!(subtitle_lines("ε = 1", 900), vec!["ε = 1".to_string()]);
+        // one piece longer than the line breaks at its spaces
+        let words = "modal over post-burn-in samples / last sample / planted truth (relabelled to match) (last sample = modal in 80% of cells)";
+        let lines = subtitle_lines(words, 900);
+        assert!(lines.len() >= 2 && lines.iter().all(|l| text_width(l, DESC) <= 900));
+        assert_eq!(lines.join(" "), words);
+        assert_eq!(heading_height(None, None, 900), 0);
+        assert!(heading_height(Some("t"), Some(long), 900) > heading_height(Some("t"), None, 900));
+    }
+
+    #[test]
+    fn log_axes_get_at_least_three_ticks() {
+        assert_eq!(log_ticks(0.05, 200.0), vec![0.1, 1.0, 10.0, 100.0]);
+        assert_eq!(log_ticks(0.4, 3.0), vec![0.5, 1.0, 2.0]);
+        let narrow = log_ticks(0.55, 0.95);
+        assert_eq!(narrow.len(), 4, "{narrow:?}");
+        assert!(log_ticks(1.0, 0.5).is_empty());
     }
 
     #[test]

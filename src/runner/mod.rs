@@ -589,12 +589,26 @@ pub fn run(
     let summary = with_sweep_columns(summary, resolved)
         .without_nan()
         .map_err(nan("summary.csv"))?;
-    let side = figure
+    let mut side = figure
         .side_tables(&data)
         .map_err(|source| RunError::Summary {
             figure: id.clone(),
             source,
-        })?
+        })?;
+    let parameters = figure.parameters();
+    if !parameters.is_empty() {
+        side.push((
+            crate::plot::PARAMETERS.to_string(),
+            Table::new(
+                &["parameter", "value"],
+                parameters
+                    .into_iter()
+                    .map(|(k, v)| vec![Cell::Str(k), Cell::Str(v)])
+                    .collect(),
+            ),
+        ));
+    }
+    let side = side
         .into_iter()
         .map(|(name, table)| {
             let simple = name.ends_with(".csv")

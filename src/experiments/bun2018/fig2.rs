@@ -116,6 +116,16 @@ pub const FIG2_SUMMARY: [&str; 12] = [
 ];
 
 impl Figure for Fig2 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        let mut p = self.common.parameters();
+        p.push(crate::experiments::parameter(
+            "prior",
+            format!("Dirichlet({}, …, {})", self.prior, self.prior),
+        ));
+        p.push(crate::experiments::parameter("draws", self.draws));
+        p
+    }
+
     fn task_count(&self) -> usize {
         self.tasks.len()
     }

@@ -154,6 +154,20 @@ pub const FIG3_COLUMNS: [&str; 14] = [
 ];
 
 impl Figure for Fig3 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        let counts: Vec<String> = self.prior_data.iter().map(|c| c.to_string()).collect();
+        let mut p = self.common.parameters();
+        p.push(crate::experiments::parameter(
+            "(a) counts",
+            format!("({}), {} draws", counts.join(", "), self.draws),
+        ));
+        p.push(crate::experiments::parameter(
+            "(b, c) prior",
+            format!("Dirichlet({}, …, {})", self.exact_prior, self.exact_prior),
+        ));
+        p
+    }
+
     fn task_count(&self) -> usize {
         self.tasks.len()
     }

@@ -135,6 +135,23 @@ struct Common {
     laplace_rounding: Rounding,
 }
 
+impl Common {
+    /// ε, δ and the non-default variants, for [`Figure::parameters`].
+    fn parameters(&self) -> Vec<(String, String)> {
+        let mut p = vec![
+            crate::experiments::parameter("ε", self.epsilon),
+            crate::experiments::parameter("δ", format!("{:e}", self.delta)),
+        ];
+        if self.laplace_rounding == Rounding::Floor {
+            p.push(crate::experiments::parameter(
+                "Laplace rounded down (as the authors' code)",
+                "",
+            ));
+        }
+        p
+    }
+}
+
 fn check_common(c: &Common) -> Result<(), ParamError> {
     check::epsilon("epsilon", c.epsilon)?;
     if !(c.delta > 0.0 && c.delta < 1.0) {

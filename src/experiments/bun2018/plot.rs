@@ -1,6 +1,6 @@
 //! Figures 2 and 3 of the Bun et al. poster, from their summary.csv.
 
-use crate::plot::{render, summary};
+use crate::plot::{render_headed, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -115,7 +115,7 @@ impl Fig2 {
 
 impl Draw for Fig2 {
     fn size(&self) -> (u32, u32) {
-        (1500, 580 + style::legend_height(&self.entries(), 1500))
+        (1650, 580 + style::legend_height(&self.entries(), 1650))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -286,7 +286,7 @@ impl Fig3 {
 
 impl Draw for Fig3 {
     fn size(&self) -> (u32, u32) {
-        (1500, 580 + style::legend_height(&self.entries(), 1500))
+        (1650, 580 + style::legend_height(&self.entries(), 1650))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -369,7 +369,7 @@ impl Draw for Fig3 {
             let y_lo = y_lo.max(y_hi * 1e-12).max(1e-300);
             let mut chart = ChartBuilder::on(area)
                 .caption(
-                    format!("({p}) exact output distribution, {k}{}", self.note),
+                    format!("({p}) {k}{}", self.note),
                     ("sans-serif", style::TITLE - 2),
                 )
                 .margin(14)
@@ -378,7 +378,7 @@ impl Draw for Fig3 {
                 .build_cartesian_2d(0.0..(x_hi * 1.05).max(1e-6), (y_lo..y_hi * 2.0).log_scale())?;
             chart
                 .configure_mesh()
-                .x_desc("Hellinger distance to the true posterior")
+                .x_desc("Hellinger distance")
                 .y_desc("probability")
                 .x_labels(5)
                 .y_labels(6)
@@ -404,10 +404,23 @@ impl Draw for Fig3 {
 
 /// Bun Fig. 2 from `summary.csv`.
 pub fn fig2(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig2::from_summary(&summary(dir)?)?, dir)
+    render_headed(
+        Fig2::from_summary(&summary(dir)?)?,
+        dir,
+        None,
+        Some("Hellinger distance of the released to the true posterior".into()),
+    )
 }
 
 /// Bun Fig. 3 from `summary.csv`.
 pub fn fig3(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig3::from_summary(&summary(dir)?)?, dir)
+    render_headed(
+        Fig3::from_summary(&summary(dir)?)?,
+        dir,
+        None,
+        Some(
+            "(a) distance to the true posterior against the prior; (b, c) exact output distribution of the distance"
+                .into(),
+        ),
+    )
 }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::config::{check, deserialize, ParamError};
-use crate::experiments::Figure;
+use crate::experiments::{parameter, Figure};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{laplace_posterior, Ops};
 use crate::privacy::ledger::Ledger;
@@ -32,6 +32,7 @@ pub struct Fig1 {
     prior: BetaDist,
     ops: Ops,
     epsilon: f64,
+    p: f64,
     n: u64,
     successes: u64,
     drawn: bool,
@@ -67,6 +68,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
         prior,
         ops,
         epsilon: c.epsilon,
+        p: c.p,
         n: c.n,
         successes,
         drawn,
@@ -90,6 +92,26 @@ pub const FIG1_DATA: [&str; 9] = [
 pub const FIG1_SUMMARY: [&str; 4] = ["curve", "draw", "theta", "density"];
 
 impl Figure for Fig1 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        vec![
+            parameter("ε", self.epsilon),
+            parameter("N", self.n),
+            parameter(
+                "successes",
+                if self.drawn {
+                    format!("{} (drawn with true p = {})", self.successes, self.p)
+                } else {
+                    self.successes.to_string()
+                },
+            ),
+            parameter(
+                "prior",
+                format!("Beta({}, {})", self.prior.alpha(), self.prior.beta()),
+            ),
+            parameter("OPS truncation a₀", self.ops.a0),
+        ]
+    }
+
     fn task_count(&self) -> usize {
         2 + self.laplace_draws
     }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::{check, deserialize, ParamError};
-use crate::experiments::Figure;
+use crate::experiments::{parameter, Figure};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{laplace_posterior, Ops};
 use crate::privacy::ledger::Ledger;
@@ -74,6 +74,19 @@ pub const FIG2_SUMMARY: [&str; 5] = ["mechanism", "n", "mean", "se", "runs"];
 const MECHANISMS: [&str; 3] = ["posterior", "laplace", "ops"];
 
 impl Figure for Fig2 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        vec![
+            parameter("ε", self.epsilon),
+            parameter("true p", self.p),
+            parameter(
+                "prior",
+                format!("Beta({}, {})", self.prior.alpha(), self.prior.beta()),
+            ),
+            parameter("OPS truncation a₀", self.ops.a0),
+            parameter("repeats", self.repeats),
+        ]
+    }
+
     fn task_count(&self) -> usize {
         self.n_values.len() * self.repeats
     }

@@ -1,6 +1,6 @@
 //! Plots of foulds2016 Figures 1 and 2, drawn from their CSVs.
 
-use crate::plot::{render, summary};
+use crate::plot::{render_headed, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -76,10 +76,6 @@ impl Draw for Fig1 {
         let entries = fig1_entries();
         let (body, legend_area) = style::with_legend(root, &entries);
         let mut chart = ChartBuilder::on(&body)
-            .caption(
-                "Private approximate posteriors, Beta-Bernoulli",
-                ("sans-serif", style::TITLE),
-            )
             .margin(14)
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(style::Y_AREA)
@@ -186,11 +182,8 @@ impl Draw for Fig2 {
         let entries = self.entries();
         let (body, legend_area) = style::with_legend(root, &entries);
         let mut chart = ChartBuilder::on(&body)
-            .caption(
-                "L1 error of one private posterior sample",
-                ("sans-serif", style::TITLE),
-            )
             .margin(14)
+            .margin_right(50)
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(style::Y_AREA)
             .build_cartesian_2d(
@@ -241,10 +234,20 @@ impl Draw for Fig2 {
 
 /// Foulds Fig. 1 from `summary.csv`.
 pub fn fig1(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig1::from_summary(&summary(dir)?)?, dir)
+    render_headed(
+        Fig1::from_summary(&summary(dir)?)?,
+        dir,
+        Some("Private approximate posteriors, Beta-Bernoulli"),
+        None,
+    )
 }
 
 /// Foulds Fig. 2 from `summary.csv`.
 pub fn fig2(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig2::from_summary(&summary(dir)?)?, dir)
+    render_headed(
+        Fig2::from_summary(&summary(dir)?)?,
+        dir,
+        Some("L1 error of one private posterior sample"),
+        None,
+    )
 }

@@ -71,6 +71,10 @@ pub const FIG1_COLUMNS: [&str; 5] = [
 ];
 
 impl Figure for Fig1 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        problem_parameters(&self.problem)
+    }
+
     fn task_count(&self) -> usize {
         self.curves.len() * self.lambdas.len()
     }

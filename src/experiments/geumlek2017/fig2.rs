@@ -277,6 +277,17 @@ impl Fig2 {
 const HOLDOUT_ALGOS: [&str; 4] = ["diffused", "concentrated", "gaussian", "true_posterior"];
 
 impl Figure for Fig2 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        let mut p = problem_parameters(&self.problem);
+        p.push(parameter("(a, b) successes", self.successes));
+        p.push(parameter(
+            "(c, d) Bernoulli p of the data and Xʜ",
+            self.data_p,
+        ));
+        p.push(parameter("|Xʜ|", self.holdout_n));
+        p
+    }
+
     fn task_count(&self) -> usize {
         self.tasks.len()
     }

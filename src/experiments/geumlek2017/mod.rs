@@ -14,12 +14,23 @@ pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
 pub use fig3::{validate_fig3, Fig3, FIG3_COLUMNS, FIG3_SUMMARY};
 
 use crate::config::ParamError;
+use crate::experiments::parameter;
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::BetaBernoulli;
 
 /// The Beta prior of §5.1, spelled with named parameters: `prior = { alpha = …,
 /// beta = … }`. The paper writes the prior in natural form η₀ = (α₀, α₀ + β₀) (§3), so
 /// its "η₀ = (6, 18)" is Beta(6, 12); a bare pair `[a, b]` is refused as ambiguous.
+/// The prior and data size of a Beta-Bernoulli figure, as [`Figure::parameters`]:
+/// the prior in both spellings (Beta(α, β) and the paper's η₀ = (α, α + β), §3).
+fn problem_parameters(problem: &BetaBernoulli) -> Vec<(String, String)> {
+    let (a, b) = (problem.prior.alpha(), problem.prior.beta());
+    vec![
+        parameter("prior", format!("Beta({a}, {b}) (η₀ = ({a}, {}))", a + b)),
+        parameter("n", problem.n),
+    ]
+}
+
 fn problem(prior: &toml::Value, n: u64) -> Result<BetaBernoulli, ParamError> {
     const ALLOWED: &str =
         "prior = { alpha = …, beta = … }, e.g. { alpha = 6.0, beta = 12.0 } for the paper's η₀ = (6, 18)";

@@ -1,6 +1,6 @@
 //! Plots of geumlek2017 Figures 1 and 2, drawn from their CSVs.
 
-use crate::plot::{render, summary};
+use crate::plot::{render_headed, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -210,7 +210,7 @@ impl Draw for Fig2 {
         let rows = self.panels.len().div_ceil(2).max(1) as u32;
         (
             1400,
-            560 * rows + 44 + style::legend_height(&self.entries(), 1400),
+            560 * rows + style::legend_height(&self.entries(), 1400),
         )
     }
 
@@ -221,15 +221,6 @@ impl Draw for Fig2 {
         let rows = self.panels.len().div_ceil(2).max(1);
         let entries = self.entries();
         let (body, legend_area) = style::with_legend(root, &entries);
-        let (head, body) = body.split_vertically(44);
-        head.draw(&Text::new(
-            format!(
-                "Beta-Bernoulli; (a, b) one dataset; (c, d) Xʜ held out, shaded ± sd over {} runs",
-                self.runs
-            ),
-            (20, 8),
-            ("sans-serif", style::DESC).into_font().color(&BLACK),
-        ))?;
         let areas = body.split_evenly((rows, 2));
         for (k, ((panel, lambda, curves), area)) in self.panels.iter().zip(areas.iter()).enumerate()
         {
@@ -325,10 +316,15 @@ fn tick_str(v: &str) -> String {
 
 /// Geumlek Fig. 1 from `summary.csv`.
 pub fn fig1(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig1::from_summary(&summary(dir)?)?, dir)
+    render_headed(Fig1::from_summary(&summary(dir)?)?, dir, None, None)
 }
 
 /// Geumlek Fig. 2 from `summary.csv`.
 pub fn fig2(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig2::from_summary(&summary(dir)?)?, dir)
+    let fig = Fig2::from_summary(&summary(dir)?)?;
+    let own = format!(
+        "Beta-Bernoulli; (a, b) one dataset; (c, d) Xʜ held out, shaded ± sd over {} runs",
+        fig.runs
+    );
+    render_headed(fig, dir, None, Some(own))
 }

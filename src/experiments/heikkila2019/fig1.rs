@@ -263,6 +263,37 @@ pub const FIG1_COLUMNS: [&str; 12] = [
 ];
 
 impl Figure for Fig1 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        let mut p = vec![crate::experiments::parameter("δ", "1/N")];
+        // the fixed coordinate of each panel, from its first curve
+        for c in &self.curves {
+            let Some(a) = c.accounts.first() else {
+                continue;
+            };
+            let entry = match c.panel {
+                "a" => crate::experiments::parameter("(a) T", a.iterations),
+                "b" => crate::experiments::parameter(
+                    "(b) q",
+                    crate::plot::tick(&(a.batch as f64 / a.n_data as f64)),
+                ),
+                _ => continue,
+            };
+            if !p.contains(&entry) {
+                p.push(entry);
+            }
+        }
+        if let Some(c) = &self.clipping {
+            p.push(crate::experiments::parameter(
+                "(c) N",
+                format!(
+                    "{}, b = {}, T = {}",
+                    c.account.n_data, c.account.batch, c.iterations
+                ),
+            ));
+        }
+        p
+    }
+
     fn task_count(&self) -> usize {
         self.curves.len() * self.conversions.len()
             + self.clipping.as_ref().map_or(0, |c| c.variances.len())

@@ -108,6 +108,30 @@ pub const FIG2_COLUMNS: [&str; 4] = ["chain", "iteration", "theta1", "theta2"];
 const CHAINS: [&str; 2] = ["nonprivate", "private"];
 
 impl Figure for Fig2 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        use crate::experiments::parameter;
+        let mut p = vec![
+            parameter("synthetic GMM data, N", self.account.n_data),
+            parameter("batch b", self.test.batch),
+            parameter("N₀", self.test.n0),
+            parameter("proposal sd", crate::plot::tick(&self.proposal_sd)),
+        ];
+        // the private chain's claim (composed with its start), improved conversion
+        if let Ok(ledger) = self.ledger() {
+            let improved = format!("conversion={}", Conversion::Improved.as_str());
+            if let Some(e) = ledger.iter().find(|e| e.series.contains(&improved)) {
+                let (eps, delta) = e.guarantee.epsilon_delta();
+                if eps.is_finite() {
+                    p.push(parameter(
+                        "(b) ε",
+                        format!("{} at δ = {delta:e}", crate::plot::tick(&eps)),
+                    ));
+                }
+            }
+        }
+        p
+    }
+
     fn task_count(&self) -> usize {
         2
     }

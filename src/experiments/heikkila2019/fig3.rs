@@ -275,6 +275,17 @@ impl Running {
 }
 
 impl Figure for Fig3 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        use crate::experiments::parameter;
+        vec![
+            parameter("synthetic GMM data, N", self.c.n_data),
+            parameter("batch b", self.test.batch),
+            parameter("DP-MCMC δ", format!("{:e}", self.c.delta_mcmc)),
+            parameter("DP-SGLD δ", format!("{:e}", self.c.delta_sgld)),
+            parameter("runs", self.c.runs),
+        ]
+    }
+
     fn task_count(&self) -> usize {
         self.tasks.len()
     }

@@ -1,6 +1,6 @@
 //! Plots of heikkila2019 Figures 1–3, drawn from their CSVs.
 
-use crate::plot::{render, summary};
+use crate::plot::{render_headed, summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -160,12 +160,16 @@ impl Draw for Fig1 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d(x_lo..x_hi, (y_lo * 0.8..y_hi * 1.25).log_scale())?;
+                .build_cartesian_2d(
+                    x_lo..x_hi,
+                    (y_lo * 0.8..y_hi * 1.25)
+                        .log_scale()
+                        .with_key_points(style::log_ticks(y_lo * 0.8, y_hi * 1.25)),
+                )?;
             chart
                 .configure_mesh()
                 .x_desc(x_desc)
                 .x_labels(5)
-                .y_labels(6)
                 .y_desc("total ε")
                 .y_label_formatter(&tick)
                 .x_label_formatter(&tick)
@@ -482,15 +486,20 @@ impl Draw for Fig3 {
 
 /// Heikkilä Fig. 1 from `summary.csv`.
 pub fn fig1(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig1::from_summary(&summary(dir)?)?, dir)
+    render_headed(
+        Fig1::from_summary(&summary(dir)?)?,
+        dir,
+        None,
+        Some("DP-MCMC with the subsampled Barker test".into()),
+    )
 }
 
 /// Heikkilä Fig. 2 from `summary.csv`.
 pub fn fig2(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig2::from_summary(&summary(dir)?)?, dir)
+    render_headed(Fig2::from_summary(&summary(dir)?)?, dir, None, None)
 }
 
 /// Heikkilä Fig. 3 from `summary.csv`.
 pub fn fig3(dir: &Path) -> Result<(), DrawError> {
-    render(&Fig3::from_summary(&summary(dir)?)?, dir)
+    render_headed(Fig3::from_summary(&summary(dir)?)?, dir, None, None)
 }

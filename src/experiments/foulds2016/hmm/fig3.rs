@@ -42,6 +42,10 @@ pub const FIG3_COLUMNS: [&str; 9] = [
 ];
 
 impl Figure for Fig3 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        self.run.parameters()
+    }
+
     fn task_count(&self) -> usize {
         1
     }

@@ -25,6 +25,10 @@ pub fn validate_fig4_5(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>,
 }
 
 impl Figure for Fig45 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        self.run.parameters()
+    }
+
     fn task_count(&self) -> usize {
         1
     }

@@ -72,6 +72,41 @@ struct Run {
     seed: u64,
 }
 
+impl Run {
+    /// The data, model and mechanism of the run, for [`Figure::parameters`].
+    fn parameters(&self) -> Vec<(String, String)> {
+        use crate::experiments::parameter;
+        let data = if self.dataset.truth.is_some() {
+            format!(
+                "synthetic war logs (preset {}, planted states)",
+                self.dataset.name
+            )
+        } else {
+            format!("war logs from {}", self.dataset.name)
+        };
+        let mechanism = match self.c.mechanism {
+            Mechanism::NonPrivate => "non-private".to_string(),
+            Mechanism::Laplace => format!(
+                "Laplace on the histograms, ε = {} split over the features",
+                self.c.epsilon
+            ),
+            Mechanism::Ops => format!(
+                "OPS, ε = {} per update, M = {}",
+                self.c.epsilon, self.c.ops_m
+            ),
+        };
+        vec![
+            parameter(&data, ""),
+            parameter(&mechanism, ""),
+            parameter("states K", self.c.states),
+            parameter(
+                "sweeps",
+                format!("{} ({} burn-in)", self.c.sweeps, self.c.burn_in),
+            ),
+        ]
+    }
+}
+
 /// What one run produces.
 struct Output {
     /// per kept region and cell: counts of each state over the post-burn-in sweeps

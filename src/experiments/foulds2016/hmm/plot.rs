@@ -127,12 +127,12 @@ pub fn states(t: &Table, last: bool) -> Result<States, DrawError> {
     };
     let title = if last {
         format!(
-            "State per region and month: {} (last sample = modal in {:.0}% of cells)",
+            "bars per region: {} (last sample = modal in {:.0}% of cells)",
             strips.join(" / "),
             100.0 * agree as f64 / total.max(1) as f64
         )
     } else {
-        format!("State per region and month: {}", strips.join(" / "))
+        format!("bars per region: {}", strips.join(" / "))
     };
     Ok(States {
         title,
@@ -161,7 +161,7 @@ impl Draw for States {
     fn size(&self) -> (u32, u32) {
         (
             1200,
-            140 + (50 + 30 * self.strips.len() as u32) * self.regions.len() as u32
+            100 + (50 + 30 * self.strips.len() as u32) * self.regions.len() as u32
                 + crate::plot::style::legend_height(&self.entries(), 1200),
         )
     }
@@ -180,7 +180,6 @@ impl Draw for States {
         let entries = self.entries();
         let (body, legend_area) = crate::plot::style::with_legend(root, &entries);
         let mut chart = ChartBuilder::on(&body)
-            .caption(&self.title, ("sans-serif", crate::plot::style::px(18)))
             .margin(12)
             .x_label_area_size(68)
             .y_label_area_size(17)
@@ -311,15 +310,26 @@ impl Draw for Emissions {
                 let shown: Vec<usize> = if probs.len() <= 12 {
                     (0..probs.len()).collect()
                 } else {
+                    // the five largest whose names do not touch: each at least
+                    // `gap` bars from the ones already named
                     let mut idx: Vec<usize> = (0..probs.len()).collect();
                     idx.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
-                    idx.truncate(5);
-                    idx
+                    let gap = (probs.len() / 25).max(2);
+                    let mut named: Vec<usize> = Vec::new();
+                    for i in idx {
+                        if named.len() == 5 {
+                            break;
+                        }
+                        if named.iter().all(|&j| i.abs_diff(j) >= gap) {
+                            named.push(i);
+                        }
+                    }
+                    named
                 };
                 let mut chart = ChartBuilder::on(area)
                     .caption(
                         if probs.len() > 12 {
-                            format!("state {k} ({} cells): {name} (top 5 named)", s.cells)
+                            format!("state {k} ({} cells): {name} (peaks named)", s.cells)
                         } else {
                             format!("state {k} ({} cells): {name}", s.cells)
                         },
@@ -477,17 +487,23 @@ fn title_case(s: &str) -> String {
 
 /// Foulds Fig. 3 (states per region) from `summary.csv`.
 pub fn draw_fig3(dir: &Path) -> Result<(), DrawError> {
-    render(&states(&summary(dir)?, false)?, dir)
+    draw_states(dir, false)
 }
 
 /// Foulds Fig. 7 (states under OPS, last sample vs modal) from `summary.csv`.
 pub fn draw_fig7(dir: &Path) -> Result<(), DrawError> {
-    render(&states(&summary(dir)?, true)?, dir)
+    draw_states(dir, true)
+}
+
+fn draw_states(dir: &Path, last: bool) -> Result<(), DrawError> {
+    let mut figure = states(&summary(dir)?, last)?;
+    let own = std::mem::take(&mut figure.title);
+    crate::plot::render_headed(figure, dir, Some("State per region and month"), Some(own))
 }
 
 /// Foulds Figs 4–5 (emissions) from `summary.csv`.
 pub fn draw_fig4_5(dir: &Path) -> Result<(), DrawError> {
-    render(&emissions(&summary(dir)?)?, dir)
+    crate::plot::render_headed(emissions(&summary(dir)?)?, dir, None, None)
 }
 
 /// Foulds Fig. 6 from `summary.csv`.
