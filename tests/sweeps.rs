@@ -500,3 +500,33 @@ fn cli_habits() {
     let o = privpost(&["--version"]);
     assert!(stdout(&o).contains("commit"), "{}", stdout(&o));
 }
+
+/// The fixed parameters under a figure's title come from the run itself: a
+/// sweep point's `parameters.csv` holds its own ε, and `plot` refuses a damaged
+/// one with exit 2 naming the file, leaving the figure as it was.
+#[test]
+fn subtitle_parameters_follow_the_sweep_point_and_a_damaged_file_is_refused() {
+    let out = tempfile::tempdir().unwrap();
+    let o = run(
+        out.path(),
+        &["foulds2016/fig1", "--smoke", "--set", "epsilon=0.5,2"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (point, eps) in [("epsilon=0.5", "0.5"), ("epsilon=2", "2")] {
+        let dir = out.path().join(format!("foulds2016/fig1@{point}"));
+        let text = std::fs::read_to_string(dir.join("parameters.csv")).unwrap();
+        assert!(text.starts_with("parameter,value\n"), "{text}");
+        assert!(text.contains(&format!("\nε,{eps}\n")), "{point}: {text}");
+    }
+    let dir = out.path().join("foulds2016/fig1@epsilon=2");
+    let png = read(&dir.join("figure.png"));
+    std::fs::write(dir.join("parameters.csv"), "name,value\nε,2\n").unwrap();
+    let o = privpost(&["plot", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("parameters.csv") && stderr(&o).contains("parameter"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(read(&dir.join("figure.png")), png);
+}

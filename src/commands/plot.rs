@@ -74,6 +74,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
                     crate::plot::check_numbers(&t, &path).map_err(|e| CommandError::input(e.0))?;
                 }
             }
+            crate::plot::parameters(&fig_dir).map_err(|e| CommandError::input(e.0))?;
             crate::plot::render_dir(&id, &fig_dir, spec.plot)
                 .map_err(|e| CommandError::Failed(e.into()))?;
             crate::outln!("{id}: {}", fig_dir.join("figure.png").display());

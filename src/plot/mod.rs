@@ -174,8 +174,12 @@ pub fn parameters(dir: &Path) -> Result<Option<String>, DrawError> {
     }
     let t = Table::read_csv(&path).map_err(DrawError)?;
     let col = |name: &str| {
-        t.col(name)
-            .map_err(|e| DrawError(format!("{}: {e}", path.display())))
+        t.col(name).map_err(|e| {
+            DrawError(format!(
+                "{}: {e}; allowed: the columns parameter,value",
+                path.display()
+            ))
+        })
     };
     let (p, v) = (col("parameter")?, col("value")?);
     let parts: Vec<String> = (0..t.rows.len().min(MAX_PARAMETERS))
