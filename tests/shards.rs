@@ -48,7 +48,8 @@ fn csvs(root: &Path) -> Vec<PathBuf> {
 
 fn assert_same_csvs(a: &Path, b: &Path) {
     let files = csvs(a);
-    assert_eq!(files.len(), 8, "{files:?}");
+    // data, summary and parameters of 2 figures × 2 sweep points
+    assert_eq!(files.len(), 12, "{files:?}");
     assert_eq!(files, csvs(b));
     for f in files {
         assert!(

@@ -192,14 +192,11 @@ impl Draw for OverlayChart {
                 name.to_string()
             }
         };
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .x_desc(desc(&self.x, log_x))
             .y_desc(desc(&self.y, log_y))
             .x_label_formatter(&x_tick)
             .y_label_formatter(&y_tick)
-            .label_style(("sans-serif", style::TICK))
-            .axis_desc_style(("sans-serif", style::DESC))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
         for (k, pts) in lines.iter().enumerate() {

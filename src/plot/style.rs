@@ -7,6 +7,9 @@
 //! print at 3.3 in (one column) to 7 in (two columns), so 24 px text prints at about
 //! 8 pt; the earlier 12–15 px text printed at 3–4 pt.
 
+use plotters::chart::{ChartContext, MeshStyle};
+use plotters::coord::cartesian::Cartesian2d;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
@@ -310,6 +313,25 @@ pub fn legend_height(entries: &[Entry], width: u32) -> u32 {
     } else {
         16 + 38 * legend_rows(entries, width)
     }
+}
+
+/// A chart's mesh in the house style: tick labels at [`TICK`], axis
+/// descriptions at [`DESC`], and no minor grid (a caller's own
+/// `.light_line_style` brings it back). Callers add their descriptions, label
+/// counts and formatters, then `.draw()`.
+pub fn mesh<'a, 'b, DB, XT, YT, X, Y>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+{
+    let mut m = chart.configure_mesh();
+    m.label_style(("sans-serif", TICK))
+        .axis_desc_style(("sans-serif", DESC))
+        .light_line_style(WHITE.mix(0.0));
+    m
 }
 
 /// Estimated width in px of `text` at `size` px (DejaVu Sans averages about

@@ -160,14 +160,11 @@ impl Draw for AuditPlot {
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(TAGS)
             .build_cartesian_2d(0.0..TOP, -0.5..(n - 0.5))?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .disable_y_mesh()
             .y_labels(0)
             .x_desc("audited ÷ claimed privacy loss (ε, or Rényi divergence for RDP claims)")
             .x_label_formatter(&|x| format!("{x:.1}"))
-            .label_style(("sans-serif", style::TICK))
-            .axis_desc_style(("sans-serif", style::DESC))
             .draw()?;
         let y_of = |i: usize| n - 1.0 - i as f64;
         let clip = |x: f64| {

@@ -145,17 +145,13 @@ impl Draw for Fig2 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..(y_hi * 1.1).max(1e-6))?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("data size n")
                 .x_labels(5)
                 .y_labels(6)
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&tick)
                 .y_desc("Hellinger distance (bars: IQR)")
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             for (mech, pts) in series {
                 let st = style::series(mech, 0);
@@ -317,16 +313,12 @@ impl Draw for Fig3 {
                     (x_lo * 0.9..x_hi * 1.1).log_scale(),
                     0.0..(y_hi * 1.1).max(1e-6),
                 )?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("prior Beta(a, a): a")
                 .y_desc("distance: mean, IQR bars")
                 .y_labels(6)
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&tick)
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             // Distances take few discrete values, so quartiles of different mechanisms
             // coincide: show the mean as a line and the IQR as bars, offset per mechanism.
@@ -376,17 +368,13 @@ impl Draw for Fig3 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA + 10)
                 .build_cartesian_2d(0.0..(x_hi * 1.05).max(1e-6), (y_lo..y_hi * 2.0).log_scale())?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("Hellinger distance")
                 .y_desc("probability")
                 .x_labels(5)
                 .y_labels(6)
                 .x_label_formatter(&tick)
                 .y_label_formatter(&|y| format!("{y:.0e}"))
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             for (mech, pts) in series {
                 let st = style::series(mech, 0);

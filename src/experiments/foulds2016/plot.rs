@@ -80,17 +80,13 @@ impl Draw for Fig1 {
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(style::Y_AREA)
             .build_cartesian_2d(0.0..1.0, 0.0..y_max.max(1e-9))?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .x_desc("θ (success probability)")
             .y_desc("density")
             .x_labels(6)
             .y_labels(6)
             .x_label_formatter(&tick)
             .y_label_formatter(&tick)
-            .light_line_style(WHITE.mix(0.0))
-            .label_style(("sans-serif", style::TICK))
-            .axis_desc_style(("sans-serif", style::DESC))
             .draw()?;
         // Laplace draws first (thin), then OPS and the posterior on top.
         for pass in ["laplace", "ops", "posterior"] {
@@ -190,15 +186,11 @@ impl Draw for Fig2 {
                 (x_lo..x_hi * 1.25).log_scale(),
                 (y_lo..y_hi * 1.3).log_scale(),
             )?;
-        chart
-            .configure_mesh()
+        style::mesh(&mut chart)
             .x_desc("N (number of observations)")
             .y_desc("mean |θ − p|, θ one private sample")
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&crate::plot::tick)
-            .label_style(("sans-serif", style::TICK))
-            .axis_desc_style(("sans-serif", style::DESC))
-            .light_line_style(WHITE.mix(0.0))
             .draw()?;
         for (k, (name, pts)) in self.curves.iter().enumerate() {
             let st = style::series(name, k);

@@ -98,17 +98,13 @@ impl Draw for Fig1 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(1.0..self.lambda_max, 0.0..y_max)?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("λ (Rényi order)")
                 .y_desc("ε")
                 .x_labels(8)
                 .y_labels(6)
                 .x_label_formatter(&tick)
                 .y_label_formatter(&tick)
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             let curves = self.curves.iter().filter(|c| c.0 == algorithm);
             for (i, (_, _, pts, critical)) in curves.enumerate() {

@@ -166,16 +166,12 @@ impl Draw for Fig1 {
                         .log_scale()
                         .with_key_points(style::log_ticks(y_lo * 0.8, y_hi * 1.25)),
                 )?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc(x_desc)
                 .x_labels(5)
                 .y_desc("total ε")
                 .y_label_formatter(&tick)
                 .x_label_formatter(&tick)
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             let labels = self.labels(p);
             for s in &mine {
@@ -218,17 +214,13 @@ impl Draw for Fig1 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..y_hi * 1.2)?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("proposal variance σₚ²")
                 .y_desc("clipped fraction of ratios")
                 .x_labels(5)
                 .y_labels(6)
                 .x_label_formatter(&tick)
                 .y_label_formatter(&tick)
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             let color = style::BLUE;
             let line = ShapeStyle::from(&color).stroke_width(style::LINE);
@@ -313,17 +305,13 @@ impl Draw for Fig2 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA - 20)
                 .build_cartesian_2d(-2.5..2.5, -2.5..2.6)?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("θ₁")
                 .y_desc("θ₂")
                 .x_labels(6)
                 .y_labels(6)
                 .x_label_formatter(&tick)
                 .y_label_formatter(&tick)
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             let color = style::series(name, 0).color;
             chart.draw_series(
@@ -445,17 +433,13 @@ impl Draw for Fig3 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(x_lo..x_hi, 0.0..(y_hi * 1.1).max(1e-6))?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("ε spent")
                 .y_desc("|running − exact|, mean ± s.e.")
                 .x_labels(6)
                 .y_labels(6)
                 .x_label_formatter(&tick)
                 .y_label_formatter(&tick)
-                .light_line_style(WHITE.mix(0.0))
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
                 .draw()?;
             for (n, (method, param, pts)) in self.series.iter().enumerate() {
                 let color = style::series(method, n).color;

@@ -227,17 +227,13 @@ impl Draw for SamplerScatter {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(lo..hi, lo..hi)?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc("reference chains")
                 .y_desc("sampler")
                 .x_labels(5)
                 .y_labels(5)
                 .x_label_formatter(&tick)
                 .y_label_formatter(&tick)
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
-                .light_line_style(WHITE.mix(0.0))
                 .draw()?;
             chart.draw_series(LineSeries::new(vec![(lo, lo), (hi, hi)], BLACK.mix(0.4)))?;
             for (k, (s, pts)) in series.iter().enumerate() {
@@ -271,5 +267,13 @@ pub fn draw_minami(dir: &Path) -> Result<(), DrawError> {
 
 /// The sampler-validation figure, from `data.csv`.
 pub fn draw_samplers(dir: &Path) -> Result<(), DrawError> {
-    render(&samplers(&data(dir)?)?, dir)
+    crate::plot::render_headed(
+        samplers(&data(dir)?)?,
+        dir,
+        None,
+        Some(
+            "one point per weight: its posterior mean under the sampler against the long reference chains (on the diagonal: agreement)"
+                .into(),
+        ),
+    )
 }
