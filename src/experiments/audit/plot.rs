@@ -174,11 +174,6 @@ impl Draw for AuditPlot {
                 TOP
             }
         };
-        // the claim
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(1.0, -0.5), (1.0, n - 0.5)],
-            ShapeStyle::from(&style::BLACK_).stroke_width(2),
-        )))?;
         let tag_font = ("sans-serif", style::TICK)
             .into_font()
             .color(&BLACK)
@@ -256,6 +251,11 @@ impl Draw for AuditPlot {
                 }
             }
         }
+        // the claim, over the headings' bands
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(1.0, -0.5), (1.0, n - 0.5)],
+            ShapeStyle::from(&style::BLACK_).stroke_width(2),
+        )))?;
         style::legend_strip(&legend_area, &entries)?;
         Ok(())
     }

@@ -376,12 +376,16 @@ impl Draw for Fig3 {
                 .x_label_formatter(&tick)
                 .y_label_formatter(&|y| format!("{y:.0e}"))
                 .draw()?;
-            for (mech, pts) in series {
+            // the baselines first, the EM (the subject) on top; smaller
+            // markers where the points crowd, so no series hides another
+            let crowded = series.iter().any(|s| s.1.len() > 150);
+            let size = if crowded { 2 } else { 4 };
+            for (mech, pts) in series.iter().rev() {
                 let st = style::series(mech, 0);
                 chart.draw_series(
                     pts.iter()
                         .filter(|q| q.1 >= y_lo)
-                        .map(|q| style::Mark::new((q.0, q.1), st.marker, st.color, 4)),
+                        .map(|q| style::Mark::new((q.0, q.1), st.marker, st.color, size)),
                 )?;
             }
         }

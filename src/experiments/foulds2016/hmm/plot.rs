@@ -314,7 +314,7 @@ impl Draw for Emissions {
                     // `gap` bars from the ones already named
                     let mut idx: Vec<usize> = (0..probs.len()).collect();
                     idx.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
-                    let gap = (probs.len() / 25).max(2);
+                    let gap = (probs.len() / 12).max(2);
                     let mut named: Vec<usize> = Vec::new();
                     for i in idx {
                         if named.len() == 5 {
