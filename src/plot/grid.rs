@@ -94,8 +94,7 @@ impl Draw for PanelGrid {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
-            chart
-                .configure_mesh()
+            style::mesh(&mut chart)
                 .x_desc(self.x_desc.as_str())
                 .y_desc(self.y_desc.as_str())
                 .x_label_formatter(&|v: &f64| {
@@ -116,24 +115,27 @@ impl Draw for PanelGrid {
                     6
                 })
                 .y_labels(6)
-                .label_style(("sans-serif", style::TICK))
-                .axis_desc_style(("sans-serif", style::DESC))
-                .light_line_style(WHITE.mix(0.0))
                 .draw()?;
+            // series that coincide (Minami's Gibbs posterior and the Diffuse one
+            // at the base-rate error) stay visible: earlier series are drawn
+            // first with wider lines and larger markers, so a later one on top
+            // leaves a rim of each
+            let last = self.order.len().saturating_sub(1);
             for (name, pts) in bands {
                 let k = self.order.iter().position(|o| o == name).unwrap_or(0);
                 let st = style::series(name, k);
                 let color = st.color;
-                let line_style = ShapeStyle::from(&color).stroke_width(style::LINE);
+                let below = last.saturating_sub(k).min(3);
+                let line_style =
+                    ShapeStyle::from(&color).stroke_width(style::LINE + below.min(2) as u32);
                 let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
                 chart.draw_series(LineSeries::new(line, line_style))?;
                 chart.draw_series(pts.iter().map(|&(x, m, s)| {
                     ErrorBar::new_vertical(x, m - s, m, m + s, color.stroke_width(2), 10)
                 }))?;
-                chart.draw_series(
-                    pts.iter()
-                        .map(|&(x, m, _)| style::Mark::new((x, m), st.marker, color, 5)),
-                )?;
+                chart.draw_series(pts.iter().map(|&(x, m, _)| {
+                    style::Mark::new((x, m), st.marker, color, 4 + 2 * below as i32)
+                }))?;
             }
         }
         style::legend_strip(&legend_area, &entries)?;
