@@ -27,6 +27,37 @@ fn between_within(chains: &[&[f64]]) -> (f64, f64, f64) {
     (b_over_n, w, var_plus)
 }
 
+/// The mean over equal-length chains of the biased autocovariance at lag t,
+/// (1/n) Σᵢ (xᵢ − x̄)(xᵢ₊ₜ − x̄), summed directly.
+struct Autocov {
+    centred: Vec<Vec<f64>>,
+}
+
+impl Autocov {
+    fn new<C: AsRef<[f64]>>(chains: &[C]) -> Self {
+        let centred = chains
+            .iter()
+            .map(|c| {
+                let c = c.as_ref();
+                let mu = c.iter().sum::<f64>() / c.len() as f64;
+                c.iter().map(|x| x - mu).collect()
+            })
+            .collect();
+        Autocov { centred }
+    }
+
+    fn at(&self, t: usize) -> f64 {
+        self.centred
+            .iter()
+            .map(|c| {
+                let n = c.len();
+                (0..n - t).map(|i| c[i] * c[i + t]).sum::<f64>() / n as f64
+            })
+            .sum::<f64>()
+            / self.centred.len() as f64
+    }
+}
+
 /// Split-R̂: each chain cut in halves, R̂ = √(var⁺/W).
 pub fn split_rhat(chains: &[Vec<f64>]) -> f64 {
     let half = chains.iter().map(Vec::len).min().unwrap_or(0) / 2;
@@ -58,21 +89,8 @@ pub fn ess(chains: &[Vec<f64>]) -> f64 {
     if var_plus == 0.0 {
         return m * n as f64;
     }
-    let centred: Vec<Vec<f64>> = parts
-        .iter()
-        .map(|c| {
-            let mu = c.iter().sum::<f64>() / n as f64;
-            c.iter().map(|x| x - mu).collect()
-        })
-        .collect();
-    let acov = |t: usize| -> f64 {
-        centred
-            .iter()
-            .map(|c| (0..n - t).map(|i| c[i] * c[i + t]).sum::<f64>() / n as f64)
-            .sum::<f64>()
-            / m
-    };
-    let rho = |t: usize| 1.0 - (w - acov(t)) / var_plus;
+    let acov = Autocov::new(&parts);
+    let rho = |t: usize| 1.0 - (w - acov.at(t)) / var_plus;
     let mut tau = -1.0;
     let mut prev = f64::INFINITY;
     let mut t = 0;
@@ -237,21 +255,8 @@ fn ess_basic(chains: &[Vec<f64>]) -> f64 {
     if hi - lo < 1e-15 {
         return size;
     }
-    let centred: Vec<Vec<f64>> = chains
-        .iter()
-        .map(|c| {
-            let mu = c.iter().sum::<f64>() / n as f64;
-            c.iter().map(|x| x - mu).collect()
-        })
-        .collect();
-    // mean over chains of the biased autocovariance at lag t
-    let acov = |t: usize| -> f64 {
-        centred
-            .iter()
-            .map(|c| (0..n - t).map(|i| c[i] * c[i + t]).sum::<f64>() / n as f64)
-            .sum::<f64>()
-            / m as f64
-    };
+    let autocov = Autocov::new(chains);
+    let acov = |t: usize| autocov.at(t);
     let nf = n as f64;
     let mean_var = acov(0) * nf / (nf - 1.0);
     let means: Vec<f64> = chains.iter().map(|c| c.iter().sum::<f64>() / nf).collect();
