@@ -529,4 +529,12 @@ fn subtitle_parameters_follow_the_sweep_point_and_a_damaged_file_is_refused() {
         stderr(&o)
     );
     assert_eq!(read(&dir.join("figure.png")), png);
+    // an edited file with a huge value is cut, not drawn as a huge canvas
+    let huge = format!("parameter,value\nε,{}\n", "2 ".repeat(500_000));
+    std::fs::write(dir.join("parameters.csv"), huge).unwrap();
+    let o = privpost(&["plot", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let png = read(&dir.join("figure.png"));
+    let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert!(height < 1500, "canvas height {height}");
 }

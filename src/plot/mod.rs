@@ -163,6 +163,9 @@ pub const PARAMETERS: &str = "parameters.csv";
 /// Most parameters a subtitle shows (an edited file with more is cut there).
 const MAX_PARAMETERS: usize = 16;
 
+/// Most characters of a parameter's name or value a subtitle shows.
+const MAX_PARAMETER_CHARS: usize = 120;
+
 /// The fixed parameters of the figure in `dir` as one subtitle text,
 /// "ε = 1 · N = 20 · prior = Beta(1, 1) · synthetic data", from its
 /// `parameters.csv`; `None` when the folder has none (a figure without fixed
@@ -184,7 +187,9 @@ pub fn parameters(dir: &Path) -> Result<Option<String>, DrawError> {
     let (p, v) = (col("parameter")?, col("value")?);
     let parts: Vec<String> = (0..t.rows.len().min(MAX_PARAMETERS))
         .map(|i| {
-            let (name, value) = (t.s(i, p), t.s(i, v));
+            // at most MAX_PARAMETER_CHARS characters each (an edited file)
+            let cut = |s: String| s.chars().take(MAX_PARAMETER_CHARS).collect::<String>();
+            let (name, value) = (cut(t.s(i, p)), cut(t.s(i, v)));
             if value.trim().is_empty() {
                 name
             } else {

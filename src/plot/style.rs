@@ -367,8 +367,18 @@ fn subtitle_lines(subtitle: &str, width: u32) -> Vec<String> {
     if !line.trim().is_empty() {
         lines.push(line.trim().to_string());
     }
+    // an edited parameters.csv cannot grow the canvas without bound
+    if lines.len() > MAX_SUBTITLE_LINES {
+        lines.truncate(MAX_SUBTITLE_LINES);
+        if let Some(last) = lines.last_mut() {
+            last.push_str(" …");
+        }
+    }
     lines
 }
+
+/// Most lines a subtitle takes (more are cut, ending in "…").
+const MAX_SUBTITLE_LINES: usize = 4;
 
 /// Height of a figure's heading across `width` px: a title line (when given)
 /// and the subtitle's lines.
@@ -553,6 +563,9 @@ mod tests {
         let lines = subtitle_lines(words, 900);
         assert!(lines.len() >= 2 && lines.iter().all(|l| text_width(l, DESC) <= 900));
         assert_eq!(lines.join(" "), words);
+        // a huge subtitle is cut to a few lines
+        let huge = "word ".repeat(100_000);
+        assert_eq!(subtitle_lines(&huge, 900).len(), MAX_SUBTITLE_LINES);
         assert_eq!(heading_height(None, None, 900), 0);
         assert!(heading_height(Some("t"), Some(long), 900) > heading_height(Some("t"), None, 900));
     }

@@ -93,7 +93,7 @@ pub const FIG1_SUMMARY: [&str; 4] = ["curve", "draw", "theta", "density"];
 
 impl Figure for Fig1 {
     fn parameters(&self) -> Vec<(String, String)> {
-        vec![
+        [
             parameter("ε", self.epsilon),
             parameter("N", self.n),
             parameter(
@@ -104,12 +104,10 @@ impl Figure for Fig1 {
                     self.successes.to_string()
                 },
             ),
-            parameter(
-                "prior",
-                format!("Beta({}, {})", self.prior.alpha(), self.prior.beta()),
-            ),
-            parameter("OPS truncation a₀", self.ops.a0),
         ]
+        .into_iter()
+        .chain(prior_and_ops(&self.prior, &self.ops))
+        .collect()
     }
 
     fn task_count(&self) -> usize {

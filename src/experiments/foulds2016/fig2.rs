@@ -75,16 +75,14 @@ const MECHANISMS: [&str; 3] = ["posterior", "laplace", "ops"];
 
 impl Figure for Fig2 {
     fn parameters(&self) -> Vec<(String, String)> {
-        vec![
+        [
             parameter("ε", self.epsilon),
             parameter("true p", self.p),
-            parameter(
-                "prior",
-                format!("Beta({}, {})", self.prior.alpha(), self.prior.beta()),
-            ),
-            parameter("OPS truncation a₀", self.ops.a0),
             parameter("repeats", self.repeats),
         ]
+        .into_iter()
+        .chain(prior_and_ops(&self.prior, &self.ops))
+        .collect()
     }
 
     fn task_count(&self) -> usize {

@@ -21,6 +21,17 @@ fn prior(v: &[f64]) -> Result<BetaDist, ParamError> {
     BetaDist::new(a, b).map_err(|e| ParamError::new("prior", e.to_string(), "[alpha, beta] > 0"))
 }
 
+/// The prior and the OPS truncation, for [`Figure::parameters`](crate::experiments::Figure::parameters).
+fn prior_and_ops(prior: &BetaDist, ops: &Ops) -> [(String, String); 2] {
+    [
+        crate::experiments::parameter(
+            "prior",
+            format!("Beta({}, {})", prior.alpha(), prior.beta()),
+        ),
+        crate::experiments::parameter("OPS truncation a₀", ops.a0),
+    ]
+}
+
 fn ops(a0: f64, epsilon: f64) -> Result<Ops, ParamError> {
     check::epsilon("epsilon", epsilon)?;
     Ops::new(a0, epsilon).map_err(|_| {
