@@ -258,13 +258,13 @@ fn ess_basic(chains: &[Vec<f64>]) -> f64 {
     let autocov = Autocov::new(chains);
     let acov = |t: usize| autocov.at(t);
     let nf = n as f64;
-    let mean_var = acov(0) * nf / (nf - 1.0);
+    let w = acov(0) * nf / (nf - 1.0);
     let means: Vec<f64> = chains.iter().map(|c| c.iter().sum::<f64>() / nf).collect();
-    let mut var_plus = mean_var * (nf - 1.0) / nf;
+    let mut var_plus = w * (nf - 1.0) / nf;
     if m > 1 {
-        var_plus += mean_var_of(&means);
+        var_plus += mean_var(&means).1;
     }
-    let rho_at = |t: usize| 1.0 - (mean_var - acov(t)) / var_plus;
+    let rho_at = |t: usize| 1.0 - (w - acov(t)) / var_plus;
     let mut rho = vec![0.0; n];
     rho[0] = 1.0;
     let (mut even, mut odd) = (1.0, rho_at(1));
@@ -295,11 +295,6 @@ fn ess_basic(chains: &[Vec<f64>]) -> f64 {
     }
     let tau = -1.0 + 2.0 * rho[..next].iter().sum::<f64>() + rho[next];
     size / tau.max(1.0 / size.log10())
-}
-
-/// Unbiased variance of `xs` (n − 1 in the denominator).
-fn mean_var_of(xs: &[f64]) -> f64 {
-    mean_var(xs).1
 }
 
 /// Two-sample Kolmogorov–Smirnov statistic D and its asymptotic p-value
@@ -440,20 +435,14 @@ mod tests {
                 Some(r) => assert!(close(r, num(7)), "{}: R̂ {r} vs {}", f[0], num(7)),
                 None => assert!(num(7).is_nan(), "{}", f[0]),
             }
-            assert!(
-                close(d.ess_bulk, num(8)),
-                "{}: bulk {} vs {}",
-                f[0],
-                d.ess_bulk,
-                num(8)
-            );
-            assert!(
-                close(d.ess_tail, num(9)),
-                "{}: tail {} vs {}",
-                f[0],
-                d.ess_tail,
-                num(9)
-            );
+            for (what, got, col) in [("bulk", d.ess_bulk, 8), ("tail", d.ess_tail, 9)] {
+                assert!(
+                    close(got, num(col)),
+                    "{}: {what} {got} vs {}",
+                    f[0],
+                    num(col)
+                );
+            }
             cases += 1;
         }
         assert_eq!(cases, 8);
