@@ -7,7 +7,9 @@
 //! of that size loses most significant digits, so divergences are computed from
 //! second-order remainders that are sums of non-negative terms instead.
 
+pub mod gemm;
 pub mod quadrature;
+pub mod vmath;
 
 /// `ln(1 + y) − y`, accurate for small `|y|` (a power series below 0.1).
 ///

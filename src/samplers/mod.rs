@@ -18,6 +18,7 @@ pub mod slice;
 use nalgebra::{DMatrix, DVector};
 
 use crate::glm::Posterior;
+use crate::numeric::{gemm, vmath};
 
 /// A logistic posterior in linear coordinates u:
 /// ln p(u) = ρ Σᵢ ln σ(tᵢ) − c·u − ½ uᵀPu + const, t = t₀ + A u, and the support
@@ -147,27 +148,17 @@ impl LinearTarget {
 
     fn evaluate(&self, u: &DMatrix<f64>, with_logp: bool) -> Batch {
         let k = u.ncols();
-        let mut t = &self.a * u;
-        let mut loglik = vec![0.0; k];
-        for (j, mut col) in t.column_iter_mut().enumerate() {
-            let mut s = 0.0;
-            for (v, &t0) in col.iter_mut().zip(self.t0.iter()) {
-                let m = *v + t0;
-                // ln σ(m) = min(m, 0) − ln(1 + e) and σ(−m) from e = e^{−|m|}
-                let e = (-m.abs()).exp();
-                if with_logp {
-                    s += m.min(0.0) - e.ln_1p();
-                }
-                *v = if m >= 0.0 {
-                    e / (1.0 + e)
-                } else {
-                    1.0 / (1.0 + e)
-                };
-            }
-            loglik[j] = s;
-        }
-        let pu = &self.p * u;
-        let mut grad = &self.at * &t * self.rho - &pu;
+        let mut t = gemm::product(&self.a, u, 1.0);
+        let t0 = self.t0.as_slice();
+        let loglik: Vec<f64> = t
+            .column_iter_mut()
+            .map(|mut col| {
+                // ln σ(m) summed (when asked) and σ(−m) in place, m = t + t₀ (numeric::vmath)
+                vmath::logistic(col.as_mut_slice(), t0, with_logp)
+            })
+            .collect();
+        let pu = gemm::product(&self.p, u, 1.0);
+        let mut grad = gemm::product(&self.at, &t, self.rho) - &pu;
         let mut logp = vec![0.0; k];
         for j in 0..k {
             let mut g = grad.column_mut(j);

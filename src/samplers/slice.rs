@@ -7,6 +7,7 @@ use nalgebra::DVector;
 use rand::{Rng, RngExt};
 
 use super::LinearTarget;
+use crate::numeric::vmath;
 
 /// One chain's state.
 pub struct Chain {
@@ -39,12 +40,7 @@ fn line(target: &LinearTarget, ch: &Chain, j: usize, delta: f64) -> f64 {
     if target.outside(cu, upu) {
         return f64::NEG_INFINITY;
     }
-    let col = target.a.column(j);
-    let lik: f64 =
-        ch.t.iter()
-            .zip(col.iter())
-            .map(|(&t, &a)| crate::glm::log_sigmoid(t + delta * a))
-            .sum();
+    let lik = vmath::log_sigmoid_line(ch.t.as_slice(), target.a.column(j).as_slice(), delta);
     target.rho * lik - cj * delta - puj * delta - 0.5 * pjj * delta * delta
 }
 
