@@ -15,6 +15,13 @@ use super::vcor::VCor;
 pub trait Model<const D: usize>: Sync {
     fn log_lik(&self, x: f64, theta: &[f64; D]) -> f64;
     fn log_prior(&self, theta: &[f64; D]) -> f64;
+    /// ln p(xᵢ | to) − ln p(xᵢ | from) of every xᵢ into `out` (same length); a model
+    /// may compute them faster, or more accurately, than the difference of two calls.
+    fn log_lik_ratios(&self, xs: &[f64], from: &[f64; D], to: &[f64; D], out: &mut [f64]) {
+        for (r, &x) in out.iter_mut().zip(xs) {
+            *r = self.log_lik(x, to) - self.log_lik(x, from);
+        }
+    }
 }
 
 /// The 2-d Gaussian mixture of §4.
@@ -26,6 +33,9 @@ impl Model<2> for Gmm {
     }
     fn log_prior(&self, theta: &[f64; 2]) -> f64 {
         super::gmm::log_prior(*theta)
+    }
+    fn log_lik_ratios(&self, xs: &[f64], from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
+        super::gmm::log_lik_ratios(xs, *from, *to, out)
     }
 }
 
@@ -62,7 +72,12 @@ pub struct SubsetSampler {
     n: usize,
     bits: Vec<u64>,
     chosen: Vec<usize>,
+    /// scratch of the bucket sort
+    sorted: Vec<usize>,
+    count: Vec<u32>,
     values: Vec<f64>,
+    /// the log-likelihood ratios of the last minibatch
+    ratios: Vec<f64>,
 }
 
 impl SubsetSampler {
@@ -71,7 +86,10 @@ impl SubsetSampler {
             n,
             bits: vec![0; n.div_ceil(64)],
             chosen: Vec::new(),
+            sorted: Vec::new(),
+            count: Vec::new(),
             values: Vec::new(),
+            ratios: Vec::new(),
         }
     }
 
@@ -97,10 +115,51 @@ impl SubsetSampler {
     /// the arithmetic that follows runs on cached data.
     pub fn gather<R: Rng + ?Sized>(&mut self, data: &[f64], b: usize, rng: &mut R) -> &[f64] {
         self.sample(b, rng);
-        self.chosen.sort_unstable();
+        bucket_sort(&mut self.chosen, &mut self.sorted, &mut self.count, self.n);
         self.values.clear();
         self.values.extend(self.chosen.iter().map(|&i| data[i]));
         &self.values
+    }
+}
+
+/// Sorts `v` (values < n, drawn uniformly) ascending in O(len) expected time: one
+/// counting pass on the top ≈ log₂(len) bits of each value, then an insertion sort
+/// that only has to fix the order within each bucket (≈ one value each). The result
+/// is the unique ascending order, the same as `sort_unstable`'s; the worst case (all
+/// values in one bucket) is the insertion sort's O(len²), bounded by the batch size.
+fn bucket_sort(v: &mut Vec<usize>, scratch: &mut Vec<usize>, count: &mut Vec<u32>, n: usize) {
+    let len = v.len();
+    if len < 64 {
+        v.sort_unstable();
+        return;
+    }
+    let value_bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+    let bucket_bits = (usize::BITS - len.leading_zeros()).min(value_bits).min(16);
+    let shift = value_bits - bucket_bits;
+    count.clear();
+    count.resize((1 << bucket_bits) + 1, 0);
+    for &x in v.iter() {
+        count[(x >> shift) + 1] += 1;
+    }
+    for k in 1..count.len() {
+        count[k] += count[k - 1];
+    }
+    scratch.clear();
+    scratch.resize(len, 0);
+    for &x in v.iter() {
+        let slot = &mut count[x >> shift];
+        scratch[*slot as usize] = x;
+        *slot += 1;
+    }
+    std::mem::swap(v, scratch);
+    for i in 1..len {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1] > x {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
     }
 }
 
@@ -213,8 +272,11 @@ pub fn minibatch_estimate<const D: usize, M: Model<D>, R: Rng + ?Sized>(
         });
     }
     let (mut sum, mut sum_sq) = (0.0, 0.0);
-    for &x in subsets.gather(data, test.batch, rng) {
-        let mut r = model.log_lik(x, prop) - model.log_lik(x, theta);
+    subsets.gather(data, test.batch, rng);
+    subsets.ratios.resize(test.batch, 0.0);
+    model.log_lik_ratios(&subsets.values, theta, prop, &mut subsets.ratios);
+    for &r in &subsets.ratios {
+        let mut r = r;
         if r.abs() > test.clip {
             r = test.clip.copysign(r);
             stats.clipped += 1;
@@ -300,8 +362,10 @@ pub fn full_data_private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     rng: &mut R,
 ) -> bool {
     let mut delta = model.log_prior(prop) - model.log_prior(theta);
-    for &x in data {
-        let r = tau * (model.log_lik(x, prop) - model.log_lik(x, theta));
+    let mut ratios = vec![0.0; data.len()];
+    model.log_lik_ratios(data, theta, prop, &mut ratios);
+    for r in ratios {
+        let r = tau * r;
         if r.abs() > bound {
             stats.clipped += 1;
         }
@@ -334,10 +398,9 @@ pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     for p in prop.iter_mut() {
         *p += step.sample(rng);
     }
-    let ll: f64 = data
-        .iter()
-        .map(|&x| model.log_lik(x, &prop) - model.log_lik(x, theta))
-        .sum();
+    let mut ratios = vec![0.0; data.len()];
+    model.log_lik_ratios(data, theta, &prop, &mut ratios);
+    let ll: f64 = ratios.iter().sum();
     let delta = tau * ll + model.log_prior(&prop) - model.log_prior(theta);
     stats.steps += 1;
     // Δ + V_log > 0 with V_log = ln(u/(1−u)) logistic
@@ -518,6 +581,31 @@ mod tests {
             (got - want).abs() < 4.0 * (want * (1.0 - want) / trials as f64).sqrt() + 0.01,
             "{got} vs σ(Δ) = {want}"
         );
+    }
+
+    /// The bucket sort gives `sort_unstable`'s order for every size and spread.
+    #[test]
+    fn bucket_sort_sorts() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for (len, n) in [
+            (0, 1),
+            (1, 5),
+            (63, 100),
+            (64, 64),
+            (1000, 1_000_000),
+            (5000, 7000),
+            (300, 1 << 40),
+        ] {
+            let mut v: Vec<usize> = (0..len).map(|_| rng.random_range(0..n)).collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            bucket_sort(&mut v, &mut Vec::new(), &mut Vec::new(), n);
+            assert_eq!(v, want, "len {len}, n {n}");
+        }
+        // everything in one bucket: still sorted
+        let mut v: Vec<usize> = (0..200).rev().collect();
+        bucket_sort(&mut v, &mut Vec::new(), &mut Vec::new(), 1 << 30);
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -26,21 +26,32 @@ pub enum Noise {
 pub trait Gradient<const D: usize>: Sync {
     fn grad_log_lik(&self, x: f64, theta: &[f64; D]) -> [f64; D];
     fn grad_log_prior(&self, theta: &[f64; D]) -> [f64; D];
+    /// ∇ ln p(xᵢ | θ) of every xᵢ into `out` (same length); a model may batch them.
+    fn grad_log_liks(&self, xs: &[f64], theta: &[f64; D], out: &mut [[f64; D]]) {
+        for (g, &x) in out.iter_mut().zip(xs) {
+            *g = self.grad_log_lik(x, theta);
+        }
+    }
 }
 
 impl Gradient<2> for super::barker::Gmm {
     fn grad_log_lik(&self, x: f64, t: &[f64; 2]) -> [f64; 2] {
-        use super::gmm::NOISE_VAR;
-        let (d1, d2) = (x - t[0], x - t[0] - t[1]);
-        let (a, b) = (-d1 * d1 / (2.0 * NOISE_VAR), -d2 * d2 / (2.0 * NOISE_VAR));
-        // responsibility of the second component
-        let w2 = 1.0 / (1.0 + (a - b).exp());
-        let w1 = 1.0 - w2;
-        [(w1 * d1 + w2 * d2) / NOISE_VAR, w2 * d2 / NOISE_VAR]
+        super::gmm::grad_log_lik(x, *t)
     }
     fn grad_log_prior(&self, t: &[f64; 2]) -> [f64; 2] {
         use super::gmm::PRIOR_VAR;
         [-t[0] / PRIOR_VAR[0], -t[1] / PRIOR_VAR[1]]
+    }
+    fn grad_log_liks(&self, xs: &[f64], t: &[f64; 2], out: &mut [[f64; 2]]) {
+        const BLOCK: usize = 256;
+        let (mut g1, mut g2) = ([0.0; BLOCK], [0.0; BLOCK]);
+        for (xc, oc) in xs.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+            let m = xc.len();
+            super::gmm::grad_log_liks(xc, *t, &mut g1[..m], &mut g2[..m]);
+            for (k, o) in oc.iter_mut().enumerate() {
+                *o = [g1[k], g2[k]];
+            }
+        }
     }
 }
 
@@ -82,20 +93,24 @@ impl Sgld {
         let tau = self.n0 / n;
         let mut mean = [0.0; D];
         let mut clipped = 0;
-        // gather the batch first (with replacement): independent loads overlap their cache misses
-        let mut xs = [0.0f64; 256];
-        let mut buffer = Vec::new();
-        let batch: &mut [f64] = if self.batch <= xs.len() {
-            &mut xs[..self.batch]
+        // gather the batch first (with replacement): independent loads overlap their
+        // cache misses; then all gradients at once (the model may vectorise them)
+        const STACK: usize = 256;
+        let (mut xs, mut gs) = ([0.0f64; STACK], [[0.0f64; D]; STACK]);
+        let (mut xbuf, mut gbuf) = (Vec::new(), Vec::new());
+        let (batch, grads): (&mut [f64], &mut [[f64; D]]) = if self.batch <= STACK {
+            (&mut xs[..self.batch], &mut gs[..self.batch])
         } else {
-            buffer.resize(self.batch, 0.0);
-            &mut buffer
+            xbuf.resize(self.batch, 0.0);
+            gbuf.resize(self.batch, [0.0; D]);
+            (&mut xbuf, &mut gbuf)
         };
         for x in batch.iter_mut() {
             *x = data[rng.random_range(0..data.len())];
         }
-        for &x in batch.iter() {
-            let mut g = model.grad_log_lik(x, theta);
+        model.grad_log_liks(batch, theta, grads);
+        for &g in grads.iter() {
+            let mut g = g;
             let mut norm2 = 0.0;
             for v in g.iter_mut() {
                 *v *= tau;

@@ -90,12 +90,13 @@ pub fn ln1p_exp_neg(x: f64) -> f64 {
     ln1p_unit(exp_neg(x))
 }
 
-/// Runs `body` compiled for AVX2 when the processor has it, else for the baseline.
-/// Both compile the same IEEE operations (Rust never contracts a·b + c into an FMA),
-/// so the bits agree.
+/// `dispatch!(name, inner, (args) -> ret)` defines `name`, which runs the
+/// `#[inline(always)]` function `inner` compiled for AVX2 when the processor has it,
+/// else for the baseline. Both compile the same IEEE operations (Rust never
+/// contracts a·b + c into an FMA), so the bits agree.
 macro_rules! dispatch {
     ($name:ident, $inner:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
-        pub fn $name($($arg: $ty),*) -> $ret {
+        pub(crate) fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2")]
@@ -111,6 +112,8 @@ macro_rules! dispatch {
         }
     };
 }
+
+pub(crate) use dispatch;
 
 /// Lanes of the partial sums: sums are taken lane by lane (element i into lane
 /// i mod 4) and the lanes added as (l₀ + l₁) + (l₂ + l₃), on every path.
