@@ -16,6 +16,9 @@ pub struct Chain {
     pu: DVector<f64>,
     /// initial bracket width per coordinate
     widths: Vec<f64>,
+    /// Σᵢ ln σ(tᵢ) at the current point, when known (the likelihood sum of the last
+    /// accepted line evaluation: the next coordinate's f(0) without a pass over the data)
+    lik: Option<f64>,
 }
 
 /// Starts at u (e.g. w = 0 in the original coordinates, as the paper's sampler).
@@ -29,42 +32,64 @@ pub fn start(target: &LinearTarget, u: DVector<f64>) -> Chain {
             2.0 / curv.sqrt()
         })
         .collect();
-    Chain { u, t, pu, widths }
+    Chain {
+        u,
+        t,
+        pu,
+        widths,
+        lik: None,
+    }
 }
 
-/// Log density of moving coordinate j by δ (up to the same constant for every δ).
-fn line(target: &LinearTarget, ch: &Chain, j: usize, delta: f64) -> f64 {
+/// Log density of moving coordinate j by δ (up to the same constant for every δ), and
+/// the likelihood sum Σᵢ ln σ(tᵢ + δaᵢⱼ) it used (NaN outside the support).
+fn line(target: &LinearTarget, ch: &Chain, j: usize, delta: f64) -> (f64, f64) {
     let (cj, puj, pjj) = (target.c[j], ch.pu[j], target.p[(j, j)]);
     let cu = target.c.dot(&ch.u) + cj * delta;
     let upu = ch.u.dot(&ch.pu) + 2.0 * delta * puj + pjj * delta * delta;
     if target.outside(cu, upu) {
-        return f64::NEG_INFINITY;
+        return (f64::NEG_INFINITY, f64::NAN);
     }
     let lik = vmath::log_sigmoid_line(ch.t.as_slice(), target.a.column(j).as_slice(), delta);
-    target.rho * lik - cj * delta - puj * delta - 0.5 * pjj * delta * delta
+    (
+        target.rho * lik - cj * delta - puj * delta - 0.5 * pjj * delta * delta,
+        lik,
+    )
+}
+
+/// f(0) of coordinate j: ρ·Σ ln σ(tᵢ), the value `line(…, 0)` computes, taken from the
+/// previous accepted evaluation when there is one. The same bits either way: the
+/// accepted evaluation summed tᵢ + δaᵢⱼ, and the update stores exactly those tᵢ.
+fn current(target: &LinearTarget, ch: &Chain, j: usize) -> f64 {
+    match ch.lik {
+        // the δ = 0 terms of `line` are zeros, which leave a nonzero value unchanged
+        Some(lik) => target.rho * lik,
+        None => line(target, ch, j, 0.0).0,
+    }
 }
 
 /// One sweep over all coordinates in order.
 pub fn sweep(target: &LinearTarget, ch: &mut Chain, rng: &mut impl Rng) {
     for j in 0..target.dim() {
-        let f0 = line(target, ch, j, 0.0);
+        let f0 = current(target, ch, j);
         let level = f0 + rng.random::<f64>().ln();
         let w = ch.widths[j];
         let mut lo = -w * rng.random::<f64>();
         let mut hi = lo + w;
         let mut budget = 50;
-        while budget > 0 && line(target, ch, j, lo) > level {
+        while budget > 0 && line(target, ch, j, lo).0 > level {
             lo -= w;
             budget -= 1;
         }
-        while budget > 0 && line(target, ch, j, hi) > level {
+        while budget > 0 && line(target, ch, j, hi).0 > level {
             hi += w;
             budget -= 1;
         }
-        let delta = loop {
+        let (delta, lik) = loop {
             let d = lo + (hi - lo) * rng.random::<f64>();
-            if line(target, ch, j, d) > level {
-                break d;
+            let (f, lik) = line(target, ch, j, d);
+            if f > level {
+                break (d, Some(lik));
             }
             if d < 0.0 {
                 lo = d;
@@ -72,12 +97,13 @@ pub fn sweep(target: &LinearTarget, ch: &mut Chain, rng: &mut impl Rng) {
                 hi = d;
             }
             if hi - lo < 1e-300 {
-                break 0.0;
+                break (0.0, ch.lik);
             }
         };
         ch.u[j] += delta;
         ch.t.axpy(delta, &target.a.column(j), 1.0);
         ch.pu.axpy(delta, &target.p.column(j), 1.0);
+        ch.lik = lik;
     }
 }
 
