@@ -81,7 +81,8 @@ impl Sgld {
         self.batch as f64 / (self.clip * (self.eta * n as f64).sqrt())
     }
 
-    /// One update; returns how many per-example gradients were clipped.
+    /// One update; returns how many per-example gradients were clipped. (The same as
+    /// [`Sgld::run`] for one iteration.)
     pub fn step<const D: usize, M: Gradient<D>, R: Rng + ?Sized>(
         &self,
         model: &M,
@@ -89,54 +90,95 @@ impl Sgld {
         theta: &mut [f64; D],
         rng: &mut R,
     ) -> usize {
+        let mut clipped = 0;
+        self.run(model, data, theta, 1, rng, |_, _, c| clipped = c);
+        clipped
+    }
+
+    /// `iterations` updates of θ, calling `after(t, θ, clipped)` after update t
+    /// (1-based). Pipelined: the minibatch indices of update t + 1 are drawn (with
+    /// replacement) right after update t's values are read, and their cache lines
+    /// prefetched, so the random reads of a large data set overlap update t's
+    /// arithmetic. The random stream is therefore used in the order indices(1),
+    /// indices(2), noise(1), indices(3), noise(2), …
+    pub fn run<const D: usize, M: Gradient<D>, R: Rng + ?Sized>(
+        &self,
+        model: &M,
+        data: &[f64],
+        theta: &mut [f64; D],
+        iterations: u64,
+        rng: &mut R,
+        mut after: impl FnMut(u64, &[f64; D], usize),
+    ) {
         let n = data.len() as f64;
         let tau = self.n0 / n;
-        let mut mean = [0.0; D];
-        let mut clipped = 0;
-        // gather the batch first (with replacement): independent loads overlap their
-        // cache misses; then all gradients at once (the model may vectorise them)
-        const STACK: usize = 256;
-        let (mut xs, mut gs) = ([0.0f64; STACK], [[0.0f64; D]; STACK]);
-        let (mut xbuf, mut gbuf) = (Vec::new(), Vec::new());
-        let (batch, grads): (&mut [f64], &mut [[f64; D]]) = if self.batch <= STACK {
-            (&mut xs[..self.batch], &mut gs[..self.batch])
-        } else {
-            xbuf.resize(self.batch, 0.0);
-            gbuf.resize(self.batch, [0.0; D]);
-            (&mut xbuf, &mut gbuf)
-        };
-        for x in batch.iter_mut() {
-            *x = data[rng.random_range(0..data.len())];
-        }
-        model.grad_log_liks(batch, theta, grads);
-        for &g in grads.iter() {
-            let mut g = g;
-            let mut norm2 = 0.0;
-            for v in g.iter_mut() {
-                *v *= tau;
-                norm2 += *v * *v;
-            }
-            if norm2 > self.clip * self.clip {
-                let scale = self.clip / norm2.sqrt();
-                g.iter_mut().for_each(|v| *v *= scale);
-                clipped += 1;
-            }
-            for (m, v) in mean.iter_mut().zip(g) {
-                *m += v / self.batch as f64;
-            }
-        }
-        let prior = model.grad_log_prior(theta);
         let h = self.eta / n;
         let sd = match self.noise {
             Noise::Published => h.sqrt(),
             Noise::Corrected => (2.0 * h).sqrt(),
         };
-        for k in 0..D {
-            let z: f64 = StandardNormal.sample(rng);
-            theta[k] += self.eta * (mean[k] + prior[k] / n) + sd * z;
+        let b = self.batch;
+        let (mut idx, mut next) = (vec![0usize; b], vec![0usize; b]);
+        let (mut xs, mut grads) = (vec![0.0f64; b], vec![[0.0f64; D]; b]);
+        let draw = |idx: &mut [usize], rng: &mut R| {
+            for i in idx.iter_mut() {
+                *i = rng.random_range(0..data.len());
+                prefetch(&data[*i]);
+            }
+        };
+        draw(&mut idx, rng);
+        for t in 1..=iterations {
+            for (x, &i) in xs.iter_mut().zip(&idx) {
+                *x = data[i];
+            }
+            if t < iterations {
+                draw(&mut next, rng);
+            }
+            model.grad_log_liks(&xs, theta, &mut grads);
+            let mut mean = [0.0; D];
+            let mut clipped = 0;
+            for &g in grads.iter() {
+                let mut g = g;
+                let mut norm2 = 0.0;
+                for v in g.iter_mut() {
+                    *v *= tau;
+                    norm2 += *v * *v;
+                }
+                if norm2 > self.clip * self.clip {
+                    let scale = self.clip / norm2.sqrt();
+                    g.iter_mut().for_each(|v| *v *= scale);
+                    clipped += 1;
+                }
+                for (m, v) in mean.iter_mut().zip(g) {
+                    *m += v;
+                }
+            }
+            // the sum, then one division (not a division per example on the critical path)
+            for m in mean.iter_mut() {
+                *m /= b as f64;
+            }
+            let prior = model.grad_log_prior(theta);
+            for k in 0..D {
+                let z: f64 = StandardNormal.sample(rng);
+                theta[k] += self.eta * (mean[k] + prior[k] / n) + sd * z;
+            }
+            after(t, theta, clipped);
+            std::mem::swap(&mut idx, &mut next);
         }
-        clipped
     }
+}
+
+/// Asks the processor to bring `x`'s cache line in (a hint; no effect on results).
+#[inline(always)]
+fn prefetch(x: &f64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that never faults, and SSE is part of x86_64
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const f64).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 #[cfg(test)]

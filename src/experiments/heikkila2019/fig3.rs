@@ -399,16 +399,23 @@ impl Figure for Fig3 {
                 let mut theta = [StandardNormal.sample(rng), StandardNormal.sample(rng)];
                 let mut acc = Running::default();
                 let mut k = 0;
-                for t in 1..=self.c.sgld_iterations {
-                    sgld.step(&Gmm, &self.data, &mut theta, rng);
-                    if t > self.c.sgld_burn_in {
-                        acc.push(theta);
-                        if (t - self.c.sgld_burn_in).is_multiple_of(self.c.sgld_every) {
-                            record(sgld_name(noise), run, t, self.sgld_eps[k], &acc);
-                            k += 1;
+                let (burn_in, every) = (self.c.sgld_burn_in, self.c.sgld_every);
+                sgld.run(
+                    &Gmm,
+                    &self.data,
+                    &mut theta,
+                    self.c.sgld_iterations,
+                    rng,
+                    |t, theta, _| {
+                        if t > burn_in {
+                            acc.push(*theta);
+                            if (t - burn_in).is_multiple_of(every) {
+                                record(sgld_name(noise), run, t, self.sgld_eps[k], &acc);
+                                k += 1;
+                            }
                         }
-                    }
-                }
+                    },
+                );
             }
         }
         Ok(rows)
