@@ -4,13 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet
-for bench in beta_bernoulli hellinger dpmcmc hmm; do
+for bench in beta_bernoulli hellinger dpmcmc hmm vmath; do
   cargo bench --locked --bench "$bench" -- --warm-up-time 1 --measurement-time 3 2>&1 | grep -E '^[a-z_0-9]+/|time:'
 done
 # effective samples per second of the logistic-regression sampler (50 chains, datasets needed)
 bash scripts/fetch-data.sh >/dev/null
 PRIVPOST_BENCH_CHAINS=50 cargo bench --locked --bench glm_sampler 2>/dev/null | grep -v '^$'
-echo "(NumPyro's NUTS on the same posteriors: benches/numpyro_nuts.sh)"
+echo "(NumPyro, nutpie and Stan NUTS on the same posteriors, side by side: benches/peers.sh)"
 out=$(mktemp -d)
 # every config except the long ones, best of 3; then each long one once
 long="heikkila2019/fig3 geumlek2017/fig3 geumlek2017/samplers minami2016/logreg"

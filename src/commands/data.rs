@@ -28,7 +28,7 @@ pub enum DataAction {
         canonical: bool,
     },
     /// Write a preprocessed training split as CSV (label ±1, then the features), e.g.
-    /// for benches/numpyro_nuts.sh.
+    /// for benches/peers.sh.
     Export {
         /// abalone, adult, mnist or mnist_full
         dataset: String,

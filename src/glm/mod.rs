@@ -85,7 +85,7 @@ impl Posterior<'_> {
         for (i, mut row) in scaled.row_iter_mut().enumerate() {
             row *= (self.rho * sigmoid(t[i]) * sigmoid(-t[i])).sqrt();
         }
-        let mut h = scaled.tr_mul(&scaled);
+        let mut h = crate::numeric::gemm::product_tn(&scaled, &scaled, 1.0);
         for j in 0..h.ncols() {
             h[(j, j)] += self.precision;
         }

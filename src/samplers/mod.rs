@@ -88,7 +88,7 @@ impl LinearTarget {
             row *= post.y[i];
         }
         let t0 = post.margins(&mode);
-        let p = m.tr_mul(&m) * post.precision;
+        let p = gemm::product_tn(&m, &m, post.precision);
         let c = m.tr_mul(&mode) * post.precision;
         Ok(Self {
             at: a.transpose(),
