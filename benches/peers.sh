@@ -88,5 +88,5 @@ for r in rows:
         rate = ess["ess_bulk_min"] / run["cpu_total"]
         ratio = ours.get(d, float("nan")) / rate
         print(f"| {d} | {r['sampler']} NUTS | {ess['draws']} | {ess['ess_bulk_min']:.0f} | {ess['ess_tail_min']:.0f} | "
-              f"{ess['rhat_max']:.3f} | {run['cpu_total']:.1f} | {run['cpu_sampling']:.1f} | {rate:.2f} | {ratio:.1f}× |")
+              f"{rhat(ess['rhat_max'])} | {run['cpu_total']:.1f} | {run['cpu_sampling']:.1f} | {rate:.2f} | {ratio:.1f}× |")
 PY
