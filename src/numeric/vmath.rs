@@ -246,20 +246,6 @@ pub fn log_sigmoid_line(t: &[f64], a: &[f64], delta: f64) -> f64 {
     log_sigmoid_line_batch(t, a, delta)
 }
 
-#[inline(always)]
-fn ln1p_exp_neg_inner(x: &mut [f64]) {
-    for v in x.iter_mut() {
-        *v = ln1p_exp_neg(*v);
-    }
-}
-
-dispatch!(ln1p_exp_neg_batch, ln1p_exp_neg_inner, (x: &mut [f64]) -> ());
-
-/// Overwrites each xᵢ ≥ 0 by ln(1 + e^{−xᵢ}).
-pub fn ln1p_exp_neg_slice(x: &mut [f64]) {
-    ln1p_exp_neg_batch(x)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
