@@ -35,7 +35,8 @@ fn main() {
             "mnist" => tasks.push(("mnist", data::mnist38(&dir, 1))),
             "abalone" => tasks.push(("abalone", data::abalone(&dir, 1))),
             other => {
-                panic!("PRIVPOST_BENCH_DATASETS: unknown dataset {other:?} (adult, mnist, abalone)")
+                eprintln!("PRIVPOST_BENCH_DATASETS: unknown dataset {other:?} (allowed: adult, mnist, abalone, comma-separated)");
+                std::process::exit(2);
             }
         }
     }
