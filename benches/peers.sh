@@ -19,6 +19,12 @@ cd "$(dirname "$0")/.."
 datasets=("$@")
 [ ${#datasets[@]} -gt 0 ] || datasets=(adult mnist)
 peers=${PEERS:-numpyro nutpie stan}
+for p in $peers; do
+  case $p in numpyro|nutpie|stan) ;; *) echo "peers.sh: PEERS: unknown peer \"$p\" (allowed: numpyro, nutpie, stan)" >&2; exit 2 ;; esac
+done
+for d in "${datasets[@]}"; do
+  case $d in adult|mnist|abalone) ;; *) echo "peers.sh: unknown dataset \"$d\" (allowed: adult, mnist, abalone)" >&2; exit 2 ;; esac
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cargo build --release --locked -q
