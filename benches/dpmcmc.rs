@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 fn steps(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let data = generate(1_000_000, &mut rng);
+    let data = privpost::numeric::pages::HugePageSlice::new(&generate(1_000_000, &mut rng));
     let vcor = VCor::stored(2.0).unwrap();
     let test = PrivateTest::paper();
     let mut g = c.benchmark_group("dp_mcmc");

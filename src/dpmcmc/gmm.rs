@@ -55,33 +55,83 @@ pub fn log_lik_ratios(xs: &[f64], from: [f64; 2], to: [f64; 2], out: &mut [f64])
     ratios_batch(xs, from, to, out)
 }
 
+/// ∇_θ ln p(x | θ) of one observation, as the batched kernels compute it.
 #[inline(always)]
-fn grads_inner(xs: &[f64], theta: [f64; 2], g1: &mut [f64], g2: &mut [f64]) {
+fn grad_one(x: f64, theta: [f64; 2]) -> (f64, f64) {
+    let (a, b) = exponents(x, theta);
+    let (d1, d2) = (x - theta[0], x - theta[0] - theta[1]);
+    // responsibility of the second component, σ(b − a), from e = e^{−|a−b|}
+    let e = vmath::exp_neg((a - b).abs());
+    let w2 = (if b >= a { 1.0 } else { e }) / (1.0 + e);
+    let w1 = 1.0 - w2;
+    ((w1 * d1 + w2 * d2) / NOISE_VAR, w2 * d2 / NOISE_VAR)
+}
+
+/// DP-SGLD's per-example terms (Li et al. 2019, as Heikkilä et al. 2019 §4 ran it):
+/// v = τ ∇_θ ln p(x | θ), scaled to L2 norm `clip` when longer, into `g1`, `g2`;
+/// returns how many were clipped. Every element gets the scalar arithmetic
+/// (v·τ, ‖v‖² = v₁² + v₂², clip/‖v‖, v·scale), so the bits match an element-wise loop.
+#[inline(always)]
+fn clipped_inner(
+    xs: &[f64],
+    theta: [f64; 2],
+    tau: f64,
+    clip: f64,
+    g1: &mut [f64],
+    g2: &mut [f64],
+) -> usize {
+    let limit = clip * clip;
+    let mut clipped = 0;
     for ((&x, o1), o2) in xs.iter().zip(g1.iter_mut()).zip(g2.iter_mut()) {
-        let (a, b) = exponents(x, theta);
-        let (d1, d2) = (x - theta[0], x - theta[0] - theta[1]);
-        // responsibility of the second component, σ(b − a), from e = e^{−|a−b|}
-        let e = vmath::exp_neg((a - b).abs());
-        let w2 = (if b >= a { 1.0 } else { e }) / (1.0 + e);
-        let w1 = 1.0 - w2;
-        *o1 = (w1 * d1 + w2 * d2) / NOISE_VAR;
-        *o2 = w2 * d2 / NOISE_VAR;
+        let (u1, u2) = grad_one(x, theta);
+        let (v1, v2) = (u1 * tau, u2 * tau);
+        clipped += usize::from(v1 * v1 + v2 * v2 > limit);
+        (*o1, *o2) = (v1, v2);
     }
+    // rare at the paper's settings (‖v‖ ≈ 1e-4 against L = 0.01): a second pass scales
+    // the long ones, so the square root and division stay out of the vector loop
+    if clipped > 0 {
+        for (o1, o2) in g1.iter_mut().zip(g2.iter_mut()) {
+            let norm2 = *o1 * *o1 + *o2 * *o2;
+            if norm2 > limit {
+                let scale = clip / norm2.sqrt();
+                *o1 *= scale;
+                *o2 *= scale;
+            }
+        }
+    }
+    clipped
 }
 
-vmath::dispatch!(grads_batch, grads_inner, (xs: &[f64], theta: [f64; 2], g1: &mut [f64], g2: &mut [f64]) -> ());
+vmath::dispatch!(clipped_batch, clipped_inner, (xs: &[f64], theta: [f64; 2], tau: f64, clip: f64, g1: &mut [f64], g2: &mut [f64]) -> usize);
 
-/// ∇_θ ln p(xᵢ | θ) of every xᵢ: the two coordinates into `g1`, `g2`, vectorised.
-pub fn grad_log_liks(xs: &[f64], theta: [f64; 2], g1: &mut [f64], g2: &mut [f64]) {
-    assert!(xs.len() == g1.len() && xs.len() == g2.len());
-    grads_batch(xs, theta, g1, g2)
+/// The clipped DP-SGLD terms of every xᵢ ([`clipped_inner`]), vectorised, added in
+/// the order of `xs` to `sum`; returns how many were clipped.
+pub fn clipped_grad_sum(
+    xs: &[f64],
+    theta: [f64; 2],
+    tau: f64,
+    clip: f64,
+    sum: &mut [f64; 2],
+) -> usize {
+    const BLOCK: usize = 32;
+    let (mut g1, mut g2) = ([0.0; BLOCK], [0.0; BLOCK]);
+    let mut clipped = 0;
+    for xc in xs.chunks(BLOCK) {
+        let m = xc.len();
+        clipped += clipped_batch(xc, theta, tau, clip, &mut g1[..m], &mut g2[..m]);
+        for k in 0..m {
+            sum[0] += g1[k];
+            sum[1] += g2[k];
+        }
+    }
+    clipped
 }
 
-/// ∇_θ ln p(x | θ) of one observation (the same arithmetic as [`grad_log_liks`]).
+/// ∇_θ ln p(x | θ) of one observation (the same arithmetic as [`clipped_grad_sum`]).
 pub fn grad_log_lik(x: f64, theta: [f64; 2]) -> [f64; 2] {
-    let (mut g1, mut g2) = ([0.0], [0.0]);
-    grads_inner(&[x], theta, &mut g1, &mut g2);
-    [g1[0], g2[0]]
+    let (g1, g2) = grad_one(x, theta);
+    [g1, g2]
 }
 
 /// ln p(θ) up to a constant.
@@ -176,8 +226,6 @@ mod tests {
         let (from, to) = ([0.3, 0.9], [-0.2, 1.4]);
         let mut r = vec![0.0; xs.len()];
         log_lik_ratios(&xs, from, to, &mut r);
-        let (mut g1, mut g2) = (vec![0.0; xs.len()], vec![0.0; xs.len()]);
-        grad_log_liks(&xs, to, &mut g1, &mut g2);
         for (i, &x) in xs.iter().enumerate() {
             let want = log_lik(x, to) - log_lik(x, from);
             assert!(
@@ -191,7 +239,32 @@ mod tests {
             };
             let want = libm(to) - libm(from);
             assert!((r[i] - want).abs() <= 1e-12 * want.abs().max(1.0));
-            assert_eq!(grad_log_lik(x, to), [g1[i], g2[i]]);
+        }
+        // the clipped DP-SGLD sum: bit for bit an element-wise loop in order, with no
+        // example, some, and every example clipped
+        let tau = 1e-2;
+        for clip in [f64::INFINITY, 0.05, 1e-6] {
+            let (mut want, mut want_clipped) = ([0.0; 2], 0);
+            for &x in &xs {
+                let g = grad_log_lik(x, to);
+                let v = [g[0] * tau, g[1] * tau];
+                let norm2 = v[0] * v[0] + v[1] * v[1];
+                let v = if norm2 > clip * clip {
+                    want_clipped += 1;
+                    let s = clip / norm2.sqrt();
+                    [v[0] * s, v[1] * s]
+                } else {
+                    v
+                };
+                want[0] += v[0];
+                want[1] += v[1];
+            }
+            let mut sum = [0.0; 2];
+            let clipped = clipped_grad_sum(&xs, to, tau, clip, &mut sum);
+            assert_eq!((sum, clipped), (want, want_clipped), "clip {clip}");
+            if clip == 0.05 {
+                assert!(clipped > 0 && clipped < xs.len());
+            }
         }
     }
 

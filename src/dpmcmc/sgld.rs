@@ -26,11 +26,35 @@ pub enum Noise {
 pub trait Gradient<const D: usize>: Sync {
     fn grad_log_lik(&self, x: f64, theta: &[f64; D]) -> [f64; D];
     fn grad_log_prior(&self, theta: &[f64; D]) -> [f64; D];
-    /// ∇ ln p(xᵢ | θ) of every xᵢ into `out` (same length); a model may batch them.
-    fn grad_log_liks(&self, xs: &[f64], theta: &[f64; D], out: &mut [[f64; D]]) {
-        for (g, &x) in out.iter_mut().zip(xs) {
-            *g = self.grad_log_lik(x, theta);
+    /// DP-SGLD's clipped terms: for each xᵢ in order, v = τ ∇ ln p(xᵢ | θ), scaled to
+    /// L2 norm `clip` when ‖v‖ > clip, added to `sum`; returns how many were clipped.
+    /// A model may batch them, with the same arithmetic and order of additions.
+    fn clipped_grad_sum(
+        &self,
+        xs: &[f64],
+        theta: &[f64; D],
+        tau: f64,
+        clip: f64,
+        sum: &mut [f64; D],
+    ) -> usize {
+        let mut clipped = 0;
+        for &x in xs {
+            let mut g = self.grad_log_lik(x, theta);
+            let mut norm2 = 0.0;
+            for v in g.iter_mut() {
+                *v *= tau;
+                norm2 += *v * *v;
+            }
+            if norm2 > clip * clip {
+                let scale = clip / norm2.sqrt();
+                g.iter_mut().for_each(|v| *v *= scale);
+                clipped += 1;
+            }
+            for (m, v) in sum.iter_mut().zip(g) {
+                *m += v;
+            }
         }
+        clipped
     }
 }
 
@@ -42,16 +66,15 @@ impl Gradient<2> for super::barker::Gmm {
         use super::gmm::PRIOR_VAR;
         [-t[0] / PRIOR_VAR[0], -t[1] / PRIOR_VAR[1]]
     }
-    fn grad_log_liks(&self, xs: &[f64], t: &[f64; 2], out: &mut [[f64; 2]]) {
-        const BLOCK: usize = 256;
-        let (mut g1, mut g2) = ([0.0; BLOCK], [0.0; BLOCK]);
-        for (xc, oc) in xs.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let m = xc.len();
-            super::gmm::grad_log_liks(xc, *t, &mut g1[..m], &mut g2[..m]);
-            for (k, o) in oc.iter_mut().enumerate() {
-                *o = [g1[k], g2[k]];
-            }
-        }
+    fn clipped_grad_sum(
+        &self,
+        xs: &[f64],
+        t: &[f64; 2],
+        tau: f64,
+        clip: f64,
+        sum: &mut [f64; 2],
+    ) -> usize {
+        super::gmm::clipped_grad_sum(xs, *t, tau, clip, sum)
     }
 }
 
@@ -99,8 +122,9 @@ impl Sgld {
     /// (1-based). Pipelined: the minibatch indices of update t + 1 are drawn (with
     /// replacement) right after update t's values are read, and their cache lines
     /// prefetched, so the random reads of a large data set overlap update t's
-    /// arithmetic. The random stream is therefore used in the order indices(1),
-    /// indices(2), noise(1), indices(3), noise(2), …
+    /// arithmetic. (Pass the data as a [`crate::numeric::pages::HugePageSlice`] to
+    /// spare the reads a TLB miss each.) The random stream is used in the order
+    /// indices(1), indices(2), noise(1), indices(3), noise(2), …
     pub fn run<const D: usize, M: Gradient<D>, R: Rng + ?Sized>(
         &self,
         model: &M,
@@ -119,7 +143,7 @@ impl Sgld {
         };
         let b = self.batch;
         let (mut idx, mut next) = (vec![0usize; b], vec![0usize; b]);
-        let (mut xs, mut grads) = (vec![0.0f64; b], vec![[0.0f64; D]; b]);
+        let mut xs = vec![0.0f64; b];
         let draw = |idx: &mut [usize], rng: &mut R| {
             for i in idx.iter_mut() {
                 *i = rng.random_range(0..data.len());
@@ -134,33 +158,13 @@ impl Sgld {
             if t < iterations {
                 draw(&mut next, rng);
             }
-            model.grad_log_liks(&xs, theta, &mut grads);
-            let mut mean = [0.0; D];
-            let mut clipped = 0;
-            for &g in grads.iter() {
-                let mut g = g;
-                let mut norm2 = 0.0;
-                for v in g.iter_mut() {
-                    *v *= tau;
-                    norm2 += *v * *v;
-                }
-                if norm2 > self.clip * self.clip {
-                    let scale = self.clip / norm2.sqrt();
-                    g.iter_mut().for_each(|v| *v *= scale);
-                    clipped += 1;
-                }
-                for (m, v) in mean.iter_mut().zip(g) {
-                    *m += v;
-                }
-            }
+            let mut sum = [0.0; D];
+            let clipped = model.clipped_grad_sum(&xs, theta, tau, self.clip, &mut sum);
             // the sum, then one division (not a division per example on the critical path)
-            for m in mean.iter_mut() {
-                *m /= b as f64;
-            }
             let prior = model.grad_log_prior(theta);
             for k in 0..D {
                 let z: f64 = StandardNormal.sample(rng);
-                theta[k] += self.eta * (mean[k] + prior[k] / n) + sd * z;
+                theta[k] += self.eta * (sum[k] / b as f64 + prior[k] / n) + sd * z;
             }
             after(t, theta, clipped);
             std::mem::swap(&mut idx, &mut next);
@@ -252,6 +256,60 @@ mod tests {
                 (g[0] - d1).abs() < 1e-7 && (g[1] - d2).abs() < 1e-7,
                 "{g:?} vs {d1}, {d2}"
             );
+        }
+    }
+
+    /// `run` (vectorised terms, chunked and pipelined index draws) against the plain
+    /// definition: the documented stream order and the trait's element-wise terms.
+    #[test]
+    fn pipelined_run_is_the_plain_update_bit_for_bit() {
+        use crate::dpmcmc::barker::Gmm;
+        struct Plain;
+        impl Gradient<2> for Plain {
+            fn grad_log_lik(&self, x: f64, t: &[f64; 2]) -> [f64; 2] {
+                Gmm.grad_log_lik(x, t)
+            }
+            fn grad_log_prior(&self, t: &[f64; 2]) -> [f64; 2] {
+                Gmm.grad_log_prior(t)
+            }
+        }
+        let data = crate::dpmcmc::gmm::generate(5_000, &mut ChaCha8Rng::seed_from_u64(8));
+        for (clip, batch) in [(0.01, 100), (1e-4, 37), (f64::INFINITY, 3)] {
+            let s = Sgld {
+                batch,
+                clip,
+                ..Sgld::paper(Noise::Corrected)
+            };
+            let steps = 200;
+            let mut rng = ChaCha8Rng::seed_from_u64(9);
+            let mut theta = [0.4, 0.2];
+            let mut got = Vec::new();
+            s.run(&Gmm, &data, &mut theta, steps, &mut rng, |_, th, c| {
+                got.push((*th, c))
+            });
+            let mut rng = ChaCha8Rng::seed_from_u64(9);
+            let mut theta = [0.4, 0.2];
+            let n = data.len() as f64;
+            let draw = |rng: &mut ChaCha8Rng| -> Vec<usize> {
+                (0..batch)
+                    .map(|_| rng.random_range(0..data.len()))
+                    .collect()
+            };
+            let mut idx = draw(&mut rng);
+            for t in 1..=steps {
+                let next = if t < steps { draw(&mut rng) } else { vec![] };
+                let xs: Vec<f64> = idx.iter().map(|&i| data[i]).collect();
+                let mut sum = [0.0; 2];
+                let c = Plain.clipped_grad_sum(&xs, &theta, s.n0 / n, clip, &mut sum);
+                let prior = Plain.grad_log_prior(&theta);
+                for k in 0..2 {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    theta[k] += s.eta * (sum[k] / batch as f64 + prior[k] / n)
+                        + (2.0 * s.eta / n).sqrt() * z;
+                }
+                assert_eq!(got[t as usize - 1], (theta, c), "step {t}");
+                idx = next;
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 //! second-order remainders that are sums of non-negative terms instead.
 
 pub mod gemm;
+pub mod pages;
 pub mod quadrature;
 pub mod vmath;
 

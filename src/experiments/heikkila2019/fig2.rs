@@ -36,7 +36,7 @@ struct Fig2Config {
 /// A private chain (C = 2) beside the non-private reference chain (C = 1) on the
 /// GMM problem (Figure 2).
 pub struct Fig2 {
-    data: Vec<f64>,
+    data: crate::numeric::pages::HugePageSlice,
     test: PrivateTest,
     proposal_sd: f64,
     iterations: [u64; 2],
@@ -88,7 +88,10 @@ pub fn validate_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
         description,
         config: (c, seed, test, account),
         prepare: |(c, seed, test, account)| {
-            let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
+            let data = crate::numeric::pages::HugePageSlice::new(&generate(
+                c.n_data as usize,
+                &mut setup_rng(seed, Purpose::SharedData),
+            ));
             let start = resolve_start(&c.start, &data, seed)?;
             Ok(Box::new(Fig2 {
                 data,

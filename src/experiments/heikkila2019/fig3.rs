@@ -61,7 +61,7 @@ enum Fig3Task {
 
 /// Error of the running posterior mean and variance vs ε spent (Figure 3).
 pub struct Fig3 {
-    data: Vec<f64>,
+    data: crate::numeric::pages::HugePageSlice,
     test: PrivateTest,
     proposal_sd: f64,
     start: Start,
@@ -119,7 +119,10 @@ fn prepare_fig3(
     seed: u64,
     test: PrivateTest,
 ) -> Result<Box<dyn Figure>, ParamError> {
-    let data = generate(c.n_data as usize, &mut setup_rng(seed, Purpose::SharedData));
+    let data = crate::numeric::pages::HugePageSlice::new(&generate(
+        c.n_data as usize,
+        &mut setup_rng(seed, Purpose::SharedData),
+    ));
     let start = resolve_start(&c.start, &data, seed)?;
     // ε after the burn-in plus t recorded iterations, at every checkpoint (plus DPVI's, composed)
     let mcmc_t: Vec<u64> = (1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every)
