@@ -66,15 +66,16 @@ impl PrivateTest {
 
 /// Uniform random subsets of {0, …, n−1} without replacement, by rejection
 /// against a bitset (expected b(1 + b/2n) draws for a subset of size b): exactly
-/// uniform, O(b) per call, n/8 bytes of state, cleared after each call.
+/// uniform, O(b) per call, n/8 bytes of state, cleared after each call. A second
+/// level (one bit per nonzero word) lists the subset in ascending order in
+/// O(b + n/4096) without a sort.
 #[derive(Debug, Clone)]
 pub struct SubsetSampler {
     n: usize,
     bits: Vec<u64>,
+    /// bit w set iff `bits[w]` ≠ 0
+    words: Vec<u64>,
     chosen: Vec<usize>,
-    /// scratch of the bucket sort
-    sorted: Vec<usize>,
-    count: Vec<u32>,
     values: Vec<f64>,
     /// the log-likelihood ratios of the last minibatch
     ratios: Vec<f64>,
@@ -82,84 +83,67 @@ pub struct SubsetSampler {
 
 impl SubsetSampler {
     pub fn new(n: usize) -> Self {
+        let words = n.div_ceil(64);
         Self {
             n,
-            bits: vec![0; n.div_ceil(64)],
+            bits: vec![0; words],
+            words: vec![0; words.div_ceil(64)],
             chosen: Vec::new(),
-            sorted: Vec::new(),
-            count: Vec::new(),
             values: Vec::new(),
             ratios: Vec::new(),
         }
     }
 
-    /// b distinct indices (b ≤ n/2 keeps rejection cheap; larger b still works).
+    /// b distinct indices in the order drawn (b ≤ n/2 keeps rejection cheap; larger
+    /// b still works).
     pub fn sample<R: Rng + ?Sized>(&mut self, b: usize, rng: &mut R) -> &[usize] {
+        self.draw(b, rng, |_| {});
+        for &i in &self.chosen {
+            self.bits[i / 64] = 0;
+            self.words[i / 4096] = 0;
+        }
+        &self.chosen
+    }
+
+    /// Draws b distinct indices into the bitsets and `chosen`, calling `fresh(i)` on
+    /// each as it is drawn; the caller clears the bitsets.
+    fn draw<R: Rng + ?Sized>(&mut self, b: usize, rng: &mut R, mut fresh: impl FnMut(usize)) {
         self.chosen.clear();
         while self.chosen.len() < b.min(self.n) {
             let i = rng.random_range(0..self.n);
             let (word, bit) = (i / 64, 1u64 << (i % 64));
             if self.bits[word] & bit == 0 {
                 self.bits[word] |= bit;
+                self.words[word / 64] |= 1u64 << (word % 64);
                 self.chosen.push(i);
+                fresh(i);
             }
         }
-        for &i in &self.chosen {
-            self.bits[i / 64] = 0;
-        }
-        &self.chosen
     }
 
-    /// The values `data[i]` of a fresh random subset, gathered into a contiguous
-    /// buffer first: the loads are independent, so many cache misses overlap, and
-    /// the arithmetic that follows runs on cached data.
+    /// The values `data[i]` of a fresh random subset in ascending order of i,
+    /// gathered into a contiguous buffer first: each value's cache line is
+    /// prefetched as its index is drawn, so the misses overlap the drawing, and the
+    /// arithmetic that follows runs on cached data.
     pub fn gather<R: Rng + ?Sized>(&mut self, data: &[f64], b: usize, rng: &mut R) -> &[f64] {
-        self.sample(b, rng);
-        bucket_sort(&mut self.chosen, &mut self.sorted, &mut self.count, self.n);
+        self.draw(b, rng, |i| crate::numeric::pages::prefetch(&data[i]));
+        // the subset in ascending order, read off the two bitset levels (clearing them)
+        self.chosen.clear();
+        for (top, summary) in self.words.iter_mut().enumerate() {
+            let mut nonzero = std::mem::take(summary);
+            while nonzero != 0 {
+                let word = top * 64 + nonzero.trailing_zeros() as usize;
+                nonzero &= nonzero - 1;
+                let mut w = std::mem::take(&mut self.bits[word]);
+                while w != 0 {
+                    self.chosen.push(word * 64 + w.trailing_zeros() as usize);
+                    w &= w - 1;
+                }
+            }
+        }
         self.values.clear();
         self.values.extend(self.chosen.iter().map(|&i| data[i]));
         &self.values
-    }
-}
-
-/// Sorts `v` (values < n, drawn uniformly) ascending in O(len) expected time: one
-/// counting pass on the top ≈ log₂(len) bits of each value, then an insertion sort
-/// that only has to fix the order within each bucket (≈ one value each). The result
-/// is the unique ascending order, the same as `sort_unstable`'s; the worst case (all
-/// values in one bucket) is the insertion sort's O(len²), bounded by the batch size.
-fn bucket_sort(v: &mut Vec<usize>, scratch: &mut Vec<usize>, count: &mut Vec<u32>, n: usize) {
-    let len = v.len();
-    if len < 64 {
-        v.sort_unstable();
-        return;
-    }
-    let value_bits = usize::BITS - n.saturating_sub(1).leading_zeros();
-    let bucket_bits = (usize::BITS - len.leading_zeros()).min(value_bits).min(16);
-    let shift = value_bits - bucket_bits;
-    count.clear();
-    count.resize((1 << bucket_bits) + 1, 0);
-    for &x in v.iter() {
-        count[(x >> shift) + 1] += 1;
-    }
-    for k in 1..count.len() {
-        count[k] += count[k - 1];
-    }
-    scratch.clear();
-    scratch.resize(len, 0);
-    for &x in v.iter() {
-        let slot = &mut count[x >> shift];
-        scratch[*slot as usize] = x;
-        *slot += 1;
-    }
-    std::mem::swap(v, scratch);
-    for i in 1..len {
-        let x = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > x {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
     }
 }
 
@@ -583,29 +567,33 @@ mod tests {
         );
     }
 
-    /// The bucket sort gives `sort_unstable`'s order for every size and spread.
+    /// `gather` reads the subset `sample` would draw from the same stream, in
+    /// ascending order (as a sort gives it), for every size and spread, and leaves
+    /// the bitsets clear for the next call.
     #[test]
-    fn bucket_sort_sorts() {
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        for (len, n) in [
+    fn gather_is_the_drawn_subset_in_ascending_order() {
+        for (b, n) in [
             (0, 1),
             (1, 5),
             (63, 100),
             (64, 64),
             (1000, 1_000_000),
             (5000, 7000),
-            (300, 1 << 40),
+            (300, 5_000_000),
         ] {
-            let mut v: Vec<usize> = (0..len).map(|_| rng.random_range(0..n)).collect();
-            let mut want = v.clone();
-            want.sort_unstable();
-            bucket_sort(&mut v, &mut Vec::new(), &mut Vec::new(), n);
-            assert_eq!(v, want, "len {len}, n {n}");
+            let data: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let (mut s1, mut s2) = (SubsetSampler::new(n), SubsetSampler::new(n));
+            let (mut r1, mut r2) = (
+                ChaCha8Rng::seed_from_u64(b as u64),
+                ChaCha8Rng::seed_from_u64(b as u64),
+            );
+            for _ in 0..3 {
+                let mut want: Vec<f64> = s1.sample(b, &mut r1).iter().map(|&i| i as f64).collect();
+                want.sort_by(f64::total_cmp);
+                assert_eq!(s2.gather(&data, b, &mut r2), &want[..], "b {b}, n {n}");
+            }
+            assert!(s2.bits.iter().chain(&s2.words).all(|&w| w == 0));
         }
-        // everything in one bucket: still sorted
-        let mut v: Vec<usize> = (0..200).rev().collect();
-        bucket_sort(&mut v, &mut Vec::new(), &mut Vec::new(), 1 << 30);
-        assert!(v.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -147,7 +147,7 @@ impl Sgld {
         let draw = |idx: &mut [usize], rng: &mut R| {
             for i in idx.iter_mut() {
                 *i = rng.random_range(0..data.len());
-                prefetch(&data[*i]);
+                crate::numeric::pages::prefetch(&data[*i]);
             }
         };
         draw(&mut idx, rng);
@@ -170,19 +170,6 @@ impl Sgld {
             std::mem::swap(&mut idx, &mut next);
         }
     }
-}
-
-/// Asks the processor to bring `x`'s cache line in (a hint; no effect on results).
-#[inline(always)]
-fn prefetch(x: &f64) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint that never faults, and SSE is part of x86_64
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const f64).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 #[cfg(test)]

@@ -59,6 +59,24 @@ fn advise(addr: usize, len: usize) {
     let _ = (addr, len);
 }
 
+/// Asks the processor to bring `x`'s cache line in (a hint; no effect on results).
+#[inline(always)]
+pub fn prefetch(x: &f64) {
+    prefetch_line((x as *const f64).cast());
+}
+
+#[inline(always)]
+fn prefetch_line(x: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that never faults, and SSE is part of x86_64
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(x);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
