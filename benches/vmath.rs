@@ -29,7 +29,7 @@ fn kernels(c: &mut Criterion) {
     g.bench_function("gradient_terms_vmath", |b| {
         b.iter(|| {
             buf.copy_from_slice(&t);
-            vmath::logistic(&mut buf, &a, true)
+            vmath::logistic(&mut buf, &a, None, true)
         })
     });
     g.finish();

@@ -165,26 +165,52 @@ fn lane_total(l: [f64; LANES]) -> f64 {
 }
 
 #[inline(always)]
-fn logistic_inner<const WITH_LOGP: bool>(t: &mut [f64], t0: &[f64]) -> f64 {
+fn logistic_inner<const WITH_LOGP: bool, const CURVED: bool>(
+    t: &mut [f64],
+    t0: &[f64],
+    v: &[f64],
+) -> (f64, f64) {
     let mut lanes = [0.0; LANES];
+    let mut quad = [0.0; LANES];
     let mut buf = [0.0f64; BLOCK];
-    for (tc, t0c) in t.chunks_mut(BLOCK).zip(t0.chunks(BLOCK)) {
+    let mut qbuf = [0.0f64; BLOCK];
+    for (k, (tc, t0c)) in t.chunks_mut(BLOCK).zip(t0.chunks(BLOCK)).enumerate() {
         let m = tc.len();
-        for ((v, &o), b) in tc.iter_mut().zip(t0c).zip(buf.iter_mut()) {
-            let m = *v + o;
+        // (unread without curvature; any slice of the block's length)
+        let vc = if CURVED {
+            &v[k * BLOCK..k * BLOCK + m]
+        } else {
+            t0c
+        };
+        let elements = tc.iter_mut().zip(t0c).zip(vc);
+        for (((x, &o), &vi), (b, qb)) in elements.zip(buf.iter_mut().zip(qbuf.iter_mut())) {
+            let lin = *x;
+            let m = lin + o;
             let e = exp_neg(m.abs());
             if WITH_LOGP {
                 *b = m.min(0.0) - ln1p_unit(e);
             }
             // σ(−m) = e/(1 + e) for m ≥ 0, 1/(1 + e) for m < 0
             let num = if m >= 0.0 { e } else { 1.0 };
-            *v = num / (1.0 + e);
+            let s = num / (1.0 + e);
+            if CURVED {
+                let vt = vi * lin;
+                *x = s + vt;
+                if WITH_LOGP {
+                    *qb = vt * lin;
+                }
+            } else {
+                *x = s;
+            }
         }
         if WITH_LOGP {
             add_lanes(&mut lanes, &buf[..m]);
+            if CURVED {
+                add_lanes(&mut quad, &qbuf[..m]);
+            }
         }
     }
-    lane_total(lanes)
+    (lane_total(lanes), lane_total(quad))
 }
 
 #[inline(always)]
@@ -202,27 +228,55 @@ fn add_lanes(lanes: &mut [f64; LANES], xs: &[f64]) {
 }
 
 #[inline(always)]
-fn logistic_with_logp(t: &mut [f64], t0: &[f64]) -> f64 {
-    logistic_inner::<true>(t, t0)
+fn logistic_with_logp(t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64) {
+    logistic_inner::<true, false>(t, t0, v)
 }
 
 #[inline(always)]
-fn logistic_grad_only(t: &mut [f64], t0: &[f64]) -> f64 {
-    logistic_inner::<false>(t, t0)
+fn logistic_grad_only(t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64) {
+    logistic_inner::<false, false>(t, t0, v)
 }
 
-dispatch!(logistic_batch, logistic_with_logp, (t: &mut [f64], t0: &[f64]) -> f64);
-dispatch!(logistic_grad_batch, logistic_grad_only, (t: &mut [f64], t0: &[f64]) -> f64);
+#[inline(always)]
+fn curved_with_logp(t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64) {
+    logistic_inner::<true, true>(t, t0, v)
+}
+
+#[inline(always)]
+fn curved_grad_only(t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64) {
+    logistic_inner::<false, true>(t, t0, v)
+}
+
+dispatch!(logistic_batch, logistic_with_logp, (t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64));
+dispatch!(logistic_grad_batch, logistic_grad_only, (t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64));
+dispatch!(curved_batch, curved_with_logp, (t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64));
+dispatch!(curved_grad_batch, curved_grad_only, (t: &mut [f64], t0: &[f64], v: &[f64]) -> (f64, f64));
 
 /// The logistic terms of one column of margins: with mᵢ = tᵢ + t0ᵢ, overwrites tᵢ
 /// by σ(−mᵢ) (the derivative of ln σ at mᵢ) and returns Σᵢ ln σ(mᵢ) (0 when
 /// `with_logp` is false). The sum is taken in 4 interleaved lanes (see [`LANES`]).
-pub fn logistic(t: &mut [f64], t0: &[f64], with_logp: bool) -> f64 {
+///
+/// With `curvature` = Some(v), tᵢ becomes σ(−mᵢ) + vᵢtᵢ and the second value returned
+/// is Σᵢ vᵢtᵢ² (when `with_logp`): the terms through which the whitened samplers write
+/// their Gaussian prior ([`crate::samplers`]); otherwise the second value is 0.
+pub fn logistic(
+    t: &mut [f64],
+    t0: &[f64],
+    curvature: Option<&[f64]>,
+    with_logp: bool,
+) -> (f64, f64) {
     assert_eq!(t.len(), t0.len());
-    if with_logp {
-        logistic_batch(t, t0)
-    } else {
-        logistic_grad_batch(t, t0)
+    match curvature {
+        None if with_logp => logistic_batch(t, t0, &[]),
+        None => logistic_grad_batch(t, t0, &[]),
+        Some(v) => {
+            assert_eq!(v.len(), t.len());
+            if with_logp {
+                curved_batch(t, t0, v)
+            } else {
+                curved_grad_batch(t, t0, v)
+            }
+        }
     }
 }
 
@@ -317,14 +371,39 @@ mod tests {
                 grad[i] = (if m >= 0.0 { e } else { 1.0 }) / (1.0 + e);
             }
             let mut got = t.clone();
-            let s = logistic(&mut got, &t0, true);
+            let (s, zero) = logistic(&mut got, &t0, None, true);
             assert_eq!(s.to_bits(), lane_total(lanes).to_bits(), "n = {n}");
+            assert_eq!(zero, 0.0);
             assert!(got
                 .iter()
                 .zip(&grad)
                 .all(|(a, b)| a.to_bits() == b.to_bits()));
             let mut plain = t.clone();
-            assert_eq!(logistic_with_logp(&mut plain, &t0).to_bits(), s.to_bits());
+            assert_eq!(
+                logistic_with_logp(&mut plain, &t0, &[]).0.to_bits(),
+                s.to_bits()
+            );
+            let mut only = t.clone();
+            logistic(&mut only, &t0, None, false);
+            assert_eq!(only, got);
+            // with curvature weights: σ(−m) + v·t in place and Σ v·t² by lanes
+            let v: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..0.25)).collect();
+            let mut quad = [0.0; 4];
+            for i in 0..n {
+                quad[i % 4] += v[i] * t[i] * t[i];
+            }
+            let mut curved = t.clone();
+            let (s2, q) = logistic(&mut curved, &t0, Some(&v), true);
+            assert_eq!(
+                (s2.to_bits(), q.to_bits()),
+                (s.to_bits(), lane_total(quad).to_bits())
+            );
+            for i in 0..n {
+                assert_eq!(curved[i].to_bits(), (grad[i] + v[i] * t[i]).to_bits());
+            }
+            let mut curved_only = t.clone();
+            logistic(&mut curved_only, &t0, Some(&v), false);
+            assert_eq!(curved_only, curved);
             let mut lanes = [0.0; 4];
             for i in 0..n {
                 let v = t[i] + 0.3 * a[i];
