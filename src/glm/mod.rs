@@ -11,6 +11,8 @@ pub mod calibrate;
 
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
 
+use crate::numeric::cholesky::cholesky;
+
 /// ln σ(t) = −ln(1 + e^{−t}), accurate for all t.
 pub fn log_sigmoid(t: f64) -> f64 {
     if t >= 0.0 {
@@ -104,7 +106,7 @@ impl Posterior<'_> {
         for _ in 0..100 {
             let g = untruncated.gradient(&w);
             let chol =
-                Cholesky::new(untruncated.hessian(&w)).ok_or("Hessian is not positive definite")?;
+                cholesky(untruncated.hessian(&w)).ok_or("Hessian is not positive definite")?;
             let step = chol.solve(&g);
             let decrement = g.dot(&step);
             if decrement < 1e-20 * (1.0 + f.abs()) {
@@ -122,8 +124,7 @@ impl Posterior<'_> {
                 scale *= 0.5;
             }
         }
-        let chol =
-            Cholesky::new(untruncated.hessian(&w)).ok_or("Hessian is not positive definite")?;
+        let chol = cholesky(untruncated.hessian(&w)).ok_or("Hessian is not positive definite")?;
         Ok((w, chol))
     }
 }

@@ -7,6 +7,7 @@
 //! of that size loses most significant digits, so divergences are computed from
 //! second-order remainders that are sums of non-negative terms instead.
 
+pub mod cholesky;
 pub mod gemm;
 pub mod pages;
 pub mod quadrature;

@@ -18,7 +18,7 @@ pub mod slice;
 use nalgebra::{DMatrix, DVector};
 
 use crate::glm::{sigmoid, Posterior};
-use crate::numeric::{gemm, vmath};
+use crate::numeric::{cholesky, gemm, vmath};
 
 /// A logistic posterior in linear coordinates u:
 /// ln p(u) = ρ Σᵢ ln σ(tᵢ) − c·u − ½ uᵀPu + const, t = t₀ + A u, and the support
@@ -96,11 +96,7 @@ impl LinearTarget {
     /// approximately N(0, I) (exactly so for a Gaussian posterior).
     pub fn whitened(post: &Posterior) -> Result<Self, String> {
         let (mode, chol) = post.mode()?;
-        let d = post.dim();
-        let l_inv = chol
-            .l()
-            .solve_lower_triangular(&DMatrix::identity(d, d))
-            .ok_or("singular Cholesky factor")?;
+        let l_inv = cholesky::lower_inverse(&chol.l()).ok_or("singular Cholesky factor")?;
         let m = l_inv.transpose();
         let mut a = post.x * &m;
         for (i, mut row) in a.row_iter_mut().enumerate() {
