@@ -127,6 +127,9 @@ pub struct Gibbs<'a> {
     pub data: &'a Histograms,
     pub model: Model,
     pub held_out: Vec<Vec<bool>>,
+    /// per region and cell, its nonzero counts (d, v, c) in (d, v) order: the sparse
+    /// form of `cell.counts` that the emission term sums over
+    nonzero: Vec<Vec<Vec<(usize, usize, f64)>>>,
 }
 
 impl<'a> Gibbs<'a> {
@@ -136,10 +139,31 @@ impl<'a> Gibbs<'a> {
             .iter()
             .map(|(_, c)| vec![false; c.len()])
             .collect();
+        let nonzero = data
+            .regions
+            .iter()
+            .map(|(_, cells)| {
+                cells
+                    .iter()
+                    .map(|cell| {
+                        let mut nz = Vec::new();
+                        for (d, counts) in cell.counts.iter().enumerate() {
+                            for (v, &c) in counts.iter().enumerate() {
+                                if c != 0.0 {
+                                    nz.push((d, v, c));
+                                }
+                            }
+                        }
+                        nz
+                    })
+                    .collect()
+            })
+            .collect();
         Self {
             data,
             model,
             held_out,
+            nonzero,
         }
     }
 
@@ -180,18 +204,15 @@ impl<'a> Gibbs<'a> {
         let chain = &state.z[r];
         let a = (i > 0).then(|| chain[i - 1]);
         let b = (i + 1 < chain.len()).then(|| chain[i + 1]);
-        let cell = &self.data.regions[r].1[i];
         let temp = self.model.ops.as_ref().map_or(1.0, |o| o.temperature);
+        let nonzero = &self.nonzero[r][i];
         (0..self.model.states)
             .map(|k| {
                 let mut w = self.transition_term(&state.trans, a, k, b).ln();
                 if !self.held_out[r][i] {
-                    for (d, counts) in cell.counts.iter().enumerate() {
-                        for (v, &c) in counts.iter().enumerate() {
-                            if c != 0.0 {
-                                w += c * ln_phi[k][d][v];
-                            }
-                        }
+                    // Σ_d Σ_v c·ln φ_{k,d,v} over the nonzero counts, in (d, v) order
+                    for &(d, v, c) in nonzero {
+                        w += c * ln_phi[k][d][v];
                     }
                 }
                 w / temp
