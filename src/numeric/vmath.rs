@@ -164,24 +164,39 @@ fn lane_total(l: [f64; LANES]) -> f64 {
     (l[0] + l[1]) + (l[2] + l[3])
 }
 
+/// Elements per block of a short column (a few data points, as in the audits, with
+/// many columns): the stack buffers are not zeroed at full [`BLOCK`] size every call.
+const SHORT: usize = 16;
+
 #[inline(always)]
 fn logistic_inner<const WITH_LOGP: bool, const CURVED: bool>(
     t: &mut [f64],
     t0: &[f64],
     v: &[f64],
 ) -> (f64, f64) {
+    if t.len() <= SHORT {
+        logistic_blocks::<WITH_LOGP, CURVED, SHORT>(t, t0, v)
+    } else {
+        logistic_blocks::<WITH_LOGP, CURVED, BLOCK>(t, t0, v)
+    }
+}
+
+/// [`logistic`] by blocks of B (a multiple of [`LANES`], so that the lane of element
+/// i is i mod 4 whatever B is: the bits do not depend on it).
+#[inline(always)]
+fn logistic_blocks<const WITH_LOGP: bool, const CURVED: bool, const B: usize>(
+    t: &mut [f64],
+    t0: &[f64],
+    v: &[f64],
+) -> (f64, f64) {
     let mut lanes = [0.0; LANES];
     let mut quad = [0.0; LANES];
-    let mut buf = [0.0f64; BLOCK];
-    let mut qbuf = [0.0f64; BLOCK];
-    for (k, (tc, t0c)) in t.chunks_mut(BLOCK).zip(t0.chunks(BLOCK)).enumerate() {
+    let mut buf = [0.0f64; B];
+    let mut qbuf = [0.0f64; B];
+    for (k, (tc, t0c)) in t.chunks_mut(B).zip(t0.chunks(B)).enumerate() {
         let m = tc.len();
         // (unread without curvature; any slice of the block's length)
-        let vc = if CURVED {
-            &v[k * BLOCK..k * BLOCK + m]
-        } else {
-            t0c
-        };
+        let vc = if CURVED { &v[k * B..k * B + m] } else { t0c };
         let elements = tc.iter_mut().zip(t0c).zip(vc);
         for (((x, &o), &vi), (b, qb)) in elements.zip(buf.iter_mut().zip(qbuf.iter_mut())) {
             let lin = *x;
@@ -358,7 +373,7 @@ mod tests {
     #[test]
     fn batches_equal_the_scalar_definition_bit_for_bit() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        for n in [0usize, 1, 3, 4, 5, 255, 256, 257, 1000, 1031] {
+        for n in [0usize, 1, 3, 4, 5, 16, 17, 255, 256, 257, 1000, 1031] {
             let t: Vec<f64> = (0..n).map(|_| rng.random_range(-40.0..40.0)).collect();
             let t0: Vec<f64> = (0..n).map(|_| rng.random_range(-3.0..3.0)).collect();
             let a: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();

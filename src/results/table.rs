@@ -183,11 +183,15 @@ impl Table {
         let file = std::fs::File::create(path)?;
         let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
         w.write_record(&self.header)?;
+        // one String per column, reused row after row (no allocation per cell)
         let mut buf: Vec<String> = Vec::new();
         for row in &self.rows {
-            buf.clear();
-            buf.extend(row.iter().map(Cell::to_string));
-            w.write_record(&buf)?;
+            buf.resize_with(row.len(), String::new);
+            for (b, cell) in buf.iter_mut().zip(row) {
+                b.clear();
+                fmt::Write::write_fmt(b, format_args!("{cell}")).map_err(std::io::Error::other)?;
+            }
+            w.write_record(&buf[..row.len()])?;
         }
         let mut inner = w.into_inner().map_err(|e| e.into_error())?;
         inner.flush()

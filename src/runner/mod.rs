@@ -15,7 +15,7 @@ pub mod shard;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -397,19 +397,33 @@ fn compute(
         let monitor = &monitor;
         let watcher =
             scope.spawn(move || monitor.watch(stopped, options.progress, options.heartbeat, name));
-        let results = pool.install(|| {
-            todo.par_iter()
-                .map(|&i| {
-                    let rows = figure.run_task(i, &mut task_rng(seed, i));
-                    let rows = match (rows, cache) {
-                        (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
-                        (r, _) => r,
-                    };
-                    monitor.task_done();
-                    (i, rows)
-                })
-                .collect()
+        // the costliest first, each worker taking the next from one queue (longest
+        // processing time first): a long task started last would leave the other
+        // workers idle at the end. Each task's rows depend only on (seed, index).
+        let order = by_cost(figure, todo);
+        let next = AtomicUsize::new(0);
+        let done: Mutex<Vec<(usize, anyhow::Result<Vec<Row>>)>> =
+            Mutex::new(Vec::with_capacity(todo.len()));
+        pool.install(|| {
+            rayon::broadcast(|_| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = order.get(k) else { break };
+                let rows = figure.run_task(i, &mut task_rng(seed, i));
+                let rows = match (rows, cache) {
+                    (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
+                    (r, _) => r,
+                };
+                monitor.task_done();
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, rows));
+            })
         });
+        // back into the order of `todo`
+        let mut results = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        let position: std::collections::HashMap<usize, usize> =
+            todo.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        results.sort_by_key(|(i, _)| position[i]);
         let _ = stop.send(());
         let _ = watcher.join();
         results
@@ -426,6 +440,16 @@ fn compute(
                 })
         })
         .collect()
+}
+
+/// `todo` with the costliest tasks ([`Figure::task_cost`]) first; equal costs keep
+/// their order.
+fn by_cost(figure: &dyn Figure, todo: &[usize]) -> Vec<usize> {
+    let mut order = todo.to_vec();
+    let cost: std::collections::HashMap<usize, f64> =
+        todo.iter().map(|&i| (i, figure.task_cost(i))).collect();
+    order.sort_by(|a, b| cost[b].total_cmp(&cost[a]));
+    order
 }
 
 /// The figure id (with its sweep point) in a `[k/N] id@point` display name.

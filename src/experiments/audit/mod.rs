@@ -14,6 +14,8 @@
 pub mod mechanisms;
 pub mod plot;
 
+use std::collections::HashMap;
+
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
@@ -479,15 +481,10 @@ impl Figure for Audits {
             data.col("value")?,
             data.col("text")?,
         );
+        let by_task = rows_by_task(data, a, m, v);
         let mut rows = Vec::new();
         for (index, (def, variant)) in self.tasks.iter().enumerate() {
-            let mine: Vec<usize> = (0..data.rows.len())
-                .filter(|&r| {
-                    data.s(r, a) == def.id
-                        && data.s(r, m) == def.method.as_str()
-                        && data.s(r, v) == *variant
-                })
-                .collect();
+            let mine = task_rows(&by_task, def, variant);
             let num = |name: &str| -> Option<f64> {
                 mine.iter()
                     .find(|&&r| data.s(r, item) == name)
@@ -569,18 +566,15 @@ impl Figure for Audits {
             data.col("item")?,
             data.col("value")?,
         );
+        let by_task = rows_by_task(data, a, m, v);
         let mut out = Vec::new();
         for (def, variant) in &self.tasks {
             if def.method != Method::Statistical {
                 continue;
             }
-            let rows: Vec<Row> = (0..data.rows.len())
-                .filter(|&r| {
-                    data.s(r, a) == def.id
-                        && data.s(r, m) == def.method.as_str()
-                        && data.s(r, v) == *variant
-                })
-                .filter_map(|r| {
+            let rows: Vec<Row> = task_rows(&by_task, def, variant)
+                .iter()
+                .filter_map(|&r| {
                     let label: i64 = match data.s(r, item).as_str() {
                         "score_d" => 1,
                         "score_d_prime" => 0,
@@ -624,4 +618,35 @@ impl Figure for Audits {
             })
             .collect())
     }
+}
+
+/// The rows of data.csv per (audit, method, variant), in file order: one pass over
+/// the table (the statistical audits' scores make it millions of rows).
+fn rows_by_task(
+    data: &Table,
+    a: usize,
+    m: usize,
+    v: usize,
+) -> HashMap<(String, String, String), Vec<usize>> {
+    let mut by: HashMap<(String, String, String), Vec<usize>> = HashMap::new();
+    for r in 0..data.rows.len() {
+        by.entry((data.s(r, a), data.s(r, m), data.s(r, v)))
+            .or_default()
+            .push(r);
+    }
+    by
+}
+
+/// One task's rows from [`rows_by_task`] (none if it wrote none).
+fn task_rows<'a>(
+    by: &'a HashMap<(String, String, String), Vec<usize>>,
+    def: &Def,
+    variant: &str,
+) -> &'a [usize] {
+    let key = (
+        def.id.to_string(),
+        def.method.as_str().to_string(),
+        variant.to_string(),
+    );
+    by.get(&key).map_or(&[], Vec::as_slice)
 }
