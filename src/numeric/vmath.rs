@@ -273,7 +273,7 @@ dispatch!(curved_grad_batch, curved_grad_only, (t: &mut [f64], t0: &[f64], v: &[
 ///
 /// With `curvature` = Some(v), tᵢ becomes σ(−mᵢ) + vᵢtᵢ and the second value returned
 /// is Σᵢ vᵢtᵢ² (when `with_logp`): the terms through which the whitened samplers write
-/// their Gaussian prior ([`crate::samplers`]); otherwise the second value is 0.
+/// their Gaussian prior (the samplers' whitened coordinates); otherwise the second value is 0.
 pub fn logistic(
     t: &mut [f64],
     t0: &[f64],
