@@ -22,6 +22,46 @@ pub trait Model<const D: usize>: Sync {
             *r = self.log_lik(x, to) - self.log_lik(x, from);
         }
     }
+    /// The clipped ratios' sums ([`ClippedSums::add`], in the order of `xs`), by
+    /// [`Model::log_lik_ratios`] into `scratch`; a model may fuse the two.
+    fn clipped_ratio_sums(
+        &self,
+        xs: &[f64],
+        from: &[f64; D],
+        to: &[f64; D],
+        clip: f64,
+        scratch: &mut Vec<f64>,
+    ) -> ClippedSums {
+        scratch.resize(xs.len(), 0.0);
+        self.log_lik_ratios(xs, from, to, scratch);
+        let mut sums = ClippedSums::default();
+        for &r in scratch.iter() {
+            sums.add(r, clip);
+        }
+        sums
+    }
+}
+
+/// Σ r, Σ r² and the count of clipped terms of a minibatch's ratios, each ratio
+/// clipped to |r| ≤ clip first (eq. 18), added in order.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ClippedSums {
+    pub sum: f64,
+    pub sum_sq: f64,
+    pub clipped: u64,
+}
+
+impl ClippedSums {
+    #[inline(always)]
+    pub fn add(&mut self, r: f64, clip: f64) {
+        let mut r = r;
+        if r.abs() > clip {
+            r = clip.copysign(r);
+            self.clipped += 1;
+        }
+        self.sum += r;
+        self.sum_sq += r * r;
+    }
 }
 
 /// The 2-d Gaussian mixture of §4.
@@ -36,6 +76,16 @@ impl Model<2> for Gmm {
     }
     fn log_lik_ratios(&self, xs: &[f64], from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
         super::gmm::log_lik_ratios(xs, *from, *to, out)
+    }
+    fn clipped_ratio_sums(
+        &self,
+        xs: &[f64],
+        from: &[f64; 2],
+        to: &[f64; 2],
+        clip: f64,
+        _scratch: &mut Vec<f64>,
+    ) -> ClippedSums {
+        super::gmm::clipped_ratio_sums(xs, *from, *to, clip)
     }
 }
 
@@ -65,8 +115,9 @@ impl PrivateTest {
 }
 
 /// Uniform random subsets of {0, …, n−1} without replacement, by rejection
-/// against a bitset (expected b(1 + b/2n) draws for a subset of size b): exactly
-/// uniform, O(b) per call, n/8 bytes of state, cleared after each call. A second
+/// against a bitset (expected b(1 + b/2n) draws for a subset of size b, each index by
+/// [`crate::rng::index_below`]): uniform up to the bias of rand's Canon method (of
+/// order n/2⁶⁴ per index), O(b) per call, n/8 bytes of state, cleared after each call. A second
 /// level (one bit per nonzero word) lists the subset in ascending order in
 /// O(b + n/4096) without a sort.
 #[derive(Debug, Clone)]
@@ -110,7 +161,7 @@ impl SubsetSampler {
     fn draw<R: Rng + ?Sized>(&mut self, b: usize, rng: &mut R, mut fresh: impl FnMut(usize)) {
         self.chosen.clear();
         while self.chosen.len() < b.min(self.n) {
-            let i = rng.random_range(0..self.n);
+            let i = crate::rng::index_below(rng, self.n);
             let (word, bit) = (i / 64, 1u64 << (i % 64));
             if self.bits[word] & bit == 0 {
                 self.bits[word] |= bit;
@@ -255,19 +306,13 @@ pub fn minibatch_estimate<const D: usize, M: Model<D>, R: Rng + ?Sized>(
             n: data.len(),
         });
     }
-    let (mut sum, mut sum_sq) = (0.0, 0.0);
     subsets.gather(data, test.batch, rng);
-    subsets.ratios.resize(test.batch, 0.0);
-    model.log_lik_ratios(&subsets.values, theta, prop, &mut subsets.ratios);
-    for &r in &subsets.ratios {
-        let mut r = r;
-        if r.abs() > test.clip {
-            r = test.clip.copysign(r);
-            stats.clipped += 1;
-        }
-        sum += r;
-        sum_sq += r * r;
-    }
+    let ClippedSums {
+        sum,
+        sum_sq,
+        clipped,
+    } = model.clipped_ratio_sums(&subsets.values, theta, prop, test.clip, &mut subsets.ratios);
+    stats.clipped += clipped;
     let b = test.batch as f64;
     let mean = sum / b;
     let var_pop = (sum_sq / b - mean * mean).max(0.0);

@@ -8,7 +8,7 @@
 //! Privacy: Poisson-subsampled Gaussian with noise multiplier σ = b/(L√(ηN)),
 //! accounted in `privacy::rdp::SgldAccount`.
 
-use rand::{Rng, RngExt};
+use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
@@ -146,7 +146,7 @@ impl Sgld {
         let mut xs = vec![0.0f64; b];
         let draw = |idx: &mut [usize], rng: &mut R| {
             for i in idx.iter_mut() {
-                *i = rng.random_range(0..data.len());
+                *i = crate::rng::index_below(rng, data.len());
                 crate::numeric::pages::prefetch(&data[*i]);
             }
         };
@@ -175,7 +175,7 @@ impl Sgld {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
+    use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     /// x ~ N(θ, 1), θ ~ N(0, 1): tempered posterior N(μ, 1/(1 + N₀)).
