@@ -109,9 +109,11 @@ pub struct Logreg {
     conversion: Conversion,
     /// with the Langevin sampler: the share of δ given to its TV term
     langevin_delta_share: f64,
+    /// the seed of the exactly sampled posteriors' keyed streams ([`logreg::shared_scores`])
+    seed: u64,
 }
 
-pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Config = deserialize(params)?;
     let beta0 = logreg::positive_beta0(c.beta0)?;
     logreg::ln_epsilons("ln_epsilons", &c.ln_epsilons)?;
@@ -162,6 +164,7 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
             repeats,
             sampler,
             use_langevin,
+            seed,
         },
         prepare,
     }))
@@ -176,6 +179,7 @@ struct Validated {
     repeats: usize,
     sampler: Sampler,
     use_langevin: bool,
+    seed: u64,
 }
 
 /// Loads the datasets (fetching missing ones) and calibrates every grid point.
@@ -188,6 +192,7 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
         repeats,
         sampler,
         use_langevin,
+        seed,
     } = v;
     let (tasks, records, settings) =
         logreg::prepare(&c.datasets, &c.data_dir, c.split_seed, beta0)?;
@@ -267,6 +272,7 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
         delta: c.delta,
         conversion,
         langevin_delta_share: c.langevin_delta_share,
+        seed,
     }))
 }
 
@@ -340,10 +346,20 @@ impl Figure for Logreg {
         let p0 = *self.first_point(index);
         let task = &self.tasks[dataset];
         let (scores, sampler_name) = match p0.langevin {
+            // exactly sampled: the posterior's keyed stream, shared with any figure of
+            // the same seed that samples it (Geumlek Fig. 3's OPS and true posterior)
             None => (
-                logreg::score_draws(task, &p0.cal, &self.sampler, self.repeats, rng)
-                    .map_err(|e| format!("{}: {e}", task.name))
-                    .map_err(anyhow::Error::msg)?,
+                logreg::shared_scores(
+                    task,
+                    &self.records[dataset],
+                    &p0.cal,
+                    &self.sampler,
+                    self.repeats,
+                    self.seed,
+                )
+                .map_err(|e| format!("{}: {e}", task.name))
+                .map_err(anyhow::Error::msg)?
+                .to_vec(),
                 self.sampler.name(),
             ),
             Some((step, iterations)) => {
@@ -497,6 +513,7 @@ impl Figure for Logreg {
             "delta": self.delta,
             "conversion": self.conversion.as_str(),
             "sampler": format!("{:?}", self.sampler),
+            "draws": logreg::DRAWS_NOTE,
         })
     }
 }

@@ -82,9 +82,11 @@ pub struct Fig3 {
     repeats: usize,
     sampler: Sampler,
     settings: Vec<Setting>,
+    /// the seed of every posterior's keyed stream ([`logreg::shared_scores`])
+    seed: u64,
 }
 
-pub fn validate_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig3Config = deserialize(params)?;
     check::non_empty("lambdas", &c.lambdas)?;
     for &l in &c.lambdas {
@@ -127,6 +129,7 @@ pub fn validate_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, 
             repeats,
             beta0,
             sampler,
+            seed,
         },
         prepare: prepare_fig3,
     }))
@@ -139,6 +142,7 @@ struct Fig3Plan {
     repeats: usize,
     beta0: f64,
     sampler: Sampler,
+    seed: u64,
 }
 
 /// Loads the datasets (fetching missing ones) and calibrates every grid point.
@@ -149,6 +153,7 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
         repeats,
         beta0,
         sampler,
+        seed,
     } = plan;
     let (tasks, records, settings) =
         logreg::prepare(&c.datasets, &c.data_dir, c.split_seed, beta0)?;
@@ -186,6 +191,7 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
         repeats,
         sampler,
         settings,
+        seed,
     }))
 }
 
@@ -239,12 +245,16 @@ impl Figure for Fig3 {
         )
     }
 
-    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+    /// The draws come from the posterior's keyed stream (not the task stream): see
+    /// [`logreg::shared_scores`].
+    fn run_task(&self, index: usize, _rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (dataset, cal) = self.unique[index];
         let task = &self.tasks[dataset];
-        let scores = logreg::score_draws(task, &cal, &self.sampler, self.repeats, rng)
-            .map_err(|e| format!("{}: {e}", task.name))
-            .map_err(anyhow::Error::msg)?;
+        let record = &self.records[dataset];
+        let scores =
+            logreg::shared_scores(task, record, &cal, &self.sampler, self.repeats, self.seed)
+                .map_err(|e| format!("{}: {e}", task.name))
+                .map_err(anyhow::Error::msg)?;
         Ok(logreg::expand_rows(
             &self.points,
             &self.which,
@@ -342,6 +352,7 @@ impl Figure for Fig3 {
         serde_json::json!({
             "sampler": format!("{:?}", self.sampler),
             "distinct_posteriors": self.unique.len(),
+            "draws": logreg::DRAWS_NOTE,
             "datasets": self.tasks.iter().zip(&self.settings).map(|(t, s)| serde_json::json!({
                 "name": t.name,
                 "n_train": t.train_x.nrows(),

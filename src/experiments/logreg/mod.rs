@@ -5,11 +5,13 @@
 pub mod plot;
 
 use crate::stats::mean_se;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use nalgebra::DVector;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use crate::config::ParamError;
 use crate::data::{self, Task};
@@ -288,6 +290,93 @@ pub fn score_draws(
     Ok(draws.iter().map(|w| score(task, w)).collect())
 }
 
+/// What the draws of a posterior depend on, as the bytes of its keyed stream
+/// ([`crate::rng::keyed_rng`]): the data (name, SHA-256 of the files read, split
+/// seed, train/test sizes, dimension), the calibration (ρ, prior precision nβ, the
+/// OPS radius, bit for bit), the sampler and its settings, and the number of draws.
+/// Grid coordinates (λ, ε, the mechanism's name) are not in it: a posterior is the
+/// same whichever grid point or figure calibrates it.
+pub fn posterior_key(
+    task: &Task,
+    record: &DatasetRecord,
+    cal: &Calibrated,
+    sampler: &Sampler,
+    k: usize,
+) -> String {
+    let post = posterior(task, cal);
+    let radius = match post.radius {
+        Some(r) => format!("{:016x}", r.to_bits()),
+        None => "none".into(),
+    };
+    let sampler = match *sampler {
+        Sampler::Hmc {
+            burn_in,
+            tune,
+            path_length,
+        } => format!(
+            "hmc burn_in={burn_in} tune={tune} path_length={:016x}",
+            path_length.to_bits()
+        ),
+        Sampler::Slice { sweeps } => format!("slice sweeps={sweeps}"),
+    };
+    format!(
+        "logistic posterior draws v1|dataset={}|sha256={}|split_seed={}|n_train={}|n_test={}|dim={}|rho={:016x}|precision={:016x}|radius={radius}|sampler={sampler}|draws={k}",
+        record.name,
+        record.sha256.join(","),
+        record.source["split_seed"],
+        task.train_x.nrows(),
+        task.test_x.nrows(),
+        task.dim(),
+        post.rho.to_bits(),
+        post.precision.to_bits(),
+    )
+}
+
+/// How the logistic figures draw, for their manifests.
+pub const DRAWS_NOTE: &str = "each distinct posterior's draws come from its keyed stream: ChaCha8 seeded with SHA-256 of the config seed and the posterior's description (data SHA-256, split, rho, prior precision, radius, sampler settings, draws); figures with the same seed sampling the same posterior get the same draws, computed once per process";
+
+/// One posterior's scores, filled by the first task that needs them.
+type Slot = Arc<Mutex<Option<Arc<Vec<(f64, f64)>>>>>;
+
+/// The scores computed in this process, by keyed-stream seed.
+static SHARED: OnceLock<Mutex<HashMap<[u8; 32], Slot>>> = OnceLock::new();
+
+/// [`score_draws`] of the posterior of (`task`, `cal`) from its keyed stream
+/// ([`posterior_key`] under `seed`): the draws depend on the posterior and the seed
+/// only, not on the figure or the task index. Computed once per process: a later
+/// request with the same key (another figure of the same seed, e.g. Minami's OPS
+/// and true posterior after Geumlek Fig. 3 in `run --all`) gets the stored scores,
+/// which are the same numbers it would compute. A concurrent request for the same
+/// key waits for the first; a failed computation stores nothing.
+pub fn shared_scores(
+    task: &Task,
+    record: &DatasetRecord,
+    cal: &Calibrated,
+    sampler: &Sampler,
+    k: usize,
+    seed: u64,
+) -> anyhow::Result<Arc<Vec<(f64, f64)>>> {
+    let id = crate::rng::keyed_seed(
+        seed,
+        posterior_key(task, record, cal, sampler, k).as_bytes(),
+    );
+    let slot = {
+        let mut map = SHARED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        map.entry(id).or_default().clone()
+    };
+    let mut slot = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(scores) = slot.as_ref() {
+        return Ok(scores.clone());
+    }
+    let mut rng = ChaCha8Rng::from_seed(id);
+    let scores = Arc::new(score_draws(task, cal, sampler, k, &mut rng)?);
+    *slot = Some(scores.clone());
+    Ok(scores)
+}
+
 /// Estimated floating-point operations of `chain_iterations` HMC iterations
 /// (summed over chains) on `task`'s training set: a tuned path takes about ten
 /// leapfrog steps, each one gradient — two n × d products (4nd) and n
@@ -443,5 +532,121 @@ pub fn repeats(v: usize) -> Result<usize, ParamError> {
             format!("{v}"),
             "2 ≤ repeats ≤ 100000",
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::DMatrix;
+
+    /// A small separable-ish task: 40 training and 20 test rows of norm 1, d = 3.
+    fn toy() -> (Task, DatasetRecord) {
+        let row = |i: usize| {
+            let v = [1.0, (i as f64 * 0.37).sin(), (i as f64 * 0.11).cos() - 0.5];
+            let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            v.map(|x| x / n)
+        };
+        let x = |m: usize, off: usize| DMatrix::from_fn(m, 3, |i, j| row(i + off)[j]);
+        let y = |m: usize, off: usize| {
+            DVector::from_fn(m, |i, _| if row(i + off)[1] > 0.0 { 1.0 } else { -1.0 })
+        };
+        let task = Task {
+            name: "abalone",
+            train_x: x(40, 0),
+            train_y: y(40, 0),
+            test_x: x(20, 40),
+            test_y: y(20, 40),
+            features: vec!["a".into(), "b".into(), "c".into()],
+            dropped: 0,
+        };
+        let record = DatasetRecord {
+            name: "abalone".into(),
+            files: vec!["abalone.csv".into()],
+            sha256: vec!["00ff".into()],
+            rows: 60,
+            source: serde_json::json!({ "split_seed": 1 }),
+        };
+        (task, record)
+    }
+
+    const HMC: Sampler = Sampler::Hmc {
+        burn_in: 10,
+        tune: 8,
+        path_length: 1.5,
+    };
+
+    /// Every ingredient of a posterior's draws changes its key; grid coordinates
+    /// cannot (they are not arguments).
+    #[test]
+    fn posterior_keys_name_everything_the_draws_depend_on() {
+        let (task, record) = toy();
+        let cal = Calibrated {
+            beta: 1e-3,
+            rho: 0.5,
+            radius: None,
+        };
+        let base = posterior_key(&task, &record, &cal, &HMC, 5);
+        assert_eq!(base, posterior_key(&task, &record, &cal, &HMC, 5));
+        let mut other_data = record.clone();
+        other_data.sha256 = vec!["00fe".into()];
+        let mut other_split = record.clone();
+        other_split.source = serde_json::json!({ "split_seed": 2 });
+        let variants = [
+            posterior_key(&task, &other_data, &cal, &HMC, 5),
+            posterior_key(&task, &other_split, &cal, &HMC, 5),
+            posterior_key(&task, &record, &Calibrated { rho: 0.25, ..cal }, &HMC, 5),
+            posterior_key(&task, &record, &Calibrated { beta: 2e-3, ..cal }, &HMC, 5),
+            posterior_key(
+                &task,
+                &record,
+                &Calibrated {
+                    radius: Some(1e3),
+                    ..cal
+                },
+                &HMC,
+                5,
+            ),
+            posterior_key(&task, &record, &cal, &Sampler::Slice { sweeps: 10 }, 5),
+            posterior_key(
+                &task,
+                &record,
+                &cal,
+                &Sampler::Hmc {
+                    burn_in: 11,
+                    tune: 8,
+                    path_length: 1.5,
+                },
+                5,
+            ),
+            posterior_key(&task, &record, &cal, &HMC, 6),
+        ];
+        for (i, v) in variants.iter().enumerate() {
+            assert_ne!(v, &base, "variant {i}");
+            for w in &variants[i + 1..] {
+                assert_ne!(v, w);
+            }
+        }
+    }
+
+    /// The store returns the very scores a fresh computation from the keyed stream
+    /// gives, computes them once, and keys by seed too.
+    #[test]
+    fn shared_scores_are_the_keyed_streams_draws_computed_once() {
+        let (task, record) = toy();
+        let cal = Calibrated {
+            beta: 1e-3,
+            rho: 0.8,
+            radius: None,
+        };
+        let first = shared_scores(&task, &record, &cal, &HMC, 4, 7).unwrap();
+        let again = shared_scores(&task, &record, &cal, &HMC, 4, 7).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "computed twice");
+        let key = posterior_key(&task, &record, &cal, &HMC, 4);
+        let mut rng = crate::rng::keyed_rng(7, key.as_bytes());
+        let fresh = score_draws(&task, &cal, &HMC, 4, &mut rng).unwrap();
+        assert_eq!(*first, fresh);
+        let other_seed = shared_scores(&task, &record, &cal, &HMC, 4, 8).unwrap();
+        assert_ne!(*other_seed, fresh);
     }
 }
