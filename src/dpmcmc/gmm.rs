@@ -305,6 +305,23 @@ mod tests {
             let want = libm(to) - libm(from);
             assert!((r[i] - want).abs() <= 1e-12 * want.abs().max(1.0));
         }
+        // the fused clipped sums of the DP-MCMC test: bit for bit the ratios above added
+        // in order by `ClippedSums::add`, with no, some and every ratio clipped
+        for clip in [f64::INFINITY, 0.5, 1e-9] {
+            let mut want = ClippedSums::default();
+            for &ri in &r {
+                want.add(ri, clip);
+            }
+            let got = clipped_ratio_sums(&xs, from, to, clip);
+            assert_eq!(
+                (got.sum.to_bits(), got.sum_sq.to_bits(), got.clipped),
+                (want.sum.to_bits(), want.sum_sq.to_bits(), want.clipped),
+                "clip {clip}"
+            );
+            if clip == 0.5 {
+                assert!(got.clipped > 0 && got.clipped < xs.len() as u64);
+            }
+        }
         // the clipped DP-SGLD sum: bit for bit an element-wise loop in order, with no
         // example, some, and every example clipped
         let tau = 1e-2;
