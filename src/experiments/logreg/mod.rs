@@ -7,6 +7,7 @@ pub mod plot;
 use crate::stats::mean_se;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use nalgebra::DVector;
@@ -341,13 +342,21 @@ type Slot = Arc<Mutex<Option<Arc<Vec<(f64, f64)>>>>>;
 /// The scores computed in this process, by keyed-stream seed.
 static SHARED: OnceLock<Mutex<HashMap<[u8; 32], Slot>>> = OnceLock::new();
 
+/// Most (test error, log-likelihood) pairs the store keeps (10⁷ pairs, 160 MB): a
+/// longer process keeps computing, and its later posteriors are simply not stored.
+const STORE_CAP: usize = 10_000_000;
+
+/// Pairs stored so far.
+static STORED: AtomicUsize = AtomicUsize::new(0);
+
 /// [`score_draws`] of the posterior of (`task`, `cal`) from its keyed stream
 /// ([`posterior_key`] under `seed`): the draws depend on the posterior and the seed
 /// only, not on the figure or the task index. Computed once per process: a later
 /// request with the same key (another figure of the same seed, e.g. Minami's OPS
 /// and true posterior after Geumlek Fig. 3 in `run --all`) gets the stored scores,
 /// which are the same numbers it would compute. A concurrent request for the same
-/// key waits for the first; a failed computation stores nothing.
+/// key waits for the first; a failed computation stores nothing, and neither does
+/// one past [`STORE_CAP`] (memory stays bounded; outputs do not change).
 pub fn shared_scores(
     task: &Task,
     record: &DatasetRecord,
@@ -373,7 +382,12 @@ pub fn shared_scores(
     }
     let mut rng = ChaCha8Rng::from_seed(id);
     let scores = Arc::new(score_draws(task, cal, sampler, k, &mut rng)?);
-    *slot = Some(scores.clone());
+    let room = STORED.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+        (n + scores.len() <= STORE_CAP).then_some(n + scores.len())
+    });
+    if room.is_ok() {
+        *slot = Some(scores.clone());
+    }
     Ok(scores)
 }
 
