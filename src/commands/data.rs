@@ -28,12 +28,18 @@ pub enum DataAction {
         canonical: bool,
     },
     /// Write a preprocessed training split as CSV (label ±1, then the features), e.g.
-    /// for benches/peers.sh.
+    /// for benches/peers.sh; with --raw, every row as read with `label` and `split`
+    /// columns, which a [csv_datasets.NAME] table reads back (the table is printed).
     Export {
         /// abalone, adult, mnist or mnist_full
         dataset: String,
         #[arg(long)]
         out: PathBuf,
+        /// The rows before preprocessing (categories as text), train and test, with
+        /// `label` (1/−1) and `split` (train/test) columns: a CSV dataset that gives
+        /// the built-in dataset's results when read back with the printed table.
+        #[arg(long)]
+        raw: bool,
         #[arg(long, default_value = "data")]
         dir: PathBuf,
         #[arg(long, default_value_t = 1)]
@@ -63,6 +69,14 @@ pub fn data(args: &DataArgs) -> Result<(), CommandError> {
         DataAction::Export {
             dataset,
             out,
+            raw: true,
+            dir,
+            split_seed,
+        } => data_export_raw(dataset, out, dir, *split_seed),
+        DataAction::Export {
+            dataset,
+            out,
+            raw: false,
             dir,
             split_seed,
         } => data_export(dataset, out, dir, *split_seed),
@@ -116,6 +130,64 @@ pub fn data_status(dir: &Path) -> Result<(), CommandError> {
             dir.display()
         )))
     }
+}
+
+/// `privpost data export --raw`: the rows as read, with label and split columns,
+/// written atomically; prints the `[csv_datasets.NAME]` table that reads them back.
+pub fn data_export_raw(
+    dataset: &str,
+    out: &Path,
+    dir: &Path,
+    split_seed: u64,
+) -> Result<(), CommandError> {
+    let raw = match dataset {
+        "abalone" => crate::data::abalone_raw(dir, split_seed),
+        "adult" => crate::data::adult_raw(dir),
+        "mnist" => crate::data::mnist38_raw(dir, split_seed),
+        "mnist_full" => crate::data::mnist38_full_raw(dir, split_seed),
+        other => return Err(CommandError::input(format!(
+            "data export: unknown dataset \"{other}\" (allowed: abalone, adult, mnist, mnist_full)"
+        ))),
+    }
+    .map_err(|e| CommandError::input(e.to_string()))?;
+    let mut bytes = Vec::new();
+    raw.write_csv(&mut bytes)
+        .map_err(|e| CommandError::failed(format!("{}: {e}", out.display())))?;
+    let tmp = out.with_file_name(format!(
+        ".{}.tmp-{}",
+        out.file_name()
+            .map_or("export".into(), |n| n.to_string_lossy()),
+        crate::results::owner_tag()
+    ));
+    std::fs::write(&tmp, &bytes)
+        .and_then(|()| std::fs::rename(&tmp, out))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            CommandError::failed(format!("{}: {e}", out.display()))
+        })?;
+    let categorical: Vec<String> = raw
+        .categorical()
+        .iter()
+        .map(|c| format!("\"{c}\""))
+        .collect();
+    crate::outln!(
+        "wrote {} ({} rows, {} columns, label and split)",
+        out.display(),
+        raw.labels.len(),
+        raw.columns.len()
+    );
+    crate::outln!("# read it back in geumlek2017/fig3, minami2016/logreg or geumlek2017/samplers:");
+    crate::outln!("# datasets = [\"{dataset}_csv\"]");
+    crate::outln!("[csv_datasets.{dataset}_csv]");
+    crate::outln!(
+        "path = \"{}\"",
+        out.display().to_string().replace('\\', "/")
+    );
+    crate::outln!("split_column = \"split\"");
+    crate::outln!("categorical = [{}]", categorical.join(", "));
+    crate::outln!("scaling = \"paper\"    # §5.2 min–max on the training split, as the built-ins");
+    crate::outln!("rows = \"scale\"       # every row to norm max_norm = 1, as the built-ins");
+    Ok(())
 }
 
 /// `privpost data export`: a preprocessed training split as CSV (label, features).

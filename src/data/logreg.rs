@@ -19,8 +19,9 @@ use crate::rng::{setup_rng, Purpose};
 /// A binary classification task, preprocessed and split.
 #[derive(Debug, Clone)]
 pub struct Task {
-    pub name: &'static str,
-    /// n_train × d, rows of L2 norm 1 (or 0 for an all-zero row)
+    /// the name a config uses (`adult`, or a `[csv_datasets.NAME]` table's name)
+    pub name: String,
+    /// n_train × d, rows of L2 norm at most `max_norm` (the §5.2 rows: exactly 1, or 0 for an all-zero row)
     pub train_x: DMatrix<f64>,
     /// labels ±1
     pub train_y: DVector<f64>,
@@ -30,6 +31,13 @@ pub struct Task {
     pub features: Vec<String>,
     /// raw rows dropped by the preprocessing rules (e.g. missing values)
     pub dropped: usize,
+    /// the declared bound c on every row's norm (1 for the built-in datasets); the
+    /// calibrations never use a smaller c than this
+    pub max_norm: f64,
+    /// SHA-256 of the prepared values (sizes, then every train and test value and
+    /// label, bit for bit): what a posterior's draws depend on, wherever the rows
+    /// were read from
+    pub content_sha256: String,
 }
 
 impl Task {
@@ -39,99 +47,237 @@ impl Task {
 }
 
 /// A raw feature column before scaling.
-enum Column {
+#[derive(Debug, Clone)]
+pub enum Column {
     Numeric(String, Vec<f64>),
     Categorical(String, Vec<String>),
 }
 
-/// One-hot encodes categoricals (levels seen in training, in sorted order),
-/// scales each feature to [−0.5, 0.5] by the training min/max, and normalises rows.
-fn build(
-    name: &'static str,
-    columns: Vec<Column>,
-    labels: Vec<f64>,
-    is_train: &[bool],
-    dropped: usize,
-) -> Task {
-    let mut features: Vec<String> = Vec::new();
-    let mut values: Vec<Vec<f64>> = Vec::new();
-    for col in columns {
-        match col {
-            Column::Numeric(n, v) => {
-                features.push(n);
-                values.push(v);
-            }
-            Column::Categorical(n, v) => {
-                let mut levels: Vec<&String> = v
-                    .iter()
-                    .zip(is_train)
-                    .filter(|(_, &t)| t)
-                    .map(|(x, _)| x)
-                    .collect();
-                levels.sort();
-                levels.dedup();
-                for level in levels {
-                    features.push(format!("{n}={level}"));
-                    values.push(
-                        v.iter()
-                            .map(|x| if x == level { 1.0 } else { 0.0 })
-                            .collect(),
-                    );
-                }
-            }
+impl Column {
+    pub fn name(&self) -> &str {
+        match self {
+            Column::Numeric(n, _) | Column::Categorical(n, _) => n,
         }
-    }
-    for v in &mut values {
-        let (lo, hi) = v
-            .iter()
-            .zip(is_train)
-            .filter(|(_, &t)| t)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (&x, _)| {
-                (a.min(x), b.max(x))
-            });
-        for x in v.iter_mut() {
-            *x = if hi > lo {
-                ((*x - lo) / (hi - lo) - 0.5).clamp(-0.5, 0.5)
-            } else {
-                0.0
-            };
-        }
-    }
-    let d = values.len();
-    let rows: Vec<usize> = (0..labels.len()).collect();
-    let make = |train: bool| {
-        let idx: Vec<usize> = rows
-            .iter()
-            .copied()
-            .filter(|&i| is_train[i] == train)
-            .collect();
-        let mut x = DMatrix::from_fn(idx.len(), d, |r, c| values[c][idx[r]]);
-        for mut row in x.row_iter_mut() {
-            let norm = row.norm();
-            if norm > 0.0 {
-                row /= norm;
-            }
-        }
-        (
-            x,
-            DVector::from_iterator(idx.len(), idx.iter().map(|&i| labels[i])),
-        )
-    };
-    let (train_x, train_y) = make(true);
-    let (test_x, test_y) = make(false);
-    Task {
-        name,
-        train_x,
-        train_y,
-        test_x,
-        test_y,
-        features,
-        dropped,
     }
 }
 
+/// A dataset as read, before the preprocessing: its columns, labels (±1), and
+/// which rows are training rows. `privpost data export --raw` writes it as a CSV
+/// that `[csv_datasets.NAME]` reads back into the same table.
+#[derive(Debug, Clone)]
+pub struct RawData {
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub labels: Vec<f64>,
+    pub is_train: Vec<bool>,
+    pub dropped: usize,
+}
+
+/// How feature values are mapped before the rows are normalised.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scaling {
+    /// as read (one-hot columns 0/1)
+    None,
+    /// each numeric column clipped to its declared [lo, hi] and mapped to
+    /// [−0.5, 0.5]; one-hot columns 0/1 mapped to −0.5/0.5: no data-dependent step
+    Bounds(std::collections::BTreeMap<String, [f64; 2]>),
+    /// Geumlek et al. 2017 §5.2: every feature min–max scaled to [−0.5, 0.5] on the
+    /// training split (test values clipped); data-dependent
+    Paper,
+}
+
+/// How rows are brought to norm ≤ c.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RowNorm {
+    /// every nonzero row scaled to norm exactly c (§5.2, with c = 1)
+    Scale,
+    /// only rows with norm > c are scaled down to norm c
+    Clip,
+}
+
+impl RawData {
+    /// Writes the table as CSV — the columns, then `label` (1 or −1) and `split`
+    /// (train or test) — which a `[csv_datasets.NAME]` table with `split_column =
+    /// "split"`, these `categorical` columns and `scaling = "paper"`, `rows =
+    /// "scale"` reads back into the same [`Task`], bit for bit (numbers are
+    /// written in Rust's shortest round-trip form).
+    pub fn write_csv(&self, out: impl std::io::Write) -> Result<(), csv::Error> {
+        let mut w = csv::Writer::from_writer(out);
+        let mut header: Vec<&str> = self.columns.iter().map(Column::name).collect();
+        header.extend(["label", "split"]);
+        w.write_record(&header)?;
+        let mut row: Vec<String> = Vec::with_capacity(header.len());
+        for i in 0..self.labels.len() {
+            row.clear();
+            for c in &self.columns {
+                row.push(match c {
+                    Column::Numeric(_, v) => v[i].to_string(),
+                    Column::Categorical(_, v) => v[i].clone(),
+                });
+            }
+            row.push(if self.labels[i] > 0.0 { "1" } else { "-1" }.into());
+            row.push(if self.is_train[i] { "train" } else { "test" }.into());
+            w.write_record(&row)?;
+        }
+        w.flush()?;
+        Ok(())
+    }
+
+    /// The names of the categorical columns.
+    pub fn categorical(&self) -> Vec<&str> {
+        self.columns
+            .iter()
+            .filter(|c| matches!(c, Column::Categorical(..)))
+            .map(Column::name)
+            .collect()
+    }
+
+    /// The built-in preprocessing of §5.2 (min–max on the training split, rows to norm 1).
+    pub fn paper(self) -> Task {
+        self.preprocess(&Scaling::Paper, RowNorm::Scale, 1.0)
+    }
+
+    /// One-hot encodes categoricals (levels seen in training, in sorted order),
+    /// scales features by `scaling`, and brings rows to norm ≤ `c` by `rows`.
+    pub fn preprocess(self, scaling: &Scaling, rows: RowNorm, c: f64) -> Task {
+        let RawData {
+            name,
+            columns,
+            labels,
+            is_train,
+            dropped,
+        } = self;
+        let mut features: Vec<String> = Vec::new();
+        let mut values: Vec<Vec<f64>> = Vec::new();
+        let mut bounds: Vec<Option<[f64; 2]>> = Vec::new();
+        for col in columns {
+            match col {
+                Column::Numeric(n, v) => {
+                    bounds.push(match scaling {
+                        Scaling::Bounds(b) => b.get(&n).copied(),
+                        _ => None,
+                    });
+                    features.push(n);
+                    values.push(v);
+                }
+                Column::Categorical(n, v) => {
+                    let mut levels: Vec<&String> = v
+                        .iter()
+                        .zip(&is_train)
+                        .filter(|(_, &t)| t)
+                        .map(|(x, _)| x)
+                        .collect();
+                    levels.sort();
+                    levels.dedup();
+                    for level in levels {
+                        features.push(format!("{n}={level}"));
+                        bounds.push(Some([0.0, 1.0]));
+                        values.push(
+                            v.iter()
+                                .map(|x| if x == level { 1.0 } else { 0.0 })
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        for (v, b) in values.iter_mut().zip(&bounds) {
+            let (lo, hi) = match (scaling, b) {
+                (Scaling::None, _) => continue,
+                (Scaling::Bounds(_), Some([lo, hi])) => (*lo, *hi),
+                // validation requires a bound for every numeric column
+                (Scaling::Bounds(_), None) => continue,
+                (Scaling::Paper, _) => v
+                    .iter()
+                    .zip(&is_train)
+                    .filter(|(_, &t)| t)
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (&x, _)| {
+                        (a.min(x), b.max(x))
+                    }),
+            };
+            for x in v.iter_mut() {
+                *x = if hi > lo {
+                    ((*x - lo) / (hi - lo) - 0.5).clamp(-0.5, 0.5)
+                } else {
+                    0.0
+                };
+            }
+        }
+        let d = values.len();
+        let make = |train: bool| {
+            let idx: Vec<usize> = (0..labels.len())
+                .filter(|&i| is_train[i] == train)
+                .collect();
+            let mut x = DMatrix::from_fn(idx.len(), d, |r, c| values[c][idx[r]]);
+            for mut row in x.row_iter_mut() {
+                let norm = row.norm();
+                let scale = match rows {
+                    RowNorm::Scale => norm > 0.0,
+                    RowNorm::Clip => norm > c,
+                };
+                if scale {
+                    // `/= norm` first: with c = 1 this is the §5.2 arithmetic, bit for bit
+                    row /= norm;
+                    if c != 1.0 {
+                        row *= c;
+                    }
+                }
+            }
+            (
+                x,
+                DVector::from_iterator(idx.len(), idx.iter().map(|&i| labels[i])),
+            )
+        };
+        let (train_x, train_y) = make(true);
+        let (test_x, test_y) = make(false);
+        let content_sha256 = content_hash(&train_x, &train_y, &test_x, &test_y);
+        Task {
+            name,
+            train_x,
+            train_y,
+            test_x,
+            test_y,
+            features,
+            dropped,
+            max_norm: c,
+            content_sha256,
+        }
+    }
+}
+
+/// SHA-256 over the sizes and the bits of every value, train then test.
+fn content_hash(
+    train_x: &DMatrix<f64>,
+    train_y: &DVector<f64>,
+    test_x: &DMatrix<f64>,
+    test_y: &DVector<f64>,
+) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"privpost logistic task v1\0");
+    for m in [train_x, test_x] {
+        h.update((m.nrows() as u64).to_le_bytes());
+        h.update((m.ncols() as u64).to_le_bytes());
+    }
+    let mut buf = Vec::with_capacity(8 * 4096);
+    let values = train_x
+        .iter()
+        .chain(train_y.iter())
+        .chain(test_x.iter())
+        .chain(test_y.iter());
+    for v in values {
+        buf.extend_from_slice(&v.to_bits().to_le_bytes());
+        if buf.len() >= 8 * 4096 {
+            h.update(&buf);
+            buf.clear();
+        }
+    }
+    h.update(&buf);
+    super::files::hex(&h.finalize())
+}
+
 /// Marks a seeded 2/3 of `n` rows as training (⌊2n/3⌋ rows).
-fn seeded_split(n: usize, seed: u64) -> Vec<bool> {
+pub(crate) fn seeded_split(n: usize, seed: u64) -> Vec<bool> {
     let mut idx: Vec<usize> = (0..n).collect();
     idx.shuffle(&mut setup_rng(seed, Purpose::TrainSplit));
     let mut is_train = vec![false; n];
@@ -159,6 +305,11 @@ fn parse_f64(path: &str, line: usize, field: &str) -> Result<f64, DataError> {
 
 /// Abalone: fewer than 10 rings (+1) vs the rest (−1); sex one-hot; seeded 2/3–1/3 split.
 pub fn abalone(dir: &Path, seed: u64) -> Result<Task, DataError> {
+    abalone_raw(dir, seed).map(RawData::paper)
+}
+
+/// Abalone as read, before the preprocessing.
+pub fn abalone_raw(dir: &Path, seed: u64) -> Result<RawData, DataError> {
     abalone_from(
         &text(dir, "abalone.csv")?,
         &dir.join("abalone.csv").display().to_string(),
@@ -166,7 +317,7 @@ pub fn abalone(dir: &Path, seed: u64) -> Result<Task, DataError> {
     )
 }
 
-fn abalone_from(text: &str, path: &str, seed: u64) -> Result<Task, DataError> {
+fn abalone_from(text: &str, path: &str, seed: u64) -> Result<RawData, DataError> {
     let mut lines = text.lines().enumerate();
     let header: Vec<String> = lines
         .next()
@@ -204,7 +355,13 @@ fn abalone_from(text: &str, path: &str, seed: u64) -> Result<Task, DataError> {
         columns.push(Column::Numeric(header[k + 1].clone(), col));
     }
     let is_train = seeded_split(labels.len(), seed);
-    Ok(build("abalone", columns, labels, &is_train, 0))
+    Ok(RawData {
+        name: "abalone".into(),
+        columns,
+        labels,
+        is_train,
+        dropped: 0,
+    })
 }
 
 const ADULT_COLUMNS: [(&str, bool); 14] = [
@@ -227,6 +384,11 @@ const ADULT_COLUMNS: [(&str, bool); 14] = [
 /// Adult: income > 50K (+1) vs ≤ 50K (−1), standard train/test files; rows with a
 /// missing value ("?") are dropped (and counted in `dropped`).
 pub fn adult(dir: &Path) -> Result<Task, DataError> {
+    adult_raw(dir).map(RawData::paper)
+}
+
+/// Adult as read (rows with a missing value dropped), before the preprocessing.
+pub fn adult_raw(dir: &Path) -> Result<RawData, DataError> {
     let train = text(dir, "adult.data")?;
     let test = text(dir, "adult.test")?;
     adult_from(&[
@@ -235,7 +397,7 @@ pub fn adult(dir: &Path) -> Result<Task, DataError> {
     ])
 }
 
-fn adult_from(files: &[(&str, &str, bool)]) -> Result<Task, DataError> {
+fn adult_from(files: &[(&str, &str, bool)]) -> Result<RawData, DataError> {
     let mut raw: Vec<Vec<String>> = vec![Vec::new(); 14];
     let (mut labels, mut is_train, mut dropped) = (Vec::new(), Vec::new(), 0);
     for &(text, path, train) in files {
@@ -291,12 +453,23 @@ fn adult_from(files: &[(&str, &str, bool)]) -> Result<Task, DataError> {
             }
         })
         .collect();
-    Ok(build("adult", columns, labels, &is_train, dropped))
+    Ok(RawData {
+        name: "adult".into(),
+        columns,
+        labels,
+        is_train,
+        dropped,
+    })
 }
 
 /// MNIST 3 (+1) vs 8 (−1) from the 5000-digit sample (label in the last column),
 /// seeded 2/3–1/3 split of the 1000 threes and eights.
 pub fn mnist38(dir: &Path, seed: u64) -> Result<Task, DataError> {
+    mnist38_raw(dir, seed).map(RawData::paper)
+}
+
+/// MNIST 3-vs-8 (5k sample) as read, before the preprocessing.
+pub fn mnist38_raw(dir: &Path, seed: u64) -> Result<RawData, DataError> {
     mnist38_from(
         &text(dir, "mnist_5k.csv")?,
         &dir.join("mnist_5k.csv").display().to_string(),
@@ -304,7 +477,7 @@ pub fn mnist38(dir: &Path, seed: u64) -> Result<Task, DataError> {
     )
 }
 
-fn mnist38_from(text: &str, path: &str, seed: u64) -> Result<Task, DataError> {
+fn mnist38_from(text: &str, path: &str, seed: u64) -> Result<RawData, DataError> {
     let mut pixels: Vec<Vec<f64>> = Vec::new();
     let mut labels = Vec::new();
     for (i, line) in text
@@ -337,7 +510,13 @@ fn mnist38_from(text: &str, path: &str, seed: u64) -> Result<Task, DataError> {
         .map(|p| Column::Numeric(format!("pixel{p}"), pixels.iter().map(|r| r[p]).collect()))
         .collect();
     let is_train = seeded_split(labels.len(), seed);
-    Ok(build("mnist", columns, labels, &is_train, 0))
+    Ok(RawData {
+        name: "mnist".into(),
+        columns,
+        labels,
+        is_train,
+        dropped: 0,
+    })
 }
 
 /// The full MNIST training set's threes (+1) and eights (−1), 6131 + 5851 digits, with a
@@ -346,6 +525,11 @@ fn mnist38_from(text: &str, path: &str, seed: u64) -> Result<Task, DataError> {
 /// --canonical`, ordinary internet); their structure is checked here, their download
 /// checksums by the fetch script.
 pub fn mnist38_full(dir: &Path, seed: u64) -> Result<Task, DataError> {
+    mnist38_full_raw(dir, seed).map(RawData::paper)
+}
+
+/// The full MNIST 3-vs-8 task as read, before the preprocessing.
+pub fn mnist38_full_raw(dir: &Path, seed: u64) -> Result<RawData, DataError> {
     let read = |name: &str| -> Result<(String, Vec<u8>), DataError> {
         let path = dir.join(name);
         let shown = path.display().to_string();
@@ -400,7 +584,7 @@ fn mnist38_idx(
     labels: &[u8],
     lpath: &str,
     seed: u64,
-) -> Result<Task, DataError> {
+) -> Result<RawData, DataError> {
     let ishape = idx_header(images, ipath, 0x0000_0803, 3)?;
     let lshape = idx_header(labels, lpath, 0x0000_0801, 1)?;
     if ishape[0] != lshape[0] {
@@ -431,7 +615,13 @@ fn mnist38_idx(
         .map(|p| Column::Numeric(format!("pixel{p}"), pixels.iter().map(|r| r[p]).collect()))
         .collect();
     let is_train = seeded_split(ys.len(), seed);
-    Ok(build("mnist_full", columns, ys, &is_train, 0))
+    Ok(RawData {
+        name: "mnist_full".into(),
+        columns,
+        labels: ys,
+        is_train,
+        dropped: 0,
+    })
 }
 
 #[cfg(test)]
@@ -446,7 +636,7 @@ F,0.6,0.5,0.15,1.0,0.4,0.2,0.3,12\nI,0.2,0.15,0.05,0.1,0.04,0.02,0.03,4\n";
 
     #[test]
     fn abalone_preprocessing_follows_section_5_2() {
-        let t = abalone_from(ABALONE, "abalone.csv", 1).unwrap();
+        let t = abalone_from(ABALONE, "abalone.csv", 1).unwrap().paper();
         assert_eq!(t.train_x.nrows() + t.test_x.nrows(), 6);
         assert_eq!(t.train_x.nrows(), 4); // ⌊2·6/3⌋
         assert_eq!(t.dim(), 10); // sex one-hot (F, I, M) + 7 measurements
@@ -462,7 +652,7 @@ F,0.6,0.5,0.15,1.0,0.4,0.2,0.3,12\nI,0.2,0.15,0.05,0.1,0.04,0.02,0.03,4\n";
             .sum();
         assert_eq!(labels, 3.0); // rings 9, 7, 4 are < 10
                                  // the split is a function of the seed only
-        let again = abalone_from(ABALONE, "abalone.csv", 1).unwrap();
+        let again = abalone_from(ABALONE, "abalone.csv", 1).unwrap().paper();
         assert_eq!(t.train_x, again.train_x);
     }
 
@@ -472,7 +662,9 @@ F,0.6,0.5,0.15,1.0,0.4,0.2,0.3,12\nI,0.2,0.15,0.05,0.1,0.04,0.02,0.03,4\n";
 50, ?, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, Husband, White, Male, 0, 0, 13, United-States, <=50K\n\
 52, Self-emp-inc, 287927, HS-grad, 9, Married-civ-spouse, Exec-managerial, Wife, White, Female, 15024, 0, 40, Cuba, >50K\n";
         let test = "|1x3 Cross validator\n25, Private, 226802, 11th, 7, Never-married, Machine-op-inspct, Own-child, Black, Male, 0, 0, 40, United-States, >50K.\n";
-        let t = adult_from(&[(train, "adult.data", true), (test, "adult.test", false)]).unwrap();
+        let t = adult_from(&[(train, "adult.data", true), (test, "adult.test", false)])
+            .unwrap()
+            .paper();
         assert_eq!((t.train_x.nrows(), t.test_x.nrows(), t.dropped), (2, 1, 1));
         assert_eq!(t.test_y[0], 1.0);
         // categories unseen in training (Private, 11th, …) encode as all-zero blocks
@@ -514,7 +706,9 @@ F,0.6,0.5,0.15,1.0,0.4,0.2,0.3,12\nI,0.2,0.15,0.05,0.1,0.04,0.02,0.03,4\n";
         let mut images = vec![0, 0, 8, 3, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 2];
         images.extend([0, 255, 10, 0, 1, 2, 3, 4, 9, 9, 9, 9]);
         let labels = vec![0, 0, 8, 1, 0, 0, 0, 3, 3, 8, 5];
-        let t = mnist38_idx(&images, "img", &labels, "lab", 0).unwrap();
+        let t = mnist38_idx(&images, "img", &labels, "lab", 0)
+            .unwrap()
+            .paper();
         assert_eq!(t.train_x.nrows() + t.test_x.nrows(), 2); // the 5 is dropped
         assert_eq!(t.dim(), 4);
         let e = mnist38_idx(&images[..20], "img", &labels, "lab", 0)

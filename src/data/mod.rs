@@ -11,6 +11,7 @@
 //!
 //! Nothing here knows of the runner, results or plots.
 
+pub mod csv_dataset;
 pub mod fetch;
 mod files;
 mod logreg;

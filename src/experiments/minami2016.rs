@@ -28,6 +28,9 @@ use crate::samplers::{hmc, LinearTarget};
 #[serde(deny_unknown_fields)]
 struct Config {
     datasets: Vec<String>,
+    /// the user's CSV datasets, by name (`[csv_datasets.NAME]`, see `data::csv_dataset`)
+    #[serde(default)]
+    csv_datasets: Option<toml::Table>,
     #[serde(default = "data_dir")]
     data_dir: String,
     split_seed: u64,
@@ -143,7 +146,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
             "0 < share < 1",
         ));
     }
-    logreg::check_datasets(&c.datasets)?;
+    logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
     let description = format!(
         "{} grid points ({} datasets × {} ln ε × {} mechanisms, δ = {:e}); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
         c.datasets.len() * c.ln_epsilons.len() * mechs.len(),
@@ -194,8 +197,12 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
         use_langevin,
         seed,
     } = v;
-    let (tasks, records, settings) =
-        logreg::prepare(&c.datasets, &c.data_dir, c.split_seed, beta0)?;
+    let (tasks, records, settings) = logreg::prepare(
+        &logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?,
+        &c.data_dir,
+        c.split_seed,
+        beta0,
+    )?;
     let mut points = Vec::new();
     for (dataset, s) in settings.iter().enumerate() {
         for &ln_epsilon in &c.ln_epsilons {
@@ -349,17 +356,10 @@ impl Figure for Logreg {
             // exactly sampled: the posterior's keyed stream, shared with any figure of
             // the same seed that samples it (Geumlek Fig. 3's OPS and true posterior)
             None => (
-                logreg::shared_scores(
-                    task,
-                    &self.records[dataset],
-                    &p0.cal,
-                    &self.sampler,
-                    self.repeats,
-                    self.seed,
-                )
-                .map_err(|e| format!("{}: {e}", task.name))
-                .map_err(anyhow::Error::msg)?
-                .to_vec(),
+                logreg::shared_scores(task, &p0.cal, &self.sampler, self.repeats, self.seed)
+                    .map_err(|e| format!("{}: {e}", task.name))
+                    .map_err(anyhow::Error::msg)?
+                    .to_vec(),
                 self.sampler.name(),
             ),
             Some((step, iterations)) => {
@@ -387,7 +387,7 @@ impl Figure for Logreg {
             &scores,
             |p, r, err, ll| {
                 vec![
-                    task.name.into(),
+                    task.name.as_str().into(),
                     p.ln_epsilon.into(),
                     p.mech.name().into(),
                     p.cal.beta.into(),

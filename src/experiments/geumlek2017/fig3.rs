@@ -21,6 +21,9 @@ fn default_data_dir() -> String {
 #[serde(deny_unknown_fields)]
 struct Fig3Config {
     datasets: Vec<String>,
+    /// the user's CSV datasets, by name (`[csv_datasets.NAME]`, see `data::csv_dataset`)
+    #[serde(default)]
+    csv_datasets: Option<toml::Table>,
     #[serde(default = "default_data_dir")]
     data_dir: String,
     split_seed: u64,
@@ -110,7 +113,7 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
         path_length: c.path_length,
     }
     .validate()?;
-    logreg::check_datasets(&c.datasets)?;
+    logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
     let description = format!(
         "{} grid points ({} datasets × {} λ × {} ln ε × {} mechanisms); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
         c.datasets.len() * c.lambdas.len() * c.ln_epsilons.len() * mechanisms.len(),
@@ -155,8 +158,12 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
         sampler,
         seed,
     } = plan;
-    let (tasks, records, settings) =
-        logreg::prepare(&c.datasets, &c.data_dir, c.split_seed, beta0)?;
+    let (tasks, records, settings) = logreg::prepare(
+        &logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?,
+        &c.data_dir,
+        c.split_seed,
+        beta0,
+    )?;
     let mut points = Vec::new();
     for (dataset, s) in settings.iter().enumerate() {
         for &lambda in &c.lambdas {
@@ -250,11 +257,9 @@ impl Figure for Fig3 {
     fn run_task(&self, index: usize, _rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (dataset, cal) = self.unique[index];
         let task = &self.tasks[dataset];
-        let record = &self.records[dataset];
-        let scores =
-            logreg::shared_scores(task, record, &cal, &self.sampler, self.repeats, self.seed)
-                .map_err(|e| format!("{}: {e}", task.name))
-                .map_err(anyhow::Error::msg)?;
+        let scores = logreg::shared_scores(task, &cal, &self.sampler, self.repeats, self.seed)
+            .map_err(|e| format!("{}: {e}", task.name))
+            .map_err(anyhow::Error::msg)?;
         Ok(logreg::expand_rows(
             &self.points,
             &self.which,
@@ -262,7 +267,7 @@ impl Figure for Fig3 {
             &scores,
             |p, r, err, ll| {
                 vec![
-                    task.name.into(),
+                    task.name.as_str().into(),
                     p.lambda.into(),
                     p.ln_epsilon.into(),
                     p.mechanism.name().into(),

@@ -26,6 +26,9 @@ use crate::stats::diagnostics;
 #[serde(deny_unknown_fields)]
 struct Config {
     datasets: Vec<String>,
+    /// the user's CSV datasets, by name (`[csv_datasets.NAME]`, see `data::csv_dataset`)
+    #[serde(default)]
+    csv_datasets: Option<toml::Table>,
     #[serde(default = "data_dir")]
     data_dir: String,
     split_seed: u64,
@@ -113,7 +116,7 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
             "paper_slice_draws ≥ 2",
         ));
     }
-    logreg::check_datasets(&c.datasets)?;
+    logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
     let description = format!(
         "{} datasets: HMC ({} chains) vs {} reference chains of {} sweeps each{} (datasets loaded at run time)",
         c.datasets.len(),
@@ -135,8 +138,12 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
 
 /// Loads the datasets (fetching missing ones) and lists the jobs.
 fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, ParamError> {
-    let (tasks, records, settings) =
-        logreg::prepare(&c.datasets, &c.data_dir, c.split_seed, beta0)?;
+    let (tasks, records, settings) = logreg::prepare(
+        &logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?,
+        &c.data_dir,
+        c.split_seed,
+        beta0,
+    )?;
     let mut jobs = Vec::new();
     for (d, name) in c.datasets.iter().enumerate() {
         jobs.push(Job::Hmc(d));
@@ -206,7 +213,7 @@ fn draw_rows(task: &Task, sampler: &str, chain: usize, draws: &[DVector<f64>]) -
         .map(|(i, w)| {
             let (err, ll) = logreg::score(task, w);
             vec![
-                task.name.into(),
+                task.name.as_str().into(),
                 sampler.into(),
                 "draw".into(),
                 chain.into(),
@@ -293,7 +300,7 @@ impl Figure for Samplers {
         match job {
             Job::Hmc(_) => {
                 let draws = self.hmc.draws(&post, self.c.chains, rng)?;
-                rows.extend(coordinate_rows(task.name, "hmc", 0, &draws, None));
+                rows.extend(coordinate_rows(&task.name, "hmc", 0, &draws, None));
                 rows.extend(draw_rows(task, "hmc", 0, &draws));
                 // the R-hat / ESS run; its cost in batched gradient evaluations (burn-in and
                 // draws; tuning excluded) is deterministic, unlike seconds (benches/glm_sampler.rs)
@@ -312,7 +319,7 @@ impl Figure for Samplers {
                 let gradients = chains.gradients;
                 let conv = diagnostics::convergence(&rec);
                 rows.push(vec![
-                    task.name.into(),
+                    task.name.as_str().into(),
                     "hmc".into(),
                     "diagnostic".into(),
                     0usize.into(),
@@ -343,7 +350,7 @@ impl Figure for Samplers {
                     .map(|j| diagnostics::ess(&[w.row(j).iter().copied().collect()]))
                     .collect();
                 rows.extend(coordinate_rows(
-                    task.name,
+                    &task.name,
                     "reference",
                     k,
                     &draws,
@@ -361,7 +368,7 @@ impl Figure for Samplers {
                     sweeps: self.c.paper_slice_sweeps,
                 };
                 let draws = paper.draws(&post, self.c.paper_slice_draws, rng)?;
-                rows.extend(coordinate_rows(task.name, "paper_slice", 0, &draws, None));
+                rows.extend(coordinate_rows(&task.name, "paper_slice", 0, &draws, None));
                 rows.extend(draw_rows(task, "paper_slice", 0, &draws));
             }
         }
@@ -389,7 +396,7 @@ impl Figure for Samplers {
         };
         let mut out = Vec::new();
         for task in &self.tasks {
-            let name = task.name;
+            let name = task.name.as_str();
             let dim = task.dim();
             // pooled reference per coordinate; R-hat across reference chains
             let refs = rows_of(name, "reference", "coordinate");

@@ -15,6 +15,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::ParamError;
+use crate::data::csv_dataset::{self, CsvDataset, DatasetSource};
 use crate::data::{self, Task};
 use crate::glm::calibrate::{Calibrated, Setting};
 use crate::glm::{test_error, test_loglik, Posterior};
@@ -150,27 +151,96 @@ pub fn data_dir_of(configured: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(configured))
 }
 
-/// Checks the dataset names of a config (validation: reads nothing).
-pub fn check_datasets(names: &[String]) -> Result<(), ParamError> {
+/// The datasets a config names, checked (validation: reads nothing): each entry of
+/// `datasets` is a built-in name, the name of a `[csv_datasets.NAME]` table, or
+/// `"csv:PATH"` (a CSV file with every default, named by its file stem).
+pub fn check_datasets(
+    names: &[String],
+    tables: Option<&toml::Table>,
+) -> Result<Vec<DatasetSource>, ParamError> {
     crate::config::check::non_empty("datasets", names)?;
+    let allowed = "\"abalone\", \"adult\", \"mnist\", \"mnist_full\" (needs `privpost data fetch --canonical`), the NAME of a [csv_datasets.NAME] table, or \"csv:PATH\" (a CSV file: see the README, \"Your own data\")";
+    if let Some(t) = tables {
+        for (name, value) in t {
+            if DATASETS.contains(&name.as_str()) {
+                return Err(ParamError::new(
+                    format!("csv_datasets.{name}"),
+                    "the name of a built-in dataset",
+                    "another name for your CSV dataset",
+                ));
+            }
+            check_name(&format!("csv_datasets.{name}"), name)?;
+            csv_dataset::parse_spec(name, value)?;
+        }
+    }
+    let mut out: Vec<DatasetSource> = Vec::new();
     for n in names {
-        if !DATASETS.contains(&n.as_str()) {
+        let source = if DATASETS.contains(&n.as_str()) {
+            DatasetSource::Builtin(n.clone())
+        } else if let Some(path) = n.strip_prefix("csv:") {
+            let spec = csv_dataset::shorthand(path);
+            spec.validate("datasets")?;
+            let name = std::path::Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            check_name("datasets", &name)?;
+            DatasetSource::Csv { name, spec }
+        } else if let Some(v) = tables.and_then(|t| t.get(n)) {
+            DatasetSource::Csv {
+                name: n.clone(),
+                spec: csv_dataset::parse_spec(n, v)?,
+            }
+        } else {
             return Err(ParamError::new(
                 "datasets",
                 format!("unknown dataset \"{n}\""),
-                "\"abalone\", \"adult\", \"mnist\", \"mnist_full\" (needs `privpost data fetch --canonical`)",
+                allowed,
+            ));
+        };
+        if out.iter().any(|o| o.name() == source.name()) {
+            return Err(ParamError::new(
+                "datasets",
+                format!("two datasets named \"{}\"", source.name()),
+                "distinct names (a `csv:PATH` is named by its file stem)",
             ));
         }
+        out.push(source);
     }
-    Ok(())
+    Ok(out)
 }
 
-/// Loads the named tasks (preparation, under `privpost run` only); when files are
-/// missing (not when they are corrupt), fetches them first, as `privpost data
-/// fetch` would.
-pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Task>>, ParamError> {
-    check_datasets(names)?;
-    if data::fetch::any_missing(dir) {
+/// A dataset name shows in CSV cells and legends: letters, digits, `_`, `-`, `.`.
+fn check_name(key: &str, name: &str) -> Result<(), ParamError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ParamError::new(
+            key,
+            format!("dataset name \"{name}\""),
+            "1 to 64 letters, digits, `_`, `-` or `.`",
+        ))
+    }
+}
+
+/// Loads the named tasks with their manifest records (preparation, under `privpost
+/// run` only). When a built-in dataset's files are missing (not when they are
+/// corrupt), fetches them first, as `privpost data fetch` would; a CSV dataset is
+/// read, checked row by row and preprocessed.
+pub fn load(
+    sources: &[DatasetSource],
+    dir: &Path,
+    split_seed: u64,
+) -> Result<Vec<(Arc<Task>, DatasetRecord)>, ParamError> {
+    let builtin = sources
+        .iter()
+        .any(|s| matches!(s, DatasetSource::Builtin(_)));
+    if builtin && data::fetch::any_missing(dir) {
         eprintln!(
             "datasets missing in {}: fetching them (scripts/fetch-data.sh)",
             dir.display()
@@ -179,18 +249,33 @@ pub fn load(names: &[String], dir: &Path, split_seed: u64) -> Result<Vec<Arc<Tas
             ParamError::new("data_dir", e.to_string(), "a folder with the datasets")
         })?;
     }
-    names
+    sources
         .iter()
-        .map(|n| {
-            let t = match n.as_str() {
-                "abalone" => data::abalone(dir, split_seed),
-                "adult" => data::adult(dir),
-                "mnist_full" => data::mnist38_full(dir, split_seed),
-                _ => data::mnist38(dir, split_seed),
-            };
-            t.map(Arc::new).map_err(|e| {
-                ParamError::new("data_dir", e.to_string(), "run `privpost data fetch`")
-            })
+        .map(|s| match s {
+            DatasetSource::Builtin(n) => {
+                let t = match n.as_str() {
+                    "abalone" => data::abalone(dir, split_seed),
+                    "adult" => data::adult(dir),
+                    "mnist_full" => data::mnist38_full(dir, split_seed),
+                    _ => data::mnist38(dir, split_seed),
+                }
+                .map_err(|e| {
+                    ParamError::new("data_dir", e.to_string(), "run `privpost data fetch`")
+                })?;
+                let record = builtin_record(&t, dir, split_seed)?;
+                Ok((Arc::new(t), record))
+            }
+            DatasetSource::Csv { name, spec } => {
+                let (t, sha) = spec.load(name, split_seed).map_err(|e| {
+                    ParamError::new(
+                        format!("csv_datasets.{name}.path"),
+                        e.to_string(),
+                        "a CSV file as described in the README (\"Your own data\")",
+                    )
+                })?;
+                let record = csv_record(&t, spec, sha, split_seed);
+                Ok((Arc::new(t), record))
+            }
         })
         .collect()
 }
@@ -201,49 +286,65 @@ pub type Prepared = (Vec<Arc<Task>>, Vec<DatasetRecord>, Vec<Setting>);
 
 /// Loads the named datasets from `data_dir` (or `$PRIVPOST_DATA`) for a plan.
 pub fn prepare(
-    names: &[String],
+    sources: &[DatasetSource],
     data_dir: &str,
     split_seed: u64,
     beta0: f64,
 ) -> Result<Prepared, ParamError> {
     let dir = data_dir_of(data_dir);
-    let tasks = load(names, &dir, split_seed)?;
-    let records = records(&tasks, &dir, split_seed)?;
+    let (tasks, records): (Vec<_>, Vec<_>) = load(sources, &dir, split_seed)?.into_iter().unzip();
     let settings = tasks.iter().map(|t| setting(t, beta0)).collect();
     Ok((tasks, records, settings))
 }
 
-/// The manifest records of loaded tasks: files, SHA-256 as read, rows, split.
-pub fn records(
-    tasks: &[Arc<Task>],
-    dir: &Path,
-    split_seed: u64,
-) -> Result<Vec<DatasetRecord>, ParamError> {
-    tasks
-        .iter()
-        .map(|t| {
-            let sums = data::checksums_of(dir, t.name).map_err(|e| {
-                ParamError::new("data_dir", e.to_string(), "a folder with the datasets")
-            })?;
-            Ok(DatasetRecord {
-                name: t.name.to_string(),
-                files: sums.iter().map(|(f, _)| f.clone()).collect(),
-                sha256: sums.into_iter().map(|(_, h)| h).collect(),
-                rows: t.train_x.nrows() + t.test_x.nrows(),
-                source: serde_json::json!({
-                    "n_train": t.train_x.nrows(),
-                    "n_test": t.test_x.nrows(),
-                    "dim": t.dim(),
-                    "dropped_rows": t.dropped,
-                    "split_seed": split_seed,
-                    "preprocessing": "Geumlek et al. 2017 §5.2: one-hot, min-max to [−0.5, 0.5] on the training split, rows scaled to norm 1",
-                }),
-            })
-        })
-        .collect()
+/// The manifest record of a built-in task: files, SHA-256 as read, rows, split.
+fn builtin_record(t: &Task, dir: &Path, split_seed: u64) -> Result<DatasetRecord, ParamError> {
+    let sums = data::checksums_of(dir, &t.name)
+        .map_err(|e| ParamError::new("data_dir", e.to_string(), "a folder with the datasets"))?;
+    Ok(DatasetRecord {
+        name: t.name.clone(),
+        files: sums.iter().map(|(f, _)| f.clone()).collect(),
+        sha256: sums.into_iter().map(|(_, h)| h).collect(),
+        rows: t.train_x.nrows() + t.test_x.nrows(),
+        source: serde_json::json!({
+            "n_train": t.train_x.nrows(),
+            "n_test": t.test_x.nrows(),
+            "dim": t.dim(),
+            "dropped_rows": t.dropped,
+            "split_seed": split_seed,
+            "preprocessing": "Geumlek et al. 2017 §5.2: one-hot, min-max to [−0.5, 0.5] on the training split, rows scaled to norm 1",
+            "content_sha256": t.content_sha256,
+        }),
+    })
 }
 
-/// Task constants for the calibrations: n, c = max‖x‖ (1 after §5.2), B = 1.
+/// The manifest record of a CSV task: the file, its SHA-256, rows, split and preprocessing.
+fn csv_record(t: &Task, spec: &CsvDataset, sha: String, split_seed: u64) -> DatasetRecord {
+    DatasetRecord {
+        name: t.name.clone(),
+        files: vec![spec.path.clone()],
+        sha256: vec![sha],
+        rows: t.train_x.nrows() + t.test_x.nrows(),
+        source: serde_json::json!({
+            "kind": "user CSV file",
+            "n_train": t.train_x.nrows(),
+            "n_test": t.test_x.nrows(),
+            "dim": t.dim(),
+            "dropped_rows": t.dropped,
+            "split": match &spec.split_column {
+                Some(c) => format!("column \"{c}\""),
+                None => format!("seeded 2/3–1/3 (split_seed = {split_seed})"),
+            },
+            "max_norm": spec.max_norm,
+            "preprocessing": spec.describe(),
+            "content_sha256": t.content_sha256,
+        }),
+    }
+}
+
+/// Task constants for the calibrations: n, c = the declared bound on ‖x‖ (1 for
+/// the built-ins after §5.2), never smaller than the largest training row's norm
+/// (rows scaled to norm c come out within rounding of it), B = 1.
 pub fn setting(task: &Task, beta0: f64) -> Setting {
     let c = task
         .train_x
@@ -252,8 +353,7 @@ pub fn setting(task: &Task, beta0: f64) -> Setting {
         .fold(0.0, f64::max);
     Setting {
         n: task.train_x.nrows(),
-        // rows have norm exactly 1 up to rounding; never report a smaller c
-        c: c.max(1.0),
+        c: c.max(task.max_norm),
         b: 1.0,
         beta0,
     }
@@ -292,18 +392,14 @@ pub fn score_draws(
 }
 
 /// What the draws of a posterior depend on, as the bytes of its keyed stream
-/// ([`crate::rng::keyed_rng`]): the data (name, SHA-256 of the files read, split
-/// seed, train/test sizes, dimension), the calibration (ρ, prior precision nβ, the
-/// OPS radius, bit for bit), the sampler and its settings, and the number of draws.
-/// Grid coordinates (λ, ε, the mechanism's name) are not in it: a posterior is the
-/// same whichever grid point or figure calibrates it.
-pub fn posterior_key(
-    task: &Task,
-    record: &DatasetRecord,
-    cal: &Calibrated,
-    sampler: &Sampler,
-    k: usize,
-) -> String {
+/// ([`crate::rng::keyed_rng`]): the data by content (SHA-256 of the prepared
+/// train and test values, [`Task::content_sha256`], so a dataset read from a CSV
+/// export of a built-in one is the same posterior; sizes and dimension), the
+/// calibration (ρ, prior precision nβ, the OPS radius, bit for bit), the sampler
+/// and its settings, and the number of draws. Grid coordinates (λ, ε, the
+/// mechanism's name) and the dataset's name are not in it: a posterior is the same
+/// whichever grid point, figure or file calibrates it.
+pub fn posterior_key(task: &Task, cal: &Calibrated, sampler: &Sampler, k: usize) -> String {
     let post = posterior(task, cal);
     let radius = match post.radius {
         Some(r) => format!("{:016x}", r.to_bits()),
@@ -321,10 +417,8 @@ pub fn posterior_key(
         Sampler::Slice { sweeps } => format!("slice sweeps={sweeps}"),
     };
     format!(
-        "logistic posterior draws v1|dataset={}|sha256={}|split_seed={}|n_train={}|n_test={}|dim={}|rho={:016x}|precision={:016x}|radius={radius}|sampler={sampler}|draws={k}",
-        record.name,
-        record.sha256.join(","),
-        record.source["split_seed"],
+        "logistic posterior draws v2|data={}|n_train={}|n_test={}|dim={}|rho={:016x}|precision={:016x}|radius={radius}|sampler={sampler}|draws={k}",
+        task.content_sha256,
         task.train_x.nrows(),
         task.test_x.nrows(),
         task.dim(),
@@ -334,7 +428,7 @@ pub fn posterior_key(
 }
 
 /// How the logistic figures draw, for their manifests.
-pub const DRAWS_NOTE: &str = "each distinct posterior's draws come from its keyed stream: ChaCha8 seeded with SHA-256 of the config seed and the posterior's description (data SHA-256, split, rho, prior precision, radius, sampler settings, draws); figures with the same seed sampling the same posterior get the same draws, computed once per process";
+pub const DRAWS_NOTE: &str = "each distinct posterior's draws come from its keyed stream: ChaCha8 seeded with SHA-256 of the config seed and the posterior's description (the prepared data's SHA-256, sizes, rho, prior precision, radius, sampler settings, draws); figures with the same seed sampling the same posterior get the same draws, computed once per process";
 
 /// One posterior's scores, filled by the first task that needs them.
 type Slot = Arc<Mutex<Option<Arc<Vec<(f64, f64)>>>>>;
@@ -359,16 +453,12 @@ static STORED: AtomicUsize = AtomicUsize::new(0);
 /// one past [`STORE_CAP`] (memory stays bounded; outputs do not change).
 pub fn shared_scores(
     task: &Task,
-    record: &DatasetRecord,
     cal: &Calibrated,
     sampler: &Sampler,
     k: usize,
     seed: u64,
 ) -> anyhow::Result<Arc<Vec<(f64, f64)>>> {
-    let id = crate::rng::keyed_seed(
-        seed,
-        posterior_key(task, record, cal, sampler, k).as_bytes(),
-    );
+    let id = crate::rng::keyed_seed(seed, posterior_key(task, cal, sampler, k).as_bytes());
     let slot = {
         let mut map = SHARED
             .get_or_init(Default::default)
@@ -555,7 +645,7 @@ mod tests {
     use nalgebra::DMatrix;
 
     /// A small separable-ish task: 40 training and 20 test rows of norm 1, d = 3.
-    fn toy() -> (Task, DatasetRecord) {
+    fn toy() -> Task {
         let row = |i: usize| {
             let v = [1.0, (i as f64 * 0.37).sin(), (i as f64 * 0.11).cos() - 0.5];
             let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -565,23 +655,23 @@ mod tests {
         let y = |m: usize, off: usize| {
             DVector::from_fn(m, |i, _| if row(i + off)[1] > 0.0 { 1.0 } else { -1.0 })
         };
-        let task = Task {
-            name: "abalone",
-            train_x: x(40, 0),
-            train_y: y(40, 0),
-            test_x: x(20, 40),
-            test_y: y(20, 40),
-            features: vec!["a".into(), "b".into(), "c".into()],
-            dropped: 0,
-        };
-        let record = DatasetRecord {
+        let (train_x, test_x) = (x(40, 0), x(20, 40));
+        data::RawData {
             name: "abalone".into(),
-            files: vec!["abalone.csv".into()],
-            sha256: vec!["00ff".into()],
-            rows: 60,
-            source: serde_json::json!({ "split_seed": 1 }),
-        };
-        (task, record)
+            columns: (0..3)
+                .map(|j| {
+                    let v: Vec<f64> = (0..40)
+                        .map(|i| train_x[(i, j)])
+                        .chain((0..20).map(|i| test_x[(i, j)]))
+                        .collect();
+                    data::Column::Numeric(format!("x{j}"), v)
+                })
+                .collect(),
+            labels: y(40, 0).iter().chain(y(20, 40).iter()).copied().collect(),
+            is_train: (0..60).map(|i| i < 40).collect(),
+            dropped: 0,
+        }
+        .preprocess(&data::Scaling::None, data::RowNorm::Clip, 1.0)
     }
 
     const HMC: Sampler = Sampler::Hmc {
@@ -594,26 +684,30 @@ mod tests {
     /// cannot (they are not arguments).
     #[test]
     fn posterior_keys_name_everything_the_draws_depend_on() {
-        let (task, record) = toy();
+        let task = toy();
         let cal = Calibrated {
             beta: 1e-3,
             rho: 0.5,
             radius: None,
         };
-        let base = posterior_key(&task, &record, &cal, &HMC, 5);
-        assert_eq!(base, posterior_key(&task, &record, &cal, &HMC, 5));
-        let mut other_data = record.clone();
-        other_data.sha256 = vec!["00fe".into()];
-        let mut other_split = record.clone();
-        other_split.source = serde_json::json!({ "split_seed": 2 });
+        let base = posterior_key(&task, &cal, &HMC, 5);
+        assert_eq!(base, posterior_key(&task, &cal, &HMC, 5));
+        // the name is not part of the posterior; one value of the data is
+        let renamed = Task {
+            name: "mine".into(),
+            ..task.clone()
+        };
+        assert_eq!(base, posterior_key(&renamed, &cal, &HMC, 5));
+        let other_data = Task {
+            content_sha256: "00".into(),
+            ..task.clone()
+        };
         let variants = [
-            posterior_key(&task, &other_data, &cal, &HMC, 5),
-            posterior_key(&task, &other_split, &cal, &HMC, 5),
-            posterior_key(&task, &record, &Calibrated { rho: 0.25, ..cal }, &HMC, 5),
-            posterior_key(&task, &record, &Calibrated { beta: 2e-3, ..cal }, &HMC, 5),
+            posterior_key(&other_data, &cal, &HMC, 5),
+            posterior_key(&task, &Calibrated { rho: 0.25, ..cal }, &HMC, 5),
+            posterior_key(&task, &Calibrated { beta: 2e-3, ..cal }, &HMC, 5),
             posterior_key(
                 &task,
-                &record,
                 &Calibrated {
                     radius: Some(1e3),
                     ..cal
@@ -621,10 +715,9 @@ mod tests {
                 &HMC,
                 5,
             ),
-            posterior_key(&task, &record, &cal, &Sampler::Slice { sweeps: 10 }, 5),
+            posterior_key(&task, &cal, &Sampler::Slice { sweeps: 10 }, 5),
             posterior_key(
                 &task,
-                &record,
                 &cal,
                 &Sampler::Hmc {
                     burn_in: 11,
@@ -633,7 +726,7 @@ mod tests {
                 },
                 5,
             ),
-            posterior_key(&task, &record, &cal, &HMC, 6),
+            posterior_key(&task, &cal, &HMC, 6),
         ];
         for (i, v) in variants.iter().enumerate() {
             assert_ne!(v, &base, "variant {i}");
@@ -647,20 +740,20 @@ mod tests {
     /// gives, computes them once, and keys by seed too.
     #[test]
     fn shared_scores_are_the_keyed_streams_draws_computed_once() {
-        let (task, record) = toy();
+        let task = toy();
         let cal = Calibrated {
             beta: 1e-3,
             rho: 0.8,
             radius: None,
         };
-        let first = shared_scores(&task, &record, &cal, &HMC, 4, 7).unwrap();
-        let again = shared_scores(&task, &record, &cal, &HMC, 4, 7).unwrap();
+        let first = shared_scores(&task, &cal, &HMC, 4, 7).unwrap();
+        let again = shared_scores(&task, &cal, &HMC, 4, 7).unwrap();
         assert!(Arc::ptr_eq(&first, &again), "computed twice");
-        let key = posterior_key(&task, &record, &cal, &HMC, 4);
+        let key = posterior_key(&task, &cal, &HMC, 4);
         let mut rng = crate::rng::keyed_rng(7, key.as_bytes());
         let fresh = score_draws(&task, &cal, &HMC, 4, &mut rng).unwrap();
         assert_eq!(*first, fresh);
-        let other_seed = shared_scores(&task, &record, &cal, &HMC, 4, 8).unwrap();
+        let other_seed = shared_scores(&task, &cal, &HMC, 4, 8).unwrap();
         assert_ne!(*other_seed, fresh);
     }
 }
