@@ -41,6 +41,16 @@ struct Folder {
     kind: Kind,
 }
 
+impl Folder {
+    /// The folder's registry row: a built-in figure, or an external one from its manifest.
+    fn spec(&self) -> Option<&'static Spec> {
+        match &self.kind {
+            Kind::Figure(Ok(m)) => experiments::find_for(&self.id, Some(m)),
+            _ => experiments::find(&self.id),
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Kind {
     /// A figure folder with its manifest (or the reason it could not be read).
@@ -354,7 +364,7 @@ fn render(folders: &[Folder]) -> String {
     // contents
     h.push_str("<table><tr><th>figure</th><th>paper</th><th>status</th><th>wall time</th></tr>\n");
     for f in folders {
-        let spec = experiments::find(&f.id);
+        let spec = f.spec();
         let notes = spec.and_then(|s| s.notes().ok());
         let wall = match &f.kind {
             Kind::Figure(Ok(m)) => m
@@ -390,7 +400,7 @@ fn render(folders: &[Folder]) -> String {
     }
     let mut last_id = "";
     for f in folders {
-        let spec = experiments::find(&f.id);
+        let spec = f.spec();
         if f.id != last_id {
             section_head(&mut h, &f.id, spec);
             last_id = &f.id;

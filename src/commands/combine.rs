@@ -51,7 +51,7 @@ fn read_point(dir: &Path) -> Result<(Point, &'static Spec), CommandError> {
         .get("figure")
         .and_then(|f| f.as_str())
         .ok_or_else(|| bad("manifest.json has no `figure`".into()))?;
-    let spec = experiments::find(id).ok_or_else(|| {
+    let spec = experiments::find_for(id, Some(&manifest)).ok_or_else(|| {
         bad(format!(
             "manifest.json names figure \"{id}\" (allowed: {})",
             experiments::known_ids()

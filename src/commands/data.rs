@@ -145,9 +145,11 @@ pub fn data_export_raw(
         "adult" => crate::data::adult_raw(dir),
         "mnist" => crate::data::mnist38_raw(dir, split_seed),
         "mnist_full" => crate::data::mnist38_full_raw(dir, split_seed),
-        other => return Err(CommandError::input(format!(
+        other => {
+            return Err(CommandError::input(format!(
             "data export: unknown dataset \"{other}\" (allowed: abalone, adult, mnist, mnist_full)"
-        ))),
+        )))
+        }
     }
     .map_err(|e| CommandError::input(e.to_string()))?;
     let mut bytes = Vec::new();

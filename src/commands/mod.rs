@@ -109,6 +109,12 @@ impl From<crate::runner::RunError> for CommandError {
     fn from(e: crate::runner::RunError) -> Self {
         match e {
             crate::runner::RunError::NotANumber { .. } => CommandError::Input(e.into()),
+            // the user's own command failed (external figures): bad input, exit 2
+            crate::runner::RunError::Task { ref source, .. }
+                if source.is::<crate::experiments::external::UserTaskError>() =>
+            {
+                CommandError::Input(e.into())
+            }
             e => CommandError::Failed(e.into()),
         }
     }
@@ -251,6 +257,177 @@ fn param_error(e: ParamError, file: &str, overrides: &[Override]) -> ConfigError
     err
 }
 
+/// Resolves a config file under `profile` and `overrides` (sweeps expanded),
+/// after checking that every other profile of the file is valid too.
+fn resolve_all(
+    file: &ConfigFile,
+    validate: experiments::Validate,
+    profile: Option<&str>,
+    overrides: &[Override],
+) -> Result<Vec<Resolved>, CommandError> {
+    let seed_for_probe = 0;
+    // A `[a, b]` for a key the config does not set: a list value if the
+    // schema accepts a list there, else a sweep.
+    let takes_list = |table: &toml::Table, o: &Override| -> bool {
+        let mut t = table.clone();
+        t.remove("experiment");
+        t.remove("seed");
+        t.remove("description");
+        let crate::config::SetValue::ListOrSweep(items) = &o.value else {
+            return false;
+        };
+        if crate::config::insert(&mut t, &o.key, toml::Value::Array(items.clone())).is_err() {
+            return false;
+        }
+        match validate(&t, seed_for_probe) {
+            Ok(_) => true,
+            Err(e) => {
+                !(e.message.starts_with("invalid type: sequence")
+                    && (e.key == o.dotted() || o.key.last() == Some(&e.key)))
+            }
+        }
+    };
+    // every profile of the file must be valid, not only the one selected:
+    // a typo in [profile.paper] should not wait for the paper-scale run
+    for name in file.profile_names() {
+        if Some(name.as_str()) == profile {
+            continue;
+        }
+        for resolved in file.resolve(Some(name), &[], &takes_list)? {
+            validate(&resolved.params, resolved.seed)
+                .map_err(|e| e.in_file(&format!("{} [profile.{name}]", resolved.file())))?;
+        }
+    }
+    Ok(file.resolve(profile, overrides, &takes_list)?)
+}
+
+/// Plans an external figure's config: its id (default `external/<file stem>`)
+/// names its folder; with `compare`, the built-in figure is planned first, with
+/// the external figure's seed and profile and `compare.set` on top, into
+/// `<out>/<figure>@<label>`.
+fn plan_external(
+    path: &Path,
+    file: &ConfigFile,
+    profile: Option<&str>,
+    overrides: &[Override],
+    planned: &mut Vec<Planned>,
+) -> Result<(), CommandError> {
+    use experiments::external;
+    let stem = path
+        .file_stem()
+        .map(|s| {
+            s.to_string_lossy().replace(
+                |c: char| !(c.is_ascii_alphanumeric() || "_-.".contains(c)),
+                "_",
+            )
+        })
+        .unwrap_or_default();
+    for mut resolved in resolve_all(file, external::validate, profile, overrides)? {
+        let file_name = resolved.file();
+        let bad = |e: ParamError| param_error(e, &file_name, overrides);
+        if !resolved.params.contains_key("id") {
+            resolved
+                .params
+                .insert("id".into(), toml::Value::String(format!("external/{stem}")));
+        }
+        let mut c = external::parse(&resolved.params).map_err(bad)?;
+        let id = c.id.clone().unwrap_or_default();
+        if let Some(cmp) = c.compare.as_mut() {
+            let label = cmp.label.clone().unwrap_or_else(|| {
+                let mut l = format!("for={}", id.replace('/', "_"));
+                if let Some(s) = &resolved.sweep_label {
+                    l.push(',');
+                    l.push_str(s);
+                }
+                l.replace(['/', '\\', ' ', '"'], "_")
+            });
+            cmp.label = Some(label.clone());
+            if let Some(toml::Value::Table(t)) = resolved.params.get_mut("compare") {
+                t.insert("label".into(), toml::Value::String(label.clone()));
+            }
+            planned.push(plan_compare(cmp, &label, &resolved, profile)?);
+        }
+        let spec = external::spec(&c, &id);
+        let plan = (spec.validate)(&resolved.params, resolved.seed).map_err(bad)?;
+        resolved.experiment = id;
+        planned.push(Planned {
+            spec,
+            resolved,
+            plan,
+        });
+    }
+    Ok(())
+}
+
+/// The built-in figure an external figure is drawn beside.
+fn plan_compare(
+    cmp: &experiments::external::CompareDecl,
+    label: &str,
+    external: &Resolved,
+    profile: Option<&str>,
+) -> Result<Planned, CommandError> {
+    let spec = experiments::find(&cmp.figure).ok_or_else(|| {
+        CommandError::input(format!(
+            "{}: compare.figure \"{}\" is not a built-in figure (allowed: {})",
+            external.file(),
+            cmp.figure,
+            experiments::known_ids()
+        ))
+    })?;
+    let config = PathBuf::from(
+        cmp.config
+            .clone()
+            .unwrap_or_else(|| format!("configs/{}.toml", spec.id)),
+    );
+    let file = ConfigFile::load(&config).map_err(|e| {
+        CommandError::input(format!(
+            "{}: key `compare.config`: {e} (allowed: the built-in figure's config, default configs/<figure>.toml from the working directory)",
+            external.file()
+        ))
+    })?;
+    let mut resolved = file
+        .resolve(profile, &[], &|_, _| false)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| CommandError::input(format!("{}: no run", config.display())))?;
+    for (k, v) in &cmp.set {
+        if !resolved.params.contains_key(k) {
+            return Err(CommandError::input(format!(
+                "{}: key `compare.set.{k}`: {} has no key `{k}` (allowed: {})",
+                external.file(),
+                config.display(),
+                resolved
+                    .params
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        resolved.params.insert(k.clone(), v.clone());
+    }
+    resolved.seed = external.seed;
+    resolved.sweep_label = Some(label.to_string());
+    resolved.sweep = Vec::new();
+    let plan = (spec.validate)(&resolved.params, resolved.seed).map_err(|e| {
+        CommandError::from(ConfigError {
+            file: format!(
+                "{} (compare.set, config {})",
+                external.file(),
+                config.display()
+            ),
+            key: Some(format!("compare.set.{}", e.key)),
+            message: e.message,
+            allowed: e.allowed,
+        })
+    })?;
+    Ok(Planned {
+        spec,
+        resolved,
+        plan,
+    })
+}
+
 /// Loads, resolves and validates configs into plans, with no side effects.
 /// Stops at the first bad one, before any work.
 pub fn plan(
@@ -262,6 +439,10 @@ pub fn plan(
     let mut planned = Vec::new();
     for path in paths {
         let file = ConfigFile::load(path)?;
+        if file.experiment == experiments::external::KIND {
+            plan_external(path, &file, profile, &overrides, &mut planned)?;
+            continue;
+        }
         let spec = experiments::find(&file.experiment).ok_or_else(|| {
             let hint = did_you_mean(&file.experiment, experiments::REGISTRY.iter().map(|s| s.id))
                 .map(|id| format!(" (did you mean `{id}`?)"))
@@ -270,43 +451,13 @@ pub fn plan(
                 file: path.display().to_string(),
                 key: Some("experiment".into()),
                 message: format!("unknown experiment \"{}\"{hint}", file.experiment),
-                allowed: Some(experiments::known_ids()),
+                allowed: Some(format!(
+                    "{}, or \"external\" (your own command)",
+                    experiments::known_ids()
+                )),
             }
         })?;
-        let seed_for_probe = 0;
-        // A `[a, b]` for a key the config does not set: a list value if the
-        // schema accepts a list there, else a sweep.
-        let takes_list = |table: &toml::Table, o: &Override| -> bool {
-            let mut t = table.clone();
-            t.remove("experiment");
-            t.remove("seed");
-            t.remove("description");
-            let crate::config::SetValue::ListOrSweep(items) = &o.value else {
-                return false;
-            };
-            if crate::config::insert(&mut t, &o.key, toml::Value::Array(items.clone())).is_err() {
-                return false;
-            }
-            match (spec.validate)(&t, seed_for_probe) {
-                Ok(_) => true,
-                Err(e) => {
-                    !(e.message.starts_with("invalid type: sequence")
-                        && (e.key == o.dotted() || o.key.last() == Some(&e.key)))
-                }
-            }
-        };
-        // every profile of the file must be valid, not only the one selected:
-        // a typo in [profile.paper] should not wait for the paper-scale run
-        for name in file.profile_names() {
-            if Some(name.as_str()) == profile {
-                continue;
-            }
-            for resolved in file.resolve(Some(name), &[], &takes_list)? {
-                (spec.validate)(&resolved.params, resolved.seed)
-                    .map_err(|e| e.in_file(&format!("{} [profile.{name}]", resolved.file())))?;
-            }
-        }
-        for resolved in file.resolve(profile, &overrides, &takes_list)? {
+        for resolved in resolve_all(&file, spec.validate, profile, &overrides)? {
             let plan = (spec.validate)(&resolved.params, resolved.seed)
                 .map_err(|e| param_error(e, &resolved.file(), &overrides))?;
             planned.push(Planned {

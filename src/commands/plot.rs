@@ -53,7 +53,10 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
             }));
         }
         for (fig_dir, id) in figures {
-            let spec = experiments::find(&id).ok_or_else(|| {
+            let manifest = std::fs::read_to_string(fig_dir.join("manifest.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+            let spec = experiments::find_for(&id, manifest.as_ref()).ok_or_else(|| {
                 CommandError::input(format!(
                     "{}: unknown figure \"{id}\" (allowed: {})",
                     fig_dir.display(),

@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod bun2018;
+pub mod external;
 pub mod foulds2016;
 pub mod geumlek2017;
 pub mod heikkila2019;
@@ -426,6 +427,12 @@ pub const REGISTRY: &[Spec] = &[
 
 pub fn find(id: &str) -> Option<&'static Spec> {
     REGISTRY.iter().find(|s| s.id == id)
+}
+
+/// The registry row of a figure folder's `id` and manifest: a built-in figure, or
+/// an external figure described by its manifest's resolved config.
+pub fn find_for(id: &str, manifest: Option<&serde_json::Value>) -> Option<&'static Spec> {
+    find(id).or_else(|| manifest.and_then(external::spec_of_manifest))
 }
 
 /// A figure's notes (`docs/figures/<id>.toml`), embedded in the binary.

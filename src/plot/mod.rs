@@ -213,7 +213,7 @@ pub fn data(dir: &Path) -> Result<Table, DrawError> {
     read_checked(&dir.join("data.csv"))
 }
 
-fn read_checked(path: &Path) -> Result<Table, DrawError> {
+pub fn read_checked(path: &Path) -> Result<Table, DrawError> {
     let t = Table::read_csv(path).map_err(DrawError)?;
     check_numbers(&t, path)?;
     Ok(t)

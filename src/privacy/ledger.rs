@@ -9,7 +9,7 @@
 //! [`Event::rdp_epsilon`]) recompute ε from the event alone, so a test can
 //! check every claim against the noise that was actually set.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::rdp::{sampled_gaussian, Conversion};
 
@@ -39,7 +39,7 @@ fn ser_points<S: Serializer>(v: &[(f64, f64)], s: S) -> Result<S::Ok, S::Error> 
 }
 
 /// How the parts of a composed release relate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Composition {
     /// Each part sees the whole dataset: ε adds up (basic composition).
@@ -54,7 +54,7 @@ pub enum Composition {
 }
 
 /// One privacy-relevant release, as the code that sets its noise describes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "mechanism", rename_all = "snake_case")]
 pub enum Event {
     /// Laplace noise of scale b on a statistic of L1 sensitivity Δ₁: ε = Δ₁/b (pure DP).
@@ -117,6 +117,111 @@ pub enum Event {
 }
 
 impl Event {
+    /// Checks the parameters of an event a user declared: every scale, σ and
+    /// sensitivity finite and positive, rates in (0, 1], orders ≥ 1, ε ≥ 0, δ in
+    /// [0, 1), a composition not empty. The message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |name: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} = {v}: must be finite and > 0"))
+            }
+        };
+        let nonneg = |name: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} = {v}: must be finite and ≥ 0"))
+            }
+        };
+        let delta = |v: f64| {
+            if (0.0..1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("delta = {v}: must be in [0, 1)"))
+            }
+        };
+        let points = |pts: &[(f64, f64)]| {
+            if pts.is_empty() {
+                return Err("points: at least one (order, ε) pair".to_string());
+            }
+            for &(a, e) in pts {
+                if !(a.is_finite() && a >= 1.0) {
+                    return Err(format!("points: order {a} must be finite and ≥ 1"));
+                }
+                if e.is_nan() || e < 0.0 {
+                    return Err(format!("points: ε({a}) = {e} must be ≥ 0"));
+                }
+            }
+            Ok(())
+        };
+        match self {
+            Event::Laplace {
+                l1_sensitivity,
+                scale,
+            } => pos("l1_sensitivity", *l1_sensitivity).and(pos("scale", *scale)),
+            Event::Gaussian {
+                l2_sensitivity,
+                sigma,
+                rdp_scale,
+            } => pos("l2_sensitivity", *l2_sensitivity)
+                .and(pos("sigma", *sigma))
+                .and(pos("rdp_scale", *rdp_scale)),
+            Event::OnePosteriorSample {
+                log_ratio_bound,
+                temperature,
+                epsilon,
+                ..
+            } => pos("log_ratio_bound", *log_ratio_bound)
+                .and(pos("temperature", *temperature))
+                .and(nonneg("epsilon", *epsilon)),
+            Event::RdpCurve { points: p, .. } => points(p),
+            Event::GibbsPosterior {
+                beta,
+                epsilon,
+                delta: d,
+            } => pos("beta", *beta)
+                .and(nonneg("epsilon", *epsilon))
+                .and(delta(*d)),
+            Event::SubsampledBarker {
+                batch,
+                n_data,
+                points: p,
+            } => {
+                if *batch == 0 || batch > n_data {
+                    return Err(format!("batch = {batch}: must be in 1..=n_data ({n_data})"));
+                }
+                points(p)
+            }
+            Event::PoissonSubsampledGaussian { q, sigma } => {
+                if !(*q > 0.0 && *q <= 1.0) {
+                    return Err(format!("q = {q}: must be in (0, 1]"));
+                }
+                pos("sigma", *sigma)
+            }
+            Event::SmoothedHellinger { epsilon, delta: d } => {
+                nonneg("epsilon", *epsilon).and(delta(*d))
+            }
+            Event::NonPrivate => Ok(()),
+            Event::Compose { parts, .. } => {
+                if parts.is_empty() {
+                    return Err("parts: at least one event".into());
+                }
+                parts
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, p)| p.validate().map_err(|e| format!("parts[{i}]: {e}")))
+            }
+            Event::Repeat { times, event } => {
+                if *times == 0 {
+                    return Err("times = 0: must be ≥ 1".into());
+                }
+                event.validate().map_err(|e| format!("event: {e}"))
+            }
+        }
+    }
+
     /// Sequential composition of `parts`.
     pub fn sequential(parts: Vec<Event>) -> Event {
         Event::Compose {
@@ -190,7 +295,7 @@ impl Event {
 }
 
 /// The guarantee a ledger entry claims.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Guarantee {
     /// ε-differential privacy.
