@@ -105,7 +105,7 @@ pub enum DatasetSource {
     /// one of the pinned datasets (`abalone`, `adult`, `mnist`, `mnist_full`)
     Builtin(String),
     /// a user's CSV file under a name
-    Csv { name: String, spec: CsvDataset },
+    Csv { name: String, spec: Box<CsvDataset> },
 }
 
 impl DatasetSource {

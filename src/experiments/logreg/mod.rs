@@ -185,11 +185,14 @@ pub fn check_datasets(
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             check_name("datasets", &name)?;
-            DatasetSource::Csv { name, spec }
+            DatasetSource::Csv {
+                name,
+                spec: Box::new(spec),
+            }
         } else if let Some(v) = tables.and_then(|t| t.get(n)) {
             DatasetSource::Csv {
                 name: n.clone(),
-                spec: csv_dataset::parse_spec(n, v)?,
+                spec: Box::new(csv_dataset::parse_spec(n, v)?),
             }
         } else {
             return Err(ParamError::new(
