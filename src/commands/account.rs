@@ -87,6 +87,14 @@ pub struct AccountArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Account for your own release: a JSON file holding an event of the ledger's
+    /// vocabulary, or a ledger entry (event + claim) copied from any manifest
+    /// (schema: README, "Your privacy events").
+    #[arg(long, value_name = "FILE.json", conflicts_with = "manifest")]
+    pub event: Option<std::path::PathBuf>,
+    /// Re-verify every ledger entry of a run's manifest.json and compose them all.
+    #[arg(long, value_name = "MANIFEST.json")]
+    pub manifest: Option<std::path::PathBuf>,
 }
 
 fn bad(e: AccountError) -> CommandError {
@@ -138,6 +146,12 @@ fn order_warnings(
 
 /// Privacy budget of a planned DP-MCMC or DP-SGLD run, or the inverse question.
 pub fn account(a: AccountArgs) -> Result<(), CommandError> {
+    if let Some(path) = &a.event {
+        return super::account_event::event(path, &a);
+    }
+    if let Some(path) = &a.manifest {
+        return super::account_event::manifest(path, a.json);
+    }
     for (name, v) in [
         ("--delta", a.delta),
         ("--n0", a.n0),

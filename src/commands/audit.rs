@@ -57,9 +57,37 @@ pub struct AuditArgs {
     /// Folder holding configs/audit/mechanisms.toml.
     #[arg(long = "configs", default_value = "configs")]
     pub config_dir: PathBuf,
+    /// Audit your own mechanism instead: a CSV with columns `label` (1 = output drawn
+    /// on D, 0 = on D′) and `score` (the output, or any statistic of it; high
+    /// suggesting D), e.g. a scores-*.csv file of the built-in audit. Needs --claim.
+    #[arg(long, value_name = "FILE.csv", requires = "claim")]
+    pub samples: Option<PathBuf>,
+    /// With --samples: the claim, `epsilon=E` (pure), `epsilon=E,delta=D`, or
+    /// `epsilon=E,order=A` (Rényi DP; needs --log-ratio).
+    #[arg(long, value_name = "CLAIM", requires = "samples")]
+    pub claim: Option<String>,
+    /// With --samples: `score` is the exact log density ratio ln p(x)/p′(x) of each
+    /// output, which the Rényi estimator of an RDP claim needs.
+    #[arg(long, requires = "samples")]
+    pub log_ratio: bool,
+    /// With --samples: the joint confidence level of the bounds.
+    #[arg(long, default_value_t = 0.95, requires = "samples")]
+    pub confidence: f64,
+    /// With --samples: print one JSON object.
+    #[arg(long, requires = "samples")]
+    pub json: bool,
 }
 
 pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
+    if let (Some(samples), Some(claim)) = (&args.samples, &args.claim) {
+        return super::audit_samples::audit_samples(
+            samples,
+            claim,
+            args.log_ratio,
+            args.confidence,
+            args.json,
+        );
+    }
     let ids = audit::audit_ids();
     if args.list {
         for id in &ids {

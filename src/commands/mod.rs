@@ -4,7 +4,9 @@
 //! chain; their kind maps to the exit code: bad input 2, a failure while running 1.
 
 pub mod account;
+mod account_event;
 pub mod audit;
+mod audit_samples;
 pub mod cache;
 pub mod check;
 pub mod combine;

@@ -38,6 +38,30 @@ fn ser_points<S: Serializer>(v: &[(f64, f64)], s: S) -> Result<S::Ok, S::Error> 
     seq.end()
 }
 
+/// A number as [`ser_number`] writes it: a JSON number, or "inf" / "-inf" / "NaN".
+fn de_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Num {
+        N(f64),
+        S(String),
+    }
+    match Num::deserialize(d)? {
+        Num::N(x) => Ok(x),
+        Num::S(s) => s
+            .parse::<f64>()
+            .map_err(|_| serde::de::Error::custom(format!("{s:?} is not a number"))),
+    }
+}
+
+/// Points as [`ser_points`] writes them.
+fn de_points<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(f64, f64)>, D::Error> {
+    #[derive(Deserialize)]
+    struct Num(#[serde(deserialize_with = "de_number")] f64);
+    let v: Vec<(Num, Num)> = Vec::deserialize(d)?;
+    Ok(v.into_iter().map(|(a, b)| (a.0, b.0)).collect())
+}
+
 /// How the parts of a composed release relate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -84,7 +108,7 @@ pub enum Event {
     RdpCurve {
         posterior: String,
         parameters: serde_json::Value,
-        #[serde(serialize_with = "ser_points")]
+        #[serde(serialize_with = "ser_points", deserialize_with = "de_points")]
         points: Vec<(f64, f64)>,
     },
     /// Gibbs posterior at inverse temperature β (Minami et al. 2016, Theorem 7):
@@ -96,7 +120,7 @@ pub enum Event {
     SubsampledBarker {
         batch: u64,
         n_data: u64,
-        #[serde(serialize_with = "ser_points")]
+        #[serde(serialize_with = "ser_points", deserialize_with = "de_points")]
         points: Vec<(f64, f64)>,
     },
     /// One step of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-SGLD):
@@ -300,24 +324,24 @@ impl Event {
 pub enum Guarantee {
     /// ε-differential privacy.
     PureDp {
-        #[serde(serialize_with = "ser_number")]
+        #[serde(serialize_with = "ser_number", deserialize_with = "de_number")]
         epsilon: f64,
     },
     /// (λ, ε)-Rényi differential privacy.
     Rdp {
         order: f64,
-        #[serde(serialize_with = "ser_number")]
+        #[serde(serialize_with = "ser_number", deserialize_with = "de_number")]
         epsilon: f64,
     },
     /// (λ, ε(λ))-RDP at each listed order.
     RdpCurve {
-        #[serde(serialize_with = "ser_points")]
+        #[serde(serialize_with = "ser_points", deserialize_with = "de_points")]
         points: Vec<(f64, f64)>,
     },
     /// (ε, δ)-DP, obtained by `conversion` ("theorem" when the paper's theorem states it
     /// directly, else an RDP conversion at `order`).
     ApproxDp {
-        #[serde(serialize_with = "ser_number")]
+        #[serde(serialize_with = "ser_number", deserialize_with = "de_number")]
         epsilon: f64,
         delta: f64,
         conversion: String,
@@ -355,18 +379,18 @@ impl Guarantee {
 
 /// One series or grid point of a figure: what was released, how it composes,
 /// and what is claimed under which conditions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     /// The series or grid point, e.g. `mechanism=laplace, epsilon=0.5`.
     pub series: String,
     pub event: Event,
     pub guarantee: Guarantee,
     /// When the claim holds (e.g. "only once the sampler has converged").
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub conditions: Vec<String>,
     /// For a claim made by basic composition of (ε, δ) statements: the parts, each
     /// with its own claim (the entry's ε and δ are their sums).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub parts: Vec<Entry>,
 }
 
@@ -414,6 +438,41 @@ impl Entry {
     /// tolerance for rounding). Claims that rest on a theorem's own (ε, δ)
     /// statement (Gibbs posterior, smoothed Hellinger) are checked for their δ;
     /// their ε is recomputed by the figure's tests from the theorem.
+    /// The ε of this entry's kind of claim, recomputed from its event alone with
+    /// the claim's own order, δ and conversion (a basic composition: its parts'
+    /// claims added up); `None` where the event cannot give it (and for an RDP
+    /// curve or no guarantee, which have no single ε).
+    pub fn recomputed_epsilon(&self) -> Option<f64> {
+        match &self.guarantee {
+            Guarantee::PureDp { .. } => self.event.pure_epsilon(),
+            Guarantee::Rdp { order, .. } => self.event.rdp_epsilon(*order),
+            Guarantee::ApproxDp {
+                delta,
+                conversion,
+                order,
+                ..
+            } => match (conversion.as_str(), order) {
+                (BASIC, _) => self
+                    .parts
+                    .iter()
+                    .map(|p| p.guarantee.epsilon_delta().0)
+                    .sum::<f64>()
+                    .into(),
+                ("classic", Some(a)) => self
+                    .event
+                    .rdp_epsilon(*a)
+                    .map(|r| Conversion::Classic.epsilon(r, *a, *delta)),
+                ("improved", Some(a)) => self
+                    .event
+                    .rdp_epsilon(*a)
+                    .map(|r| Conversion::Improved.epsilon(r, *a, *delta)),
+                ("pld", None) => self.pld_epsilon(*delta),
+                _ => self.theorem_epsilon(*delta),
+            },
+            Guarantee::RdpCurve { .. } | Guarantee::None => None,
+        }
+    }
+
     pub fn verify(&self, rel: f64) -> Result<(), String> {
         let close = |claimed: f64, recomputed: f64| claimed >= recomputed * (1.0 - rel);
         let fail = |what: String| Err(format!("{}: {what}", self.series));

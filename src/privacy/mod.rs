@@ -6,6 +6,7 @@
 
 pub mod accountant;
 pub mod audit;
+pub mod event_account;
 pub mod gaussian;
 pub mod laplace;
 pub mod ledger;

@@ -1,0 +1,286 @@
+//! `privpost account --event FILE.json` and `--manifest MANIFEST.json`: accounting
+//! for a user's own privacy events, and re-verifying a run's ledger.
+//!
+//! The event file (schema `privpost-event/1`) holds one of: `{"schema":
+//! "privpost-event/1", "event": EVENT}`, a bare EVENT (an object with
+//! `mechanism`), or a ledger entry as a manifest's `privacy` array holds it
+//! (`series`, `event`, `guarantee`, …). EVENT is the ledger's vocabulary
+//! (`privacy::ledger::Event`, tagged by `mechanism`).
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::account::AccountArgs;
+use super::CommandError;
+use crate::privacy::event_account::{self, Answer};
+use crate::privacy::ledger::{Entry, Event};
+
+/// The version of the event file format.
+pub const EVENT_SCHEMA: &str = "privpost-event/1";
+/// The version of `account --json`'s output.
+pub const OUTPUT_SCHEMA: &str = "privpost-account/1";
+
+fn read_json(path: &Path) -> Result<Value, CommandError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CommandError::input(format!("{}: cannot read: {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| CommandError::input(format!("{}: not valid JSON: {e}", path.display())))
+}
+
+/// What an event file holds.
+enum Holding {
+    Event(Event),
+    Entry(Box<Entry>),
+}
+
+fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
+    let v = read_json(path)?;
+    let bad = |key: &str, m: String| {
+        CommandError::input(format!(
+            "{}: key `{key}`: {m} (allowed: {{\"schema\": \"{EVENT_SCHEMA}\", \"event\": EVENT}}, a bare EVENT with `mechanism`, or a ledger entry from a manifest; README, \"Your privacy events\")",
+            path.display()
+        ))
+    };
+    if let Some(s) = v.get("schema") {
+        if s.as_str() != Some(EVENT_SCHEMA) {
+            return Err(bad(
+                "schema",
+                format!("{s}, this privpost reads \"{EVENT_SCHEMA}\""),
+            ));
+        }
+    }
+    let (key, value) = if v.get("guarantee").is_some() {
+        let entry: Entry =
+            serde_json::from_value(v).map_err(|e| bad("guarantee", e.to_string()))?;
+        entry.event.validate().map_err(|e| bad("event", e))?;
+        return Ok(Holding::Entry(Box::new(entry)));
+    } else if let Some(e) = v.get("event") {
+        ("event", e.clone())
+    } else {
+        ("mechanism", v)
+    };
+    let event: Event = serde_json::from_value(value).map_err(|e| bad(key, e.to_string()))?;
+    event.validate().map_err(|e| bad(key, e))?;
+    Ok(Holding::Event(event))
+}
+
+fn mechanism_name(e: &Event) -> String {
+    serde_json::to_value(e)
+        .ok()
+        .and_then(|v| {
+            v.get("mechanism")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+}
+
+fn answer_json(a: &Answer, iterations: Option<u64>) -> Value {
+    json!({
+        "accountant": a.accountant,
+        "epsilon": a.epsilon,
+        "delta": a.delta,
+        "order": a.order,
+        "iterations": iterations,
+    })
+}
+
+fn print(args_json: bool, value: Value, lines: Vec<String>) -> Result<(), CommandError> {
+    if args_json {
+        crate::outln!(
+            "{}",
+            serde_json::to_string_pretty(&value)
+                .map_err(|e| CommandError::failed(e.to_string()))?
+        );
+    } else {
+        crate::outln!("{}", lines.join("\n"));
+    }
+    Ok(())
+}
+
+/// `account --event FILE.json`.
+pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
+    let file = path.display().to_string();
+    match parse_event_file(path)? {
+        Holding::Entry(entry) => verify_entry(&entry, a.json, &file),
+        Holding::Event(event) => {
+            let mechanism = mechanism_name(&event);
+            if let Some(target) = a.target_epsilon {
+                if !(target.is_finite() && target > 0.0) {
+                    return Err(CommandError::input(format!(
+                        "account: --target-epsilon = {target}: a finite ε > 0"
+                    )));
+                }
+                let t = event_account::largest_repeat(&event, target, a.delta)
+                    .map_err(|e| CommandError::input(format!("{file}: {e}")))?;
+                let (lines, answers) = match t {
+                    Some(t) => {
+                        let e = Event::repeat(
+                            t,
+                            match &event {
+                                Event::Repeat { event, .. } => (**event).clone(),
+                                other => other.clone(),
+                            },
+                        );
+                        let fwd = event_account::forward(&e, a.delta, false)
+                            .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
+                        let best = event_account::best(&fwd).cloned();
+                        (
+                            vec![format!(
+                                "{mechanism}: largest T with ε ≤ {target}: {t} (checked forward: ε = {:.6} by {})",
+                                best.as_ref().map_or(f64::NAN, |b| b.epsilon),
+                                best.as_ref().map_or("", |b| b.accountant)
+                            )],
+                            best.iter().map(|b| answer_json(b, Some(t))).collect::<Vec<_>>(),
+                        )
+                    }
+                    None => (
+                        vec![format!("{mechanism}: even T = 1 exceeds ε = {target}")],
+                        Vec::new(),
+                    ),
+                };
+                return print(
+                    a.json,
+                    json!({"schema": OUTPUT_SCHEMA, "question": "inverse", "mechanism": mechanism,
+                           "target_epsilon": target, "answers": answers, "warnings": []}),
+                    lines,
+                );
+            }
+            let answers = event_account::forward(&event, a.delta, !a.no_tight)
+                .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
+            let iterations = match &event {
+                Event::Repeat { times, .. } => Some(*times),
+                _ => None,
+            };
+            let mut lines = vec![format!("{file}: {mechanism}")];
+            for x in &answers {
+                lines.push(format!(
+                    "  {:<13} ε = {:.6}{}{}",
+                    x.accountant,
+                    x.epsilon,
+                    if x.delta > 0.0 {
+                        format!(" at δ = {:e}", x.delta)
+                    } else {
+                        String::new()
+                    },
+                    x.order.map_or(String::new(), |o| format!(" (α = {o})"))
+                ));
+            }
+            print(
+                a.json,
+                json!({"schema": OUTPUT_SCHEMA, "question": "forward", "mechanism": mechanism,
+                       "answers": answers.iter().map(|x| answer_json(x, iterations)).collect::<Vec<_>>(),
+                       "warnings": []}),
+                lines,
+            )
+        }
+    }
+}
+
+/// A ledger entry: its claim, recomputed from its event; exit 1 when it does not hold.
+fn verify_entry(entry: &Entry, json_out: bool, file: &str) -> Result<(), CommandError> {
+    let (ce, cd) = entry.guarantee.epsilon_delta();
+    let recomputed = entry.recomputed_epsilon();
+    let holds = entry.verify(1e-9);
+    let value = json!({
+        "schema": OUTPUT_SCHEMA,
+        "question": "verify",
+        "series": entry.series,
+        "claim": entry.guarantee,
+        "claim_epsilon": ce,
+        "claim_delta": cd,
+        "recomputed_epsilon": recomputed,
+        "holds": holds.is_ok(),
+        "warnings": [],
+    });
+    let line = format!(
+        "{file}: {}: claim {} ; recomputed from the event: {} — {}",
+        entry.series,
+        serde_json::to_string(&entry.guarantee).unwrap_or_default(),
+        recomputed.map_or("—".into(), |e| format!("{e}")),
+        match &holds {
+            Ok(()) => "holds".to_string(),
+            Err(e) => format!("DOES NOT HOLD: {e}"),
+        }
+    );
+    print(json_out, value, vec![line])?;
+    holds.map_err(|e| {
+        CommandError::failed(format!(
+            "{file}: the claim does not follow from its event: {e}"
+        ))
+    })
+}
+
+/// `account --manifest MANIFEST.json`: every ledger entry re-verified, then all
+/// composed by basic composition (as if every release were on one dataset — an
+/// upper bound on the figure's total; entries on disjoint simulated data would
+/// compose in parallel).
+pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
+    let v = read_json(path)?;
+    let file = path.display().to_string();
+    let entries: Vec<Entry> =
+        serde_json::from_value(v.get("privacy").cloned().ok_or_else(|| {
+            CommandError::input(format!(
+                "{file}: no `privacy` ledger (allowed: a manifest.json written by `privpost run`)"
+            ))
+        })?)
+        .map_err(|e| CommandError::input(format!("{file}: key `privacy`: {e}")))?;
+    let mut rows = Vec::new();
+    let mut lines = vec![format!("{file}: {} ledger entries", entries.len())];
+    let (mut eps, mut delta, mut composed, mut skipped) = (0.0, 0.0, 0usize, Vec::new());
+    let mut failures = Vec::new();
+    for e in &entries {
+        let holds = e.verify(1e-9);
+        let (ce, cd) = e.guarantee.epsilon_delta();
+        if ce.is_finite() {
+            eps += ce;
+            delta += cd;
+            composed += 1;
+        } else {
+            skipped.push(e.series.clone());
+        }
+        lines.push(format!(
+            "  {}: ε = {ce}{} — {}",
+            e.series,
+            if cd > 0.0 {
+                format!(", δ = {cd:e}")
+            } else {
+                String::new()
+            },
+            if holds.is_ok() {
+                "holds"
+            } else {
+                "DOES NOT HOLD"
+            }
+        ));
+        if let Err(m) = &holds {
+            failures.push(m.clone());
+        }
+        rows.push(
+            json!({"series": e.series, "claim": e.guarantee, "claim_epsilon": ce,
+                         "claim_delta": cd, "recomputed_epsilon": e.recomputed_epsilon(),
+                         "holds": holds.is_ok()}),
+        );
+    }
+    lines.push(format!(
+        "composed (basic composition of {composed} entries, as if on one dataset): ε = {eps}, δ = {delta:e}{}",
+        if skipped.is_empty() { String::new() } else { format!("; not composed (no (ε, δ) claim): {}", skipped.join("; ")) }
+    ));
+    print(
+        json_out,
+        json!({"schema": OUTPUT_SCHEMA, "question": "manifest", "entries": rows,
+               "composed": {"epsilon": eps, "delta": delta, "entries": composed, "not_composed": skipped},
+               "warnings": []}),
+        lines,
+    )?;
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(CommandError::failed(format!(
+            "{file}: {} ledger entries do not hold: {}",
+            failures.len(),
+            failures.join("; ")
+        )))
+    }
+}
