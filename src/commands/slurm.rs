@@ -167,6 +167,18 @@ fn cluster_max_array_size() -> Option<usize> {
     })
 }
 
+/// A path as the value of an `#SBATCH` directive: double-quoted when it holds a
+/// space (sbatch reads quoted directive values; an unquoted space ends the value,
+/// "Invalid directive found in batch script").
+fn directive_path(p: &Path) -> String {
+    let s = p.display().to_string();
+    if s.contains(char::is_whitespace) {
+        format!("\"{s}\"")
+    } else {
+        s
+    }
+}
+
 /// The `#SBATCH` lines every job shares.
 fn common_lines(a: &SlurmArgs, cwd: &Path) -> String {
     let mut s = String::new();
@@ -180,7 +192,7 @@ fn common_lines(a: &SlurmArgs, cwd: &Path) -> String {
     if let Some(m) = &a.mem {
         let _ = writeln!(s, "#SBATCH --mem={m}");
     }
-    let _ = writeln!(s, "#SBATCH --chdir={}", cwd.display());
+    let _ = writeln!(s, "#SBATCH --chdir={}", directive_path(cwd));
     for o in &a.sbatch {
         let _ = writeln!(s, "#SBATCH {o}");
     }
@@ -220,7 +232,7 @@ fn scripts(
              #SBATCH --job-name=privpost-{plan}-{k}\n\
              #SBATCH --array=0-{last}\n\
              {common}\
-             #SBATCH --output={logs}/shard-%A_%a.out\n\
+             #SBATCH --output={logs}\n\
              # privpost plan {plan}: shards {first}..{end} of {n}; array task i runs shard {offset} + i + 1.\n\
              # Resubmit one failed task alone: sbatch --array=<i> {this}\n\
              set -euo pipefail\n\
@@ -228,7 +240,7 @@ fn scripts(
              exec {run_line} --shard \"$shard/{n}\"\n",
             plan = plan.plan,
             last = size - 1,
-            logs = logs.display(),
+            logs = directive_path(&logs.join("shard-%A_%a.out")),
             first = offset + 1,
             end = offset + size,
             this = slurm_dir.join(format!("array-{k}.sbatch")).display(),
@@ -239,12 +251,12 @@ fn scripts(
         "#!/bin/bash\n\
          #SBATCH --job-name=privpost-{plan}-merge\n\
          {common}\
-         #SBATCH --output={logs}/merge-%j.out\n\
+         #SBATCH --output={logs}\n\
          # Runs after every array task succeeded (submit.sh adds --dependency=afterok:<arrays>).\n\
          set -euo pipefail\n\
          exec {exe} merge {out} --plan {plan}\n",
         plan = plan.plan,
-        logs = logs.display(),
+        logs = directive_path(&logs.join("merge-%j.out")),
         exe = sh_quote(&exe.display().to_string()),
         out = sh_quote(&out.display().to_string()),
     );
