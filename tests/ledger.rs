@@ -469,24 +469,30 @@ fn every_ledger_entry_round_trips_through_account_event() {
                 .unwrap_or_else(|m| panic!("{}: {}: {m}\n{json}", spec.id, e.series));
             // infinities are written as "inf" and read back as such
             assert_eq!(serde_json::to_value(&back).unwrap(), json, "{}", spec.id);
-            back.verify(1e-9).unwrap_or_else(|m| panic!("{}: {m}", spec.id));
+            back.verify(1e-9)
+                .unwrap_or_else(|m| panic!("{}: {m}", spec.id));
         }
         let first = &entries[0];
-        let file = dir.path().join(format!("{}.json", spec.id.replace('/', "_")));
+        let file = dir
+            .path()
+            .join(format!("{}.json", spec.id.replace('/', "_")));
         std::fs::write(&file, serde_json::to_string(first).unwrap()).unwrap();
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_privpost"))
             .args(["account", "--event", file.to_str().unwrap(), "--json"])
             .output()
             .unwrap();
-        let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
-            panic!("{}: {}", spec.id, String::from_utf8_lossy(&o.stderr))
-        });
+        let out: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|_| panic!("{}: {}", spec.id, String::from_utf8_lossy(&o.stderr)));
         assert!(o.status.success(), "{}: {out}", spec.id);
         assert_eq!(out["schema"], "privpost-account/1");
         assert_eq!(out["holds"], true, "{}: {out}", spec.id);
         let (claim, _) = first.guarantee.epsilon_delta();
         if let Some(r) = out["recomputed_epsilon"].as_f64() {
-            assert!(r <= claim * (1.0 + 1e-9), "{}: recomputed {r} > claim {claim}", spec.id);
+            assert!(
+                r <= claim * (1.0 + 1e-9),
+                "{}: recomputed {r} > claim {claim}",
+                spec.id
+            );
             if claim.is_finite() && claim > 0.0 {
                 assert!(
                     (r - claim).abs() <= 1e-9 * claim.max(1.0),
