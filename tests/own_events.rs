@@ -293,3 +293,89 @@ fn bad_samples_exit_2_naming_the_file_and_line() {
         }
     }
 }
+
+/// Every `account --json` output, built-in or `--event`, forward or inverse, has
+/// the same fields: schema, question, answers with integer iteration counts.
+#[test]
+fn account_json_has_one_schema_for_every_mechanism() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "lap.json",
+        r#"{"mechanism": "repeat", "times": 3, "event": {"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 10.0}}"#,
+    );
+    let runs: Vec<Vec<&str>> = vec![
+        vec![
+            "--n-data",
+            "1000000",
+            "--batch",
+            "1000",
+            "--iterations",
+            "1000,20000",
+            "--delta",
+            "1e-6",
+        ],
+        vec![
+            "--n-data",
+            "1000000",
+            "--batch",
+            "1000",
+            "--delta",
+            "1e-6",
+            "--target-epsilon",
+            "1",
+        ],
+        vec![
+            "--mechanism",
+            "sgld",
+            "--q",
+            "1e-3",
+            "--sigma",
+            "1.2",
+            "--iterations",
+            "1000",
+            "--delta",
+            "1e-5",
+            "--no-tight",
+        ],
+        vec![
+            "--mechanism",
+            "sgld",
+            "--q",
+            "1e-3",
+            "--sigma",
+            "1.2",
+            "--delta",
+            "1e-5",
+            "--target-epsilon",
+            "1",
+            "--no-tight",
+        ],
+        vec!["--event", &f],
+        vec!["--event", &f, "--target-epsilon", "1"],
+    ];
+    for r in runs {
+        let mut args = vec!["account", "--json"];
+        args.extend(r.iter().copied());
+        let o = privpost(&args);
+        assert!(o.status.success(), "{r:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["schema"], "privpost-account/1", "{r:?}");
+        assert!(
+            ["forward", "inverse"].contains(&v["question"].as_str().unwrap()),
+            "{r:?}"
+        );
+        let answers = v["answers"].as_array().unwrap();
+        assert!(!answers.is_empty(), "{r:?}: {v}");
+        for a in answers {
+            for k in ["accountant", "epsilon", "delta", "order", "iterations"] {
+                assert!(a.get(k).is_some(), "{r:?}: no `{k}` in {a}");
+            }
+            assert!(
+                a["iterations"].is_u64() || a["iterations"].is_null(),
+                "{r:?}: {a}"
+            );
+        }
+        assert!(v["warnings"].is_array());
+    }
+}

@@ -193,6 +193,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
     }
     if a.json {
         let mut value = value;
+        uniform(&mut value);
         value["warnings"] = json!(warnings);
         crate::outln!(
             "{}",
@@ -206,6 +207,63 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
 }
 
 type Answer = (Vec<String>, Value, Vec<String>);
+
+/// Adds the fields every `account --json` output shares (the schema of
+/// `account --event` too): `schema`, `question` ("forward" or "inverse") and
+/// `answers`, one per accountant and T — `accountant` (rdp_classic, rdp_improved,
+/// pld), `epsilon`, `delta`, `order`, `iterations` (an integer), and `sigma` or
+/// `q` where the question solved for them. The mechanism's own fields stay beside.
+fn uniform(v: &mut Value) {
+    let delta = v["parameters"]["delta"].clone();
+    let name = |conv: &str| match conv {
+        "classic" => "rdp_classic",
+        "improved" => "rdp_improved",
+        _ => "pld",
+    };
+    let mut answers = Vec::new();
+    if let Some(rows) = v["results"].as_array() {
+        for r in rows {
+            for conv in ["classic", "improved", "tight"] {
+                let x = &r[conv];
+                if x.is_null() || x.get("error").is_some() {
+                    continue;
+                }
+                answers.push(json!({
+                    "accountant": name(conv),
+                    "epsilon": x["epsilon"],
+                    "delta": delta,
+                    "order": x["alpha"],
+                    "iterations": r["iterations"].as_u64(),
+                }));
+            }
+        }
+        v["question"] = json!("forward");
+    }
+    if let Some(inv) = v["inverse"].as_object() {
+        let solve = v["solve"].as_str().unwrap_or("iterations").to_string();
+        for conv in ["classic", "improved", "tight"] {
+            let Some(x) = inv.get(conv) else { continue };
+            let mut a = json!({
+                "accountant": name(conv),
+                "epsilon": x.get("epsilon_at").cloned().unwrap_or(Value::Null),
+                "delta": delta,
+                "order": x.get("alpha").cloned().unwrap_or(Value::Null),
+                "iterations": v["parameters"]["iterations"].as_u64(),
+            });
+            let value = x.get("iterations").or_else(|| x.get("value"));
+            match solve.as_str() {
+                "iterations" => {
+                    a["iterations"] = json!(value.and_then(|t| t.as_f64()).map(|t| t as u64));
+                }
+                other => a[other] = value.cloned().unwrap_or(Value::Null),
+            }
+            answers.push(a);
+        }
+        v["question"] = json!("inverse");
+    }
+    v["schema"] = json!(super::account_event::OUTPUT_SCHEMA);
+    v["answers"] = json!(answers);
+}
 
 fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
     let need = |v: Option<u64>, flag: &str| {
@@ -603,7 +661,11 @@ fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
                     _ => "largest",
                 }
             ));
-            out[name] = json!({"value": answer, "epsilon_at": check});
+            out[name] = if solve == Solve::Iterations {
+                json!({"value": answer as u64, "epsilon_at": check})
+            } else {
+                json!({"value": answer, "epsilon_at": check})
+            };
         }
         let solve_name = match solve {
             Solve::Iterations => "iterations",

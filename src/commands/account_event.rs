@@ -19,7 +19,7 @@ use crate::privacy::ledger::{Entry, Event};
 /// The version of the event file format.
 pub const EVENT_SCHEMA: &str = "privpost-event/1";
 /// The version of `account --json`'s output.
-pub const OUTPUT_SCHEMA: &str = "privpost-account/1";
+pub(super) const OUTPUT_SCHEMA: &str = "privpost-account/1";
 
 fn read_json(path: &Path) -> Result<Value, CommandError> {
     let text = std::fs::read_to_string(path)
@@ -50,7 +50,10 @@ fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
             ));
         }
     }
-    let (key, value) = if v.get("guarantee").is_some() {
+    // a bare event first: a `repeat` event has an `event` field of its own
+    let (key, value) = if v.get("mechanism").is_some() {
+        ("mechanism", v)
+    } else if v.get("guarantee").is_some() {
         let entry: Entry =
             serde_json::from_value(v).map_err(|e| bad("guarantee", e.to_string()))?;
         entry.event.validate().map_err(|e| bad("event", e))?;
@@ -58,7 +61,7 @@ fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
     } else if let Some(e) = v.get("event") {
         ("event", e.clone())
     } else {
-        ("mechanism", v)
+        return Err(bad("event", "missing".into()));
     };
     let event: Event = serde_json::from_value(value).map_err(|e| bad(key, e.to_string()))?;
     event.validate().map_err(|e| bad(key, e))?;
