@@ -132,6 +132,21 @@ pub fn data_status(dir: &Path) -> Result<(), CommandError> {
     }
 }
 
+/// A built-in dataset as read, or exit 2 naming the allowed ones.
+fn builtin(
+    dataset: &str,
+    dir: &Path,
+    split_seed: u64,
+) -> Result<crate::data::RawData, CommandError> {
+    crate::data::builtin_raw(dataset, dir, split_seed)
+        .ok_or_else(|| {
+            CommandError::input(format!(
+                "data export: unknown dataset \"{dataset}\" (allowed: abalone, adult, mnist, mnist_full)"
+            ))
+        })?
+        .map_err(|e| CommandError::input(e.to_string()))
+}
+
 /// `privpost data export --raw`: the rows as read, with label and split columns,
 /// written atomically; prints the `[csv_datasets.NAME]` table that reads them back.
 pub fn data_export_raw(
@@ -140,18 +155,7 @@ pub fn data_export_raw(
     dir: &Path,
     split_seed: u64,
 ) -> Result<(), CommandError> {
-    let raw = match dataset {
-        "abalone" => crate::data::abalone_raw(dir, split_seed),
-        "adult" => crate::data::adult_raw(dir),
-        "mnist" => crate::data::mnist38_raw(dir, split_seed),
-        "mnist_full" => crate::data::mnist38_full_raw(dir, split_seed),
-        other => {
-            return Err(CommandError::input(format!(
-            "data export: unknown dataset \"{other}\" (allowed: abalone, adult, mnist, mnist_full)"
-        )))
-        }
-    }
-    .map_err(|e| CommandError::input(e.to_string()))?;
+    let raw = builtin(dataset, dir, split_seed)?;
     let mut bytes = Vec::new();
     raw.write_csv(&mut bytes)
         .map_err(|e| CommandError::failed(format!("{}: {e}", out.display())))?;
@@ -199,18 +203,7 @@ pub fn data_export(
     dir: &Path,
     split_seed: u64,
 ) -> Result<(), CommandError> {
-    let task = match dataset {
-        "abalone" => crate::data::abalone(dir, split_seed),
-        "adult" => crate::data::adult(dir),
-        "mnist" => crate::data::mnist38(dir, split_seed),
-        "mnist_full" => crate::data::mnist38_full(dir, split_seed),
-        other => {
-            return Err(CommandError::input(format!(
-            "data export: unknown dataset \"{other}\" (allowed: abalone, adult, mnist, mnist_full)"
-        )))
-        }
-    }
-    .map_err(|e| CommandError::input(e.to_string()))?;
+    let task = builtin(dataset, dir, split_seed)?.paper();
     let mut text = String::from("label");
     for f in &task.features {
         text.push(',');

@@ -303,6 +303,18 @@ fn parse_f64(path: &str, line: usize, field: &str) -> Result<f64, DataError> {
     })
 }
 
+/// The built-in dataset `name` as read (`abalone`, `adult`, `mnist`, `mnist_full`),
+/// before the preprocessing; `None` for another name.
+pub fn builtin_raw(name: &str, dir: &Path, split_seed: u64) -> Option<Result<RawData, DataError>> {
+    Some(match name {
+        "abalone" => abalone_raw(dir, split_seed),
+        "adult" => adult_raw(dir),
+        "mnist" => mnist38_raw(dir, split_seed),
+        "mnist_full" => mnist38_full_raw(dir, split_seed),
+        _ => return None,
+    })
+}
+
 /// Abalone: fewer than 10 rings (+1) vs the rest (−1); sex one-hot; seeded 2/3–1/3 split.
 pub fn abalone(dir: &Path, seed: u64) -> Result<Task, DataError> {
     abalone_raw(dir, seed).map(RawData::paper)

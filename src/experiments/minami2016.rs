@@ -198,7 +198,8 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
         seed,
     } = v;
     let (tasks, records, settings) = logreg::prepare(
-        &logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?,
+        &c.datasets,
+        c.csv_datasets.as_ref(),
         &c.data_dir,
         c.split_seed,
         beta0,

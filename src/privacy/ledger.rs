@@ -511,7 +511,7 @@ impl Entry {
                 epsilon,
                 delta,
                 conversion,
-                order,
+                ..
             } => {
                 if conversion == BASIC {
                     let mut sum = (0.0, 0.0);
@@ -530,19 +530,7 @@ impl Entry {
                         ))
                     };
                 }
-                let recomputed = match (conversion.as_str(), order) {
-                    ("classic", Some(a)) => self
-                        .event
-                        .rdp_epsilon(*a)
-                        .map(|r| Conversion::Classic.epsilon(r, *a, *delta)),
-                    ("improved", Some(a)) => self
-                        .event
-                        .rdp_epsilon(*a)
-                        .map(|r| Conversion::Improved.epsilon(r, *a, *delta)),
-                    ("pld", None) => self.pld_epsilon(*delta),
-                    _ => self.theorem_epsilon(*delta),
-                };
-                match recomputed {
+                match self.recomputed_epsilon() {
                     Some(e) if close(*epsilon, e) => Ok(()),
                     Some(e) => fail(format!(
                         "claims ε = {epsilon} at δ = {delta}, event gives {e}"

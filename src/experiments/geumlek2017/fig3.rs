@@ -159,7 +159,8 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
         seed,
     } = plan;
     let (tasks, records, settings) = logreg::prepare(
-        &logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?,
+        &c.datasets,
+        c.csv_datasets.as_ref(),
         &c.data_dir,
         c.split_seed,
         beta0,

@@ -139,7 +139,8 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
 /// Loads the datasets (fetching missing ones) and lists the jobs.
 fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, ParamError> {
     let (tasks, records, settings) = logreg::prepare(
-        &logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?,
+        &c.datasets,
+        c.csv_datasets.as_ref(),
         &c.data_dir,
         c.split_seed,
         beta0,

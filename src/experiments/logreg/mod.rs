@@ -256,15 +256,12 @@ pub fn load(
         .iter()
         .map(|s| match s {
             DatasetSource::Builtin(n) => {
-                let t = match n.as_str() {
-                    "abalone" => data::abalone(dir, split_seed),
-                    "adult" => data::adult(dir),
-                    "mnist_full" => data::mnist38_full(dir, split_seed),
-                    _ => data::mnist38(dir, split_seed),
-                }
-                .map_err(|e| {
-                    ParamError::new("data_dir", e.to_string(), "run `privpost data fetch`")
-                })?;
+                let t = data::builtin_raw(n, dir, split_seed)
+                    .ok_or_else(|| ParamError::new("datasets", n.clone(), DATASETS.join(", ")))?
+                    .map(data::RawData::paper)
+                    .map_err(|e| {
+                        ParamError::new("data_dir", e.to_string(), "run `privpost data fetch`")
+                    })?;
                 let record = builtin_record(&t, dir, split_seed)?;
                 Ok((Arc::new(t), record))
             }
@@ -287,13 +284,17 @@ pub fn load(
 /// manifest records, and each task's calibration constants at `beta0`.
 pub type Prepared = (Vec<Arc<Task>>, Vec<DatasetRecord>, Vec<Setting>);
 
-/// Loads the named datasets from `data_dir` (or `$PRIVPOST_DATA`) for a plan.
+/// Loads the datasets a config names (`datasets`, `[csv_datasets.NAME]`) from
+/// `data_dir` (or `$PRIVPOST_DATA`) or their CSV files, for a plan.
 pub fn prepare(
-    sources: &[DatasetSource],
+    names: &[String],
+    tables: Option<&toml::Table>,
     data_dir: &str,
     split_seed: u64,
     beta0: f64,
 ) -> Result<Prepared, ParamError> {
+    let sources = check_datasets(names, tables)?;
+    let sources = &sources[..];
     let dir = data_dir_of(data_dir);
     let (tasks, records): (Vec<_>, Vec<_>) = load(sources, &dir, split_seed)?.into_iter().unzip();
     let settings = tasks.iter().map(|t| setting(t, beta0)).collect();
