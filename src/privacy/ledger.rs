@@ -129,6 +129,9 @@ pub enum Event {
     /// The smoothed-Hellinger exponential mechanism (Bun et al., Theorem 4.x):
     /// (ε, δ)-DP as configured.
     SmoothedHellinger { epsilon: f64, delta: f64 },
+    /// A release whose mechanism states pure ε-DP itself (a user's declared event:
+    /// privpost takes ε as given; it composes like any pure ε).
+    PureEpsilon { epsilon: f64 },
     /// A release with no privacy protection (a baseline curve).
     NonPrivate,
     /// Parts released together.
@@ -228,6 +231,7 @@ impl Event {
                 nonneg("epsilon", *epsilon).and(delta(*d))
             }
             Event::NonPrivate => Ok(()),
+            Event::PureEpsilon { epsilon } => nonneg("epsilon", *epsilon),
             Event::Compose { parts, .. } => {
                 if parts.is_empty() {
                     return Err("parts: at least one event".into());
@@ -283,6 +287,7 @@ impl Event {
                 })
             }
             Event::Repeat { times, event } => event.pure_epsilon().map(|e| *times as f64 * e),
+            Event::PureEpsilon { epsilon } => Some(*epsilon),
             _ => None,
         }
     }

@@ -464,7 +464,7 @@ pub fn ledger_of(c: &Config) -> Result<Ledger, ParamError> {
             ParamError::new(
                 format!("{key}.event"),
                 e,
-                "an event of the ledger's vocabulary (README, \"Your privacy events\"): mechanism = laplace, gaussian, poisson_subsampled_gaussian, subsampled_barker, rdp_curve, gibbs_posterior, one_posterior_sample, smoothed_hellinger, non_private, compose, repeat",
+                "an event of the ledger's vocabulary (README, \"Your privacy events\"): mechanism = laplace, gaussian, poisson_subsampled_gaussian, subsampled_barker, rdp_curve, gibbs_posterior, one_posterior_sample, smoothed_hellinger, pure_epsilon, non_private, compose, repeat",
             )
         })?;
         event
