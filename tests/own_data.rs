@@ -101,6 +101,37 @@ fn a_csv_dataset_runs_with_its_checksum_in_the_manifest_and_the_cache_key() {
     let m = manifest(&fig.join("manifest.json"));
     assert_eq!(m["datasets"][0]["name"], "short");
     assert_eq!(m["datasets"][0]["source"]["dim"], 2);
+    // the same file in Geumlek Fig. 3 and the sampler validation
+    let samplers = repo().join("configs/geumlek2017/samplers.toml");
+    let fig3 = repo().join("configs/geumlek2017/fig3.toml");
+    for (config, extra) in [
+        (samplers.to_str().unwrap(), "paper_slice_datasets=[]"),
+        (fig3.to_str().unwrap(), "lambdas=[10.0]"),
+    ] {
+        let o = privpost_in(
+            dir.path(),
+            &[
+                "run",
+                config,
+                "--smoke",
+                "--out",
+                "out2",
+                "--set",
+                "datasets=[\"csv:short.csv\"]",
+                "--set",
+                extra,
+            ],
+            &[],
+        );
+        assert!(o.status.success(), "{config}: {}", stderr(&o));
+    }
+    assert!(dir
+        .path()
+        .join("out2/geumlek2017/samplers/summary.csv")
+        .is_file());
+    assert!(rows(&dir.path().join("out2/geumlek2017/fig3/data.csv"))
+        .iter()
+        .all(|r| r[0] == "short"));
 }
 
 /// Every mistake a user makes in a CSV dataset: exit 2 naming the file, the line
