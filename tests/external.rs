@@ -101,6 +101,14 @@ fn the_worked_example_runs_beside_foulds_fig2_with_cache_shards_and_gallery() {
     let o = privpost(&["plot", fig.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(fig.join("figure.png").is_file());
+    // a damaged drawing declaration is bad input, before any drawing
+    let spec = fig.join("plot_spec.csv");
+    let kept = std::fs::read(&spec).unwrap();
+    std::fs::write(&spec, "key,value\nx,nope\n").unwrap();
+    let o = privpost(&["plot", fig.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("names column `nope`"), "{}", stderr(&o));
+    std::fs::write(&spec, kept).unwrap();
     // a sweep of a parameter: the ledger follows (ε = 1 → scale 1), combine joins the points
     let o = run_in(out.path(), &["--set", "params.epsilon=0.5,1"]);
     assert!(o.status.success(), "{}", stderr(&o));

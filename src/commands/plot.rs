@@ -78,6 +78,10 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
                 }
             }
             crate::plot::parameters(&fig_dir).map_err(|e| CommandError::input(e.0))?;
+            if experiments::find(&id).is_none() {
+                // an external figure: its drawing's declaration must fit its table
+                experiments::external::plot::check(&fig_dir).map_err(CommandError::input)?;
+            }
             crate::plot::render_dir(&id, &fig_dir, spec.plot)
                 .map_err(|e| CommandError::Failed(e.into()))?;
             crate::outln!("{id}: {}", fig_dir.join("figure.png").display());

@@ -38,6 +38,37 @@ fn spec_value(t: &Table, key: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Checks, before any drawing, that the folder's `plot_spec.csv` can be read and
+/// names columns its `summary.csv` has (a damaged folder is bad input).
+pub fn check(dir: &Path) -> Result<(), String> {
+    let path = dir.join(super::PLOT_SPEC);
+    let spec = crate::results::table::Table::read_csv(&path)?;
+    let get = |k: &str| spec_value(&spec, k);
+    let summary = crate::results::table::Table::read_csv(&dir.join("summary.csv"))?;
+    let mut want = vec![
+        get("x"),
+        format!("{}_mean", get("y")),
+        format!("{}_se", get("y")),
+    ];
+    want.extend(
+        ["series", "facet"]
+            .iter()
+            .map(|k| get(k))
+            .filter(|v| !v.is_empty()),
+    );
+    for c in want {
+        if !summary.header.contains(&c) {
+            return Err(format!(
+                "{}: names column `{c}`, which {} does not have (allowed: {})",
+                path.display(),
+                dir.join("summary.csv").display(),
+                summary.header.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Draws `figure.png` / `.svg` of an external figure folder.
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
     let spec = crate::plot::read_checked(&dir.join(super::PLOT_SPEC))?;
