@@ -71,6 +71,49 @@ fn an_event_file_is_answered_by_the_same_accountants() {
     assert_eq!(v["question"], "inverse");
     assert_eq!(v["answers"][0]["iterations"], 5105906, "{v}");
     assert!(v["answers"][0]["iterations"].is_u64());
+    // --solve sigma: the built-in DP-SGLD question, the same answers (RDP; the
+    // tight accountant's σ search takes a minute and is the same code)
+    let ev = privpost(&[
+        "account",
+        "--event",
+        &f,
+        "--delta",
+        "2e-6",
+        "--target-epsilon",
+        "1",
+        "--solve",
+        "sigma",
+        "--no-tight",
+        "--json",
+    ]);
+    let bi = privpost(&[
+        "account",
+        "--mechanism",
+        "sgld",
+        "--q",
+        "1e-4",
+        "--iterations",
+        "6000000",
+        "--delta",
+        "2e-6",
+        "--target-epsilon",
+        "1",
+        "--solve",
+        "sigma",
+        "--no-tight",
+        "--json",
+    ]);
+    assert!(
+        ev.status.success() && bi.status.success(),
+        "{}",
+        stderr(&ev)
+    );
+    let (ev, bi): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&ev.stdout).unwrap(),
+        serde_json::from_slice(&bi.stdout).unwrap(),
+    );
+    assert_eq!(ev["answers"], bi["answers"]);
+    assert!(ev["answers"][0]["sigma"].as_f64().unwrap() > 1.0);
 }
 
 #[test]

@@ -29,7 +29,7 @@ pub enum Solve {
     Q,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 #[command(
     after_help = "Orders: every valid order is searched by default (Barker: 2 ≤ α < b/5; SGLD: α ≥ 2 up to 10^6, \
 ended early by a proven stop rule); --alpha-max caps the search and a warning says when the best order sits at the cap.\n\n\

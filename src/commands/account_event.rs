@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::account::AccountArgs;
+use super::account::{AccountArgs, AccountMechanism, Solve};
 use super::CommandError;
 use crate::privacy::event_account::{self, Answer};
 use crate::privacy::ledger::{Entry, Event};
@@ -109,6 +109,9 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
         Holding::Entry(entry) => verify_entry(&entry, a.json, &file),
         Holding::Event(event) => {
             let mechanism = mechanism_name(&event);
+            if a.target_epsilon.is_some() && a.solve != Solve::Iterations {
+                return solve_sgld(&event, a, &file);
+            }
             if let Some(target) = a.target_epsilon {
                 if !(target.is_finite() && target > 0.0) {
                     return Err(CommandError::input(format!(
@@ -179,6 +182,33 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
             )
         }
     }
+}
+
+/// `--solve sigma` or `--solve q` on T repeated Poisson-subsampled Gaussian steps:
+/// the built-in DP-SGLD question, answered by the same code (`--mechanism sgld`).
+fn solve_sgld(event: &Event, a: &AccountArgs, file: &str) -> Result<(), CommandError> {
+    let Event::Repeat {
+        times,
+        event: inner,
+    } = event
+    else {
+        return Err(CommandError::input(format!(
+            "{file}: --solve sigma/q needs {{\"mechanism\": \"repeat\", \"times\": T, \"event\": {{\"mechanism\": \"poisson_subsampled_gaussian\", …}}}}"
+        )));
+    };
+    let Event::PoissonSubsampledGaussian { q, sigma } = **inner else {
+        return Err(CommandError::input(format!(
+            "{file}: --solve sigma/q applies to repeated poisson_subsampled_gaussian steps only"
+        )));
+    };
+    let mut args = a.clone();
+    args.event = None;
+    args.mechanism = AccountMechanism::Sgld;
+    // the solved-for value comes from the search, not from the event
+    args.q = (a.solve != Solve::Q).then_some(q);
+    args.sigma = (a.solve != Solve::Sigma).then_some(sigma);
+    args.iterations = vec![*times];
+    super::account::account(args)
 }
 
 /// A ledger entry: its claim, recomputed from its event; exit 1 when it does not hold.

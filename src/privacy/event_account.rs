@@ -165,12 +165,31 @@ pub fn largest_repeat(
                 .into(),
         );
     };
+    // the repeated event's RDP is T times the part's at each order (as
+    // `Event::rdp_epsilon` computes it): the part's curve is computed once
+    event.validate()?;
+    let pure = inner.pure_epsilon();
+    let curve: Vec<(f64, f64)> = orders()
+        .into_iter()
+        .filter(|&a| a > 1.0)
+        .filter_map(|a| inner.rdp_epsilon(a).map(|r| (a, r)))
+        .collect();
+    if pure.is_none() && (delta.is_none() || curve.is_empty()) {
+        return Err("this event has no pure ε: give --delta for an (ε, δ) answer".into());
+    }
     let eps = |t: u64| -> Result<f64, String> {
-        let e = Event::Repeat {
-            times: t,
-            event: inner.clone(),
-        };
-        Ok(best(&forward(&e, delta, false)?).map_or(f64::INFINITY, |a| a.epsilon))
+        let mut best = pure.map_or(f64::INFINITY, |e| t as f64 * e);
+        if let Some(d) = delta {
+            for conversion in [Conversion::Classic, Conversion::Improved] {
+                for &(a, r) in &curve {
+                    let e = conversion.epsilon(t as f64 * r, a, d);
+                    if e.is_finite() && e < best {
+                        best = e;
+                    }
+                }
+            }
+        }
+        Ok(best)
     };
     if eps(1)? > target {
         return Ok(None);
