@@ -131,6 +131,44 @@ fn the_worked_example_runs_beside_foulds_fig2_with_cache_shards_and_gallery() {
     );
 }
 
+/// `slurm` writes the job arrays of an external figure like a built-in one, and
+/// `--keep-going` runs the other figures past a failing external task.
+#[test]
+fn slurm_scripts_and_keep_going_treat_external_figures_like_built_in_ones() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "slurm",
+        EXAMPLE,
+        "--smoke",
+        "--shards",
+        "2",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("submit with"), "{}", stdout(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cfg = config(d, "echo boom >&2\nexit 5\n", "");
+    let fig1 = repo().join("configs/foulds2016/fig1.toml");
+    let o = privpost_in(
+        d,
+        &[
+            "run",
+            &cfg,
+            fig1.to_str().unwrap(),
+            "--keep-going",
+            "--out",
+            "out",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("boom"), "{}", stderr(&o));
+    assert!(d.join("out/foulds2016/fig1/summary.csv").is_file());
+    assert!(!d.join("out/lab/mine").exists());
+}
+
 /// A config written next to a script; returns the config path.
 fn config(dir: &Path, script: &str, extra: &str) -> String {
     std::fs::write(dir.join("mech.sh"), script).unwrap();
