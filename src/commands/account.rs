@@ -191,19 +191,10 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
     for w in &warnings {
         eprintln!("WARNING: {w}");
     }
-    if a.json {
-        let mut value = value;
-        uniform(&mut value);
-        value["warnings"] = json!(warnings);
-        crate::outln!(
-            "{}",
-            serde_json::to_string_pretty(&value)
-                .map_err(|e| CommandError::failed(e.to_string()))?
-        );
-    } else {
-        crate::outln!("{}", lines.join("\n"));
-    }
-    Ok(())
+    let mut value = value;
+    uniform(&mut value);
+    value["warnings"] = json!(warnings);
+    super::account_event::print(a.json, value, lines)
 }
 
 type Answer = (Vec<String>, Value, Vec<String>);

@@ -89,7 +89,8 @@ fn answer_json(a: &Answer, iterations: Option<u64>) -> Value {
     })
 }
 
-fn print(args_json: bool, value: Value, lines: Vec<String>) -> Result<(), CommandError> {
+/// Prints the answer: the JSON object (`--json`) or the text lines.
+pub(super) fn print(args_json: bool, value: Value, lines: Vec<String>) -> Result<(), CommandError> {
     if args_json {
         crate::outln!(
             "{}",

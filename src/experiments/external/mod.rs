@@ -261,14 +261,13 @@ pub fn parse(params: &toml::Table) -> Result<Config, ParamError> {
     check_plot(&c)?;
     ledger_of(&c)?;
     if let Some(cmp) = &c.compare {
-        let spec = crate::experiments::find(&cmp.figure).ok_or_else(|| {
-            ParamError::new(
+        if crate::experiments::find(&cmp.figure).is_none() {
+            return Err(ParamError::new(
                 "compare.figure",
                 format!("unknown figure \"{}\"", cmp.figure),
                 crate::experiments::known_ids(),
-            )
-        })?;
-        let _ = spec;
+            ));
+        }
     }
     Ok(c)
 }
