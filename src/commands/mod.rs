@@ -137,6 +137,30 @@ pub fn check_writable(out: &Path) -> Result<(), CommandError> {
     std::fs::remove_file(&probe).map_err(bad)
 }
 
+/// Every figure folder a run will write under `out` (`<paper>/<figure>[@point]`,
+/// their paper folders, and `out` itself) must be a folder or creatable: a file in
+/// the way is refused here, before anything is prepared or computed (exit 2).
+/// Creates nothing; [`check_writable`] probes `out` itself.
+pub fn check_targets(out: &Path, planned: &[Planned]) -> Result<(), CommandError> {
+    for p in planned {
+        let dir = crate::runner::output_dir(out, &p.resolved);
+        for d in dir.ancestors() {
+            if d.exists() && !d.is_dir() {
+                return Err(CommandError::input(format!(
+                    "--out {}: {} is a file, where {} needs a folder (allowed: an output folder whose <paper>/<figure> paths are folders or absent)",
+                    out.display(),
+                    d.display(),
+                    p.resolved.experiment
+                )));
+            }
+            if d == out {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A config resolved and validated into a plan (nothing prepared yet).
 pub struct Planned {
     pub spec: &'static Spec,

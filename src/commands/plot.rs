@@ -75,6 +75,21 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
                         .map_err(CommandError::input)?;
                     check_header(&t.header, want, &path)?;
                     crate::plot::check_numbers(&t, &path).map_err(|e| CommandError::input(e.0))?;
+                    // the column kinds the run recorded (absent in folders written
+                    // before privpost recorded them)
+                    if let Some(kinds) = manifest
+                        .as_ref()
+                        .and_then(|m| m.get("columns")?.get(file).cloned())
+                        .and_then(|k| serde_json::from_value(k).ok())
+                    {
+                        crate::plot::check_kinds(&t, &kinds, &path)
+                            .map_err(|e| CommandError::input(e.0))?;
+                    } else if t.rows.is_empty() && file == "summary.csv" {
+                        return Err(CommandError::input(format!(
+                            "{}: no rows (allowed: the rows the run wrote)",
+                            path.display()
+                        )));
+                    }
                 }
             }
             crate::plot::parameters(&fig_dir).map_err(|e| CommandError::input(e.0))?;

@@ -141,6 +141,8 @@ pub(crate) struct Prepared {
     pub spec: &'static Spec,
     pub resolved: Resolved,
     pub figure: Box<dyn Figure>,
+    /// Seconds spent preparing the figure (data, fits, accounting): part of its wall time.
+    pub prepare_seconds: f64,
 }
 
 impl Prepared {
@@ -198,6 +200,7 @@ fn prepare_planned(
     }
     let mut prepared = Vec::new();
     for p in planned {
+        let clock = Instant::now();
         let figure = p
             .plan
             .prepare()
@@ -206,6 +209,7 @@ fn prepare_planned(
             spec: p.spec,
             resolved: p.resolved,
             figure,
+            prepare_seconds: clock.elapsed().as_secs_f64(),
         });
     }
     Ok(prepared)
@@ -304,6 +308,7 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     let sel = &args.selection;
     // configs first (no side effects), then the output folder, then the work
     let planned = plan(&paths, sel.profile(), &sel.set)?;
+    super::check_targets(&args.out, &planned)?;
     super::check_writable(&args.out)?;
     let prepared = prepare_planned(planned, paths.len(), args.quiet)?;
     match args.shard {
@@ -336,6 +341,7 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             (k + 1, total),
         );
         options.force = args.force;
+        options.prepare_seconds = p.prepare_seconds;
         match runner::run(
             p.spec,
             p.figure.as_ref(),

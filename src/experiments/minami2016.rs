@@ -147,6 +147,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
         ));
     }
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
+    logreg::check_data_dir(&c.data_dir)?;
     let description = format!(
         "{} grid points ({} datasets × {} ln ε × {} mechanisms, δ = {:e}); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
         c.datasets.len() * c.ln_epsilons.len() * mechs.len(),

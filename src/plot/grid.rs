@@ -93,7 +93,10 @@ impl Draw for PanelGrid {
                 .margin(12)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+                .build_cartesian_2d(
+                    crate::plot::axis(x_lo..x_hi)?,
+                    crate::plot::axis(y_lo..y_hi)?,
+                )?;
             style::mesh(&mut chart)
                 .x_desc(self.x_desc.as_str())
                 .y_desc(self.y_desc.as_str())

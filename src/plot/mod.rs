@@ -139,13 +139,100 @@ pub fn check_numbers(t: &Table, path: &Path) -> Result<(), DrawError> {
                     )
                 });
             let inf_ok = x.is_infinite() && x > 0.0 && (column.contains("epsilon") || epsilon_item);
-            if !inf_ok && (x.is_nan() || x.abs() > MAX_PLOT_VALUE) {
+            if !inf_ok && (x.is_nan() || x.abs() > MAX_PLOT_VALUE) && !is_identifier(column) {
                 return Err(DrawError(format!(
                     "{}: column `{column}`, row {}: {text} (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e}; `inf` only in an epsilon column, or in `value` under an ε item)",
                     path.display(),
                     r + 1
                 )));
             }
+        }
+    }
+    Ok(())
+}
+
+/// An axis range checked before plotters computes its key points, which loops
+/// forever on a NaN or infinite end: both ends finite and at most
+/// [`MAX_PLOT_VALUE`] in magnitude, `lo ≤ hi` (equal ends are widened by 5 %,
+/// or by 1 around 0, so that a single value still gets an axis). Every chart
+/// is built through this (or [`log_axis`]): no drawing depends on a range it has
+/// not validated.
+pub fn axis(r: std::ops::Range<f64>) -> Result<std::ops::Range<f64>, DrawError> {
+    let (lo, hi) = (r.start, r.end);
+    let ok = |x: f64| x.is_finite() && x.abs() <= MAX_PLOT_VALUE;
+    if !(ok(lo) && ok(hi) && lo <= hi) {
+        return Err(DrawError(format!(
+            "an axis would run from {lo} to {hi}: a column the figure plots holds no usable numbers (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e})"
+        )));
+    }
+    if lo == hi {
+        let w = if lo == 0.0 { 1.0 } else { 0.05 * lo.abs() };
+        return Ok(lo - w..hi + w);
+    }
+    Ok(lo..hi)
+}
+
+/// A logarithmic axis range, checked as [`axis`] and with `lo > 0` (the caller
+/// applies `.log_scale()`).
+pub fn log_axis(r: std::ops::Range<f64>) -> Result<std::ops::Range<f64>, DrawError> {
+    let r = axis(r)?;
+    if r.start <= 0.0 {
+        return Err(DrawError(format!(
+            "a logarithmic axis would run from {} to {}: a column the figure plots holds no positive numbers (allowed: numbers > 0 on a log axis)",
+            r.start, r.end
+        )));
+    }
+    Ok(r)
+}
+
+/// An identifier column (`seed`, `*_seed`): a number that names a stream, never
+/// plotted, so any integer a config may hold is allowed there.
+pub fn is_identifier(column: &str) -> bool {
+    column == "seed" || column.ends_with("_seed")
+}
+
+/// Checks a table read for plotting against the column kinds its run recorded in
+/// the manifest: it has rows, and every column written as numbers still holds
+/// numbers (or empty cells) and at least one number. A word or an empty cell
+/// where the run wrote numbers would otherwise be drawn as nothing, or as NaN.
+pub fn check_kinds(
+    t: &Table,
+    kinds: &std::collections::BTreeMap<String, crate::results::table::ColumnKind>,
+    path: &Path,
+) -> Result<(), DrawError> {
+    if t.rows.is_empty() {
+        return Err(DrawError(format!(
+            "{}: no rows (allowed: the rows the run wrote)",
+            path.display()
+        )));
+    }
+    for (c, name) in t.header.iter().enumerate() {
+        if kinds.get(name) != Some(&crate::results::table::ColumnKind::Number) {
+            continue;
+        }
+        let mut numbers = 0usize;
+        for (r, row) in t.rows.iter().enumerate() {
+            let text = match row.get(c) {
+                Some(crate::results::table::Cell::Str(s)) => s.trim(),
+                _ => "",
+            };
+            if text.is_empty() {
+                continue;
+            }
+            if text.parse::<f64>().is_err() {
+                return Err(DrawError(format!(
+                    "{}: column `{name}`, row {}: {text:?} is not a number (allowed: numbers, or an empty cell, in a column the run wrote as numbers)",
+                    path.display(),
+                    r + 1
+                )));
+            }
+            numbers += 1;
+        }
+        if numbers == 0 {
+            return Err(DrawError(format!(
+                "{}: column `{name}` holds no number (allowed: the numbers the run wrote there)",
+                path.display()
+            )));
         }
     }
     Ok(())

@@ -172,7 +172,7 @@ impl Draw for OverlayChart {
             .margin_right(30)
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(style::Y_AREA + 20)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
+            .build_cartesian_2d(crate::plot::axis(x0..x1)?, crate::plot::axis(y0..y1)?)?;
         // on a log axis only the decades are labelled
         let log_tick = |log: bool, v: &f64| {
             if !log {

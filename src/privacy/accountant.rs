@@ -430,26 +430,44 @@ pub struct SgldAccount {
 }
 
 impl SgldAccount {
-    /// Ledger entries after each of several step counts (the RDP of every order
-    /// computed once), named by `series(T)`.
-    pub fn entries(
+    /// (ε, δ) after each of several step counts, the RDP of every order computed
+    /// once: O(orders) evaluations of the subsampled Gaussian, then O(orders) per count.
+    pub fn curve(
         &self,
         iterations: &[u64],
         conversion: Conversion,
-        series: impl Fn(u64) -> String,
-    ) -> Result<Vec<Entry>, AccountError> {
-        self.spent(conversion)?; // validates the settings
+    ) -> Result<Vec<Spent>, AccountError> {
+        self.validate_question()?;
+        if self.alpha_max < 2 {
+            return Err(invalid("alpha_max", self.alpha_max, "≥ 2"));
+        }
         let table: Vec<f64> = (2..=self.alpha_max)
             .map(|a| sampled_gaussian(a, self.q, self.sigma))
             .collect();
         iterations
             .iter()
             .map(|&t| {
-                let s =
-                    best_over_orders(2..=self.alpha_max, t as f64, self.delta, conversion, |a| {
-                        table[(a - 2) as usize]
-                    })
-                    .ok_or_else(|| invalid("sigma", self.sigma, "a finite RDP at some order"))?;
+                best_over_orders(2..=self.alpha_max, t as f64, self.delta, conversion, |a| {
+                    table[(a - 2) as usize]
+                })
+                .ok_or_else(|| invalid("sigma", self.sigma, "a finite RDP at some order"))
+            })
+            .collect()
+    }
+
+    /// Ledger entries after each of several step counts (the RDP of every order
+    /// computed once, as [`Self::curve`]), named by `series(T)`.
+    pub fn entries(
+        &self,
+        iterations: &[u64],
+        conversion: Conversion,
+        series: impl Fn(u64) -> String,
+    ) -> Result<Vec<Entry>, AccountError> {
+        let spent = self.curve(iterations, conversion)?;
+        iterations
+            .iter()
+            .zip(spent)
+            .map(|(&t, s)| {
                 Ok(Entry::new(
                     series(t),
                     Event::repeat(

@@ -61,7 +61,11 @@ pub struct ShardUse {
 /// Wall-clock split of a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Timings {
+    /// Preparing the figure before its tasks (data, fits, accounting).
+    pub prepare_seconds: f64,
     pub tasks_seconds: f64,
+    /// Tables after the tasks: data, summary and side tables.
+    pub summary_seconds: f64,
     pub plot_seconds: f64,
 }
 
@@ -94,6 +98,12 @@ pub struct Manifest {
     pub wall_seconds: f64,
     pub timings: Timings,
     pub datasets: Vec<DatasetRecord>,
+    /// The kind of every column of `data.csv` and `summary.csv` as written
+    /// (`plot` refuses a file whose number columns no longer hold numbers).
+    pub columns: std::collections::BTreeMap<
+        &'static str,
+        std::collections::BTreeMap<String, crate::results::table::ColumnKind>,
+    >,
     /// One entry per series or grid point: events, composition, guarantee, conditions.
     pub privacy: Vec<Entry>,
     pub details: serde_json::Value,

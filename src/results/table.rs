@@ -144,7 +144,44 @@ pub struct MissingColumn {
     pub have: String,
 }
 
+/// What a column of a written table holds, recorded in the manifest so that
+/// `plot` can tell a damaged file from an intended one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnKind {
+    /// Numbers (and possibly empty cells: "not applicable").
+    Number,
+    /// Labels, or a mix of labels and numbers.
+    Text,
+    /// Only empty cells.
+    Empty,
+}
+
 impl Table {
+    /// The kind of every column, from the typed cells as written.
+    pub fn column_kinds(&self) -> std::collections::BTreeMap<String, ColumnKind> {
+        self.header
+            .iter()
+            .enumerate()
+            .map(|(c, name)| {
+                let (mut numbers, mut texts) = (0usize, 0usize);
+                for row in &self.rows {
+                    match row.get(c) {
+                        Some(Cell::Int(_) | Cell::Float(_)) => numbers += 1,
+                        Some(Cell::Str(_)) => texts += 1,
+                        Some(Cell::Empty) | None => {}
+                    }
+                }
+                let kind = match (numbers, texts) {
+                    (0, 0) => ColumnKind::Empty,
+                    (_, 0) => ColumnKind::Number,
+                    _ => ColumnKind::Text,
+                };
+                (name.clone(), kind)
+            })
+            .collect()
+    }
+
     pub fn new(header: &[&str], rows: Vec<Row>) -> Self {
         Self {
             header: header.iter().map(|s| s.to_string()).collect(),

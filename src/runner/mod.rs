@@ -68,6 +68,8 @@ pub struct Options {
     pub cache_only: bool,
     /// The shards that computed the tasks, recorded in the manifest by `merge`.
     pub shards: Option<ShardsUse>,
+    /// Seconds the figure took to prepare before this run (counted in its wall time).
+    pub prepare_seconds: f64,
 }
 
 impl Options {
@@ -86,6 +88,7 @@ impl Options {
             position,
             cache_only: false,
             shards: None,
+            prepare_seconds: 0.0,
         }
     }
 }
@@ -561,7 +564,7 @@ pub fn run(
             tasks: n,
             computed: 0,
             up_to_date: true,
-            wall_seconds: clock.elapsed().as_secs_f64(),
+            wall_seconds: options.prepare_seconds + clock.elapsed().as_secs_f64(),
         });
     }
 
@@ -658,6 +661,7 @@ pub fn run(
         })
         .collect::<Result<Vec<_>, RunError>>()?;
 
+    let summary_seconds = clock.elapsed().as_secs_f64() - task_seconds;
     let tmp = temp_dir_for(&final_dir)?;
     let result = (|| {
         let path = tmp.join("data.csv");
@@ -712,12 +716,20 @@ pub fn run(
             shards: options.shards.clone(),
             started_at: rfc3339(started),
             finished_at: rfc3339(SystemTime::now()),
-            wall_seconds: clock.elapsed().as_secs_f64(),
+            wall_seconds: options.prepare_seconds + clock.elapsed().as_secs_f64(),
             timings: Timings {
+                prepare_seconds: options.prepare_seconds,
                 tasks_seconds: task_seconds,
+                summary_seconds,
                 plot_seconds,
             },
             datasets: figure.datasets(),
+            columns: [
+                ("data.csv", data.column_kinds()),
+                ("summary.csv", summary.column_kinds()),
+            ]
+            .into_iter()
+            .collect(),
             privacy,
             details: figure.manifest_details(),
         };
@@ -728,7 +740,7 @@ pub fn run(
         let _ = std::fs::remove_dir_all(&tmp);
     }
     result?;
-    let wall = clock.elapsed().as_secs_f64();
+    let wall = options.prepare_seconds + clock.elapsed().as_secs_f64();
     if options.progress == Progress::Lines {
         eprintln!(
             "{name}: {n} tasks ({} computed) in {wall:.2} s -> {}",

@@ -141,6 +141,16 @@ impl DataSpec {
         }
     }
 
+    /// Parses and validates every `[datasets.NAME]` table, also those no panel names
+    /// (a typo in an unused table is refused, not silently ignored).
+    pub fn check_all(tables: Option<&toml::Table>) -> Result<(), ParamError> {
+        for (name, value) in tables.into_iter().flatten() {
+            let key = format!("datasets.{name}");
+            parse_spec(Some(value), &key)?.validate(&key)?;
+        }
+        Ok(())
+    }
+
     pub fn min_region_events(&self) -> usize {
         self.min_region_events.unwrap_or(DEFAULT_MIN_REGION_EVENTS)
     }

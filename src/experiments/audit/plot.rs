@@ -159,7 +159,10 @@ impl Draw for AuditPlot {
             .margin_right(40)
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(TAGS)
-            .build_cartesian_2d(0.0..TOP, -0.5..(n - 0.5))?;
+            .build_cartesian_2d(
+                crate::plot::axis(0.0..TOP)?,
+                crate::plot::axis(-0.5..(n - 0.5))?,
+            )?;
         style::mesh(&mut chart)
             .disable_y_mesh()
             .y_labels(0)

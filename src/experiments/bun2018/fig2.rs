@@ -59,23 +59,21 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }
     check::at_least("n_step", c.n_step, 1)?;
     check::at_least("draws", c.draws, 1)?;
-    check::positive("prior", c.prior)?;
+    check::within("prior", c.prior, 1e-6, 1e6, PRIOR_RANGE)?;
     let mut tasks = Vec::new();
     for (&k, &n_max) in c.dimensions.iter().zip(&c.n_max) {
-        if n_max < c.n_min {
-            return Err(ParamError::new(
-                "n_max",
-                format!("{n_max} < n_min = {}", c.n_min),
-                "n_max ≥ n_min",
-            ));
-        }
-        let mut n = c.n_min;
-        while n <= n_max {
-            let n32 = check_size("n_max", n, k)?;
+        let count = check::range_points(
+            ["n_min", "n_max", "n_step"],
+            c.n_min as f64,
+            n_max as f64,
+            c.n_step as f64,
+        )?;
+        check_size("n_max", n_max, k)?;
+        for i in 0..count as u64 {
+            let n32 = check_size("n_min", c.n_min + i * c.n_step, k)?;
             for m in 0..MECHANISMS.len() {
                 tasks.push((k as usize, n32, m));
             }
-            n += c.n_step;
         }
     }
     Ok(Box::new(Fig2 {

@@ -72,15 +72,14 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
             "two counts summing to prior_n",
         ));
     }
-    check::positive("prior_min", c.prior_min)?;
-    check::positive("prior_step", c.prior_step)?;
-    if c.prior_max < c.prior_min || !c.prior_max.is_finite() {
-        return Err(ParamError::new(
-            "prior_max",
-            format!("{} < prior_min", c.prior_max),
-            "prior_max ≥ prior_min",
-        ));
-    }
+    check::within("prior_min", c.prior_min, 1e-6, 1e6, PRIOR_RANGE)?;
+    check::within("prior_max", c.prior_max, 1e-6, 1e6, PRIOR_RANGE)?;
+    let prior_points = check::range_points(
+        ["prior_min", "prior_max", "prior_step"],
+        c.prior_min,
+        c.prior_max,
+        c.prior_step,
+    )?;
     check_dimensions("exact_dimensions", &c.exact_dimensions)?;
     let exact_n = c
         .exact_dimensions
@@ -96,7 +95,7 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
             ));
         }
     }
-    check::positive("exact_prior", c.exact_prior)?;
+    check::within("exact_prior", c.exact_prior, 1e-6, 1e6, PRIOR_RANGE)?;
     check::at_least("audit_n", c.audit_n, 1)?;
     if c.audit_n > 30 {
         return Err(ParamError::new(
@@ -105,9 +104,8 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
             "1 ≤ audit_n ≤ 30 (exhaustive check)",
         ));
     }
-    let steps = ((c.prior_max - c.prior_min) / c.prior_step + 1e-9).floor() as usize;
     let mut tasks = Vec::new();
-    for s in 0..=steps {
+    for s in 0..prior_points {
         for mechanism in 0..MECHANISMS.len() {
             tasks.push(Fig3Task::Prior {
                 a: c.prior_min + s as f64 * c.prior_step,

@@ -178,6 +178,10 @@ fn check_dimensions(key: &str, ks: &[u64]) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// Why Beta(a, a) priors are bounded: log-gamma of larger a (or the log of smaller)
+/// leaves no digits for the exact output probabilities.
+const PRIOR_RANGE: &str = "a Beta(a, a) prior whose exact probabilities stay finite";
+
 fn check_size(key: &str, n: u64, k: u64) -> Result<u32, ParamError> {
     check::at_least(key, n, 1)?;
     if candidate_count(n.min(u32::MAX as u64) as u32, k as usize) > 2_000_000_000 || n > 100_000 {

@@ -144,7 +144,10 @@ impl Draw for Fig2 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..(y_hi * 1.1).max(1e-6))?;
+                .build_cartesian_2d(
+                    crate::plot::axis((x_lo - pad)..(x_hi + pad))?,
+                    crate::plot::axis(0.0..(y_hi * 1.1).max(1e-6))?,
+                )?;
             style::mesh(&mut chart)
                 .x_desc("data size n")
                 .x_labels(5)
@@ -310,8 +313,8 @@ impl Draw for Fig3 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(
-                    (x_lo * 0.9..x_hi * 1.1).log_scale(),
-                    0.0..(y_hi * 1.1).max(1e-6),
+                    crate::plot::log_axis(x_lo * 0.9..x_hi * 1.1)?.log_scale(),
+                    crate::plot::axis(0.0..(y_hi * 1.1).max(1e-6))?,
                 )?;
             style::mesh(&mut chart)
                 .x_desc("prior Beta(a, a): a")
@@ -367,7 +370,10 @@ impl Draw for Fig3 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA + 10)
-                .build_cartesian_2d(0.0..(x_hi * 1.05).max(1e-6), (y_lo..y_hi * 2.0).log_scale())?;
+                .build_cartesian_2d(
+                    crate::plot::axis(0.0..(x_hi * 1.05).max(1e-6))?,
+                    crate::plot::log_axis(y_lo..y_hi * 2.0)?.log_scale(),
+                )?;
             style::mesh(&mut chart)
                 .x_desc("Hellinger distance")
                 .y_desc("probability")

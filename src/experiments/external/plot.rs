@@ -368,11 +368,23 @@ impl ExternalPlot {
         }
         match (self.log_x, self.log_y) {
             (true, true) => {
-                body!(chart.build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())?)
+                body!(chart.build_cartesian_2d(
+                    crate::plot::log_axis(x_lo..x_hi)?.log_scale(),
+                    crate::plot::log_axis(y_lo..y_hi)?.log_scale()
+                )?)
             }
-            (true, false) => body!(chart.build_cartesian_2d((x_lo..x_hi).log_scale(), y_lo..y_hi)?),
-            (false, true) => body!(chart.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale())?),
-            (false, false) => body!(chart.build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?),
+            (true, false) => body!(chart.build_cartesian_2d(
+                crate::plot::log_axis(x_lo..x_hi)?.log_scale(),
+                crate::plot::axis(y_lo..y_hi)?
+            )?),
+            (false, true) => body!(chart.build_cartesian_2d(
+                crate::plot::axis(x_lo..x_hi)?,
+                crate::plot::log_axis(y_lo..y_hi)?.log_scale()
+            )?),
+            (false, false) => body!(chart.build_cartesian_2d(
+                crate::plot::axis(x_lo..x_hi)?,
+                crate::plot::axis(y_lo..y_hi)?
+            )?),
         }
         Ok(())
     }

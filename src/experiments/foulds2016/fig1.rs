@@ -45,7 +45,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     let prior = prior(&c.prior)?;
     let ops = ops(c.a0, c.epsilon)?;
     check::probability("p", c.p)?;
-    check::at_least("grid_points", c.grid_points, 3)?;
+    check::points("grid_points", c.grid_points, 3)?;
     let (successes, drawn) = match c.successes {
         Some(s) if s > c.n => {
             return Err(ParamError::new(

@@ -79,7 +79,10 @@ impl Draw for Fig1 {
             .margin(14)
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(style::Y_AREA)
-            .build_cartesian_2d(0.0..1.0, 0.0..y_max.max(1e-9))?;
+            .build_cartesian_2d(
+                crate::plot::axis(0.0..1.0)?,
+                crate::plot::axis(0.0..y_max.max(1e-9))?,
+            )?;
         style::mesh(&mut chart)
             .x_desc("θ (success probability)")
             .y_desc("density")
@@ -183,8 +186,8 @@ impl Draw for Fig2 {
             .x_label_area_size(style::X_AREA)
             .y_label_area_size(style::Y_AREA)
             .build_cartesian_2d(
-                (x_lo..x_hi * 1.25).log_scale(),
-                (y_lo..y_hi * 1.3).log_scale(),
+                crate::plot::log_axis(x_lo..x_hi * 1.25)?.log_scale(),
+                crate::plot::log_axis(y_lo..y_hi * 1.3)?.log_scale(),
             )?;
         style::mesh(&mut chart)
             .x_desc("N (number of observations)")

@@ -39,13 +39,18 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     check::non_empty("algorithms", &c.algorithms)?;
     let algorithms = c.algorithms.clone();
     check::order("lambda_max", c.lambda_max)?;
-    check::positive("lambda_step", c.lambda_step)?;
-    let steps = ((c.lambda_max - 1.0) / c.lambda_step + 1e-9).floor() as usize;
-    if steps == 0 || steps > 1_000_000 {
+    // orders 1 + k·step, k = 1 … : the range from 1 counts k = 0 too
+    let steps = check::range_points(
+        ["λ_min", "lambda_max", "lambda_step"],
+        1.0,
+        c.lambda_max,
+        c.lambda_step,
+    )? - 1;
+    if steps == 0 {
         return Err(ParamError::new(
             "lambda_step",
-            format!("gives {steps} orders in (1, {}]", c.lambda_max),
-            "a step giving 1 to 1,000,000 orders",
+            format!("gives no order in (1, {}]", c.lambda_max),
+            "a step ≤ lambda_max − 1",
         ));
     }
     let lambdas = (1..=steps)

@@ -110,15 +110,13 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                 ));
             }
         }
-        let n = ((c.ln_epsilon_max - lo) / c.ln_epsilon_step + 1e-9).floor() as usize;
-        if n > 10_000 {
-            return Err(ParamError::new(
-                "ln_epsilon_step",
-                "more than 10,000 grid points",
-                "a coarser step",
-            ));
-        }
-        steps.push(n);
+        let n = check::range_points(
+            ["ln_epsilon_min", "ln_epsilon_max", "ln_epsilon_step"],
+            lo,
+            c.ln_epsilon_max,
+            c.ln_epsilon_step,
+        )?;
+        steps.push(n - 1);
     }
     check::at_least("runs", c.runs, 1)?;
     check::at_least("runs_per_task", c.runs_per_task, 1)?;

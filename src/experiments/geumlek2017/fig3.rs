@@ -114,6 +114,7 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     }
     .validate()?;
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
+    logreg::check_data_dir(&c.data_dir)?;
     let description = format!(
         "{} grid points ({} datasets × {} λ × {} ln ε × {} mechanisms); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
         c.datasets.len() * c.lambdas.len() * c.ln_epsilons.len() * mechanisms.len(),

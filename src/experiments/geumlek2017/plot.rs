@@ -97,7 +97,10 @@ impl Draw for Fig1 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d(1.0..self.lambda_max, 0.0..y_max)?;
+                .build_cartesian_2d(
+                    crate::plot::axis(1.0..self.lambda_max)?,
+                    crate::plot::axis(0.0..y_max)?,
+                )?;
             style::mesh(&mut chart)
                 .x_desc("λ (Rényi order)")
                 .y_desc("ε")
@@ -264,7 +267,10 @@ impl Draw for Fig2 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA + 16)
-                .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+                .build_cartesian_2d(
+                    crate::plot::axis(x_lo..x_hi)?,
+                    crate::plot::axis(y_lo..y_hi)?,
+                )?;
             chart
                 .configure_mesh()
                 .x_desc("ln ε")

@@ -117,6 +117,7 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
         ));
     }
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
+    logreg::check_data_dir(&c.data_dir)?;
     let description = format!(
         "{} datasets: HMC ({} chains) vs {} reference chains of {} sweeps each{} (datasets loaded at run time)",
         c.datasets.len(),

@@ -84,13 +84,13 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     let mut clipping = None;
     check::non_empty("panels", &c.panels)?;
     check::non_empty("conversions", &c.conversions)?;
-    check::at_least("alpha_max", c.alpha_max as u64, 4)?;
+    check_alpha_max("alpha_max", c.alpha_max, 4)?;
     let mut curves = Vec::new();
     for p in &c.panels {
         match p {
             Panel::A => {
                 check::non_empty("n_data_a", &c.n_data_a)?;
-                check::at_least("q_points", c.q_points, 2)?;
+                check::points("q_points", c.q_points, 2)?;
                 check::at_least("iterations_a", c.iterations_a, 1)?;
                 if !(c.q_min > 0.0 && c.q_min < c.q_max && c.q_max <= 1.0) {
                     return Err(ParamError::new(
@@ -113,9 +113,9 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
                             };
                             acc.validate().map(|_| acc).map_err(|e| {
                                 ParamError::new(
-                                    "n_data_a",
-                                    e.to_string(),
-                                    "N with b = ⌊qN⌋ ≥ 21 over the q range",
+                                    if i == 0 { "q_min" } else { "n_data_a" },
+                                    format!("N = {n}, q = {}: {e}", check::short(q)),
+                                    "q_min and n_data_a with b = ⌊q·N⌋ ≥ 21 over the q range",
                                 )
                             })
                         })
@@ -131,13 +131,12 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
                 check::non_empty("batches_b", &c.batches_b)?;
                 check::at_least("t_min", c.t_min, 1)?;
                 check::at_least("t_step", c.t_step, 1)?;
-                if c.t_max < c.t_min {
-                    return Err(ParamError::new(
-                        "t_max",
-                        format!("{} < t_min", c.t_max),
-                        "t_max ≥ t_min",
-                    ));
-                }
+                check::range_points(
+                    ["t_min", "t_max", "t_step"],
+                    c.t_min as f64,
+                    c.t_max as f64,
+                    c.t_step as f64,
+                )?;
                 if !(c.q_b > 0.0 && c.q_b <= 1.0) {
                     return Err(ParamError::new("q_b", format!("{}", c.q_b), "0 < q ≤ 1"));
                 }
@@ -164,7 +163,7 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             Panel::C => {
                 check::non_empty("proposal_variances", &c.proposal_variances)?;
                 for &v in &c.proposal_variances {
-                    check::positive("proposal_variances", v)?;
+                    check::within("proposal_variances", v, 1e-12, 1e6, PROPOSAL_RANGE)?;
                 }
                 check::at_least("chain_iterations", c.chain_iterations, 1)?;
                 let test = private_test("batch_c", c.n_data_c, c.batch_c, c.n0, c.clip_factor)?;

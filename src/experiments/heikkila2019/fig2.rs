@@ -48,7 +48,13 @@ pub struct Fig2 {
 pub fn validate_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig2Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
-    check::positive("proposal_variance", c.proposal_variance)?;
+    check::within(
+        "proposal_variance",
+        c.proposal_variance,
+        1e-12,
+        1e6,
+        PROPOSAL_RANGE,
+    )?;
     check::at_least("private_iterations", c.private_iterations, 1)?;
     check::at_least("nonprivate_iterations", c.nonprivate_iterations, 1)?;
     if c.burn_in >= c.private_iterations.min(c.nonprivate_iterations) {
@@ -66,13 +72,10 @@ pub fn validate_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
         delta: c.delta,
         alpha_max: c.alpha_max,
     };
-    account.spent(Conversion::Classic).map_err(|e| {
-        ParamError::new(
-            "delta",
-            e.to_string(),
-            "a valid accounting question (0 < δ < 1, alpha_max ≥ 4)",
-        )
-    })?;
+    check_alpha_max("alpha_max", c.alpha_max, 4)?;
+    account
+        .spent(Conversion::Classic)
+        .map_err(|e| account_error(e, ""))?;
     check_start(&c.start)?;
     let description = format!(
         "a private chain of {} and a non-private chain of {} iterations on N = {} GMM data (start {}; data and start made at run time); 2 tasks",

@@ -84,20 +84,61 @@ fn sgld_name(noise: crate::dpmcmc::sgld::Noise) -> &'static str {
 pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig3Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
-    check::positive("proposal_variance", c.proposal_variance)?;
+    check::within(
+        "proposal_variance",
+        c.proposal_variance,
+        1e-12,
+        1e6,
+        PROPOSAL_RANGE,
+    )?;
     check::at_least("runs", c.runs, 1)?;
     check::at_least("mcmc_every", c.mcmc_every, 1)?;
     check::at_least("sgld_every", c.sgld_every, 1)?;
     check::at_least("reference_iterations", c.reference_iterations, 2)?;
-    if c.mcmc_burn_in >= c.mcmc_iterations || c.sgld_burn_in >= c.sgld_iterations {
-        return Err(ParamError::new(
-            "mcmc_burn_in",
-            "burn-in not shorter than the chain",
-            "burn-in < iterations (DP-MCMC and DP-SGLD)",
-        ));
+    for (method, burn_in, iterations) in [
+        ("mcmc", c.mcmc_burn_in, c.mcmc_iterations),
+        ("sgld", c.sgld_burn_in, c.sgld_iterations),
+    ] {
+        if burn_in >= iterations {
+            return Err(ParamError::new(
+                format!("{method}_burn_in"),
+                format!(
+                    "{method}_burn_in = {burn_in} is not below {method}_iterations = {iterations}"
+                ),
+                format!("{method}_burn_in < {method}_iterations"),
+            ));
+        }
     }
     let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
     check_start(&c.start)?;
+    // the accounting questions, before any data is made (cheap: one count each)
+    check_alpha_max("alpha_max_mcmc", c.alpha_max_mcmc, 4)?;
+    check_alpha_max("alpha_max_sgld", c.alpha_max_sgld, 2)?;
+    BarkerAccount {
+        n_data: c.n_data,
+        batch: c.batch,
+        iterations: c.mcmc_iterations,
+        delta: c.delta_mcmc,
+        alpha_max: c.alpha_max_mcmc,
+    }
+    .curve(&[c.mcmc_iterations], Conversion::Classic)
+    .map_err(|e| account_error(e, "_mcmc"))?;
+    let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
+    SgldAccount {
+        q: sgld.batch as f64 / c.n_data as f64,
+        sigma: sgld.noise_multiplier(c.n_data as usize),
+        iterations: c.sgld_iterations,
+        delta: c.delta_sgld,
+        alpha_max: c.alpha_max_sgld,
+    }
+    .curve(&[c.sgld_iterations], Conversion::Classic)
+    .map_err(|e| account_error(e, "_sgld"))?;
+    // the tight accountant at the last checkpoint (the largest T, where it fails first)
+    if c.sgld_tight_points > 0 {
+        let last =
+            c.sgld_burn_in + (c.sgld_iterations - c.sgld_burn_in) / c.sgld_every * c.sgld_every;
+        tight_sgld_curve(&c, &[last])?;
+    }
     let description = format!(
         "reference chain + {} runs × (DP-MCMC of {} iterations + {} DP-SGLD variants of {} steps) = {} tasks (data and start made at run time)",
         c.runs,
@@ -137,7 +178,7 @@ fn prepare_fig3(
     };
     let mcmc_eps = account
         .curve(&mcmc_t, Conversion::Classic)
-        .map_err(|e| ParamError::new("delta_mcmc", e.to_string(), "a valid accounting question"))?
+        .map_err(|e| account_error(e, "_mcmc"))?
         .iter()
         .map(|s| s.epsilon + start.dpvi_epsilon())
         .collect();
@@ -145,23 +186,18 @@ fn prepare_fig3(
     let sgld_t: Vec<u64> = (1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every)
         .map(|k| c.sgld_burn_in + k * c.sgld_every)
         .collect();
-    let sgld_eps = sgld_t
-        .iter()
-        .map(|&t| {
-            SgldAccount {
-                q: sgld.batch as f64 / c.n_data as f64,
-                sigma: sgld.noise_multiplier(c.n_data as usize),
-                iterations: t,
-                delta: c.delta_sgld,
-                alpha_max: c.alpha_max_sgld,
-            }
-            .spent(Conversion::Classic)
-            .map(|s| s.epsilon)
-            .map_err(|e| {
-                ParamError::new("delta_sgld", e.to_string(), "a valid accounting question")
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let sgld_eps = SgldAccount {
+        q: sgld.batch as f64 / c.n_data as f64,
+        sigma: sgld.noise_multiplier(c.n_data as usize),
+        iterations: 0,
+        delta: c.delta_sgld,
+        alpha_max: c.alpha_max_sgld,
+    }
+    .curve(&sgld_t, Conversion::Classic)
+    .map_err(|e| account_error(e, "_sgld"))?
+    .iter()
+    .map(|s| s.epsilon)
+    .collect();
     let sgld_tight = tight_sgld_curve(&c, &sgld_t)?;
     let mut tasks = vec![Fig3Task::Reference];
     tasks.extend((0..c.runs).map(|run| Fig3Task::Mcmc { run }));
@@ -216,9 +252,9 @@ fn tight_sgld_curve(c: &Fig3Config, sgld_t: &[u64]) -> Result<Vec<(u64, f64)>, P
             .map(|e| (t, e.epsilon))
             .map_err(|e| {
                 ParamError::new(
-                    "sgld_tight_points",
-                    e.to_string(),
-                    "checkpoints the tight accountant can evaluate (or 0 for none)",
+                    "delta_sgld",
+                    format!("the tight (PLD) accountant at T = {t}: {e}"),
+                    "a δ the tight accountant resolves (e.g. 1e-6), or sgld_tight_points = 0 for no tight curve",
                 )
             })
         })

@@ -96,6 +96,43 @@ struct Start {
 const DPVI_DELTA: f64 = 1e-6;
 
 /// Checks a `start` setting without fitting anything (validation).
+/// Why proposal variances are bounded: the GMM's means lie within a few units of
+/// 0, so a random-walk proposal outside this range accepts nothing or never moves.
+const PROPOSAL_RANGE: &str = "a random-walk proposal variance on the GMM's scale";
+
+/// Largest order an RDP search of these figures may be given: the subsampled
+/// Gaussian's RDP at order α costs O(α), so a curve costs O(alpha_max²).
+const MAX_ORDER: u32 = 10_000;
+
+fn check_alpha_max(key: &str, v: u32, min: u32) -> Result<u32, ParamError> {
+    if (min..=MAX_ORDER).contains(&v) {
+        Ok(v)
+    } else {
+        Err(ParamError::new(
+            key,
+            format!("{v}"),
+            format!("an integer order {min} ≤ alpha_max ≤ {MAX_ORDER}"),
+        ))
+    }
+}
+
+/// An accounting error named by the config key it comes from: the accountant's
+/// `delta` and `alpha_max` are `delta{suffix}` and `alpha_max{suffix}` in the
+/// config (fig3 has one of each per method); σ and q follow from `n_data`.
+fn account_error(e: crate::privacy::rdp::AccountError, suffix: &str) -> ParamError {
+    let crate::privacy::rdp::AccountError::Invalid {
+        name,
+        value,
+        allowed,
+    } = e;
+    let key = match name {
+        "delta" | "alpha_max" => format!("{name}{suffix}"),
+        "sigma" | "q" => "n_data".to_string(),
+        other => other.to_string(),
+    };
+    ParamError::new(key, format!("{name} = {value}"), allowed)
+}
+
 fn check_start(spec: &StartSpec) -> Result<(), ParamError> {
     match spec {
         StartSpec::Point(v) if matches!(v.as_slice(), [a, b] if a.is_finite() && b.is_finite()) => {

@@ -161,8 +161,8 @@ impl Draw for Fig1 {
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
                 .build_cartesian_2d(
-                    x_lo..x_hi,
-                    (y_lo * 0.8..y_hi * 1.25)
+                    crate::plot::axis(x_lo..x_hi)?,
+                    crate::plot::log_axis(y_lo * 0.8..y_hi * 1.25)?
                         .log_scale()
                         .with_key_points(style::log_ticks(y_lo * 0.8, y_hi * 1.25)),
                 )?;
@@ -213,7 +213,10 @@ impl Draw for Fig1 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..y_hi * 1.2)?;
+                .build_cartesian_2d(
+                    crate::plot::axis((x_lo - pad)..(x_hi + pad))?,
+                    crate::plot::axis(0.0..y_hi * 1.2)?,
+                )?;
             style::mesh(&mut chart)
                 .x_desc("proposal variance σₚ²")
                 .y_desc("clipped fraction of ratios")
@@ -304,7 +307,7 @@ impl Draw for Fig2 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA - 20)
-                .build_cartesian_2d(-2.5..2.5, -2.5..2.6)?;
+                .build_cartesian_2d(crate::plot::axis(-2.5..2.5)?, crate::plot::axis(-2.5..2.6)?)?;
             style::mesh(&mut chart)
                 .x_desc("θ₁")
                 .y_desc("θ₂")
@@ -432,7 +435,10 @@ impl Draw for Fig3 {
                 .margin(14)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d(x_lo..x_hi, 0.0..(y_hi * 1.1).max(1e-6))?;
+                .build_cartesian_2d(
+                    crate::plot::axis(x_lo..x_hi)?,
+                    crate::plot::axis(0.0..(y_hi * 1.1).max(1e-6))?,
+                )?;
             style::mesh(&mut chart)
                 .x_desc("ε spent")
                 .y_desc("|running − exact|, mean ± s.e.")

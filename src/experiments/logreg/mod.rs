@@ -151,6 +151,48 @@ pub fn data_dir_of(configured: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(configured))
 }
 
+/// `data_dir` (or `$PRIVPOST_DATA`), checked before anything is read, created or
+/// fetched: a plain path (no leading or trailing blanks, no control characters,
+/// not empty); a folder if it exists, and otherwise a path whose parent folder
+/// exists (the automatic fetch creates only the last component).
+pub fn check_data_dir(configured: &str) -> Result<(), ParamError> {
+    let (given, shown) = match std::env::var("PRIVPOST_DATA") {
+        Ok(v) => (v.clone(), format!("{v:?} (from $PRIVPOST_DATA)")),
+        Err(_) => (configured.to_string(), format!("{configured:?}")),
+    };
+    let bad = |why: &str| {
+        ParamError::new(
+            "data_dir",
+            format!("{shown}: {why}"),
+            "a folder path without leading or trailing blanks: an existing folder, or a new one in an existing folder",
+        )
+    };
+    if given.is_empty() {
+        return Err(bad("empty"));
+    }
+    if given.trim() != given || given.chars().any(char::is_control) {
+        return Err(bad("has leading or trailing blanks or control characters"));
+    }
+    let path = Path::new(&given);
+    if path.exists() {
+        if !path.is_dir() {
+            return Err(bad("exists and is not a folder"));
+        }
+        return Ok(());
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(bad(&format!(
+            "does not exist, nor does its parent folder {}",
+            parent.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The datasets a config names, checked (validation: reads nothing): each entry of
 /// `datasets` is a built-in name, the name of a `[csv_datasets.NAME]` table, or
 /// `"csv:PATH"` (a CSV file with every default, named by its file stem).
@@ -623,12 +665,17 @@ pub fn ln_epsilons(key: &str, v: &[f64]) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// The prior precision β₀: at most 1, and at least 1e-8, below which the MAP's
+/// Hessian X'WX + β₀I is numerically singular on one-hot data (Adult at
+/// β₀ = 1e-300 fails its Cholesky factorisation only after the fits have run).
 pub fn positive_beta0(v: f64) -> Result<f64, ParamError> {
-    if v > 0.0 && v <= 1.0 {
-        Ok(v)
-    } else {
-        Err(ParamError::new("beta0", format!("{v}"), "0 < beta0 ≤ 1"))
-    }
+    crate::config::check::within(
+        "beta0",
+        v,
+        1e-8,
+        1.0,
+        "a smaller prior precision leaves the Hessian singular on collinear one-hot features",
+    )
 }
 
 pub fn repeats(v: usize) -> Result<usize, ParamError> {

@@ -226,7 +226,7 @@ impl Draw for SamplerScatter {
                 .margin(12)
                 .x_label_area_size(style::X_AREA)
                 .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d(lo..hi, lo..hi)?;
+                .build_cartesian_2d(crate::plot::axis(lo..hi)?, crate::plot::axis(lo..hi)?)?;
             style::mesh(&mut chart)
                 .x_desc("reference chains")
                 .y_desc("sampler")

@@ -141,6 +141,22 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             "2 ≤ states ≤ 50",
         ));
     }
+    // the held-out likelihood reads ln φ of every held-out value: a Gamma(β) draw
+    // (U^{1/β} times a Gamma(β + 1)) underflows to 0 with probability e^{−709β}
+    check::within(
+        "beta",
+        c.beta,
+        0.05,
+        1e6,
+        "below 0.05 an unseen value's sampled emission probability can underflow to 0 (probability e^{−709β} per draw) and the held-out log-likelihood is −∞",
+    )?;
+    if !(0.01..0.5).contains(&c.held_out_fraction) {
+        return Err(ParamError::new(
+            "held_out_fraction",
+            check::short(c.held_out_fraction),
+            "0.01 ≤ fraction < 0.5 (a smaller fraction can leave no held-out region-month)",
+        ));
+    }
     if c.splits == 0 || c.splits > MAX_SPLITS {
         return Err(ParamError::new(
             "splits",
@@ -155,13 +171,7 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             format!("at most {MAX_PANELS} panels"),
         ));
     }
-    if !(c.held_out_fraction > 0.0 && c.held_out_fraction < 0.5) {
-        return Err(ParamError::new(
-            "held_out_fraction",
-            format!("{}", c.held_out_fraction),
-            "0 < fraction < 0.5",
-        ));
-    }
+    DataSpec::check_all(c.datasets.as_ref())?;
     let mut panels = Vec::new();
     for spec in &c.panels {
         let bad = || {

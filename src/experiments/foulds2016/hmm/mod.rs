@@ -29,6 +29,12 @@ use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
+/// Why the Dirichlet hyperparameters α, β are bounded: below 1e-6 an unseen
+/// value's predictive probability underflows (held-out log-likelihood −∞),
+/// above 1e6 the log-gamma terms lose every digit of the counts.
+pub(crate) const DIRICHLET_RANGE: &str =
+    "Dirichlet hyperparameters: smaller ones make unseen values' probability underflow, larger ones drown the counts";
+
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct RunConfig {
@@ -166,8 +172,8 @@ fn validate_run(params: &toml::Table, seed: u64) -> Result<RunPlan, ParamError> 
             "2 ≤ states ≤ 50",
         ));
     }
-    check::positive("alpha", c.alpha)?;
-    check::positive("beta", c.beta)?;
+    check::within("alpha", c.alpha, 1e-6, 1e6, DIRICHLET_RANGE)?;
+    check::within("beta", c.beta, 1e-6, 1e6, DIRICHLET_RANGE)?;
     if !(c.ops_m > 1.0 && c.ops_m.is_finite()) {
         return Err(ParamError::new(
             "ops_m",

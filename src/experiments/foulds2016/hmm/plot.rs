@@ -183,7 +183,10 @@ impl Draw for States {
             .margin(12)
             .x_label_area_size(68)
             .y_label_area_size(17)
-            .build_cartesian_2d(0.0..months as f64, 0.0..rows)?;
+            .build_cartesian_2d(
+                crate::plot::axis(0.0..months as f64)?,
+                crate::plot::axis(0.0..rows)?,
+            )?;
         chart
             .configure_mesh()
             .disable_mesh()
@@ -338,7 +341,10 @@ impl Draw for Emissions {
                     .margin(10)
                     .x_label_area_size(190)
                     .y_label_area_size(crate::plot::style::Y_AREA)
-                    .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)?;
+                    .build_cartesian_2d(
+                        crate::plot::axis(-0.5..n as f64 - 0.5)?,
+                        crate::plot::axis(0.0..top)?,
+                    )?;
                 chart
                     .configure_mesh()
                     .disable_x_mesh()

@@ -132,6 +132,7 @@ pub fn validate(
             format!("at most {MAX_PANELS} panels"),
         ));
     }
+    DataSpec::check_all(c.datasets.as_ref())?;
     let mut specs = Vec::new();
     for name in &c.panels {
         let key = format!("datasets.{name}");

@@ -4,6 +4,7 @@
 use rand::Rng;
 use serde::Deserialize;
 
+use super::DIRICHLET_RANGE;
 use crate::config::{check, ParamError};
 use crate::hmm::gibbs::{Model, Ops};
 use crate::hmm::laplace::LaplaceRelease;
@@ -232,8 +233,8 @@ pub fn check_common(
     for &e in epsilons {
         check::epsilon("epsilons", e)?;
     }
-    check::positive("alpha", alpha)?;
-    check::positive("beta", beta)?;
+    check::within("alpha", alpha, 1e-6, 1e6, DIRICHLET_RANGE)?;
+    check::within("beta", beta, 1e-6, 1e6, DIRICHLET_RANGE)?;
     if sweeps == 0 || burn_in >= sweeps {
         return Err(ParamError::new(
             "burn_in",
