@@ -16,6 +16,7 @@
 #   PEERS="numpyro nutpie stan" selects peers (default: all three)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bin="${CARGO_TARGET_DIR:-target}/release/privpost"   # also with CARGO_TARGET_DIR elsewhere
 datasets=("$@")
 [ ${#datasets[@]} -gt 0 ] || datasets=(adult mnist)
 peers=${PEERS:-numpyro nutpie stan}
@@ -34,7 +35,10 @@ python3 -m venv "$tmp/venv"
 "$tmp/venv/bin/pip" install -q --disable-pip-version-check -r benches/peers/requirements.txt
 if [[ " $peers " == *" stan "* ]] && ! Rscript -e 'suppressPackageStartupMessages(library(rstan))' >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends r-cran-rstan r-base-dev >/dev/null
+    # a fresh machine's package lists may be stale ("held broken packages"): update and retry
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends r-cran-rstan r-base-dev >/dev/null 2>&1 \
+        || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends r-cran-rstan r-base-dev >/dev/null; }
   else
     echo "Stan: r-cran-rstan is not installed and this is not root; skipping Stan" >&2
     peers=${peers//stan/}
@@ -55,7 +59,7 @@ py="$tmp/venv/bin/python"
 results="$tmp/results.jsonl"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for d in "${datasets[@]}"; do
-  ./target/release/privpost data export "$d" --out "$tmp/$d.csv" >/dev/null
+  "$bin" data export "$d" --out "$tmp/$d.csv" >/dev/null
   line=$(PRIVPOST_BENCH_JSON=1 PRIVPOST_BENCH_DATASETS="$d" PRIVPOST_BENCH_CHAINS=50 \
     $pin cargo bench --locked -q --bench glm_sampler 2>/dev/null | grep '^{')
   echo "{\"sampler\": \"privpost\", \"run\": $line}" >> "$results"

@@ -3,6 +3,7 @@
 # figures at paper scale and in the smoke profile (best of 3 runs each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bin="${CARGO_TARGET_DIR:-target}/release/privpost"   # also with CARGO_TARGET_DIR elsewhere
 cargo build --release --locked --quiet
 for bench in beta_bernoulli hellinger dpmcmc hmm vmath; do
   cargo bench --locked --bench "$bench" -- --warm-up-time 1 --measurement-time 3 2>&1 | grep -E '^[a-z_0-9]+/|time:'
@@ -20,7 +21,7 @@ for profile in "" "--smoke"; do
   best=""
   for _ in 1 2 3; do
     start=$(date +%s%N)
-    ./target/release/privpost run $configs $profile --out "$out" >/dev/null 2>&1
+    "$bin" run $configs $profile --out "$out" >/dev/null 2>&1
     t=$(( ($(date +%s%N) - start) / 1000000 ))
     if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
   done
@@ -29,11 +30,11 @@ done
 for id in $long; do
   for profile in "--smoke" ""; do
     start=$(date +%s%N)
-    ./target/release/privpost run "configs/$id.toml" $profile --out "$out" >/dev/null 2>&1
+    "$bin" run "configs/$id.toml" $profile --out "$out" >/dev/null 2>&1
     echo "$id ${profile:-(paper scale)}: $(( ($(date +%s%N) - start) / 1000000 )) ms wall"
   done
 done
 start=$(date +%s%N)
-/usr/bin/env time -v ./target/release/privpost run configs/bun2018/fig2.toml --out "$out" 2>"$out/time.txt" >/dev/null || true
+/usr/bin/env time -v "$bin" run configs/bun2018/fig2.toml --out "$out" 2>"$out/time.txt" >/dev/null || true
 echo "bun2018/fig2 at paper scale: $(( ($(date +%s%N) - start) / 1000000 )) ms wall; peak RSS $(grep -o 'Maximum resident set size (kbytes): [0-9]*' "$out/time.txt" | grep -o '[0-9]*$' || echo '?') KB"
 rm -rf "$out"

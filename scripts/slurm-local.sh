@@ -18,7 +18,7 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-bin="${1:-$repo/target/release/privpost}"
+bin="${1:-${CARGO_TARGET_DIR:-$repo/target}/release/privpost}"
 [ "$(id -u)" = 0 ] || { echo "slurm-local.sh: needs root (to start munged, slurmctld, slurmd)" >&2; exit 2; }
 [ -x "$bin" ] || { echo "slurm-local.sh: no privpost binary at $bin (cargo build --release)" >&2; exit 2; }
 bin="$(readlink -f "$bin")"

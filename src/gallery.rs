@@ -150,7 +150,10 @@ pub fn write(root: &Path) -> Result<Written, String> {
     let folders = scan(root).map_err(|e| format!("{}: {e}", root.display()))?;
     let html = render(&folders);
     let path = root.join(FILE);
-    let tmp = root.join(format!(".{FILE}.tmp-{}", std::process::id()));
+    // named and swept like every temporary (`.<leaf>.tmp-<pid>@<host>`): one a
+    // killed run left behind is removed by the next run on this host
+    crate::results::remove_stale(root, FILE);
+    let tmp = root.join(format!(".{FILE}.tmp-{}", crate::results::owner_tag()));
     std::fs::write(&tmp, html).map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, &path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);

@@ -4,7 +4,7 @@
 //! and loaded in a real browser — Debian's `chromium`, headless, driven by
 //! `tests/browser/check_page.py` over the DevTools protocol — where every image
 //! must load (naturalWidth > 0) and nothing may be logged at error level. The
-//! screenshot is kept at `target/gallery-screenshot.png`.
+//! screenshot is kept at `$CARGO_TARGET_TMPDIR/gallery-screenshot.png`.
 //!
 //! Where `chromium` is not installed the browser half is skipped with a message,
 //! except under CI (`CI` set), where it fails: `scripts/test.sh` installs it there.
@@ -71,12 +71,14 @@ fn check_in_browser(chromium: &Path, page: &Path, shot: &Path) -> (i32, serde_js
         .output()
         .expect("python3 runs");
     let code = o.status.code().unwrap_or(-1);
+    let report: Result<serde_json::Value, _> = serde_json::from_slice(&o.stdout);
     assert!(
-        code == 0 || code == 1,
-        "check_page.py failed to drive the browser (exit {code}): {}",
+        (code == 0 || code == 1) && report.is_ok(),
+        "check_page.py failed to drive the browser (exit {code}): stdout {} stderr {}",
+        String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    (code, serde_json::from_slice(&o.stdout).unwrap())
+    (code, report.unwrap())
 }
 
 #[test]
@@ -161,7 +163,9 @@ fn the_gallery_shows_every_figure_and_loads_in_a_browser() {
         eprintln!("SKIPPED: chromium is not installed; the browser check did not run");
         return;
     };
-    let shot = repo().join("target/gallery-screenshot.png");
+    // beside the build (CARGO_TARGET_TMPDIR exists wherever the tests are built,
+    // also with CARGO_TARGET_DIR elsewhere), kept for a look after the run
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gallery-screenshot.png");
     let (code, report) = check_in_browser(&chromium, &page, &shot);
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["title"], "privpost gallery");
@@ -217,4 +221,30 @@ fn the_gallery_verb_refuses_bad_folders_and_survives_bad_manifests() {
     );
     assert!(html.contains("Not in this folder (not run here)"));
     assert!(html.contains("foulds2016/fig2"));
+}
+
+/// The browser check reports its own failures as a JSON object (exit 2), so a
+/// caller always has something to show: here a browser that does not exist and
+/// a screenshot folder that does not exist.
+#[test]
+fn the_browser_check_reports_failures_as_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("page.html");
+    std::fs::write(&page, "<title>t</title>").unwrap();
+    let o = Command::new("python3")
+        .arg(repo().join("tests/browser/check_page.py"))
+        .arg(tmp.path().join("no-such-chromium"))
+        .arg(&page)
+        .arg(tmp.path().join("no/such/folder/shot.png"))
+        .output()
+        .expect("python3 runs");
+    assert_eq!(o.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)));
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no-such-chromium")),
+        "{report}"
+    );
 }

@@ -43,19 +43,19 @@ pub struct AccountArgs {
     #[arg(long, value_enum, default_value = "barker")]
     pub mechanism: AccountMechanism,
     /// Dataset size N (Barker).
-    #[arg(long)]
+    #[arg(long, value_parser = super::integer_arg::<u64>)]
     pub n_data: Option<u64>,
     /// Minibatch size b, drawn without replacement (Barker).
-    #[arg(long)]
+    #[arg(long, value_parser = super::integer_arg::<u64>)]
     pub batch: Option<u64>,
     /// Iterations T; several separated by commas.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = super::integer_arg::<u64>)]
     pub iterations: Vec<u64>,
     /// δ of the (ε, δ) statement (Barker default: 1/N).
     #[arg(long)]
     pub delta: Option<f64>,
     /// Search only orders α < alpha-max (default: every valid order).
-    #[arg(long)]
+    #[arg(long, value_parser = super::integer_arg::<u32>)]
     pub alpha_max: Option<u32>,
     /// Tempering N₀, to check the clipping bound |r| ≤ √b/N₀ (with --clip).
     #[arg(long)]
@@ -170,6 +170,11 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
         if !(0.0..=1e4).contains(&e) {
             return Err(input(format!("--target-epsilon = {e}: 0 ≤ ε ≤ 10⁴")));
         }
+        if a.solve == Solve::Iterations && !a.iterations.is_empty() {
+            return Err(input(
+                "--iterations with --target-epsilon: the inverse question solves for the iterations; give --iterations (the forward question) or --target-epsilon, not both (with --solve sigma|q, --iterations is the fixed T)",
+            ));
+        }
     } else if a.iterations.is_empty() {
         return Err(input(
             "--iterations is required (e.g. --iterations 1000,20000), or --target-epsilon for the inverse question",
@@ -194,7 +199,29 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
     let mut value = value;
     uniform(&mut value);
     value["warnings"] = json!(warnings);
-    super::account_event::print(a.json, value, lines)
+    // an inverse question no T ≥ 1 answers: said in the output (the warning), and exit 1
+    let none = value["question"] == "inverse"
+        && value["solve"] == "iterations"
+        && value["answers"]
+            .as_array()
+            .is_some_and(|v| !v.is_empty() && v.iter().all(|x| x["iterations"] == 0));
+    super::account_event::print(a.json, value, lines)?;
+    if none {
+        return Err(CommandError::failed(format!(
+            "no T ≥ 1 meets ε ≤ {}: one iteration already spends more (see ε(T + 1) above)",
+            a.target_epsilon.unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// The warning of an inverse question whose answer is T = 0.
+fn no_iterations_warning(warnings: &mut Vec<String>, t: u64, target: f64, accountant: &str) {
+    if t == 0 {
+        warnings.push(format!(
+            "{accountant}: no T ≥ 1 meets ε ≤ {target} (T = 0 releases nothing)"
+        ));
+    }
 }
 
 type Answer = (Vec<String>, Value, Vec<String>);
@@ -281,6 +308,13 @@ fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
         }
     }
     let delta = a.delta.unwrap_or(1.0 / n as f64);
+    let mut warnings = Vec::new();
+    if delta >= 1.0 / n as f64 && delta < 1.0 {
+        warnings.push(format!(
+            "δ = {delta:e} ≥ 1/N = {:e}: a weak guarantee (releasing one record in the clear is (0, 1/N)-DP); δ ≪ 1/N is the usual choice",
+            1.0 / n as f64
+        ));
+    }
     let base = BarkerAccount {
         n_data: n,
         batch: b,
@@ -290,7 +324,6 @@ fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
     };
     let head = "DP-MCMC, subsampled Barker test (heikkila2019 Theorem 2, Corollary 2 / eq. 22)";
     let mut lines = vec![head.to_string()];
-    let mut warnings = Vec::new();
     let params = json!({"n_data": n, "batch": b, "q": base.q(), "delta": delta});
     if let Some(alpha) = a.alpha {
         if !(alpha.fract() == 0.0 && (2.0..=u32::MAX as f64).contains(&alpha)) {
@@ -362,6 +395,7 @@ fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
             .map_err(bad)?;
             let eps_next = next.map_or(0.0, |s| s.value);
             order_warnings(&mut warnings, found, a.alpha_max, conv.as_str());
+            no_iterations_warning(&mut warnings, t, target, conv.as_str());
             lines.push(format!(
                 "  ε ≤ {target} ({}): largest T = {t}{} — forward check ε(T) = {eps_t:.6}, ε(T + 1) = {eps_next:.6}",
                 conv.as_str(),
@@ -589,6 +623,7 @@ fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
                             largest_tight_iterations(q, sigma, target, start, &tight_eps)?
                         }
                     };
+                    no_iterations_warning(&mut warnings, t, target, name);
                     let e = eps_of(q, sigma, t)?;
                     ("T", t as f64, e)
                 }
@@ -764,36 +799,77 @@ fn largest_tight_iterations(
     start: u64,
     tight: &impl Fn(f64, f64, u64) -> Result<f64, CommandError>,
 ) -> Result<u64, CommandError> {
-    let ok = |t: u64| -> Result<bool, CommandError> { Ok(t == 0 || tight(q, sigma, t)? <= target) };
+    use std::io::IsTerminal;
+    let show = std::io::stderr().is_terminal();
+    let eps = |t: u64| -> Result<f64, CommandError> {
+        let e = if t == 0 { 0.0 } else { tight(q, sigma, t)? };
+        if show {
+            eprintln!("  tight accountant: ε(T = {t}) = {e:.6}");
+        }
+        Ok(e)
+    };
+    // a bracket: good (ε ≤ target) and bad (ε > target), by doubling or halving
     let mut x = start.max(1);
-    let (mut good, mut bad_at) = if ok(x)? {
+    let ex = eps(x)?;
+    let (mut good, mut e_good, mut bad_at, mut e_bad) = if ex <= target {
+        let (mut g, mut eg) = (x, ex);
         loop {
-            let y = x.saturating_mul(2);
+            // the next trial: where ε ∝ √T (the subsampled Gaussian's regime at small
+            // q) would reach the target, 10 % beyond, at least 5 % and at most 2× on
+            let ratio = if eg > 0.0 {
+                (1.1 * (target / eg).powi(2)).clamp(1.05, 2.0)
+            } else {
+                2.0
+            };
+            let y = ((g as f64 * ratio).ceil() as u64).max(g + 1);
             if y >= 1 << 40 {
                 return Err(input(
                     "the tight accountant's answer exceeds 2^40 iterations; use the RDP answers",
                 ));
             }
-            if !ok(y)? {
-                break (x, y);
+            let ey = eps(y)?;
+            if ey > target {
+                break (g, eg, y, ey);
             }
-            x = y;
+            (g, eg) = (y, ey);
         }
     } else {
+        let mut ex = ex;
         loop {
             let y = x / 2;
-            if ok(y)? {
-                break (y, x);
+            let ey = eps(y)?;
+            if ey <= target {
+                break (y, ey, x, ex);
             }
-            x = y;
+            (x, ex) = (y, ey);
         }
     };
+    // Illinois regula falsi on ε(T) − target in ln T (ε is smooth in ln T), each
+    // step kept strictly inside the bracket: a handful of evaluations instead of
+    // a bisection's dozen. Ends when the bracket is within 0.1 % (or adjacent).
+    let (mut w_good, mut w_bad) = (1.0, 1.0);
+    let mut last_side = 0i8;
     while bad_at - good > 1 && (bad_at - good) as f64 > 1e-3 * good as f64 {
-        let mid = good + (bad_at - good) / 2;
-        if ok(mid)? {
-            good = mid;
+        let (lg, lb) = ((good.max(1) as f64).ln(), (bad_at as f64).ln());
+        let (fg, fb) = (w_good * (e_good - target), w_bad * (e_bad - target));
+        let frac = if fb > fg { -fg / (fb - fg) } else { 0.5 };
+        let guess = (lg + frac.clamp(0.0, 1.0) * (lb - lg)).exp().round() as u64;
+        let mid = guess.clamp(good + 1, bad_at - 1);
+        let e = eps(mid)?;
+        if e <= target {
+            (good, e_good) = (mid, e);
+            w_good = 1.0;
+            if last_side == 1 {
+                w_bad *= 0.5;
+            }
+            last_side = 1;
         } else {
-            bad_at = mid;
+            (bad_at, e_bad) = (mid, e);
+            w_bad = 1.0;
+            if last_side == -1 {
+                w_good *= 0.5;
+            }
+            last_side = -1;
         }
     }
     Ok(good)

@@ -37,7 +37,7 @@ pub struct AuditArgs {
     #[arg(long)]
     pub no_broken: bool,
     /// Draws per neighbour of the statistical audits (1000 to 10^7; default: the config's).
-    #[arg(long)]
+    #[arg(long, value_parser = super::integer_arg::<u64>)]
     pub draws: Option<u64>,
     /// List the audits and exit.
     #[arg(long)]

@@ -124,6 +124,25 @@ impl From<crate::runner::RunError> for CommandError {
 
 /// Refuses an output folder that cannot be written (exit 2), before any work:
 /// creates it if needed and writes and removes a probe file.
+/// An integer flag's value, also written in scientific notation (`1e6`,
+/// `2.5e3`) when that is a whole number in range: `--iterations 1e6`.
+pub fn integer_arg<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
+    let t = text.trim().replace('_', "");
+    let n: u64 = match t.parse::<u64>() {
+        Ok(n) => n,
+        Err(_) => {
+            let x: f64 = t
+                .parse()
+                .map_err(|_| format!("{text:?} is not an integer (e.g. 1000, 1e6)"))?;
+            if !(x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 2f64.powi(63)) {
+                return Err(format!("{text:?} is not a whole number ≥ 0"));
+            }
+            x as u64
+        }
+    };
+    T::try_from(n).map_err(|_| format!("{text:?} is too large for this flag"))
+}
+
 pub fn check_writable(out: &Path) -> Result<(), CommandError> {
     let bad = |e: std::io::Error| {
         CommandError::input(format!(

@@ -37,7 +37,7 @@ pub struct SlurmArgs {
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
     /// Number of shards (array tasks).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = super::integer_arg::<usize>)]
     pub shards: usize,
     /// Slurm partition (-p).
     #[arg(long)]
@@ -46,7 +46,7 @@ pub struct SlurmArgs {
     #[arg(long)]
     pub time: Option<String>,
     /// CPUs per array task; privpost runs that many worker threads.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::integer_arg::<usize>)]
     pub cpus_per_task: usize,
     /// Memory per array task (e.g. 4G; Slurm's --mem).
     #[arg(long)]

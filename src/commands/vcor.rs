@@ -9,7 +9,7 @@ use super::CommandError;
 #[derive(Debug, clap::Args)]
 pub struct VcorArgs {
     /// EM iterations.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = super::integer_arg::<usize>)]
     pub iterations: usize,
     /// Regenerate src/dpmcmc/vcor_table.rs from this fit.
     #[arg(long)]

@@ -760,49 +760,116 @@ pub fn check_numbers(table: &toml::Table, prefix: &str) -> Result<(), ParamError
 /// into a `ParamError` that names the key.
 pub fn deserialize<T: serde::de::DeserializeOwned>(params: &toml::Table) -> Result<T, ParamError> {
     check_numbers(params, "")?;
-    params.clone().try_into().map_err(|e: toml::de::Error| {
-        let text = e.to_string();
-        let text = text.trim();
-        // toml reports the path as a trailing "in `key`" line; unknown fields
-        // carry the field name and the allowed list in the message itself.
-        if let Some(rest) = text.strip_prefix("unknown field `") {
-            let name = rest.split('`').next().unwrap_or("?").to_string();
-            let allowed = rest.split_once("expected ").map(|(_, a)| a.to_string());
-            return ParamError {
-                key: name,
-                message: "unknown key".into(),
-                allowed,
-            };
+    let mut params = params.clone();
+    // an integer written as a whole float (`repeats = 1e3`): converted where the
+    // schema asks for an integer, and only there (a float key keeps its value, so
+    // run keys and resolved configs do not change)
+    for _ in 0..256 {
+        match params.clone().try_into::<T>() {
+            Ok(v) => return Ok(v),
+            Err(e) => {
+                if !whole_floats_to_integers(&mut params, &e.to_string()) {
+                    return Err(param_error_of(e));
+                }
+            }
         }
-        if let Some(rest) = text.strip_prefix("missing field `") {
-            let name = rest.split('`').next().unwrap_or("?").to_string();
-            return ParamError {
-                key: name,
-                message: "missing".into(),
-                allowed: None,
-            };
+    }
+    params.try_into().map_err(param_error_of)
+}
+
+/// The integer types serde names in "expected …" for integer schema fields.
+const INTEGER_TYPES: [&str; 8] = ["u8", "u16", "u32", "u64", "usize", "i32", "i64", "isize"];
+
+/// If `error` is "invalid type: floating point `X`, expected <an integer type>"
+/// at a key, turns the whole floats at that key (a value, or a list's elements)
+/// into integers and says whether anything changed.
+fn whole_floats_to_integers(params: &mut toml::Table, error: &str) -> bool {
+    let text = error.trim();
+    let Some((message, key)) = text.rsplit_once("\nin `") else {
+        return false;
+    };
+    let integer_expected = message.contains("invalid type: floating point")
+        && INTEGER_TYPES
+            .iter()
+            .any(|t| message.trim_end().ends_with(&format!("expected {t}")));
+    if !integer_expected {
+        return false;
+    }
+    let path: Vec<&str> = key.trim_end_matches('`').split('.').collect();
+    let mut table = &mut *params;
+    for part in &path[..path.len() - 1] {
+        match table.get_mut(*part) {
+            Some(toml::Value::Table(t)) => table = t,
+            _ => return false,
         }
-        let (message, key) = match text.rsplit_once("\nin `") {
-            Some((m, k)) => (m.trim().to_string(), k.trim_end_matches('`').to_string()),
-            None => (text.to_string(), "?".to_string()),
+    }
+    let whole = |x: f64| x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_992.0;
+    let mut changed = false;
+    let mut convert = |v: &mut toml::Value| {
+        if let toml::Value::Float(x) = *v {
+            if whole(x) {
+                *v = toml::Value::Integer(x as i64);
+                changed = true;
+            }
+        }
+    };
+    match table.get_mut(path[path.len() - 1]) {
+        Some(toml::Value::Array(items)) => items.iter_mut().for_each(&mut convert),
+        Some(v) => convert(v),
+        None => {}
+    }
+    changed
+}
+
+/// serde's message as a [`ParamError`] naming the key, with Rust's type names
+/// said in words ("expected an integer", "expected a number").
+fn param_error_of(e: toml::de::Error) -> ParamError {
+    let text = e.to_string();
+    let text = text.trim();
+    // toml reports the path as a trailing "in `key`" line; unknown fields
+    // carry the field name and the allowed list in the message itself.
+    if let Some(rest) = text.strip_prefix("unknown field `") {
+        let name = rest.split('`').next().unwrap_or("?").to_string();
+        let allowed = rest.split_once("expected ").map(|(_, a)| a.to_string());
+        return ParamError {
+            key: name,
+            message: "unknown key".into(),
+            allowed,
         };
-        // a named choice (a serde enum): "unknown variant `x`, expected …"
-        if let Some((value, allowed)) = message
-            .strip_prefix("unknown variant `")
-            .and_then(|rest| rest.split_once("`, expected "))
-        {
-            return ParamError {
-                key,
-                message: format!("unknown value \"{value}\""),
-                allowed: Some(allowed.trim_start_matches("one of ").to_string()),
-            };
-        }
-        ParamError {
-            key,
-            message,
+    }
+    if let Some(rest) = text.strip_prefix("missing field `") {
+        let name = rest.split('`').next().unwrap_or("?").to_string();
+        return ParamError {
+            key: name,
+            message: "missing".into(),
             allowed: None,
-        }
-    })
+        };
+    }
+    let (message, key) = match text.rsplit_once("\nin `") {
+        Some((m, k)) => (m.trim().to_string(), k.trim_end_matches('`').to_string()),
+        None => (text.to_string(), "?".to_string()),
+    };
+    // a named choice (a serde enum): "unknown variant `x`, expected …"
+    if let Some((value, allowed)) = message
+        .strip_prefix("unknown variant `")
+        .and_then(|rest| rest.split_once("`, expected "))
+    {
+        return ParamError {
+            key,
+            message: format!("unknown value \"{value}\""),
+            allowed: Some(allowed.trim_start_matches("one of ").to_string()),
+        };
+    }
+    let mut message = message;
+    for t in INTEGER_TYPES {
+        message = message.replace(&format!("expected {t}"), "expected an integer");
+    }
+    let message = message.replace("expected f64", "expected a number");
+    ParamError {
+        key,
+        message,
+        allowed: None,
+    }
 }
 
 pub mod check;

@@ -447,7 +447,7 @@ pub fn poisson_gaussian_epsilon(
             invalid(
                 "delta",
                 delta,
-                "a δ larger than the probability that a step's loss is unbounded",
+                "a δ the tight accountant resolves: larger than the error terms of its discretisation and truncation (the RDP answers, or --no-tight, have no such floor)",
             )
         })?;
         let eps = next_up((eps_prime + eta).max(0.0));

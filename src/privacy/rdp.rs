@@ -25,9 +25,16 @@ pub(super) fn invalid(
     value: impl ToString,
     allowed: impl ToString,
 ) -> AccountError {
+    let mut value = value.to_string();
+    // a float such as 1e-300 printed by `{}` runs to hundreds of digits
+    if value.len() > 16 {
+        if let Ok(x) = value.parse::<f64>() {
+            value = format!("{x:e}");
+        }
+    }
     AccountError::Invalid {
         name,
-        value: value.to_string(),
+        value,
         allowed: allowed.to_string(),
     }
 }

@@ -121,9 +121,9 @@ pub fn owner_gone(owner: &str) -> bool {
         .is_some_and(process_gone)
 }
 
-/// Removes `.<leaf>.tmp-<owner>` and `.<leaf>.old-<owner>` folders whose
-/// process (on this host) has ended.
-fn remove_stale(parent: &Path, leaf: &str) {
+/// Removes `.<leaf>.tmp-<owner>` and `.<leaf>.old-<owner>` folders (or files)
+/// whose process (on this host) has ended.
+pub fn remove_stale(parent: &Path, leaf: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -133,7 +133,12 @@ fn remove_stale(parent: &Path, leaf: &str) {
             .iter()
             .find_map(|mark| name.strip_prefix(&format!(".{leaf}{mark}")));
         if owner.is_some_and(owner_gone) {
-            let _ = std::fs::remove_dir_all(e.path());
+            let p = e.path();
+            let _ = if p.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
         }
     }
 }

@@ -10,7 +10,9 @@ entries (a failed image or link load is logged there), waits for the load event,
 reads every <img>'s naturalWidth, saves a full-page screenshot, and prints one JSON
 object: {"images": [[src, naturalWidth], ...], "errors": [...], "title": ...}.
 Exits 1 if any image has naturalWidth 0 or anything was logged at error level,
-2 on a usage or protocol error.
+2 on any other failure (usage, the browser, the protocol, the screenshot file),
+then printing one JSON object {"error": "..."} on stdout, so a caller always
+gets JSON to show.
 """
 
 import base64
@@ -22,11 +24,23 @@ import tempfile
 import time
 
 
+def fail(message):
+    print(json.dumps({"error": message}))
+    return 2
+
+
 def main():
-    if len(sys.argv) != 4:
+    try:
+        return check(sys.argv[1:])
+    except Exception as e:  # noqa: BLE001 - every failure becomes a JSON error object
+        return fail(f"{type(e).__name__}: {e}")
+
+
+def check(argv):
+    if len(argv) != 3:
         print(__doc__, file=sys.stderr)
-        return 2
-    chromium, page, shot = sys.argv[1:]
+        return fail("usage: check_page.py CHROMIUM PAGE.html SCREENSHOT.png")
+    chromium, page, shot = argv
     url = "file://" + os.path.abspath(page)
     profile = tempfile.mkdtemp(prefix="privpost-chromium-")
     to_browser_r, to_browser_w = os.pipe()
@@ -162,9 +176,8 @@ def main():
         except (EOFError, RuntimeError):
             pass
         return 1 if broken or errors else 0
-    except (EOFError, TimeoutError, RuntimeError, KeyError) as e:
-        print(f"check_page.py: {e}", file=sys.stderr)
-        return 2
+    except Exception as e:  # noqa: BLE001 - protocol, browser or file: one JSON error
+        return fail(f"{type(e).__name__}: {e}")
     finally:
         try:
             proc.wait(timeout=10)
