@@ -3,15 +3,18 @@
 
 use std::path::PathBuf;
 
-use super::{plan, targets, CommandError};
+use super::{plan, CommandError};
 use crate::config::ConfigFile;
 
 /// Validate configs and print the grid size and task count; runs nothing.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Config files or figure ids.
-    #[arg(required = true, value_name = "CONFIG|ID")]
+    /// Config files, figure ids or paper ids.
+    #[arg(required_unless_present = "all", value_name = "CONFIG|ID")]
     pub targets: Vec<String>,
+    /// Check every config under --configs.
+    #[arg(long)]
+    pub all: bool,
     /// = --profile smoke.
     #[arg(long, conflicts_with = "profile")]
     pub smoke: bool,
@@ -29,7 +32,8 @@ pub struct CheckArgs {
 }
 
 pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
-    let paths = targets(&args.targets, &args.config_dir)?;
+    super::overrides(&args.set)?;
+    let paths = super::run::config_paths(&args.targets, args.all, &args.config_dir)?;
     let profile = if args.smoke {
         Some("smoke")
     } else {

@@ -194,7 +194,11 @@ pub fn all_configs(dir: &Path) -> Result<Vec<PathBuf>, CommandError> {
             let path = entry?.path();
             if path.is_dir() {
                 walk(&path, out)?;
-            } else if path.extension().is_some_and(|e| e == "toml") {
+            } else if path.extension().is_some_and(|e| e == "toml")
+                && path
+                    .file_name()
+                    .is_some_and(|n| n != crate::config::SHARED_PROFILES)
+            {
                 out.push(path);
             }
         }
@@ -218,12 +222,7 @@ pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(name, c), c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
+    crate::config::closest(name, candidates)
 }
 
 /// The names in an "allowed" text such as "`epsilon`, `lambdas` or `seed`".
@@ -241,6 +240,25 @@ pub fn targets(targets: &[String], config_dir: &Path) -> Result<Vec<PathBuf>, Co
             out.push(path);
             continue;
         }
+        // a paper id (`foulds2016`): every config of that paper
+        let paper = config_dir.join(t.trim_end_matches('/'));
+        if !t.contains(['/', '\\']) || t.ends_with('/') {
+            if paper.is_dir()
+                && experiments::REGISTRY
+                    .iter()
+                    .any(|s| s.id.split('/').next() == Some(t.trim_end_matches('/')))
+            {
+                let mut found: Vec<PathBuf> = std::fs::read_dir(&paper)
+                    .map_err(|e| CommandError::input(format!("{}: {e}", paper.display())))?
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                    .collect();
+                found.sort();
+                out.extend(found);
+                continue;
+            }
+        }
         if let Some(spec) = experiments::find(t.trim_end_matches(".toml")) {
             let path = config_dir.join(format!("{}.toml", spec.id));
             if !path.is_file() {
@@ -256,7 +274,7 @@ pub fn targets(targets: &[String], config_dir: &Path) -> Result<Vec<PathBuf>, Co
             .map(|id| format!(" (did you mean `{id}`?)"))
             .unwrap_or_default();
         return Err(CommandError::input(format!(
-            "{t}: neither a config file nor a figure id{hint} (allowed: a path to a .toml config, or one of {})",
+            "{t}: neither a config file, a figure id nor a paper id{hint} (allowed: a path to a .toml config, a paper id such as foulds2016 for all its figures, or one of {})",
             experiments::known_ids()
         )));
     }

@@ -98,6 +98,8 @@ impl Selection {
 
     /// The config files of the targets (and --all).
     pub fn paths(&self) -> Result<Vec<PathBuf>, CommandError> {
+        // the overrides first: `--set epsilon 0.5` is a missing `=`, not a figure "0.5"
+        super::overrides(&self.set)?;
         config_paths(&self.targets, self.all, &self.config_dir)
     }
 }
@@ -278,7 +280,7 @@ pub(crate) fn assignment(prepared: &[Prepared], shards: usize) -> Assignment {
 }
 
 /// The config files of the command's targets (and --all).
-fn config_paths(
+pub(crate) fn config_paths(
     targets_given: &[String],
     all: bool,
     config_dir: &std::path::Path,

@@ -127,7 +127,12 @@ impl Override {
         };
         let (key, value) = arg
             .split_once('=')
-            .ok_or_else(|| err("has no `=`".to_string()))?;
+            .ok_or_else(|| {
+                err(format!(
+                    "has no `=`: write --set {}=VALUE (one argument; `--set KEY VALUE` reads VALUE as a config or figure id)",
+                    arg.trim()
+                ))
+            })?;
         let key = key.trim();
         if key.is_empty() || key.split('.').any(|p| p.trim().is_empty()) {
             return Err(err("has an empty key".to_string()));
@@ -234,7 +239,23 @@ fn parse_set_value(text: &str) -> Result<SetValue, String> {
         }
         return Ok(SetValue::Sweep(values));
     }
-    Ok(match toml_or_string(text) {
+    // `[paper,tight]`: a list of bare words (not TOML), read like `paper,tight`
+    let value = match toml_or_string(text) {
+        toml::Value::String(s) if s.starts_with('[') && s.ends_with(']') && s.len() > 2 => {
+            let inner = &s[1..s.len() - 1];
+            let mut items = Vec::new();
+            for p in split_top_level(inner) {
+                let p = p.trim();
+                if p.is_empty() {
+                    return Err("an empty value in the list".into());
+                }
+                items.push(toml_or_string(p));
+            }
+            toml::Value::Array(items)
+        }
+        v => v,
+    };
+    Ok(match value {
         toml::Value::Array(items) => {
             if items.len() > MAX_AXIS_VALUES {
                 return Err(format!(
@@ -246,6 +267,16 @@ fn parse_set_value(text: &str) -> Result<SetValue, String> {
         }
         v => SetValue::Value(v),
     })
+}
+
+/// Prints a warning on stderr once per process (an override is parsed more than once).
+fn warn_once(message: String) {
+    static SEEN: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen.insert(message.clone()) {
+        eprintln!("{message}");
+    }
 }
 
 /// Rounds to 12 significant digits, so that `range(0.1, 1, 0.1)` gives 0.3, not
@@ -287,6 +318,12 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
                 return Err("range(…): the step must not be 0".into());
             }
             let steps = (stop - start) / step;
+            if args.len() == 2 && steps > 0.0 && steps <= 1.0 {
+                warn_once(format!(
+                    "warning: range({}, {}) has the default step 1 and gives the one value {start}; for a grid write range({}, {}, STEP) or linspace({}, {}, N)",
+                    args[0], args[1], args[0], args[1], args[0], args[1]
+                ));
+            }
             if steps <= 0.0 {
                 return Err(format!(
                     "range({start:?}, {stop:?}, {step:?}) is empty: stop must lie beyond start in the step's direction"
@@ -391,6 +428,19 @@ impl Resolved {
 
 const RESERVED: [&str; 4] = ["experiment", "seed", "description", "profile"];
 
+/// The shared profiles file's name (see [`ConfigFile::shared_profiles_path`]).
+pub const SHARED_PROFILES: &str = "profiles.toml";
+
+/// The closest of `candidates` to `name`, if close enough to be a likely typo.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(name, c), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
 impl ConfigFile {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
@@ -400,7 +450,63 @@ impl ConfigFile {
             message: format!("cannot read the config: {e}"),
             allowed: None,
         })?;
-        Self::parse(&text, path)
+        let mut config = Self::parse(&text, path)?;
+        config.add_shared_profiles()?;
+        Ok(config)
+    }
+
+    /// The shared profiles file of a configs folder: `profiles.toml` beside the
+    /// paper folders (`configs/profiles.toml` for `configs/<paper>/<figure>.toml`).
+    pub fn shared_profiles_path(&self) -> Option<PathBuf> {
+        let dir = self.path.parent()?.parent()?;
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        Some(dir.join(SHARED_PROFILES))
+    }
+
+    /// Adds the profiles the shared file defines for this config's figure,
+    /// `[NAME."<figure id>"]` tables, so that e.g. `--profile ci` need not be
+    /// copied into every config. A profile of the config itself wins.
+    fn add_shared_profiles(&mut self) -> Result<(), ConfigError> {
+        let Some(path) = self.shared_profiles_path().filter(|p| p.is_file()) else {
+            return Ok(());
+        };
+        let file = path.display().to_string();
+        let err = |key: Option<String>, message: String| {
+            ConfigError {
+            file: file.clone(),
+            key,
+            message,
+            allowed: Some(
+                "[NAME.\"<figure id>\"] tables of parameter overrides, e.g. [ci.\"foulds2016/fig2\"]"
+                    .into(),
+            ),
+        }
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| err(None, format!("cannot read the shared profiles: {e}")))?;
+        let table: toml::Table = toml::from_str(&text)
+            .map_err(|e| err(None, format!("not valid TOML: {}", e.to_string().trim())))?;
+        for (name, figures) in table {
+            let toml::Value::Table(figures) = figures else {
+                return Err(err(Some(name), "expected a table of figures".into()));
+            };
+            for (id, overrides) in figures {
+                let toml::Value::Table(overrides) = overrides else {
+                    return Err(err(
+                        Some(format!("{name}.\"{id}\"")),
+                        "expected a table of parameter overrides".into(),
+                    ));
+                };
+                if id == self.experiment {
+                    self.profiles.entry(name.clone()).or_insert(overrides);
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
@@ -495,7 +601,12 @@ impl ConfigFile {
             let p = self.profiles.get(name).ok_or_else(|| ConfigError {
                 file: file.clone(),
                 key: Some(format!("profile.{name}")),
-                message: "this config has no such profile".into(),
+                message: format!(
+                    "this config has no such profile{}",
+                    closest(name, self.profiles.keys().map(String::as_str))
+                        .map(|c| format!(" (did you mean `{c}`?)"))
+                        .unwrap_or_default()
+                ),
                 allowed: Some(format!(
                     "[{}]",
                     self.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
@@ -854,9 +965,13 @@ fn param_error_of(e: toml::de::Error) -> ParamError {
         .strip_prefix("unknown variant `")
         .and_then(|rest| rest.split_once("`, expected "))
     {
+        let names: Vec<&str> = allowed.split('`').skip(1).step_by(2).collect();
+        let hint = closest(value, names)
+            .map(|c| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default();
         return ParamError {
             key,
-            message: format!("unknown value \"{value}\""),
+            message: format!("unknown value \"{value}\"{hint}"),
             allowed: Some(allowed.trim_start_matches("one of ").to_string()),
         };
     }

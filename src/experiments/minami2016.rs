@@ -514,7 +514,7 @@ impl Figure for Logreg {
         serde_json::json!({
             "delta": self.delta,
             "conversion": self.conversion.as_str(),
-            "sampler": format!("{:?}", self.sampler),
+            "sampler": serde_json::to_value(self.sampler).unwrap_or_default(),
             "draws": logreg::DRAWS_NOTE,
         })
     }

@@ -17,7 +17,7 @@ use rand_distr::{Distribution, Poisson};
 use super::dirichlet::dirichlet;
 use super::Record;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Preset {
     pub name: String,
     pub region_names: Vec<String>,

@@ -299,7 +299,7 @@ impl DataSpec {
                         "preset": p.name,
                         "overridden": self.overrides(),
                         "generated_events": records.len(),
-                        "settings": format!("{p:?}"),
+                        "settings": serde_json::to_value(&p).unwrap_or_default(),
                     }),
                     data,
                     truth: Some(truth),

@@ -357,7 +357,7 @@ impl Figure for Fig3 {
 
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
-            "sampler": format!("{:?}", self.sampler),
+            "sampler": serde_json::to_value(self.sampler).unwrap_or_default(),
             "distinct_posteriors": self.unique.len(),
             "draws": logreg::DRAWS_NOTE,
             "datasets": self.tasks.iter().zip(&self.settings).map(|(t, s)| serde_json::json!({

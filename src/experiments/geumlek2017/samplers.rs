@@ -517,7 +517,7 @@ impl Figure for Samplers {
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
             "posterior": "true posterior, prior N(0, (nβ₀)⁻¹I)",
-            "hmc": format!("{:?}", self.hmc),
+            "hmc": serde_json::to_value(self.hmc).unwrap_or_default(),
             "reference": "coordinate-wise slice sampling in the whitened coordinates",
             "comparison": "mean_z_max = max over coordinates |mean − reference mean| / √(var/draws + ref var/ref ESS); var ratios = var/ref var; KS on test errors against the thinned reference",
         })

@@ -53,7 +53,8 @@ pub enum SamplerName {
     Slice,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Sampler {
     Hmc {
         burn_in: usize,
