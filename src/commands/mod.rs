@@ -241,23 +241,22 @@ pub fn targets(targets: &[String], config_dir: &Path) -> Result<Vec<PathBuf>, Co
             continue;
         }
         // a paper id (`foulds2016`): every config of that paper
-        let paper = config_dir.join(t.trim_end_matches('/'));
-        if !t.contains(['/', '\\']) || t.ends_with('/') {
-            if paper.is_dir()
-                && experiments::REGISTRY
-                    .iter()
-                    .any(|s| s.id.split('/').next() == Some(t.trim_end_matches('/')))
-            {
-                let mut found: Vec<PathBuf> = std::fs::read_dir(&paper)
-                    .map_err(|e| CommandError::input(format!("{}: {e}", paper.display())))?
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                    .collect();
-                found.sort();
-                out.extend(found);
-                continue;
-            }
+        let paper_id = t.trim_end_matches('/');
+        let paper = config_dir.join(paper_id);
+        let is_paper = !paper_id.contains(['/', '\\'])
+            && experiments::REGISTRY
+                .iter()
+                .any(|s| s.id.split('/').next() == Some(paper_id));
+        if is_paper && paper.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&paper)
+                .map_err(|e| CommandError::input(format!("{}: {e}", paper.display())))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            found.sort();
+            out.extend(found);
+            continue;
         }
         if let Some(spec) = experiments::find(t.trim_end_matches(".toml")) {
             let path = config_dir.join(format!("{}.toml", spec.id));
