@@ -44,9 +44,14 @@ struct Outcome {
 
 /// Runs privpost with a 4 GiB address-space limit and a timeout.
 fn run_limited(args: &[&str], timeout: Duration) -> Outcome {
+    run_limited_in(&repo(), args, timeout)
+}
+
+/// [`run_limited`] in another working directory.
+fn run_limited_in(dir: &Path, args: &[&str], timeout: Duration) -> Outcome {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_privpost"));
     cmd.args(args)
-        .current_dir(repo())
+        .current_dir(dir)
         .env("CI", "true")
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -444,4 +449,406 @@ fn mutated_configs_and_damaged_summaries_never_crash() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+// ---- issue 32: the classes of the second hardening round, each over every
+// config (not one example per class) ----
+
+/// The top-level parameter keys of a config with their values (not the
+/// experiment, seed, description or profiles).
+fn parameter_keys(path: &Path) -> Vec<(String, toml::Value)> {
+    let table: toml::Table = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    table
+        .into_iter()
+        .filter(|(k, _)| !["experiment", "seed", "description", "profile"].contains(&k.as_str()))
+        .collect()
+}
+
+fn experiment_of(path: &Path) -> String {
+    let table: toml::Table = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    table["experiment"].as_str().unwrap().to_string()
+}
+
+/// What an error says after its `--set KEY=VALUE (config FILE):` prefix (which
+/// names the mutated key whatever the error is about).
+fn message_part(stderr: &str) -> &str {
+    match stderr.split_once("): ") {
+        Some((head, rest)) if head.contains("--set ") => rest,
+        _ => stderr,
+    }
+}
+
+/// Class 4: every key of every config, mutated to each of several wrong or
+/// extreme values: a refusal names that key (in the message, not only in the
+/// echoed `--set`), and nothing else than exit 0 or 2 happens.
+#[test]
+fn every_refused_key_is_named() {
+    let values = ["-1", "0", "1e308", "1e-300", "\"x\"", "[]", "true"];
+    let mut failures = Vec::new();
+    let (mut refused, mut cases) = (0, 0);
+    for path in configs() {
+        for (key, _) in parameter_keys(&path) {
+            for v in values {
+                cases += 1;
+                let set = format!("{key}={v}");
+                let o = run_limited(
+                    &["check", path.to_str().unwrap(), "--smoke", "--set", &set],
+                    Duration::from_secs(30),
+                );
+                let what = format!("{} --set {set}", path.display());
+                match o.code {
+                    Some(0) => {}
+                    Some(2) => {
+                        refused += 1;
+                        if !message_part(&o.stderr).contains(&key) {
+                            failures
+                                .push(format!("{what}: the key is not named: {}", o.stderr.trim()));
+                        }
+                    }
+                    _ => failures.push(format!("{what}: exit {:?}: {}", o.code, o.stderr.trim())),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "key naming: {cases} mutations, {refused} refused, {} failures",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Class 1: a range or grid is counted from its parameters before anything is
+/// expanded: a tiny `*_step`, a huge `*_max` or `*_points` is refused (exit 2,
+/// naming a key of that range) within seconds and 4 GiB, for every figure.
+#[test]
+fn ranges_are_counted_before_they_are_expanded() {
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for path in configs() {
+        for (key, value) in parameter_keys(&path) {
+            let bad = if key.ends_with("_step") {
+                if value.is_integer() {
+                    "1"
+                } else {
+                    "1e-9"
+                }
+            } else if key.ends_with("_max") && value.is_float() {
+                "1e300"
+            } else if key.ends_with("_points") {
+                "10000000"
+            } else {
+                continue;
+            };
+            // an integer step of 1 is only extreme over a long range
+            let mut sets = vec![format!("{key}={bad}")];
+            if key.ends_with("_step") && value.is_integer() {
+                let stem = key.trim_end_matches("_step");
+                if parameter_keys(&path)
+                    .iter()
+                    .any(|(k, v)| k == &format!("{stem}_max") && v.is_integer())
+                {
+                    sets.push(format!("{stem}_max=10000000"));
+                } else {
+                    continue;
+                }
+            }
+            cases += 1;
+            let mut args = vec!["check", path.to_str().unwrap()];
+            for s in &sets {
+                args.extend(["--set", s.as_str()]);
+            }
+            let o = run_limited(&args, Duration::from_secs(20));
+            let stem = key.rsplit_once('_').map_or(key.as_str(), |(s, _)| s);
+            if o.code != Some(2) || !message_part(&o.stderr).contains(stem) {
+                failures.push(format!(
+                    "{} {sets:?}: exit {:?}{}: {}",
+                    path.display(),
+                    o.code,
+                    if o.timed_out { " (timeout)" } else { "" },
+                    o.stderr.trim()
+                ));
+            }
+        }
+    }
+    eprintln!("ranges: {cases} cases, {} failures", failures.len());
+    assert!(cases >= 8, "only {cases} range keys found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Class 3: an extreme but well-typed float (1e308, 1e-300, or such a list
+/// element) is either refused up front by `check` (exit 2) or runs to a figure
+/// (exit 0, no NaN): never computed and then refused at plotting (exit 1).
+/// Every figure whose smoke run takes about a second.
+#[test]
+fn extreme_values_are_refused_up_front_or_run_cleanly() {
+    let quick = [
+        "bun2018/fig2",
+        "bun2018/fig3",
+        "foulds2016/fig1",
+        "foulds2016/fig2",
+        "foulds2016/fig3",
+        "foulds2016/fig4_5",
+        "foulds2016/fig6",
+        "foulds2016/fig7",
+        "foulds2016/recovery",
+        "geumlek2017/fig1",
+        "geumlek2017/fig2",
+        "heikkila2019/fig1",
+        "heikkila2019/fig2",
+        "heikkila2019/fig3",
+    ];
+    let work = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let (mut refused, mut ran) = (0, 0);
+    for path in configs() {
+        if !quick.contains(&experiment_of(&path).as_str()) {
+            continue;
+        }
+        for (key, value) in parameter_keys(&path) {
+            let values: &[&str] = match &value {
+                toml::Value::Float(_) => &["1e308", "1e-300"],
+                toml::Value::Array(a) if a.first().is_some_and(toml::Value::is_float) => {
+                    &["[1e300]", "[1e-300]"]
+                }
+                _ => continue,
+            };
+            for v in values {
+                let set = format!("{key}={v}");
+                let f = path.to_str().unwrap();
+                let what = format!("{} --set {set}", path.display());
+                let o = run_limited(
+                    &["check", f, "--smoke", "--set", &set],
+                    Duration::from_secs(30),
+                );
+                if o.code == Some(2) {
+                    refused += 1;
+                    continue;
+                }
+                let out = work.path().join(format!("x{ran}"));
+                ran += 1;
+                let o = run_limited(
+                    &[
+                        "run",
+                        f,
+                        "--smoke",
+                        "-q",
+                        "--no-cache",
+                        "--set",
+                        &set,
+                        "--out",
+                        out.to_str().unwrap(),
+                    ],
+                    Duration::from_secs(120),
+                );
+                if o.code != Some(0) {
+                    failures.push(format!(
+                        "{what}: accepted by check, then run exit {:?}{}: {}",
+                        o.code,
+                        if o.timed_out { " (timeout)" } else { "" },
+                        o.stderr.lines().take(2).collect::<Vec<_>>().join(" | ")
+                    ));
+                } else if let Some(p) = no_nan_under(&out) {
+                    failures.push(format!("{what}: NaN written to {}", p.display()));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "extreme values: {refused} refused up front, {ran} run, {} failures",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Classes 2, 5, 5b, 6 and 7, each by the cases that found it.
+#[test]
+fn the_second_round_cases_are_refused_or_fixed() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let o_ = out.to_str().unwrap();
+    // 2: post-processing linear in the rows (68 s before, for 1.5 s of tasks),
+    // and the reported wall time covers preparing the figure
+    let o = run_limited(
+        &[
+            "run",
+            "heikkila2019/fig3",
+            "--smoke",
+            "--no-cache",
+            "--set",
+            "sgld_every=1",
+            "--out",
+            o_,
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(o.code, Some(0), "{} (timed out: {})", o.stderr, o.timed_out);
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("heikkila2019/fig3/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let t = &m["timings"];
+    assert!(t["prepare_seconds"].as_f64().unwrap() > 0.0, "{t}");
+    assert!(
+        m["wall_seconds"].as_f64().unwrap()
+            >= t["prepare_seconds"].as_f64().unwrap() + t["tasks_seconds"].as_f64().unwrap(),
+        "{m}"
+    );
+    // 5: an unknown key in a [datasets.NAME] table no panel uses
+    for fig in ["foulds2016/fig6", "foulds2016/recovery"] {
+        let o = run_limited(
+            &["check", fig, "--set", "datasets.spare.bogus=1"],
+            Duration::from_secs(20),
+        );
+        assert_eq!(o.code, Some(2), "{fig}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("key `datasets.spare.bogus`"),
+            "{}",
+            o.stderr
+        );
+    }
+    // 5b: a numeric column all words or all empty, and a header-only summary
+    let base = work.path().join("base");
+    let o = run_limited(
+        &[
+            "run",
+            "bun2018/fig2",
+            "minami2016/logreg",
+            "--smoke",
+            "-q",
+            "--out",
+            base.to_str().unwrap(),
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let damage = |fig: &str, edit: &dyn Fn(&str) -> String| {
+        let dir = work.path().join("damaged").join(fig);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["summary.csv", "data.csv", "manifest.json", "parameters.csv"] {
+            let _ = std::fs::copy(base.join(fig).join(f), dir.join(f));
+        }
+        let text = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+        std::fs::write(dir.join("summary.csv"), edit(&text)).unwrap();
+        run_limited(&["plot", dir.to_str().unwrap()], Duration::from_secs(20))
+    };
+    for (column, value) in [("n", "abc"), ("n", ""), ("mean", "abc"), ("q50", "")] {
+        let edit = |text: &str| {
+            let mut lines = text.lines();
+            let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+            let c = header.iter().position(|h| *h == column).unwrap();
+            let mut out = vec![header.join(",")];
+            for l in lines {
+                let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
+                cells[c] = value.to_string();
+                out.push(cells.join(","));
+            }
+            out.join("\n") + "\n"
+        };
+        let o = damage("bun2018/fig2", &edit);
+        assert_eq!(
+            o.code,
+            Some(2),
+            "{column} = {value:?}: {} (timed out: {})",
+            o.stderr,
+            o.timed_out
+        );
+        assert!(
+            o.stderr.contains("summary.csv") && o.stderr.contains(column),
+            "{}",
+            o.stderr
+        );
+    }
+    let o = damage("minami2016/logreg", &|text: &str| {
+        text.lines().next().unwrap().to_string() + "\n"
+    });
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("no rows") && !o.stderr.contains("panicked"),
+        "{}",
+        o.stderr
+    );
+    // 3: the audit's own seed column holds any valid seed
+    let o = run_limited(
+        &[
+            "run",
+            "audit/mechanisms",
+            "--smoke",
+            "-q",
+            "--set",
+            "seed=9223372036854775807",
+            "--set",
+            "audits=[\"laplace_counts\"]",
+            "--out",
+            o_,
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    // 6: a file where a figure's folder would go, and a bogus data_dir: refused
+    // before any work, creating nothing
+    let blocked = work.path().join("blocked");
+    std::fs::create_dir_all(&blocked).unwrap();
+    std::fs::write(blocked.join("foulds2016"), "a file").unwrap();
+    let o = run_limited(
+        &[
+            "run",
+            "foulds2016/fig2",
+            "--smoke",
+            "--out",
+            blocked.to_str().unwrap(),
+        ],
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("is a file") && !o.stderr.contains("tasks"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(std::fs::read_dir(&blocked).unwrap().count(), 1);
+    let cwd = work.path().join("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let configs = repo().join("configs");
+    for dir in ["\" data \"", "\"no/such/data\""] {
+        let set = format!("data_dir={dir}");
+        let o = run_limited_in(
+            &cwd,
+            &[
+                "run",
+                "geumlek2017/fig3",
+                "--smoke",
+                "--configs",
+                configs.to_str().unwrap(),
+                "--set",
+                &set,
+                "--out",
+                "out",
+            ],
+            Duration::from_secs(20),
+        );
+        assert_eq!(o.code, Some(2), "{dir}: {}", o.stderr);
+        assert!(o.stderr.contains("key `data_dir`"), "{}", o.stderr);
+        assert_eq!(
+            std::fs::read_dir(&cwd).unwrap().count(),
+            0,
+            "{dir}: something was created"
+        );
+    }
+    // 7: a gallery temporary a killed run left is swept by the next run
+    let stale = out.join(format!(
+        ".index.html.tmp-4194303@{}",
+        privpost::results::hostname()
+    ));
+    std::fs::write(&stale, "partial").unwrap();
+    let o = run_limited(
+        &["run", "foulds2016/fig2", "--smoke", "-q", "--out", o_],
+        Duration::from_secs(60),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        !stale.exists(),
+        "the stale gallery temporary is still there"
+    );
+    assert!(out.join("index.html").is_file());
 }

@@ -166,7 +166,13 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
                     check::within("proposal_variances", v, 1e-12, 1e6, PROPOSAL_RANGE)?;
                 }
                 check::at_least("chain_iterations", c.chain_iterations, 1)?;
-                let test = private_test("batch_c", c.n_data_c, c.batch_c, c.n0, c.clip_factor)?;
+                let test = private_test(
+                    ["batch_c", "n_data_c"],
+                    c.n_data_c,
+                    c.batch_c,
+                    c.n0,
+                    c.clip_factor,
+                )?;
                 let vcor = VCor::stored(2.0).ok_or_else(|| {
                     ParamError::new(
                         "panels",

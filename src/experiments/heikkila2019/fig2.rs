@@ -64,7 +64,7 @@ pub fn validate_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             "fewer than the iterations of either chain",
         ));
     }
-    let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
+    let test = private_test(["batch", "n_data"], c.n_data, c.batch, c.n0, c.clip_factor)?;
     let account = BarkerAccount {
         n_data: c.n_data,
         batch: c.batch,

@@ -109,8 +109,16 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             ));
         }
     }
-    let test = private_test("batch", c.n_data, c.batch, c.n0, c.clip_factor)?;
+    let test = private_test(["batch", "n_data"], c.n_data, c.batch, c.n0, c.clip_factor)?;
     check_start(&c.start)?;
+    // each tight checkpoint costs a privacy-loss-distribution evaluation (seconds)
+    if c.sgld_tight_points > MAX_TIGHT_POINTS {
+        return Err(ParamError::new(
+            "sgld_tight_points",
+            format!("{}", c.sgld_tight_points),
+            format!("0 to {MAX_TIGHT_POINTS} checkpoints (each a tight-accountant evaluation of about a second)"),
+        ));
+    }
     // the accounting questions, before any data is made (cheap: one count each)
     check_alpha_max("alpha_max_mcmc", c.alpha_max_mcmc, 4)?;
     check_alpha_max("alpha_max_sgld", c.alpha_max_sgld, 2)?;
@@ -218,6 +226,9 @@ fn prepare_fig3(
         c,
     }))
 }
+
+/// Most checkpoints of the tight DP-SGLD curve.
+const MAX_TIGHT_POINTS: u64 = 1000;
 
 /// The tight checkpoints: at most `sgld_tight_points` of `sgld_t`, evenly spaced and
 /// ending at the last.

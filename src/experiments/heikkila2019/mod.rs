@@ -23,9 +23,9 @@ use crate::rng::{setup_rng, Purpose};
 use serde::Deserialize;
 
 /// The private test of the paper's set-up (C = 2) from validated config values;
-/// `key` names the batch key in error messages.
+/// `keys` name the batch and data-size keys in error messages.
 fn private_test(
-    key: &str,
+    [key, n_key]: [&str; 2],
     n_data: u64,
     batch: u64,
     n0: f64,
@@ -36,8 +36,8 @@ fn private_test(
     if !(n0 > 0.0 && n0 <= n_data as f64) {
         return Err(ParamError::new(
             "n0",
-            format!("{n0}"),
-            format!("0 < N₀ ≤ N = {n_data} (the likelihood is tempered to N₀ records)"),
+            format!("N₀ = {n0} with {n_key} = {n_data}"),
+            format!("0 < N₀ ≤ {n_key} (the likelihood is tempered to N₀ records)"),
         ));
     }
     if !(clip_factor > 0.0 && clip_factor <= 1.0) {
@@ -50,8 +50,8 @@ fn private_test(
     if batch < 21 || batch > n_data || n_data > 100_000_000 {
         return Err(ParamError::new(
             key,
-            format!("b = {batch}, N = {n_data}"),
-            "21 ≤ b ≤ N ≤ 10⁸",
+            format!("{key} = {batch} with {n_key} = {n_data}"),
+            format!("21 ≤ {key} ≤ {n_key} ≤ 10⁸"),
         ));
     }
     Ok(PrivateTest {
