@@ -39,7 +39,7 @@ fn huge_counts_nan_and_overflowing_values_are_refused() {
             "integers up to 10000000",
         ),
         // reached unreachable!() through a NaN s²
-        ("heikkila2019/fig2", "n0=1e308", "key `n0`: 1e308"),
+        ("heikkila2019/fig2", "n0=1e308", "key `n0`: N₀ = 1e308"),
         // a NaN guard let a run attempt ~1.6e19 steps
         (
             "minami2016/logreg",

@@ -27,7 +27,7 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         ("typo = 3\n", "typo", "unknown key"),
         ("", "lambdas", "λ > 1"),
         ("", "prior", "alpha > 0"),
-        ("", "n", "u64"),
+        ("", "n", "expected an integer"),
         (
             "",
             "gaussian_calibration",
@@ -66,11 +66,11 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         assert_eq!(e.lines().count(), 1, "one clear line: {e}");
     }
     let set_cases: &[(&str, &str)] = &[
-        ("epsilon=0", "ε > 0"),
-        ("epsilon=-1", "ε > 0"),
+        ("epsilon=0", "0 < ε ≤ 10⁶"),
+        ("epsilon=-1", "0 < ε ≤ 10⁶"),
         ("a0=0.7", "0 < a0 < 0.5"),
         ("p=1.5", "0 ≤ value ≤ 1"),
-        ("grid_points=oops", "expected u64"),
+        ("grid_points=oops", "expected an integer"),
     ];
     for (set, hint) in set_cases {
         let o = privpost(&[
@@ -96,7 +96,7 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
     ]);
     assert_eq!(fig1_bad.status.code(), Some(2));
     assert!(
-        stderr(&fig1_bad).contains("0 < value ≤ 1"),
+        stderr(&fig1_bad).contains("1e-6 ≤ value ≤ 1"),
         "{}",
         stderr(&fig1_bad)
     );

@@ -199,6 +199,18 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
     let mut value = value;
     uniform(&mut value);
     value["warnings"] = json!(warnings);
+    // δ ≥ 1/N: said beside the answer (a note, not a warning: the paper's own choice)
+    if let (AccountMechanism::Barker, Some(n)) = (a.mechanism, a.n_data) {
+        let delta = a.delta.unwrap_or(1.0 / n as f64);
+        if delta >= 1.0 / n as f64 {
+            let note = format!(
+                "δ = {delta:e} ≥ 1/N = {:e}: a weak guarantee (releasing one record in the clear is (0, 1/N)-DP); δ ≪ 1/N is the usual choice",
+                1.0 / n as f64
+            );
+            eprintln!("note: {note}");
+            value["notes"] = json!([note]);
+        }
+    }
     // an inverse question no T ≥ 1 answers: said in the output (the warning), and exit 1
     let none = value["question"] == "inverse"
         && value["solve"] == "iterations"
@@ -309,12 +321,6 @@ fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
     }
     let delta = a.delta.unwrap_or(1.0 / n as f64);
     let mut warnings = Vec::new();
-    if delta >= 1.0 / n as f64 && delta < 1.0 {
-        warnings.push(format!(
-            "δ = {delta:e} ≥ 1/N = {:e}: a weak guarantee (releasing one record in the clear is (0, 1/N)-DP); δ ≪ 1/N is the usual choice",
-            1.0 / n as f64
-        ));
-    }
     let base = BarkerAccount {
         n_data: n,
         batch: b,

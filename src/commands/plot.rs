@@ -97,8 +97,10 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
                 // an external figure: its drawing's declaration must fit its table
                 experiments::external::plot::check(&fig_dir).map_err(CommandError::input)?;
             }
+            // `plot` draws only from the folder's files: a figure that cannot be
+            // drawn from them (an axis with no usable numbers) is bad input, exit 2
             crate::plot::render_dir(&id, &fig_dir, spec.plot)
-                .map_err(|e| CommandError::Failed(e.into()))?;
+                .map_err(|e| CommandError::input(e.to_string()))?;
             crate::outln!("{id}: {}", fig_dir.join("figure.png").display());
             done += 1;
         }

@@ -192,9 +192,11 @@ pub fn is_identifier(column: &str) -> bool {
 }
 
 /// Checks a table read for plotting against the column kinds its run recorded in
-/// the manifest: it has rows, and every column written as numbers still holds
-/// numbers (or empty cells) and at least one number. A word or an empty cell
-/// where the run wrote numbers would otherwise be drawn as nothing, or as NaN.
+/// the manifest: it has rows; a column written with a number in every row still
+/// has one in every row; a column written as numbers and empty cells holds no
+/// word. A word or an empty cell where the run wrote numbers would otherwise be
+/// drawn as nothing, or as NaN. (Rows may be removed or repeated: an edited
+/// selection of a figure's rows is plotted.)
 pub fn check_kinds(
     t: &Table,
     kinds: &std::collections::BTreeMap<String, crate::results::table::ColumnKind>,
@@ -206,33 +208,34 @@ pub fn check_kinds(
             path.display()
         )));
     }
+    use crate::results::table::ColumnKind;
     for (c, name) in t.header.iter().enumerate() {
-        if kinds.get(name) != Some(&crate::results::table::ColumnKind::Number) {
+        let kind = kinds.get(name).copied();
+        if !matches!(kind, Some(ColumnKind::Number | ColumnKind::NumberOrEmpty)) {
             continue;
         }
-        let mut numbers = 0usize;
         for (r, row) in t.rows.iter().enumerate() {
             let text = match row.get(c) {
                 Some(crate::results::table::Cell::Str(s)) => s.trim(),
                 _ => "",
             };
-            if text.is_empty() {
-                continue;
-            }
-            if text.parse::<f64>().is_err() {
+            let ok = if text.is_empty() {
+                kind == Some(ColumnKind::NumberOrEmpty)
+            } else {
+                text.parse::<f64>().is_ok()
+            };
+            if !ok {
                 return Err(DrawError(format!(
-                    "{}: column `{name}`, row {}: {text:?} is not a number (allowed: numbers, or an empty cell, in a column the run wrote as numbers)",
+                    "{}: column `{name}`, row {}: {text:?} where the run wrote a number (allowed: {})",
                     path.display(),
-                    r + 1
+                    r + 1,
+                    if kind == Some(ColumnKind::Number) {
+                        "a number in every row of this column"
+                    } else {
+                        "numbers or empty cells in this column"
+                    }
                 )));
             }
-            numbers += 1;
-        }
-        if numbers == 0 {
-            return Err(DrawError(format!(
-                "{}: column `{name}` holds no number (allowed: the numbers the run wrote there)",
-                path.display()
-            )));
         }
     }
     Ok(())

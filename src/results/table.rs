@@ -147,10 +147,12 @@ pub struct MissingColumn {
 /// What a column of a written table holds, recorded in the manifest so that
 /// `plot` can tell a damaged file from an intended one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum ColumnKind {
-    /// Numbers (and possibly empty cells: "not applicable").
+    /// A number in every row.
     Number,
+    /// Numbers, and empty cells ("not applicable") in some rows.
+    NumberOrEmpty,
     /// Labels, or a mix of labels and numbers.
     Text,
     /// Only empty cells.
@@ -164,17 +166,18 @@ impl Table {
             .iter()
             .enumerate()
             .map(|(c, name)| {
-                let (mut numbers, mut texts) = (0usize, 0usize);
+                let (mut numbers, mut texts, mut empty) = (0usize, 0usize, 0usize);
                 for row in &self.rows {
                     match row.get(c) {
                         Some(Cell::Int(_) | Cell::Float(_)) => numbers += 1,
                         Some(Cell::Str(_)) => texts += 1,
-                        Some(Cell::Empty) | None => {}
+                        Some(Cell::Empty) | None => empty += 1,
                     }
                 }
-                let kind = match (numbers, texts) {
-                    (0, 0) => ColumnKind::Empty,
-                    (_, 0) => ColumnKind::Number,
+                let kind = match (numbers, texts, empty) {
+                    (0, 0, _) => ColumnKind::Empty,
+                    (_, 0, 0) => ColumnKind::Number,
+                    (_, 0, _) => ColumnKind::NumberOrEmpty,
                     _ => ColumnKind::Text,
                 };
                 (name.clone(), kind)

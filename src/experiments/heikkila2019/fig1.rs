@@ -163,7 +163,7 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             Panel::C => {
                 check::non_empty("proposal_variances", &c.proposal_variances)?;
                 for &v in &c.proposal_variances {
-                    check::within("proposal_variances", v, 1e-12, 1e6, PROPOSAL_RANGE)?;
+                    check_proposal("proposal_variances", v)?;
                 }
                 check::at_least("chain_iterations", c.chain_iterations, 1)?;
                 let test = private_test(

@@ -48,13 +48,7 @@ pub struct Fig2 {
 pub fn validate_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig2Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
-    check::within(
-        "proposal_variance",
-        c.proposal_variance,
-        1e-12,
-        1e6,
-        PROPOSAL_RANGE,
-    )?;
+    check_proposal("proposal_variance", c.proposal_variance)?;
     check::at_least("private_iterations", c.private_iterations, 1)?;
     check::at_least("nonprivate_iterations", c.nonprivate_iterations, 1)?;
     if c.burn_in >= c.private_iterations.min(c.nonprivate_iterations) {

@@ -74,6 +74,45 @@ pub struct Fig3 {
     sgld_tight: Vec<(u64, f64)>,
 }
 
+impl Fig3Config {
+    /// The DP-MCMC checkpoints: the burn-in plus every `mcmc_every` iterations.
+    fn mcmc_checkpoints(&self) -> Vec<u64> {
+        (1..=(self.mcmc_iterations - self.mcmc_burn_in) / self.mcmc_every)
+            .map(|k| self.mcmc_burn_in + k * self.mcmc_every)
+            .collect()
+    }
+
+    /// The DP-SGLD checkpoints: the burn-in plus every `sgld_every` steps.
+    fn sgld_checkpoints(&self) -> Vec<u64> {
+        (1..=(self.sgld_iterations - self.sgld_burn_in) / self.sgld_every)
+            .map(|k| self.sgld_burn_in + k * self.sgld_every)
+            .collect()
+    }
+
+    /// The DP-MCMC chain's accounting question (T given per call).
+    fn mcmc_account(&self) -> BarkerAccount {
+        BarkerAccount {
+            n_data: self.n_data,
+            batch: self.batch,
+            iterations: 0,
+            delta: self.delta_mcmc,
+            alpha_max: self.alpha_max_mcmc,
+        }
+    }
+
+    /// The published DP-SGLD's accounting question (T given per call).
+    fn sgld_account(&self) -> SgldAccount {
+        let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
+        SgldAccount {
+            q: sgld.batch as f64 / self.n_data as f64,
+            sigma: sgld.noise_multiplier(self.n_data as usize),
+            iterations: 0,
+            delta: self.delta_sgld,
+            alpha_max: self.alpha_max_sgld,
+        }
+    }
+}
+
 fn sgld_name(noise: crate::dpmcmc::sgld::Noise) -> &'static str {
     match noise {
         crate::dpmcmc::sgld::Noise::Published => "dp_sgld",
@@ -84,13 +123,7 @@ fn sgld_name(noise: crate::dpmcmc::sgld::Noise) -> &'static str {
 pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig3Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
-    check::within(
-        "proposal_variance",
-        c.proposal_variance,
-        1e-12,
-        1e6,
-        PROPOSAL_RANGE,
-    )?;
+    check_proposal("proposal_variance", c.proposal_variance)?;
     check::at_least("runs", c.runs, 1)?;
     check::at_least("mcmc_every", c.mcmc_every, 1)?;
     check::at_least("sgld_every", c.sgld_every, 1)?;
@@ -122,25 +155,12 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     // the accounting questions, before any data is made (cheap: one count each)
     check_alpha_max("alpha_max_mcmc", c.alpha_max_mcmc, 4)?;
     check_alpha_max("alpha_max_sgld", c.alpha_max_sgld, 2)?;
-    BarkerAccount {
-        n_data: c.n_data,
-        batch: c.batch,
-        iterations: c.mcmc_iterations,
-        delta: c.delta_mcmc,
-        alpha_max: c.alpha_max_mcmc,
-    }
-    .curve(&[c.mcmc_iterations], Conversion::Classic)
-    .map_err(|e| account_error(e, "_mcmc"))?;
-    let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
-    SgldAccount {
-        q: sgld.batch as f64 / c.n_data as f64,
-        sigma: sgld.noise_multiplier(c.n_data as usize),
-        iterations: c.sgld_iterations,
-        delta: c.delta_sgld,
-        alpha_max: c.alpha_max_sgld,
-    }
-    .curve(&[c.sgld_iterations], Conversion::Classic)
-    .map_err(|e| account_error(e, "_sgld"))?;
+    c.mcmc_account()
+        .curve(&[c.mcmc_iterations], Conversion::Classic)
+        .map_err(|e| account_error(e, "_mcmc"))?;
+    c.sgld_account()
+        .curve(&[c.sgld_iterations], Conversion::Classic)
+        .map_err(|e| account_error(e, "_sgld"))?;
     // the tight accountant at the last checkpoint (the largest T, where it fails first)
     if c.sgld_tight_points > 0 {
         let last =
@@ -174,38 +194,21 @@ fn prepare_fig3(
     ));
     let start = resolve_start(&c.start, &data, seed)?;
     // ε after the burn-in plus t recorded iterations, at every checkpoint (plus DPVI's, composed)
-    let mcmc_t: Vec<u64> = (1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every)
-        .map(|k| c.mcmc_burn_in + k * c.mcmc_every)
-        .collect();
-    let account = BarkerAccount {
-        n_data: c.n_data,
-        batch: c.batch,
-        iterations: 0,
-        delta: c.delta_mcmc,
-        alpha_max: c.alpha_max_mcmc,
-    };
-    let mcmc_eps = account
-        .curve(&mcmc_t, Conversion::Classic)
+    let mcmc_eps = c
+        .mcmc_account()
+        .curve(&c.mcmc_checkpoints(), Conversion::Classic)
         .map_err(|e| account_error(e, "_mcmc"))?
         .iter()
         .map(|s| s.epsilon + start.dpvi_epsilon())
         .collect();
-    let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
-    let sgld_t: Vec<u64> = (1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every)
-        .map(|k| c.sgld_burn_in + k * c.sgld_every)
+    let sgld_t = c.sgld_checkpoints();
+    let sgld_eps = c
+        .sgld_account()
+        .curve(&sgld_t, Conversion::Classic)
+        .map_err(|e| account_error(e, "_sgld"))?
+        .iter()
+        .map(|s| s.epsilon)
         .collect();
-    let sgld_eps = SgldAccount {
-        q: sgld.batch as f64 / c.n_data as f64,
-        sigma: sgld.noise_multiplier(c.n_data as usize),
-        iterations: 0,
-        delta: c.delta_sgld,
-        alpha_max: c.alpha_max_sgld,
-    }
-    .curve(&sgld_t, Conversion::Classic)
-    .map_err(|e| account_error(e, "_sgld"))?
-    .iter()
-    .map(|s| s.epsilon)
-    .collect();
     let sgld_tight = tight_sgld_curve(&c, &sgld_t)?;
     let mut tasks = vec![Fig3Task::Reference];
     tasks.extend((0..c.runs).map(|run| Fig3Task::Mcmc { run }));
@@ -566,17 +569,10 @@ impl Figure for Fig3 {
             Guarantee::None,
         )];
         let dpvi = self.start.dpvi_entry()?;
-        let mcmc_t: Vec<u64> = (1..=(c.mcmc_iterations - c.mcmc_burn_in) / c.mcmc_every)
-            .map(|k| c.mcmc_burn_in + k * c.mcmc_every)
-            .collect();
-        let chains = BarkerAccount {
-            n_data: c.n_data,
-            batch: c.batch,
-            iterations: 0,
-            delta: c.delta_mcmc,
-            alpha_max: c.alpha_max_mcmc,
-        }
-        .entries(&mcmc_t, Conversion::Classic, |_| "DP-MCMC chain".into())?;
+        let mcmc_t = c.mcmc_checkpoints();
+        let chains = c
+            .mcmc_account()
+            .entries(&mcmc_t, Conversion::Classic, |_| "DP-MCMC chain".into())?;
         for (t, chain) in mcmc_t.iter().zip(chains) {
             out.push(compose(
                 format!("method=dp_mcmc, iteration={t}"),
@@ -584,17 +580,8 @@ impl Figure for Fig3 {
                 &dpvi,
             ));
         }
-        let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
-        let sgld_t: Vec<u64> = (1..=(c.sgld_iterations - c.sgld_burn_in) / c.sgld_every)
-            .map(|k| c.sgld_burn_in + k * c.sgld_every)
-            .collect();
-        let account = SgldAccount {
-            q: sgld.batch as f64 / c.n_data as f64,
-            sigma: sgld.noise_multiplier(c.n_data as usize),
-            iterations: 0,
-            delta: c.delta_sgld,
-            alpha_max: c.alpha_max_sgld,
-        };
+        let sgld_t = c.sgld_checkpoints();
+        let account = c.sgld_account();
         for &noise in &c.sgld_variants {
             let name = sgld_name(noise);
             for entry in account.entries(&sgld_t, Conversion::Classic, |t| {

@@ -36,7 +36,10 @@ fn private_test(
     if !(n0 > 0.0 && n0 <= n_data as f64) {
         return Err(ParamError::new(
             "n0",
-            format!("N₀ = {n0} with {n_key} = {n_data}"),
+            format!(
+                "N₀ = {} with {n_key} = {n_data}",
+                crate::config::check::short(n0)
+            ),
             format!("0 < N₀ ≤ {n_key} (the likelihood is tempered to N₀ records)"),
         ));
     }
@@ -96,9 +99,18 @@ struct Start {
 const DPVI_DELTA: f64 = 1e-6;
 
 /// Checks a `start` setting without fitting anything (validation).
-/// Why proposal variances are bounded: the GMM's means lie within a few units of
-/// 0, so a random-walk proposal outside this range accepts nothing or never moves.
-const PROPOSAL_RANGE: &str = "a random-walk proposal variance on the GMM's scale";
+/// A random-walk proposal variance: the GMM's means lie within a few units of 0,
+/// so one outside [1e-12, 1e6] accepts nothing or never moves (and 1e300 is
+/// refused before it is written to a plotted column).
+fn check_proposal(key: &str, v: f64) -> Result<f64, ParamError> {
+    crate::config::check::within(
+        key,
+        v,
+        1e-12,
+        1e6,
+        "a random-walk proposal variance on the GMM's scale",
+    )
+}
 
 /// Largest order an RDP search of these figures may be given: the subsampled
 /// Gaussian's RDP at order α costs O(α), so a curve costs O(alpha_max²).
