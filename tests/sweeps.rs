@@ -466,7 +466,6 @@ fn set_mistakes_are_named() {
 /// Figure ids as targets, --keep-going, completions and --version.
 #[test]
 fn cli_habits() {
-    let out = tempfile::tempdir().unwrap();
     // a figure that cannot be written (its paper folder is a file) is refused
     // before any work, with or without --keep-going (issue 32: it used to fail
     // after computing); --keep-going past a failing figure is tested in
