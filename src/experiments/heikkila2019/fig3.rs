@@ -152,6 +152,17 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             format!("0 to {MAX_TIGHT_POINTS} checkpoints (each a tight-accountant evaluation of about a second)"),
         ));
     }
+    // δ below 1e-20 is beyond what the tight accountant resolves (it fails, after
+    // seconds of work at 1e-300); both chains' δ share the floor
+    for (key, delta) in [("delta_mcmc", c.delta_mcmc), ("delta_sgld", c.delta_sgld)] {
+        check::within(
+            key,
+            delta,
+            1e-20,
+            0.5,
+            "no accountant here resolves a smaller δ; a larger one guarantees nothing",
+        )?;
+    }
     // the accounting questions, before any data is made (cheap: one count each)
     check_alpha_max("alpha_max_mcmc", c.alpha_max_mcmc, 4)?;
     check_alpha_max("alpha_max_sgld", c.alpha_max_sgld, 2)?;
