@@ -26,7 +26,7 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
     let cases: &[(&str, &str, &str)] = &[
         ("typo = 3\n", "typo", "unknown key"),
         ("", "lambdas", "λ > 1"),
-        ("", "prior", "alpha > 0"),
+        ("", "prior.alpha", "1e-6 ≤ alpha, beta ≤ 1e6"),
         ("", "n", "expected an integer"),
         (
             "",
