@@ -745,6 +745,7 @@ impl ConfigFile {
                 })
             }
         };
+        check_noise(&mut table, &file)?;
         let description = match table.remove("description") {
             None => None,
             Some(toml::Value::String(s)) => Some(s),
@@ -779,6 +780,54 @@ impl ConfigFile {
             params: table,
         })
     }
+}
+
+/// The `noise` key every figure takes ([`NoiseMode`]): one of the three modes,
+/// else exit 2 naming the key; `"float"` (the default) is removed, so that a
+/// config that spells out the default has the same run key and outputs.
+fn check_noise(table: &mut toml::Table, file: &str) -> Result<(), ConfigError> {
+    use crate::privacy::noise::NoiseMode;
+    let Some(value) = table.get(NOISE_KEY) else {
+        return Ok(());
+    };
+    let allowed = Some("\"float\" (default, the papers' noise), \"exact\" (CKS20 discrete noise from the seeded stream) or \"secure\" (the same from the operating system's random source)".to_string());
+    let mode = match value {
+        toml::Value::String(s) => NoiseMode::parse(s).ok_or_else(|| ConfigError {
+            file: file.to_string(),
+            key: Some(NOISE_KEY.into()),
+            message: format!(
+                "unknown noise mode \"{s}\"{}",
+                closest(s, NoiseMode::ALL.iter().map(|m| m.as_str()))
+                    .map(|c| format!(" (did you mean `{c}`?)"))
+                    .unwrap_or_default()
+            ),
+            allowed: allowed.clone(),
+        })?,
+        other => {
+            return Err(ConfigError {
+                file: file.to_string(),
+                key: Some(NOISE_KEY.into()),
+                message: format!("expected a string, found {}", other.type_str()),
+                allowed,
+            })
+        }
+    };
+    if mode == NoiseMode::Float {
+        table.remove(NOISE_KEY);
+    }
+    Ok(())
+}
+
+/// The key of the noise mode ([`check_noise`]).
+pub const NOISE_KEY: &str = "noise";
+
+/// The noise mode of resolved parameters (after [`check_noise`]).
+pub fn noise_mode(params: &toml::Table) -> crate::privacy::noise::NoiseMode {
+    params
+        .get(NOISE_KEY)
+        .and_then(|v| v.as_str())
+        .and_then(crate::privacy::noise::NoiseMode::parse)
+        .unwrap_or_default()
 }
 
 fn lookup<'a>(table: &'a toml::Table, key: &[String]) -> Option<&'a toml::Value> {
@@ -879,6 +928,17 @@ pub fn deserialize<T: serde::de::DeserializeOwned>(params: &toml::Table) -> Resu
         match params.clone().try_into::<T>() {
             Ok(v) => return Ok(v),
             Err(e) => {
+                if params.contains_key(NOISE_KEY) && e.to_string().contains("unknown field `noise`")
+                {
+                    return Err(ParamError::new(
+                        NOISE_KEY,
+                        format!(
+                            "noise = {}: this figure has no additive mechanism; its releases (posterior draws, tests, the exponential mechanism) are float-only",
+                            params[NOISE_KEY]
+                        ),
+                        "\"float\" (the default)",
+                    ));
+                }
                 if !whole_floats_to_integers(&mut params, &e.to_string()) {
                     return Err(param_error_of(e));
                 }

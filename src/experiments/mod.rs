@@ -72,6 +72,21 @@ pub fn parameter(name: &str, value: impl std::fmt::Display) -> (String, String) 
     (name.to_string(), value.to_string())
 }
 
+/// The noise mode as a [`Figure::parameters`] entry: none for `float` (the
+/// papers' noise, so a float run's parameters are as before), else what the
+/// additive releases drew from.
+pub fn noise_parameter(mode: crate::privacy::noise::NoiseMode) -> Option<(String, String)> {
+    use crate::privacy::noise::NoiseMode;
+    match mode {
+        NoiseMode::Float => None,
+        NoiseMode::Exact => Some(parameter("noise", "exact (CKS20 discrete noise, seeded)")),
+        NoiseMode::Secure => Some(parameter(
+            "noise",
+            "secure (CKS20 discrete noise, OS randomness: not reproducible)",
+        )),
+    }
+}
+
 /// A validated config that has not touched the world: no downloads, no dataset
 /// generation, no fits, no files. `privpost check` stops here.
 pub trait Plan {

@@ -16,8 +16,8 @@ use super::truncated::TruncatedBeta;
 use super::FamilyError;
 use crate::numeric::quadrature::GaussLegendre;
 use crate::privacy::gaussian::GaussianCalibration;
-use crate::privacy::laplace::Laplace;
 use crate::privacy::ledger::Event;
+use crate::privacy::noise::{CountNoise, NoiseMode};
 use crate::privacy::search::{largest_coefficient, Verified};
 
 /// Which tunable posterior of geumlek2017 §3.1.
@@ -312,26 +312,31 @@ pub fn kl_from_truth(problem: &BetaBernoulli, algorithm: Algorithm, c: f64, succ
 /// one record moves from one count to the other.
 pub const COUNTS_L1_SENSITIVITY: f64 = 2.0;
 
-/// The noise of [`laplace_posterior`] at ε: Laplace(Δ/ε) on each count, Δ = 2.
-pub fn counts_laplace(epsilon: f64) -> Result<Laplace, FamilyError> {
-    Ok(Laplace::for_privacy(COUNTS_L1_SENSITIVITY, epsilon)?)
+/// The noise of [`laplace_posterior`] at ε in `mode`: Laplace(Δ/ε) on each
+/// count, Δ = 2 (in the exact modes the discrete Laplace of that scale).
+pub fn counts_noise(mode: NoiseMode, epsilon: f64) -> Result<CountNoise, FamilyError> {
+    Ok(CountNoise::for_privacy(
+        mode,
+        COUNTS_L1_SENSITIVITY,
+        epsilon,
+    )?)
 }
 
 /// Laplace mechanism on the sufficient statistics (n₊, n₋) of foulds2016 §3.2,
 /// eq. (16): L1 sensitivity Δ = 2 under replace-one neighbours, noise
-/// Laplace(Δ/ε) on each count, projected onto counts ≥ 0 (post-processing).
-/// Its privacy event is `counts_laplace(ε)?.event()`.
+/// Laplace(Δ/ε) on each count (`noise`, from [`counts_noise`]), projected onto
+/// counts ≥ 0 (post-processing). Its privacy event is `noise.event()`.
 pub fn laplace_posterior<R: Rng + ?Sized>(
     prior: &BetaDist,
     positives: f64,
     negatives: f64,
-    epsilon: f64,
+    noise: &CountNoise,
     rng: &mut R,
-) -> Result<BetaDist, FamilyError> {
-    let noise = counts_laplace(epsilon)?;
-    let pos = (positives + noise.sample(rng)).max(0.0);
-    let neg = (negatives + noise.sample(rng)).max(0.0);
-    BetaDist::new(prior.alpha() + pos, prior.beta() + neg)
+) -> anyhow::Result<BetaDist> {
+    let mut r = noise.rng(rng)?;
+    let pos = noise.add(positives, &mut r).max(0.0);
+    let neg = noise.add(negatives, &mut r).max(0.0);
+    Ok(BetaDist::new(prior.alpha() + pos, prior.beta() + neg)?)
 }
 
 /// One-posterior-sample (OPS) mechanism of foulds2016 §3.1 (Wang et al. 2015):
@@ -659,7 +664,8 @@ mod tests {
         let prior = BetaDist::new(1.0, 1.0).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         for _ in 0..1000 {
-            let post = laplace_posterior(&prior, 0.0, 0.0, 0.1, &mut rng).unwrap();
+            let noise = counts_noise(NoiseMode::Float, 0.1).unwrap();
+            let post = laplace_posterior(&prior, 0.0, 0.0, &noise, &mut rng).unwrap();
             assert!(post.alpha() >= 1.0 && post.beta() >= 1.0);
         }
     }

@@ -45,7 +45,14 @@ impl Laplace {
 
     /// One draw: x = −b·sgn(u)·ln(1 − 2|u|), u ~ U(−½, ½).
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        let u: f64 = rng.random::<f64>() - 0.5;
+        self.noise_at(rng.random::<f64>())
+    }
+
+    /// The noise [`Self::sample`] returns when its uniform draw is `v` ∈ [0, 1)
+    /// (a multiple of 2⁻⁵³): the floating-point arithmetic the float-attack
+    /// audit ([`super::float_attack`]) inverts.
+    pub fn noise_at(&self, v: f64) -> f64 {
+        let u = v - 0.5;
         -self.scale * u.signum() * (-2.0 * u.abs()).ln_1p()
     }
 

@@ -83,6 +83,26 @@ pub enum Composition {
 pub enum Event {
     /// Laplace noise of scale b on a statistic of L1 sensitivity Δ₁: ε = Δ₁/b (pure DP).
     Laplace { l1_sensitivity: f64, scale: f64 },
+    /// Discrete Laplace noise (CKS20, exact sampling) of rational scale
+    /// b = scale_num/scale_den on an integer statistic of L1 sensitivity Δ₁:
+    /// ε = Δ₁/b (pure DP). `noise` is the mode that drew it: exact or secure.
+    DiscreteLaplace {
+        l1_sensitivity: f64,
+        scale_num: u64,
+        scale_den: u64,
+        noise: super::noise::NoiseMode,
+    },
+    /// Discrete Gaussian noise (CKS20, exact sampling) of variance parameter
+    /// σ² = sigma2_num/sigma2_den on an integer statistic whose neighbours differ
+    /// by at most `shift`: the exact Rényi divergence of the shifted discrete
+    /// Gaussians ([`super::exact::DiscreteGaussian::rdp_epsilon`]), at most the
+    /// continuous αΔ²/(2σ²) (CKS20 Theorem 4).
+    DiscreteGaussian {
+        shift: u64,
+        sigma2_num: u64,
+        sigma2_den: u64,
+        noise: super::noise::NoiseMode,
+    },
     /// Gaussian noise of standard deviation σ on a statistic of L2 sensitivity Δ₂:
     /// (α, αΔ₂²/(2σ²))-RDP (Mironov 2017, Proposition 7). `rdp_scale` is the
     /// factor the release claims: 1/2 exact, 1 for the Geumlek paper's statement
@@ -188,6 +208,35 @@ impl Event {
                 l1_sensitivity,
                 scale,
             } => pos("l1_sensitivity", *l1_sensitivity).and(pos("scale", *scale)),
+            Event::DiscreteLaplace {
+                l1_sensitivity,
+                scale_num,
+                scale_den,
+                ..
+            } => {
+                if *scale_num == 0 || *scale_den == 0 {
+                    return Err(format!(
+                        "scale = {scale_num}/{scale_den}: both parts must be ≥ 1"
+                    ));
+                }
+                pos("l1_sensitivity", *l1_sensitivity)
+            }
+            Event::DiscreteGaussian {
+                shift,
+                sigma2_num,
+                sigma2_den,
+                ..
+            } => {
+                if *sigma2_num == 0 || *sigma2_den == 0 {
+                    return Err(format!(
+                        "sigma2 = {sigma2_num}/{sigma2_den}: both parts must be ≥ 1"
+                    ));
+                }
+                if *shift == 0 {
+                    return Err("shift = 0: must be ≥ 1".into());
+                }
+                Ok(())
+            }
             Event::Gaussian {
                 l2_sensitivity,
                 sigma,
@@ -266,6 +315,34 @@ impl Event {
         }
     }
 
+    /// How the event's noise was drawn, as the ledger shows it: `float` (the
+    /// papers' floating-point Laplace or Gaussian: an exact mode exists),
+    /// `exact` / `secure` (CKS20 samplers), `float-only` (a draw from a
+    /// continuous posterior or a test with no exact analogue here), `declared`
+    /// (a user's event: privpost cannot know), `none` (no privacy); a
+    /// composition of differently drawn parts is `mixed`.
+    pub fn noise_label(&self) -> &'static str {
+        match self {
+            Event::Laplace { .. } | Event::Gaussian { .. } => "float",
+            Event::DiscreteLaplace { noise, .. } | Event::DiscreteGaussian { noise, .. } => {
+                noise.as_str()
+            }
+            Event::NonPrivate => "none",
+            Event::PureEpsilon { .. } => "declared",
+            Event::Compose { parts, .. } => {
+                let mut labels = parts.iter().map(Event::noise_label);
+                let first = labels.next().unwrap_or("none");
+                if labels.all(|l| l == first) {
+                    first
+                } else {
+                    "mixed"
+                }
+            }
+            Event::Repeat { event, .. } => event.noise_label(),
+            _ => "float-only",
+        }
+    }
+
     /// Pure ε-DP of the event, recomputed from its parameters; `None` when the
     /// event has no pure-DP guarantee (Gaussian, RDP curves, (ε, δ) events, a
     /// non-private release).
@@ -275,6 +352,12 @@ impl Event {
                 l1_sensitivity,
                 scale,
             } => Some(l1_sensitivity / scale),
+            Event::DiscreteLaplace {
+                l1_sensitivity,
+                scale_num,
+                scale_den,
+                ..
+            } => Some(l1_sensitivity * *scale_den as f64 / *scale_num as f64),
             Event::OnePosteriorSample {
                 log_ratio_bound, ..
             } => Some(2.0 * log_ratio_bound),
@@ -301,6 +384,18 @@ impl Event {
                 sigma,
                 rdp_scale,
             } => Some(order * l2_sensitivity * l2_sensitivity * rdp_scale / (sigma * sigma)),
+            Event::DiscreteGaussian {
+                shift,
+                sigma2_num,
+                sigma2_den,
+                ..
+            } => (order > 1.0 && order.is_finite()).then(|| {
+                super::exact::DiscreteGaussian::with_variance(super::exact::Ratio::new(
+                    *sigma2_num,
+                    *sigma2_den,
+                ))
+                .rdp_epsilon(order, *shift)
+            }),
             Event::RdpCurve { points, .. } | Event::SubsampledBarker { points, .. } => {
                 points.iter().find(|(l, _)| *l == order).map(|&(_, e)| e)
             }
@@ -390,6 +485,9 @@ pub struct Entry {
     pub series: String,
     pub event: Event,
     pub guarantee: Guarantee,
+    /// How the event's noise was drawn ([`Event::noise_label`]).
+    #[serde(default)]
+    pub noise: String,
     /// When the claim holds (e.g. "only once the sampler has converged").
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub conditions: Vec<String>,
@@ -403,6 +501,7 @@ impl Entry {
     pub fn new(series: impl Into<String>, event: Event, guarantee: Guarantee) -> Self {
         Self {
             series: series.into(),
+            noise: event.noise_label().into(),
             event,
             guarantee,
             conditions: Vec::new(),
@@ -419,9 +518,11 @@ impl Entry {
             epsilon += e;
             delta += d;
         }
+        let event = Event::sequential(parts.iter().map(|p| p.event.clone()).collect());
         Self {
             series: series.into(),
-            event: Event::sequential(parts.iter().map(|p| p.event.clone()).collect()),
+            noise: event.noise_label().into(),
+            event,
             guarantee: Guarantee::ApproxDp {
                 epsilon,
                 delta,

@@ -7,9 +7,12 @@
 pub mod accountant;
 pub mod audit;
 pub mod event_account;
+pub mod exact;
+pub mod float_attack;
 pub mod gaussian;
 pub mod laplace;
 pub mod ledger;
+pub mod noise;
 pub mod pld;
 pub mod rdp;
 pub mod search;

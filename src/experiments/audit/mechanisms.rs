@@ -23,8 +23,10 @@ use crate::numeric::quadrature::GaussLegendre;
 use crate::privacy::audit::{
     epsilon_for_delta, epsilon_lower_bound, renyi_from_draws, Discrete, EpsilonLowerBound,
 };
+use crate::privacy::float_attack;
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::laplace::Laplace;
+use crate::privacy::noise::{CountNoise, NoiseMode};
 use crate::privacy::rdp::{barker_step_epsilon, sampled_gaussian, subsampled_without_replacement};
 use crate::samplers::{hmc, LinearTarget};
 
@@ -344,7 +346,7 @@ fn product_pure_epsilon(parts: &[Discrete]) -> f64 {
 /// (5, 5) vs (4, 6) (one record flips). `scale_factor` 0.5 is the broken variant
 /// (half the scale). Exact: sup of the log ratio of the two product distributions.
 pub fn laplace_counts_exact(scale_factor: f64) -> Outcome {
-    let noise = crate::expfam::mechanisms::counts_laplace(1.0).unwrap_or_else(|_| unreachable!());
+    let noise = counts_noise(NoiseMode::Float);
     let scale = noise.scale() * scale_factor;
     let claim = noise.event().pure_epsilon().unwrap_or(f64::INFINITY);
     let parts = [
@@ -356,6 +358,124 @@ pub fn laplace_counts_exact(scale_factor: f64) -> Outcome {
         format!("counts (n₊, n₋) = (5, 5) vs (4, 6), noise scale {scale}"),
         product_pure_epsilon(&parts),
     )
+}
+
+/// The Laplace noise of Foulds' counts at ε = 1 in `mode` (Δ = 2: scale 2).
+fn counts_noise(mode: NoiseMode) -> CountNoise {
+    crate::expfam::mechanisms::counts_noise(mode, 1.0)
+        .unwrap_or_else(|_| unreachable!("ε = 1 is valid"))
+}
+
+/// The same release in the exact mode: max(0, c + Y), Y discrete Laplace of
+/// scale 2 on ℤ. Exact: every integer output enumerated (an atom at 0 holding
+/// P(Y ≤ −c), then the pmf), out to 60 scales past the counts, where the log
+/// ratio is already constant. `scale_factor` 0.5 is the broken variant.
+pub fn laplace_counts_discrete(scale_factor: f64) -> Outcome {
+    let noise = counts_noise(NoiseMode::Exact);
+    let scale = noise.scale() * scale_factor;
+    let claim = noise.event().pure_epsilon().unwrap_or(f64::INFINITY);
+    let r = (-1.0 / scale).exp();
+    // ln P(Y = y) and ln P(Y ≤ −c), from the pmf (1 − r)/(1 + r)·r^|y|
+    let ln_pmf = |y: i64| (1.0 - r).ln() - (1.0 + r).ln() - y.unsigned_abs() as f64 / scale;
+    let ln_below = |c: i64| -(c as f64) / scale - (1.0 + r).ln();
+    let pair = |c: i64, c2: i64| {
+        let mut p = Discrete::default();
+        p.push(1.0, ln_below(c), ln_below(c2));
+        let top = c.max(c2) + (60.0 * scale) as i64;
+        for y in 1..=top {
+            p.push(1.0, ln_pmf(y - c), ln_pmf(y - c2));
+        }
+        p
+    };
+    let parts = [pair(5, 4), pair(5, 6)];
+    let mut o = exact(
+        Claim::Pure { epsilon: claim },
+        format!(
+            "counts (n₊, n₋) = (5, 5) vs (4, 6), discrete Laplace of scale {scale} (exact mode), every integer output"
+        ),
+        product_pure_epsilon(&parts),
+    );
+    o.tolerance = 1e-12;
+    o
+}
+
+/// Mironov's attack on the noisy counts (n₊, n₋) = (5, 5) vs (4, 6) at ε = 1:
+/// `draws` releases from each neighbour; an output identifies its input when no
+/// uniform draw of the sampler could produce that exact pair from the other
+/// neighbour ([`float_attack::reachable`]). Any identifying output means an
+/// infinite privacy loss (the audited ε is ∞). `float` audits privpost's float
+/// Laplace (it must FAIL); otherwise the exact mode, whose integer outputs every
+/// neighbour reaches — the audited ε is then the largest log ratio of the exact
+/// pmfs over the outputs drawn (at most ε = 1).
+pub fn float_attack(float: bool, s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
+    let (d, d2) = ([5.0, 5.0], [4.0, 6.0]);
+    let mode = if float {
+        NoiseMode::Float
+    } else {
+        NoiseMode::Exact
+    };
+    let noise = counts_noise(mode);
+    let claim = noise.event().pure_epsilon().unwrap_or(f64::INFINITY);
+    let draw = |c: [f64; 2], rng: &mut ChaCha8Rng| -> [f64; 2] {
+        let mut r = noise
+            .rng(rng)
+            .unwrap_or_else(|_| unreachable!("not secure"));
+        [noise.add(c[0], &mut r), noise.add(c[1], &mut r)]
+    };
+    let on_d: Vec<[f64; 2]> = (0..s.draws).map(|_| draw(d, rng)).collect();
+    let on_d2: Vec<[f64; 2]> = (0..s.draws).map(|_| draw(d2, rng)).collect();
+    // outputs of one neighbour the other cannot produce
+    let identifying = |outputs: &[[f64; 2]], other: [f64; 2]| -> usize {
+        match noise {
+            CountNoise::Float(lap) => outputs
+                .iter()
+                .filter(|y| (0..2).any(|i| !float_attack::reachable(&lap, other[i], y[i])))
+                .count(),
+            // the discrete Laplace reaches every integer from every count
+            CountNoise::Discrete { .. } => outputs
+                .iter()
+                .filter(|y| y.iter().any(|v| v.fract() != 0.0))
+                .count(),
+        }
+    };
+    let (k1, k2) = (identifying(&on_d, d2), identifying(&on_d2, d));
+    let n = 2 * s.draws;
+    let share = (k1 + k2) as f64 / n as f64;
+    let audited = if k1 + k2 > 0 {
+        f64::INFINITY
+    } else {
+        // exact pmf log ratios of the outputs drawn: Σ (|y − c′| − |y − c|)/b
+        let b = noise.scale();
+        let ratio = |y: &[f64; 2], a: [f64; 2], z: [f64; 2]| -> f64 {
+            (0..2)
+                .map(|i| ((y[i] - z[i]).abs() - (y[i] - a[i]).abs()) / b)
+                .sum()
+        };
+        on_d.iter()
+            .map(|y| ratio(y, d, d2))
+            .chain(on_d2.iter().map(|y| ratio(y, d2, d)))
+            .fold(0.0, f64::max)
+    };
+    let lower = crate::privacy::audit::clopper_pearson_lower(k1 + k2, n, s.confidence);
+    Outcome {
+        claim: Claim::Pure { epsilon: claim },
+        witness: format!(
+            "counts (5, 5) vs (4, 6), {} noise of scale {}: {} of {n} outputs ({:.1} %, ≥ {:.1} % at {} confidence) cannot come from the other neighbour",
+            mode.as_str(),
+            noise.scale(),
+            k1 + k2,
+            100.0 * share,
+            100.0 * lower,
+            s.confidence
+        ),
+        audited,
+        estimate: audited,
+        ci_low: audited,
+        ci_high: None,
+        draws: s.draws,
+        tolerance: 1e-12,
+        scores: None,
+    }
 }
 
 /// ln density (or ln mass at the atom 0) of max(0, c + Laplace(b)) at y.
@@ -374,7 +494,7 @@ pub fn laplace_counts_statistical(
     s: &Settings,
     rng: &mut ChaCha8Rng,
 ) -> Outcome {
-    let noise = crate::expfam::mechanisms::counts_laplace(1.0).unwrap_or_else(|_| unreachable!());
+    let noise = counts_noise(NoiseMode::Float);
     let scale = noise.scale() * scale_factor;
     let lap = laplace_of(scale);
     let claim = noise.event().pure_epsilon().unwrap_or(f64::INFINITY);

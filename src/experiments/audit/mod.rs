@@ -31,6 +31,9 @@ use crate::results::table::{Cell, Row, Table};
 pub enum Method {
     Exact,
     Statistical,
+    /// Whether each output drawn can come from the other neighbour at all
+    /// (the floating-point attack, [`crate::privacy::float_attack`]).
+    Reachability,
 }
 
 impl Method {
@@ -38,6 +41,7 @@ impl Method {
         match self {
             Method::Exact => "exact",
             Method::Statistical => "statistical",
+            Method::Reachability => "reachability",
         }
     }
 }
@@ -110,6 +114,26 @@ pub const DEFS: &[Def] = &[
             )
         },
         cost: 1e3,
+    },
+    Def {
+        id: "laplace_counts_discrete",
+        method: Method::Exact,
+        mechanism: "Discrete Laplace on (n₊, n₋), clamped at 0 (§3.2, noise = exact)",
+        paper: "foulds2016",
+        broken: &["half_scale"],
+        run: |v, _, _| {
+            mechanisms::laplace_counts_discrete(if v == "half_scale" { 0.5 } else { 1.0 })
+        },
+        cost: 1e5,
+    },
+    Def {
+        id: "float_attack",
+        method: Method::Reachability,
+        mechanism: "Mironov's attack on the noisy counts: exact mode (real) vs float Laplace",
+        paper: "foulds2016",
+        broken: &["float"],
+        run: |v, s, rng| mechanisms::float_attack(v == "float", s, rng),
+        cost: 2e3,
     },
     Def {
         id: "ops_beta",
@@ -433,7 +457,7 @@ impl Figure for Audits {
         let d = self.tasks[index].0;
         match d.method {
             Method::Exact => d.cost,
-            Method::Statistical => d.cost * self.settings.draws as f64,
+            Method::Statistical | Method::Reachability => d.cost * self.settings.draws as f64,
         }
     }
 

@@ -16,6 +16,8 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fig1Config {
+    #[serde(default)]
+    noise: NoiseMode,
     epsilon: f64,
     p: f64,
     n: u64,
@@ -29,6 +31,7 @@ struct Fig1Config {
 
 /// Posterior, OPS and Laplace-privatised posteriors for one dataset (Figure 1).
 pub struct Fig1 {
+    laplace: CountNoise,
     prior: BetaDist,
     ops: Ops,
     epsilon: f64,
@@ -44,6 +47,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     let c: Fig1Config = deserialize(params)?;
     let prior = prior(&c.prior)?;
     let ops = ops(c.a0, c.epsilon)?;
+    let laplace = laplace_noise(c.noise, c.epsilon)?;
     check::probability("p", c.p)?;
     check::points("grid_points", c.grid_points, 3)?;
     let (successes, drawn) = match c.successes {
@@ -65,6 +69,7 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     let m = c.grid_points as usize;
     let grid = (0..m).map(|i| (i as f64 + 0.5) / m as f64).collect();
     Ok(Box::new(Fig1 {
+        laplace,
         prior,
         ops,
         epsilon: c.epsilon,
@@ -107,6 +112,7 @@ impl Figure for Fig1 {
         ]
         .into_iter()
         .chain(prior_and_ops(&self.prior, &self.ops))
+        .chain(crate::experiments::noise_parameter(self.laplace.mode()))
         .collect()
     }
 
@@ -155,7 +161,7 @@ impl Figure for Fig1 {
                 ]
             }
             k => {
-                let post = laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)?;
+                let post = laplace_posterior(&self.prior, pos, neg, &self.laplace, rng)?;
                 vec![
                     "laplace".into(),
                     (k - 1).into(),
@@ -223,6 +229,7 @@ impl Figure for Fig1 {
     fn ledger(&self) -> anyhow::Result<Ledger> {
         ledger(
             &self.ops,
+            &self.laplace,
             self.epsilon,
             "each Laplace curve is one ε-DP release; the figure overlays independent releases to show their spread (together they would cost ε per curve)",
         )

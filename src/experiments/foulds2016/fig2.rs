@@ -15,6 +15,8 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fig2Config {
+    #[serde(default)]
+    noise: NoiseMode,
     p: f64,
     epsilon: f64,
     a0: f64,
@@ -25,6 +27,7 @@ struct Fig2Config {
 
 /// Expected |θ̂ − p| of one sample from each mechanism vs N (Figure 2).
 pub struct Fig2 {
+    laplace: CountNoise,
     p: f64,
     epsilon: f64,
     prior: BetaDist,
@@ -38,6 +41,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     check::probability("p", c.p)?;
     let prior = prior(&c.prior)?;
     let ops = ops(c.a0, c.epsilon)?;
+    let laplace = laplace_noise(c.noise, c.epsilon)?;
     check::non_empty("n_values", &c.n_values)?;
     for (i, &n) in c.n_values.iter().enumerate() {
         check::at_least("n_values", n, 1)?;
@@ -51,6 +55,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }
     check::at_least("repeats", c.repeats, 1)?;
     Ok(Box::new(Fig2 {
+        laplace,
         p: c.p,
         epsilon: c.epsilon,
         prior,
@@ -82,6 +87,7 @@ impl Figure for Fig2 {
         ]
         .into_iter()
         .chain(prior_and_ops(&self.prior, &self.ops))
+        .chain(crate::experiments::noise_parameter(self.laplace.mode()))
         .collect()
     }
 
@@ -105,7 +111,7 @@ impl Figure for Fig2 {
         let posterior = BetaDist::new(self.prior.alpha() + pos, self.prior.beta() + neg)?;
         let thetas = [
             posterior.sample(rng),
-            laplace_posterior(&self.prior, pos, neg, self.epsilon, rng)?.sample(rng),
+            laplace_posterior(&self.prior, pos, neg, &self.laplace, rng)?.sample(rng),
             self.ops.distribution(&self.prior, pos, neg)?.sample(rng),
         ];
         Ok(MECHANISMS
@@ -170,6 +176,7 @@ impl Figure for Fig2 {
     fn ledger(&self) -> anyhow::Result<Ledger> {
         ledger(
             &self.ops,
+            &self.laplace,
             self.epsilon,
             "one release per simulated dataset (each repeat draws fresh data)",
         )

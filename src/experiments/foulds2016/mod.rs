@@ -13,8 +13,9 @@ pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
 
 use crate::config::{check, ParamError};
 use crate::expfam::beta::BetaDist;
-use crate::expfam::mechanisms::{counts_laplace, Ops};
+use crate::expfam::mechanisms::{counts_noise, Ops};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::privacy::noise::{CountNoise, NoiseMode};
 
 fn prior(v: &[f64]) -> Result<BetaDist, ParamError> {
     let (a, b) = check::prior("prior", v)?;
@@ -45,13 +46,29 @@ fn ops(a0: f64, epsilon: f64) -> Result<Ops, ParamError> {
 
 /// The ledger of the Beta-Bernoulli comparison: the non-private posterior, the
 /// Laplace mechanism on (n₊, n₋) and OPS, each as one release of one dataset.
-fn ledger(ops: &Ops, epsilon: f64, laplace_note: &str) -> anyhow::Result<Ledger> {
+/// The noise of the Laplace mechanism on (n₊, n₋) at ε in `mode`.
+fn laplace_noise(mode: NoiseMode, epsilon: f64) -> Result<CountNoise, ParamError> {
+    counts_noise(mode, epsilon).map_err(|e| {
+        ParamError::new(
+            "epsilon",
+            format!("{e} (noise = \"{}\")", mode.as_str()),
+            "a positive ε whose Laplace scale 2/ε the exact sampler can hold (2^-30 ≤ 2/ε ≤ 2^30)",
+        )
+    })
+}
+
+fn ledger(
+    ops: &Ops,
+    laplace: &CountNoise,
+    epsilon: f64,
+    laplace_note: &str,
+) -> anyhow::Result<Ledger> {
     Ok(vec![
         Entry::new("mechanism=posterior", Event::NonPrivate, Guarantee::None)
             .when("the non-private baseline"),
         Entry::new(
             "mechanism=laplace",
-            counts_laplace(epsilon)?.event(),
+            laplace.event(),
             Guarantee::PureDp { epsilon },
         )
         .when(laplace_note),
