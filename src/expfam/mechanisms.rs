@@ -15,9 +15,10 @@ use super::beta::{kl_divergence, renyi_divergence, BetaDist};
 use super::truncated::TruncatedBeta;
 use super::FamilyError;
 use crate::numeric::quadrature::GaussLegendre;
+use crate::privacy::exact::DiscreteGaussian;
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::ledger::Event;
-use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::noise::{CountNoise, NoiseMode, NoiseRng, SystemRandomError};
 use crate::privacy::search::{largest_coefficient, Verified};
 
 /// Which tunable posterior of geumlek2017 §3.1.
@@ -172,15 +173,19 @@ impl BetaBernoulli {
 
 /// The Gaussian-mechanism baseline of geumlek2017 §5.1: s̃ = clamp(s + N(0, σ²), 0, n),
 /// released posterior Beta(α₀ + s̃, β₀ + n − s̃). Sensitivity of the count: Δ = 1.
+/// In the exact modes the noise is the discrete Gaussian N_ℤ(0, σ²) (CKS20, σ²
+/// rounded up onto its rational grid), so s̃ is an integer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GaussianCount {
     pub problem: BetaBernoulli,
     pub sigma: f64,
     pub calibration: GaussianCalibration,
+    /// The discrete Gaussian and its mode, in the exact modes.
+    pub discrete: Option<(DiscreteGaussian, NoiseMode)>,
 }
 
 impl GaussianCount {
-    /// σ for a (λ, ε)-RDP release under the chosen statement.
+    /// σ for a (λ, ε)-RDP release under the chosen statement (float noise).
     pub fn calibrated(
         problem: BetaBernoulli,
         lambda: f64,
@@ -192,21 +197,57 @@ impl GaussianCount {
             problem,
             sigma,
             calibration,
+            discrete: None,
+        })
+    }
+
+    /// The same release with noise drawn in `mode`: in the exact modes, the
+    /// discrete Gaussian whose σ² is the calibrated σ² rounded up. Its exact RDP
+    /// is at most the continuous αΔ²/(2σ²) (CKS20), so the claim still holds.
+    pub fn with_noise(self, mode: NoiseMode) -> Result<Self, FamilyError> {
+        Ok(Self {
+            discrete: match mode {
+                NoiseMode::Float => None,
+                _ => Some((DiscreteGaussian::with_sigma(self.sigma)?, mode)),
+            },
+            ..self
         })
     }
 
     /// The privacy event: N(0, σ²) on a count of sensitivity 1, claimed under the
-    /// calibration's RDP statement.
+    /// calibration's RDP statement; in the exact modes the discrete Gaussian with
+    /// its exact RDP.
     pub fn event(&self) -> Event {
-        self.calibration.event(self.sigma, 1.0)
+        match self.discrete {
+            None => self.calibration.event(self.sigma, 1.0),
+            Some((g, mode)) => Event::DiscreteGaussian {
+                shift: 1,
+                sigma2_num: g.variance().num,
+                sigma2_den: g.variance().den,
+                noise: mode,
+            },
+        }
     }
 
     /// The clamped noisy count.
-    pub fn noisy_count<R: Rng + ?Sized>(&self, successes: f64, rng: &mut R) -> f64 {
-        let noise = Normal::new(0.0, self.sigma)
-            .map(|d| d.sample(rng))
-            .unwrap_or(f64::NAN);
-        (successes + noise).clamp(0.0, self.problem.n as f64)
+    pub fn noisy_count<R: Rng + ?Sized>(
+        &self,
+        successes: f64,
+        rng: &mut R,
+    ) -> Result<f64, SystemRandomError> {
+        let n = self.problem.n as f64;
+        Ok(match self.discrete {
+            None => {
+                let noise = Normal::new(0.0, self.sigma)
+                    .map(|d| d.sample(rng))
+                    .unwrap_or(f64::NAN);
+                (successes + noise).clamp(0.0, n)
+            }
+            Some((g, mode)) => {
+                let mut r = NoiseRng::new(mode, rng)?;
+                ((successes as i128 + g.sample(&mut r)) as f64).clamp(0.0, n)
+            }
+        })
     }
 
     pub fn posterior_for(&self, noisy: f64) -> BetaDist {
@@ -239,6 +280,9 @@ impl GaussianCount {
                 d.beta() - 1.0,
             )
         };
+        if let Some((g, _)) = self.discrete {
+            return self.mixture_kl(&truth, self.discrete_components(&g, s), refine);
+        }
         let mut comps: Vec<(f64, f64, f64)> = vec![
             component(ln_phi(-s / sigma), self.posterior_for(0.0)),
             component(ln_phi((s - n) / sigma), self.posterior_for(n)),
@@ -262,6 +306,43 @@ impl GaussianCount {
                 }
             }
         }
+        self.mixture_kl(&truth, comps, refine)
+    }
+
+    /// (ln weight − ln B(a, b), a − 1, b − 1) of the release's posterior
+    /// Beta(α₀ + t, β₀ + n − t) at noisy count t.
+    fn component(&self, ln_w: f64, t: f64) -> (f64, f64, f64) {
+        let d = self.posterior_for(t);
+        (
+            ln_w - ln_beta(d.alpha(), d.beta()),
+            d.alpha() - 1.0,
+            d.beta() - 1.0,
+        )
+    }
+
+    /// The output mixture of the exact modes: the integer noisy counts t, each
+    /// with its discrete-Gaussian probability, P(Z ≤ −s) at 0 and P(Z ≥ n − s) at
+    /// n; counts beyond 40σ + 40 of s carry less than e⁻⁸⁰⁰ and are left out.
+    fn discrete_components(&self, g: &DiscreteGaussian, s: f64) -> Vec<(f64, f64, f64)> {
+        let (n, s) = (self.problem.n as i64, s as i64);
+        let ln_norm = g.ln_normaliser();
+        let reach = (40.0 * g.variance().to_f64().sqrt() + 40.0) as i64;
+        let ln_tail = |from: i64, to: i64| -> f64 {
+            let v: Vec<f64> = (from..=to).map(|z| g.ln_pmf(z, ln_norm)).collect();
+            crate::numeric::log_sum_exp(&v)
+        };
+        let mut comps = vec![
+            self.component(ln_tail(-s - reach, -s), 0.0),
+            self.component(ln_tail(n - s, n - s + reach), n as f64),
+        ];
+        for t in (s - reach).max(1)..=(s + reach).min(n - 1) {
+            comps.push(self.component(g.ln_pmf(t - s, ln_norm), t as f64));
+        }
+        comps
+    }
+
+    /// KL(truth ‖ mixture of the components), by Gauss–Legendre quadrature over θ.
+    fn mixture_kl(&self, truth: &BetaDist, mut comps: Vec<(f64, f64, f64)>, refine: usize) -> f64 {
         comps.retain(|c| c.0 > f64::NEG_INFINITY);
         // Outer integral over θ across the bulk of the true posterior, on the logit scale.
         // logit θ under Beta(a, b) has sd ≈ √(1/a + 1/b) and tails ∝ e^{a z}, e^{−b z}:
@@ -539,6 +620,7 @@ mod tests {
             problem,
             calibration: GaussianCalibration::Tight,
             sigma: 3.0,
+            discrete: None,
         };
         let (kl, err) = mech.kl_from_truth(38.0);
         assert!(err < 1e-6 * kl.max(1e-3), "error estimate {err}");
@@ -548,7 +630,7 @@ mod tests {
             .map(|_| {
                 kl_divergence(
                     &truth,
-                    &mech.posterior_for(mech.noisy_count(38.0, &mut rng)),
+                    &mech.posterior_for(mech.noisy_count(38.0, &mut rng).unwrap()),
                 )
             })
             .sum::<f64>()
@@ -559,6 +641,7 @@ mod tests {
             problem,
             calibration: GaussianCalibration::Tight,
             sigma: 1e-3,
+            discrete: None,
         };
         assert!(tiny.kl_from_truth(38.0).0 < 1e-6);
         // Independent second method: a brute-force trapezoid double integral
@@ -568,9 +651,64 @@ mod tests {
                 problem,
                 sigma,
                 calibration: GaussianCalibration::Tight,
+                discrete: None,
             };
             let reference = brute_force_gaussian_kl(&mech, 38.0);
             assert_rel(mech.kl_from_truth(38.0).0, reference, 2e-5);
+        }
+    }
+
+    /// The exact mode's KL against a brute-force double sum: the clamped
+    /// discrete-Gaussian weights of every noisy count 0..=n, normalised by their
+    /// own sum, and a trapezoid over θ; and its noisy counts are integers.
+    #[test]
+    fn discrete_gaussian_kl_matches_a_brute_force_sum() {
+        let problem = fig1_problem();
+        for sigma in [0.7, 3.0, 40.0] {
+            let mech = GaussianCount {
+                problem,
+                sigma,
+                calibration: GaussianCalibration::Tight,
+                discrete: None,
+            }
+            .with_noise(NoiseMode::Exact)
+            .unwrap();
+            let (g, _) = mech.discrete.unwrap();
+            let s2 = g.variance().to_f64();
+            let n = problem.n as i64;
+            let s = 38i64;
+            // weights of z over a wide range, clamped into t ∈ [0, n]
+            let zs = -5000i64..=5000;
+            let raw: Vec<f64> = zs
+                .clone()
+                .map(|z| (-(z * z) as f64 / (2.0 * s2)).exp())
+                .collect();
+            let total: f64 = raw.iter().sum();
+            let mut w = vec![0.0; (n + 1) as usize];
+            for (z, r) in zs.zip(&raw) {
+                w[(s + z).clamp(0, n) as usize] += r / total;
+            }
+            let truth = problem.direct_posterior(38.0);
+            let (lo, hi, steps) = (0.12, 0.62, 4000);
+            let h = (hi - lo) / steps as f64;
+            let mut kl = 0.0;
+            for i in 0..=steps {
+                let th = lo + h * i as f64;
+                let mix: f64 = w
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &x)| x > 1e-300)
+                    .map(|(t, &x)| x * mech.posterior_for(t as f64).ln_pdf(th).exp())
+                    .sum();
+                let p = truth.ln_pdf(th).exp();
+                let f = p * (p.ln() - mix.ln());
+                kl += if i == 0 || i == steps { 0.5 * f } else { f };
+            }
+            kl *= h;
+            assert_rel(mech.kl_from_truth(38.0).0, kl, 2e-5);
+            let mut rng = ChaCha8Rng::seed_from_u64(2);
+            let t = mech.noisy_count(38.0, &mut rng).unwrap();
+            assert_eq!(t.fract(), 0.0);
         }
     }
 

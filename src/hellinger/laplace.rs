@@ -8,7 +8,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::expfam::FamilyError;
-use crate::privacy::laplace::Laplace;
+use crate::privacy::noise::{CountNoise, NoiseMode};
 
 /// How a noisy count becomes an integer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,14 +46,22 @@ impl Rounding {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LaplaceCounts {
-    noise: Laplace,
+    noise: CountNoise,
     rounding: Rounding,
     sensitivity: f64,
 }
 
 impl LaplaceCounts {
-    pub fn new(sensitivity: f64, epsilon: f64, rounding: Rounding) -> Result<Self, FamilyError> {
-        let noise = Laplace::for_privacy(sensitivity, epsilon).map_err(FamilyError::Privacy)?;
+    /// Laplace(s/ε) noise in `mode`. In the exact modes the noise is the discrete
+    /// Laplace on ℤ, so a noisy count is already an integer and `rounding` does
+    /// nothing (callers refuse `floor` there, see [`Rounding`]).
+    pub fn new(
+        sensitivity: f64,
+        epsilon: f64,
+        rounding: Rounding,
+        mode: NoiseMode,
+    ) -> Result<Self, FamilyError> {
+        let noise = CountNoise::for_privacy(mode, sensitivity, epsilon)?;
         Ok(Self {
             noise,
             rounding,
@@ -71,20 +79,21 @@ impl LaplaceCounts {
         self.noise.event()
     }
 
-    pub fn sample<R: Rng + ?Sized>(&self, c: &[u32], rng: &mut R) -> Vec<u32> {
+    pub fn sample<R: Rng + ?Sized>(&self, c: &[u32], rng: &mut R) -> anyhow::Result<Vec<u32>> {
         let n: u32 = c.iter().sum();
         let mut out = Vec::with_capacity(c.len());
         let mut left = n;
+        let mut r = self.noise.rng(rng)?;
         for &ci in &c[..c.len() - 1] {
             let v = self
                 .rounding
-                .apply(ci as f64 + self.noise.sample(rng))
+                .apply(self.noise.add(ci as f64, &mut r))
                 .clamp(0.0, left as f64) as u32;
             out.push(v);
             left -= v;
         }
         out.push(left);
-        out
+        Ok(out)
     }
 
     /// P(clamp(round(c + Y), 0, budget) = v).
@@ -92,23 +101,39 @@ impl LaplaceCounts {
         if budget == 0 {
             return if v == 0 { 1.0 } else { 0.0 };
         }
-        let (lo, hi) = self.rounding.cell();
-        let f = |x: f64| self.noise.cdf(x - c as f64);
-        let upper = |x: f64| self.noise.cdf(c as f64 - x); // P(c + Y ≥ x)
-        if v == 0 {
-            f(hi)
-        } else if v == budget {
-            upper(budget as f64 + lo)
-        } else if v < budget {
-            let (a, b) = (v as f64 + lo, v as f64 + hi);
-            // difference taken on the side where both terms are small
-            if b <= c as f64 {
-                f(b) - f(a)
-            } else {
-                upper(a) - upper(b)
+        if v > budget {
+            return 0.0;
+        }
+        let (c, v, budget) = (c as i64, v as i64, budget as i64);
+        match &self.noise {
+            CountNoise::Float(lap) => {
+                let (lo, hi) = self.rounding.cell();
+                let f = |x: f64| lap.cdf(x - c as f64);
+                let upper = |x: f64| lap.cdf(c as f64 - x); // P(c + Y ≥ x)
+                if v == 0 {
+                    f(hi)
+                } else if v == budget {
+                    upper(budget as f64 + lo)
+                } else {
+                    let (a, b) = (v as f64 + lo, v as f64 + hi);
+                    // difference taken on the side where both terms are small
+                    if b <= c as f64 {
+                        f(b) - f(a)
+                    } else {
+                        upper(a) - upper(b)
+                    }
+                }
             }
-        } else {
-            0.0
+            // c + Y is an integer: its pmf, with the clamped tails at the ends
+            CountNoise::Discrete { noise, .. } => {
+                if v == 0 {
+                    noise.cdf(-c)
+                } else if v == budget {
+                    noise.upper(budget - c)
+                } else {
+                    noise.pmf(v - c)
+                }
+            }
         }
     }
 
@@ -153,13 +178,18 @@ mod tests {
 
     #[test]
     fn exact_distribution_sums_to_one_and_matches_sampling() {
-        for rounding in [Rounding::Nearest, Rounding::Floor] {
+        let cases = [
+            (Rounding::Nearest, NoiseMode::Float),
+            (Rounding::Floor, NoiseMode::Float),
+            (Rounding::Nearest, NoiseMode::Exact),
+        ];
+        for (rounding, mode) in cases {
             for (c, s) in [
                 (vec![5u32, 5], 1.0),
                 (vec![3, 3, 4], 2.0),
                 (vec![0, 9, 1], 3.0),
             ] {
-                let m = LaplaceCounts::new(s, 1.0, rounding).unwrap();
+                let m = LaplaceCounts::new(s, 1.0, rounding, mode).unwrap();
                 let n: u32 = c.iter().sum();
                 let mut total = 0.0;
                 let mut table = Vec::new();
@@ -173,14 +203,14 @@ mod tests {
                 let draws = 40_000;
                 let mut hits = vec![0usize; table.len()];
                 for _ in 0..draws {
-                    let r = m.sample(&c, &mut rng);
+                    let r = m.sample(&c, &mut rng).unwrap();
                     hits[table.iter().position(|t| t.0 == r).unwrap()] += 1;
                 }
                 for ((r, p), h) in table.iter().zip(hits) {
                     let sd = (p * (1.0 - p) / draws as f64).sqrt();
                     assert!(
                         (h as f64 / draws as f64 - p).abs() < 5.0 * sd + 1e-4,
-                        "{rounding:?} {c:?} {r:?}: {h} vs {p}"
+                        "{rounding:?} {mode:?} {c:?} {r:?}: {h} vs {p}"
                     );
                 }
             }

@@ -1038,8 +1038,8 @@ pub fn sgld_step(noise_factor: f64) -> Outcome {
 /// counts per feature move by one (5 vs 4 and 5 vs 6). Exact sup of the product's
 /// log ratio against the composed claim.
 pub fn hmm_laplace() -> Outcome {
-    let release =
-        crate::hmm::laplace::LaplaceRelease::even_split(1.0, 5).unwrap_or_else(|_| unreachable!());
+    let release = crate::hmm::laplace::LaplaceRelease::even_split(1.0, 5, NoiseMode::Float)
+        .unwrap_or_else(|_| unreachable!());
     let event = release.event();
     let claim = event.pure_epsilon().unwrap_or(f64::INFINITY);
     let scales: Vec<f64> = match &event {
@@ -1177,7 +1177,8 @@ pub fn hellinger_em() -> Outcome {
 /// the nearest count, clamped to the remaining budget): its outputs are finite, so the
 /// exact pure ε is the largest |ln P(r | c) − ln P(r | c′)| over every pair.
 pub fn bun_laplace() -> Outcome {
-    let mech = LaplaceCounts::new(2.0, 1.0, Rounding::Nearest).unwrap_or_else(|_| unreachable!());
+    let mech = LaplaceCounts::new(2.0, 1.0, Rounding::Nearest, NoiseMode::Float)
+        .unwrap_or_else(|_| unreachable!());
     let claim = mech.event().pure_epsilon().unwrap_or(f64::INFINITY);
     let space = Space::new(
         vec![1.0; 3],
@@ -1314,7 +1315,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let draws = 100_000;
         let zeros = (0..draws)
-            .filter(|_| mech.noisy_count(1.0, &mut rng) == 0.0)
+            .filter(|_| mech.noisy_count(1.0, &mut rng).unwrap() == 0.0)
             .count();
         let p = (crate::privacy::rdp::ln_erfc(1.0 / mech.sigma / std::f64::consts::SQRT_2)
             - 2f64.ln())

@@ -19,6 +19,9 @@ struct Fig2Config {
     delta: f64,
     hellinger: HellingerVariant,
     laplace_rounding: Rounding,
+    /// how the Laplace baselines draw their noise (the exponential mechanism is float-only)
+    #[serde(default)]
+    noise: crate::privacy::noise::NoiseMode,
     dimensions: Vec<u64>,
     n_min: u64,
     n_max: Vec<u64>,
@@ -43,6 +46,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
         delta: c.delta,
         hellinger: c.hellinger,
         laplace_rounding: c.laplace_rounding,
+        noise: c.noise,
     };
     check_common(&common)?;
     check_dimensions("dimensions", &c.dimensions)?;

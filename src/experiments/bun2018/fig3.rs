@@ -19,6 +19,9 @@ struct Fig3Config {
     delta: f64,
     hellinger: HellingerVariant,
     laplace_rounding: Rounding,
+    /// how the Laplace baselines draw their noise (the exponential mechanism is float-only)
+    #[serde(default)]
+    noise: crate::privacy::noise::NoiseMode,
     draws: u64,
     prior_n: u64,
     prior_data: Vec<u64>,
@@ -61,6 +64,7 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
         delta: c.delta,
         hellinger: c.hellinger,
         laplace_rounding: c.laplace_rounding,
+        noise: c.noise,
     };
     check_common(&common)?;
     check::at_least("draws", c.draws, 1)?;
@@ -248,6 +252,7 @@ impl Figure for Fig3 {
                         poster_sensitivity(MECHANISMS[mechanism], k),
                         c.epsilon,
                         c.laplace_rounding,
+                        c.noise,
                     )?;
                     let mut v = Vec::new();
                     space.for_each(|r| v.push((dist.hellinger(r), m.probability(&data, r))));

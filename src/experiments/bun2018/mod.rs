@@ -15,6 +15,7 @@ use crate::expfam::dirichlet::HellingerVariant;
 use crate::hellinger::laplace::{poster_sensitivity, LaplaceCounts, Rounding};
 use crate::hellinger::{candidate_count, ExpMech, Space};
 use crate::privacy::ledger::{Entry, Guarantee, Ledger};
+use crate::privacy::noise::NoiseMode;
 use crate::stats::quantile;
 use rand_chacha::ChaCha8Rng;
 
@@ -60,19 +61,18 @@ fn draw_distances(
     rng: &mut ChaCha8Rng,
 ) -> anyhow::Result<(Vec<f64>, f64)> {
     let (epsilon, delta, rounding) = (common.epsilon, common.delta, common.laplace_rounding);
+    let noise = common.noise;
     if mechanism == "hellinger_em" {
         let m = ExpMech::new(space, data, epsilon, delta)?;
         Ok((m.sample_distances(draws, rng), m.smooth_sensitivity()))
     } else {
         let s = poster_sensitivity(mechanism, space.k());
-        let m = LaplaceCounts::new(s, epsilon, rounding)?;
+        let m = LaplaceCounts::new(s, epsilon, rounding, noise)?;
         let d = space.from_data(data);
-        Ok((
-            (0..draws)
-                .map(|_| d.hellinger(&m.sample(data, rng)))
-                .collect(),
-            s,
-        ))
+        let distances = (0..draws)
+            .map(|_| Ok(d.hellinger(&m.sample(data, rng)?)))
+            .collect::<anyhow::Result<_>>()?;
+        Ok((distances, s))
     }
 }
 
@@ -100,6 +100,7 @@ fn ledger_entry(common: &Common, mechanism: &str, k: usize) -> anyhow::Result<En
             poster_sensitivity(mechanism, k),
             common.epsilon,
             common.laplace_rounding,
+            common.noise,
         )?;
         Entry::new(
             series,
@@ -133,6 +134,7 @@ struct Common {
     delta: f64,
     hellinger: HellingerVariant,
     laplace_rounding: Rounding,
+    noise: NoiseMode,
 }
 
 impl Common {
@@ -148,12 +150,35 @@ impl Common {
                 "",
             ));
         }
+        p.extend(crate::experiments::noise_parameter(self.noise));
         p
     }
 }
 
 fn check_common(c: &Common) -> Result<(), ParamError> {
     check::epsilon("epsilon", c.epsilon)?;
+    if c.noise != NoiseMode::Float {
+        if c.laplace_rounding == Rounding::Floor {
+            return Err(ParamError::new(
+                "laplace_rounding",
+                format!(
+                    "\"floor\" with noise = \"{}\": the discrete Laplace already releases integers, so there is nothing to round",
+                    c.noise.as_str()
+                ),
+                "\"nearest\" (or noise = \"float\" to reproduce the authors' rounding)",
+            ));
+        }
+        // the largest sensitivity is k = 8 (laplace_dim), the smallest 1
+        for s in [1.0, 8.0] {
+            LaplaceCounts::new(s, c.epsilon, c.laplace_rounding, c.noise).map_err(|e| {
+                ParamError::new(
+                    "epsilon",
+                    format!("{e} (noise = \"{}\")", c.noise.as_str()),
+                    "an ε whose Laplace scales s/ε (s = 1 … 8) lie in [2^-30, 2^30]",
+                )
+            })?;
+        }
+    }
     if !(c.delta > 0.0 && c.delta < 1.0) {
         return Err(ParamError::new(
             "delta",

@@ -10,6 +10,7 @@ use crate::experiments::{Deferred, Figure, Plan};
 use crate::hmm::gibbs::{Gibbs, State};
 use crate::hmm::Histograms;
 use crate::privacy::ledger::Ledger;
+use crate::privacy::noise::NoiseMode;
 use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose, MAX_PANELS, MAX_SPLITS};
@@ -38,6 +39,9 @@ struct Fig6Config {
     /// Bayes) or "per_cell" (every region-month histogram noised, as for the HMM)
     #[serde(default)]
     naive_bayes_laplace: NaiveBayesLaplace,
+    /// how the Laplace series draw their noise (the OPS series are float-only)
+    #[serde(default)]
+    noise: NoiseMode,
 }
 
 /// How the Laplace mechanism releases a naive-Bayes panel's statistics.
@@ -60,9 +64,10 @@ fn pooled_naive_bayes(
     data: &Histograms,
     held_out: &[Vec<bool>],
     eps: f64,
+    noise: NoiseMode,
     rng: &mut impl rand::Rng,
 ) -> anyhow::Result<Histograms> {
-    let release = crate::hmm::laplace::LaplaceRelease::even_split(eps, data.cards.len())?;
+    let release = crate::hmm::laplace::LaplaceRelease::even_split(eps, data.cards.len(), noise)?;
     let mut pooled = Histograms {
         cards: data.cards.clone(),
         regions: Vec::new(),
@@ -89,7 +94,7 @@ fn pooled_naive_bayes(
             }],
         )],
     };
-    let noisy = release.apply(&one, rng).regions[0].1[0].counts.clone();
+    let noisy = release.apply(&one, rng)?.regions[0].1[0].counts.clone();
     let mut first = true;
     let mut out = data.clone();
     for (r, (_, cells)) in out.regions.iter_mut().enumerate() {
@@ -133,6 +138,7 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     check::non_empty("panels", &c.panels)?;
     check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
     check::non_empty("mechanisms", &c.mechanisms)?;
+    super::sweep::check_noise(c.noise, &c.mechanisms, &c.epsilons)?;
     let mechs = c.mechanisms.clone();
     if !(2..=50).contains(&c.states) {
         return Err(ParamError::new(
@@ -331,6 +337,12 @@ pub const FIG6_SUMMARY: [&str; 7] = [
 ];
 
 impl Figure for Fig6 {
+    fn parameters(&self) -> Vec<(String, String)> {
+        crate::experiments::noise_parameter(self.c.noise)
+            .into_iter()
+            .collect()
+    }
+
     fn task_count(&self) -> usize {
         self.tasks.len()
     }
@@ -363,10 +375,13 @@ impl Figure for Fig6 {
             panel.states,
             self.c.alpha,
             self.c.beta,
+            self.c.noise,
             rng,
         )?;
         let seen = match (pooled, eps) {
-            (true, Some(eps)) => pooled_naive_bayes(&panel.data, &held_out, eps, rng)?,
+            (true, Some(eps)) => {
+                pooled_naive_bayes(&panel.data, &held_out, eps, self.c.noise, rng)?
+            }
             _ => seen,
         };
         let mut gibbs = Gibbs::new(&seen, model);
@@ -511,6 +526,7 @@ impl Figure for Fig6 {
             &self.mechs,
             &self.c.epsilons,
             self.c.sweeps,
+            self.c.noise,
         )
     }
 

@@ -48,6 +48,9 @@ struct RunConfig {
     ops_m: f64,
     sweeps: usize,
     burn_in: usize,
+    /// how the Laplace mechanism draws its noise (OPS is float-only)
+    #[serde(default)]
+    noise: crate::privacy::noise::NoiseMode,
 }
 
 /// The mechanism of a case-study run (`non_private`, `laplace` or `ops` in a config).
@@ -65,6 +68,15 @@ impl Mechanism {
             Mechanism::NonPrivate => "non_private",
             Mechanism::Laplace => "laplace",
             Mechanism::Ops => "ops",
+        }
+    }
+
+    /// The sweep's name for it (OPS with its M).
+    fn as_mech(self, ops_m: f64) -> Mech {
+        match self {
+            Mechanism::NonPrivate => Mech::NonPrivate,
+            Mechanism::Laplace => Mech::Laplace,
+            Mechanism::Ops => Mech::Ops(ops_m),
         }
     }
 }
@@ -110,6 +122,9 @@ impl Run {
                 format!("{} ({} burn-in)", self.c.sweeps, self.c.burn_in),
             ),
         ]
+        .into_iter()
+        .chain(crate::experiments::noise_parameter(self.c.noise))
+        .collect()
     }
 }
 
@@ -165,6 +180,13 @@ fn validate_run(params: &toml::Table, seed: u64) -> Result<RunPlan, ParamError> 
     let spec = parse_spec(c.data.as_ref(), "data")?;
     let mechanism = c.mechanism;
     check::epsilon("epsilon", c.epsilon)?;
+    sweep::check_noise(c.noise, &[mechanism.as_mech(c.ops_m)], &[c.epsilon]).map_err(|e| {
+        if e.key == "epsilons" {
+            ParamError::new("epsilon", e.message, e.allowed.unwrap_or_default())
+        } else {
+            e
+        }
+    })?;
     if !(2..=50).contains(&c.states) {
         return Err(ParamError::new(
             "states",
@@ -211,8 +233,8 @@ impl Run {
     fn execute(&self, rng: &mut ChaCha8Rng) -> anyhow::Result<Output> {
         let data = &self.dataset.data;
         let seen = if self.mechanism == Mechanism::Laplace {
-            LaplaceRelease::even_split(self.c.epsilon, FEATURES.len())?
-                .apply(data, &mut setup_rng(self.seed, Purpose::HmmPrivatize))
+            LaplaceRelease::even_split(self.c.epsilon, FEATURES.len(), self.c.noise)?
+                .apply(data, &mut setup_rng(self.seed, Purpose::HmmPrivatize))?
         } else {
             data.clone()
         };
@@ -232,11 +254,8 @@ impl Run {
 
     /// The ledger of the run (see [`ledger_entries`]).
     fn ledger(&self) -> anyhow::Result<Ledger> {
-        let (mech, eps) = match self.mechanism {
-            Mechanism::NonPrivate => (Mech::NonPrivate, None),
-            Mechanism::Laplace => (Mech::Laplace, Some(self.c.epsilon)),
-            Mechanism::Ops => (Mech::Ops(self.c.ops_m), Some(self.c.epsilon)),
-        };
+        let mech = self.mechanism.as_mech(self.c.ops_m);
+        let eps = (mech != Mech::NonPrivate).then_some(self.c.epsilon);
         ledger_entries(
             &format!(
                 "dataset={}, mechanism={}",
@@ -247,6 +266,7 @@ impl Run {
             eps,
             &self.dataset.data.cards,
             self.c.sweeps,
+            self.c.noise,
         )
     }
 }

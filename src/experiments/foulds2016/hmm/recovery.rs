@@ -23,6 +23,9 @@ use crate::stats::mean_se;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Config {
+    /// how the Laplace series draw their noise (the OPS series are float-only)
+    #[serde(default)]
+    noise: crate::privacy::noise::NoiseMode,
     /// one panel column per dataset: names of `[datasets.NAME]` tables (generator
     /// presets with overrides) or presets
     panels: Vec<String>,
@@ -108,6 +111,7 @@ pub fn validate(
     check::non_empty("panels", &c.panels)?;
     check_common(&c.epsilons, c.alpha, c.beta, c.sweeps, c.burn_in)?;
     check::non_empty("mechanisms", &c.mechanisms)?;
+    super::sweep::check_noise(c.noise, &c.mechanisms, &c.epsilons)?;
     let mechs = c.mechanisms.clone();
     if let Some(k) = c.states {
         if !(1..=12).contains(&k) {
@@ -274,6 +278,12 @@ fn score(
 }
 
 impl Figure for Recovery {
+    fn parameters(&self) -> Vec<(String, String)> {
+        crate::experiments::noise_parameter(self.c.noise)
+            .into_iter()
+            .collect()
+    }
+
     fn task_count(&self) -> usize {
         self.tasks.len()
     }
@@ -298,7 +308,15 @@ impl Figure for Recovery {
         let (di, rep, mech, e) = self.tasks[index];
         let d = &self.sets[di];
         let eps = e.map(|i| self.c.epsilons[i]);
-        let (seen, model) = mech.prepare(&d.data, eps, d.states, self.c.alpha, self.c.beta, rng)?;
+        let (seen, model) = mech.prepare(
+            &d.data,
+            eps,
+            d.states,
+            self.c.alpha,
+            self.c.beta,
+            self.c.noise,
+            rng,
+        )?;
         let gibbs = Gibbs::new(&seen, model);
         let (tallies, last) = gibbs.run(self.c.sweeps, self.c.burn_in, rng);
         let modal_z: Vec<usize> = tallies.iter().flatten().map(|t| modal(t)).collect();
@@ -384,6 +402,7 @@ impl Figure for Recovery {
             &self.mechs,
             &self.c.epsilons,
             self.c.sweeps,
+            self.c.noise,
         )
     }
 

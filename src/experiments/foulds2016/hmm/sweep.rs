@@ -10,6 +10,7 @@ use crate::hmm::gibbs::{Model, Ops};
 use crate::hmm::laplace::LaplaceRelease;
 use crate::hmm::{Histograms, FEATURES};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::privacy::noise::NoiseMode;
 use crate::results::manifest::DatasetRecord;
 
 /// A mechanism of the ε sweeps: `ops_m10` and `ops_m100` truncate at a₀ = 1/(M·K_d).
@@ -61,11 +62,12 @@ impl Mech {
         states: usize,
         alpha: f64,
         beta: f64,
+        noise: NoiseMode,
         rng: &mut impl Rng,
     ) -> anyhow::Result<(Histograms, Model)> {
         let seen = match (self, eps) {
             (Mech::Laplace, Some(eps)) => {
-                LaplaceRelease::even_split(eps, FEATURES.len())?.apply(data, rng)
+                LaplaceRelease::even_split(eps, FEATURES.len(), noise)?.apply(data, rng)?
             }
             _ => data.clone(),
         };
@@ -109,11 +111,12 @@ pub fn ledger_entries(
     eps: Option<f64>,
     cards: &[usize],
     sweeps: usize,
+    noise: NoiseMode,
 ) -> anyhow::Result<Ledger> {
     Ok(match (mech, eps) {
         (Mech::Laplace, Some(epsilon)) => vec![Entry::new(
             series,
-            LaplaceRelease::even_split(epsilon, FEATURES.len())?.event(),
+            LaplaceRelease::even_split(epsilon, FEATURES.len(), noise)?.event(),
             Guarantee::PureDp { epsilon },
         )
         .when("noise is added once to every histogram count: cells compose in parallel (each event lies in one cell), features sequentially; the Gibbs run on the noisy counts is post-processing")],
@@ -145,22 +148,52 @@ pub fn sweep_ledger<'a>(
     mechs: &[Mech],
     epsilons: &[f64],
     sweeps: usize,
+    noise: NoiseMode,
 ) -> anyhow::Result<Ledger> {
     let mut out = Vec::new();
     for (prefix, cards) in sets {
         for &m in mechs {
             if m == Mech::NonPrivate {
                 let series = format!("{prefix}, mechanism={}", m.name());
-                out.extend(ledger_entries(&series, m, None, cards, sweeps)?);
+                out.extend(ledger_entries(&series, m, None, cards, sweeps, noise)?);
                 continue;
             }
             for &e in epsilons {
                 let series = format!("{prefix}, mechanism={}, epsilon={e}", m.name());
-                out.extend(ledger_entries(&series, m, Some(e), cards, sweeps)?);
+                out.extend(ledger_entries(&series, m, Some(e), cards, sweeps, noise)?);
             }
         }
     }
     Ok(out)
+}
+
+/// A noise mode other than `float` applies to the Laplace release only: it needs
+/// the Laplace mechanism among `mechs` (else nothing would use it: exit 2) and
+/// every ε's per-feature scale on the exact sampler's grid.
+pub fn check_noise(mode: NoiseMode, mechs: &[Mech], epsilons: &[f64]) -> Result<(), ParamError> {
+    if mode == NoiseMode::Float {
+        return Ok(());
+    }
+    if !mechs.contains(&Mech::Laplace) {
+        return Err(ParamError::new(
+            "noise",
+            format!(
+                "noise = \"{}\" applies only to the Laplace mechanism, which this run does not use (OPS and the non-private sampler are float-only)",
+                mode.as_str()
+            ),
+            "\"float\", or add \"laplace\" to the mechanisms",
+        ));
+    }
+    for &e in epsilons {
+        LaplaceRelease::even_split(e, FEATURES.len(), mode).map_err(|err| {
+            ParamError::new(
+                "epsilons",
+                format!("ε = {e}: {err}"),
+                "ε whose per-feature Laplace scale 2·5/ε lies in [2^-30, 2^30]",
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// One line describing an ε sweep's runs, e.g. "3 panels × 10 splits × (…) = 660 Gibbs
