@@ -490,6 +490,28 @@ fn plan_compare(
     })
 }
 
+/// `noise = "secure"` draws fresh system randomness on every run and keeps
+/// nothing in the task cache, where shards meet: refused with `--shard`,
+/// `merge` and `slurm` (exit 2, naming the config and the key).
+pub fn refuse_secure(planned: &[Planned], verb: &str) -> Result<(), CommandError> {
+    use crate::privacy::noise::NoiseMode;
+    match planned
+        .iter()
+        .find(|p| crate::config::noise_mode(&p.resolved.params) == NoiseMode::Secure)
+    {
+        Some(p) => Err(ConfigError {
+            file: p.resolved.file(),
+            key: Some(crate::config::NOISE_KEY.into()),
+            message: format!(
+                "noise = \"secure\" cannot be used with {verb}: a secure run draws its noise from the operating system and keeps no task in the cache, which is where shards are collected"
+            ),
+            allowed: Some("an unsharded `privpost run`, or noise = \"exact\" (seeded, shards and resumes like float)".into()),
+        }
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// Loads, resolves and validates configs into plans, with no side effects.
 /// Stops at the first bad one, before any work.
 pub fn plan(

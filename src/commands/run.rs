@@ -310,6 +310,9 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     let sel = &args.selection;
     // configs first (no side effects), then the output folder, then the work
     let planned = plan(&paths, sel.profile(), &sel.set)?;
+    if args.shard.is_some() {
+        super::refuse_secure(&planned, "--shard")?;
+    }
     super::check_targets(&args.out, &planned)?;
     super::check_writable(&args.out)?;
     let prepared = prepare_planned(planned, paths.len(), args.quiet)?;

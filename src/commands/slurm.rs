@@ -326,6 +326,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     let paths = sel.paths()?;
     // validate every config now, not on the cluster an hour later
     let planned = plan(&paths, sel.profile(), &sel.set)?;
+    super::refuse_secure(&planned, "slurm (sharded jobs)")?;
     let cwd = std::env::current_dir()
         .map_err(|e| CommandError::failed(format!("cannot read the working directory: {e}")))?;
     let out = std::path::absolute(&args.out)

@@ -745,7 +745,11 @@ impl ConfigFile {
                 })
             }
         };
-        check_noise(&mut table, &file)?;
+        let noise_file = overrides
+            .iter()
+            .find(|o| o.key == [NOISE_KEY])
+            .map_or_else(|| file.clone(), |o| format!("--set {}", o.text));
+        check_noise(&mut table, &noise_file)?;
         let description = match table.remove("description") {
             None => None,
             Some(toml::Value::String(s)) => Some(s),

@@ -89,6 +89,8 @@ pub struct Manifest {
     pub tasks: usize,
     pub data_rows: usize,
     pub rng: &'static str,
+    /// How the additive releases drew their noise (the ledger labels each entry).
+    pub noise: NoiseRecord,
     pub cache: CacheUse,
     /// Present when `privpost merge` assembled the folder from shards.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,6 +109,29 @@ pub struct Manifest {
     /// One entry per series or grid point: events, composition, guarantee, conditions.
     pub privacy: Vec<Entry>,
     pub details: serde_json::Value,
+}
+
+/// The noise mode of a run, and whether the same seed reproduces it.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoiseRecord {
+    pub mode: crate::privacy::noise::NoiseMode,
+    pub reproducible: bool,
+    pub source: &'static str,
+}
+
+impl NoiseRecord {
+    pub fn of(mode: crate::privacy::noise::NoiseMode) -> Self {
+        use crate::privacy::noise::NoiseMode;
+        Self {
+            mode,
+            reproducible: mode.reproducible(),
+            source: match mode {
+                NoiseMode::Float => "floating-point samplers on the task's seeded stream (the papers' noise; not private as implemented: see the float_attack audit)",
+                NoiseMode::Exact => "CKS20 exact discrete samplers on the task's seeded stream: exact distribution, byte-reproducible, not secret (the seed replays the noise)",
+                NoiseMode::Secure => "CKS20 exact discrete samplers on a ChaCha20 keyed from the operating system's random source for every release: NOT reproducible (the seed drives only the data and the non-additive randomness), no task cached; rejection samplers may leak through timing",
+            },
+        }
+    }
 }
 
 impl Manifest {

@@ -553,7 +553,11 @@ pub fn run(
     let final_dir = output_dir(out, resolved);
     let quiet = options.progress == Progress::Quiet;
 
-    if !options.force && up_to_date(&final_dir, &key) {
+    let noise = crate::config::noise_mode(&resolved.params);
+    // a secure run draws fresh system randomness: no cached or earlier output
+    // stands in for it, and none of its tasks is kept for a later run
+    let fresh = !noise.reproducible();
+    if !options.force && !fresh && up_to_date(&final_dir, &key) {
         if !quiet {
             eprintln!("{name}: up to date ({n} tasks) -> {}", final_dir.display());
         }
@@ -568,7 +572,11 @@ pub fn run(
         });
     }
 
-    let cache = open_cache(figure, resolved, &key, options)?;
+    let cache = if fresh {
+        None
+    } else {
+        open_cache(figure, resolved, &key, options)?
+    };
     let mut slots: Vec<Option<Vec<Row>>> = match (&cache, options.force) {
         (Some(c), false) => pool.install(|| (0..n).into_par_iter().map(|i| c.load(i)).collect()),
         _ => vec![None; n],
@@ -707,6 +715,7 @@ pub fn run(
             tasks: n,
             data_rows: data.rows.len(),
             rng: Manifest::RNG,
+            noise: crate::results::manifest::NoiseRecord::of(noise),
             cache: CacheUse {
                 run_key: key.clone(),
                 code_sha256: cache::code_id().to_string(),

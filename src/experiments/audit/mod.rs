@@ -116,26 +116,6 @@ pub const DEFS: &[Def] = &[
         cost: 1e3,
     },
     Def {
-        id: "laplace_counts_discrete",
-        method: Method::Exact,
-        mechanism: "Discrete Laplace on (n₊, n₋), clamped at 0 (§3.2, noise = exact)",
-        paper: "foulds2016",
-        broken: &["half_scale"],
-        run: |v, _, _| {
-            mechanisms::laplace_counts_discrete(if v == "half_scale" { 0.5 } else { 1.0 })
-        },
-        cost: 1e5,
-    },
-    Def {
-        id: "float_attack",
-        method: Method::Reachability,
-        mechanism: "Mironov's attack on the noisy counts: exact mode (real) vs float Laplace",
-        paper: "foulds2016",
-        broken: &["float"],
-        run: |v, s, rng| mechanisms::float_attack(v == "float", s, rng),
-        cost: 2e3,
-    },
-    Def {
         id: "ops_beta",
         method: Method::Exact,
         mechanism: "OPS: truncated tempered Beta posterior (§3.1)",
@@ -311,6 +291,26 @@ pub const DEFS: &[Def] = &[
         broken: &[],
         run: |_, _, _| mechanisms::bun_laplace(),
         cost: 1e7,
+    },
+    Def {
+        id: "laplace_counts_discrete",
+        method: Method::Exact,
+        mechanism: "Discrete Laplace on (n₊, n₋), clamped at 0 (§3.2, noise = exact)",
+        paper: "foulds2016",
+        broken: &["half_scale"],
+        run: |v, _, _| {
+            mechanisms::laplace_counts_discrete(if v == "half_scale" { 0.5 } else { 1.0 })
+        },
+        cost: 1e5,
+    },
+    Def {
+        id: "float_attack",
+        method: Method::Reachability,
+        mechanism: "Mironov's attack on the noisy counts: exact mode (real) vs float Laplace",
+        paper: "foulds2016",
+        broken: &["float"],
+        run: |v, s, rng| mechanisms::float_attack(v == "float", s, rng),
+        cost: 2e3,
     },
 ];
 

@@ -145,20 +145,16 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                     )
                 })
             };
-            let gaussian = GaussianCount::calibrated(
-                problem,
-                lambda,
-                epsilon,
-                c.gaussian_calibration,
-            )
-            .and_then(|g| g.with_noise(c.noise))
-            .map_err(|e| {
-                ParamError::new(
+            let gaussian =
+                GaussianCount::calibrated(problem, lambda, epsilon, c.gaussian_calibration)
+                    .and_then(|g| g.with_noise(c.noise))
+                    .map_err(|e| {
+                        ParamError::new(
                     "ln_epsilon_min",
                     format!("{e} (noise = \"{}\")", c.noise.as_str()),
                     "ε > 0 whose Gaussian variance lies in [2^-20, 2^40] in the exact modes",
                 )
-            })?;
+                    })?;
             points.push(Point {
                 lambda,
                 ln_epsilon,
