@@ -23,20 +23,20 @@ use serde::{Deserialize, Serialize};
 
 use super::OutOfRange;
 
-/// A uniform integer in [0, n), n ≥ 1, by rejection from the top bits of a
-/// `u64`: exactly uniform (no modulo bias, unlike a single `random_range`).
+/// A uniform integer in [0, n), n ≥ 1: Lemire's multiply-and-reject (2019),
+/// exactly uniform (the rejection removes the bias a plain multiply or modulo
+/// would leave; one `u64` per draw except with probability < n/2⁶⁴).
 pub fn uniform_below<R: Rng + ?Sized>(n: u64, rng: &mut R) -> u64 {
     debug_assert!(n >= 1);
-    if n <= 1 {
-        return 0;
-    }
-    let bits = 64 - (n - 1).leading_zeros();
-    loop {
-        let x = rng.next_u64() >> (64 - bits);
-        if x < n {
-            return x;
+    let mut m = rng.next_u64() as u128 * n as u128;
+    if (m as u64) < n {
+        // 2⁶⁴ mod n: the low words below it belong to an incomplete stripe
+        let threshold = n.wrapping_neg() % n;
+        while (m as u64) < threshold {
+            m = rng.next_u64() as u128 * n as u128;
         }
     }
+    (m >> 64) as u64
 }
 
 /// [`uniform_below`] for a 128-bit bound.
@@ -62,7 +62,20 @@ fn bernoulli_ratio<R: Rng + ?Sized>(num: u128, den: u128, rng: &mut R) -> bool {
 /// Bernoulli(exp(−γ)) for γ = num/den ∈ [0, 1] (CKS20 Algorithm 1, first part):
 /// K counts the Bernoulli(γ/K) successes; the output is 1 when K ends odd.
 fn bernoulli_exp_unit<R: Rng + ?Sized>(num: u128, den: u128, rng: &mut R) -> bool {
-    let mut k: u128 = 1;
+    match (u64::try_from(num), u64::try_from(den)) {
+        (Ok(n), Ok(d)) => bernoulli_exp_unit64(n, d, rng),
+        _ => bernoulli_exp_unit_from(num, den, 1, rng),
+    }
+}
+
+/// The loop of [`bernoulli_exp_unit`] entered with K = `k` (the draws for
+/// smaller K having succeeded).
+fn bernoulli_exp_unit_from<R: Rng + ?Sized>(
+    num: u128,
+    den: u128,
+    mut k: u128,
+    rng: &mut R,
+) -> bool {
     loop {
         // Bernoulli(γ/k) = Bernoulli(num/(den·k)); when den·k would overflow,
         // the product Bernoulli(num/den)·Bernoulli(1/k) of independent draws.
@@ -77,15 +90,39 @@ fn bernoulli_exp_unit<R: Rng + ?Sized>(num: u128, den: u128, rng: &mut R) -> boo
     }
 }
 
+/// [`bernoulli_exp_unit`] in 64-bit arithmetic while den·k fits.
+fn bernoulli_exp_unit64<R: Rng + ?Sized>(num: u64, den: u64, rng: &mut R) -> bool {
+    let mut k: u64 = 1;
+    loop {
+        let Some(dk) = den.checked_mul(k) else {
+            // k beyond 2⁶⁴/den (probability below 1/k!): the general version
+            // from this k on is the same process
+            return bernoulli_exp_unit_from(num as u128, den as u128, k as u128, rng);
+        };
+        if uniform_below(dk, rng) >= num {
+            return k % 2 == 1;
+        }
+        k += 1;
+    }
+}
+
 /// Bernoulli(exp(−1)).
 fn bernoulli_exp_one<R: Rng + ?Sized>(rng: &mut R) -> bool {
-    bernoulli_exp_unit(1, 1, rng)
+    bernoulli_exp_unit64(1, 1, rng)
 }
 
 /// Bernoulli(exp(−γ)) for γ = num/den ≥ 0, den ≥ 1 (CKS20 Algorithm 1): ⌊γ⌋
 /// independent Bernoulli(e⁻¹) draws must all succeed, then one of exp(−frac γ).
 pub fn bernoulli_exp<R: Rng + ?Sized>(num: u128, den: u128, rng: &mut R) -> bool {
-    let (whole, rem) = (num / den, num % den);
+    // γ < 1 needs no division; 64-bit division is several times faster than
+    // 128-bit, and the samplers' numbers mostly fit
+    let (whole, rem) = if num < den {
+        (0, num)
+    } else if let (Ok(n), Ok(d)) = (u64::try_from(num), u64::try_from(den)) {
+        ((n / d) as u128, (n % d) as u128)
+    } else {
+        (num / den, num % den)
+    };
     let mut i: u128 = 0;
     while i < whole {
         if !bernoulli_exp_one(rng) {
@@ -260,7 +297,8 @@ impl DiscreteLaplace {
         let (t, s) = (self.scale.num, self.scale.den);
         loop {
             let u = uniform_below(t, rng);
-            if !bernoulli_exp(u as u128, t as u128, rng) {
+            // γ = u/t < 1
+            if !bernoulli_exp_unit64(u, t, rng) {
                 continue;
             }
             let mut v: u128 = 0;
@@ -268,7 +306,12 @@ impl DiscreteLaplace {
                 v += 1;
             }
             let x = u as u128 + t as u128 * v;
-            let y = (x / s as u128) as i128;
+            // the grid's denominators are powers of two: a shift
+            let y = if s.is_power_of_two() {
+                (x >> s.trailing_zeros()) as i128
+            } else {
+                (x / s as u128) as i128
+            };
             let negative = rng.next_u32() & 1 == 1;
             if negative && y == 0 {
                 continue;
