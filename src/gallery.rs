@@ -540,6 +540,43 @@ fn folder(h: &mut String, f: &Folder) {
     }
 }
 
+/// The run's noise mode and how its ledger entries drew their noise, e.g.
+/// "exact (seeded, reproducible); entries: 2 exact, 4 float-only, 1 none".
+fn noise_summary(m: &Value) -> String {
+    let mode = m
+        .pointer("/noise/mode")
+        .and_then(Value::as_str)
+        .unwrap_or("float");
+    let how = match mode {
+        "float" => "the papers' floating-point noise",
+        "exact" => "CKS20 exact noise, seeded: reproducible, not secret",
+        "secure" => "CKS20 exact noise from the system's random source: not reproducible",
+        _ => "unknown mode",
+    };
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for e in m
+        .get("privacy")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let label = e
+            .get("noise")
+            .and_then(Value::as_str)
+            .unwrap_or("unlabelled");
+        match counts.iter_mut().find(|(l, _)| l == label) {
+            Some(c) => c.1 += 1,
+            None => counts.push((label.to_string(), 1)),
+        }
+    }
+    let entries: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
+    if entries.is_empty() {
+        format!("{mode} ({how})")
+    } else {
+        format!("{mode} ({how}); ledger entries: {}", entries.join(", "))
+    }
+}
+
 fn provenance(h: &mut String, m: &Value) {
     let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let commit = match m.get("git_commit").and_then(Value::as_str) {
@@ -605,6 +642,7 @@ fn provenance(h: &mut String, m: &Value) {
                 .map_or(String::new(), |w| format!("{w:.2} s")),
         ),
         ("finished", s("finished_at")),
+        ("noise", noise_summary(m)),
     ];
     h.push_str("<table>");
     for (k, v) in rows {
@@ -654,5 +692,17 @@ mod tests {
         assert_eq!(s[2], "1 × (ε, δ)-DP, ε = ∞, δ = 1.000e-5");
         assert_eq!(s[3], "1 × no privacy (non-private baseline)");
         assert_eq!(s[4], "condition (2 entries): at convergence");
+    }
+
+    #[test]
+    fn noise_summary_names_the_mode_and_the_entries() {
+        let m: Value = serde_json::json!({"noise": {"mode": "exact"}, "privacy": [
+            {"noise": "exact"}, {"noise": "float-only"}, {"noise": "exact"},
+        ]});
+        assert_eq!(
+            noise_summary(&m),
+            "exact (CKS20 exact noise, seeded: reproducible, not secret); ledger entries: 2 exact, 1 float-only"
+        );
+        assert!(noise_summary(&serde_json::json!({})).starts_with("float ("));
     }
 }
