@@ -289,6 +289,69 @@ pub fn gaussian_count() -> Outcome {
     }))
 }
 
+/// The same baseline in the exact mode: s̃ = clamp(s + N_ℤ(0, σ²), 0, n), the
+/// discrete Gaussian with the calibrated σ² rounded up. Every integer output
+/// enumerated for every neighbouring pair (atoms at 0 and n hold the clamped
+/// tails), the Rényi divergence at orders 2, 5, 10 against the event's exact
+/// discrete-Gaussian RDP (itself at most the continuous claim).
+pub fn gaussian_count_discrete() -> Outcome {
+    let problem = geumlek_problem();
+    let mech = GaussianCount::calibrated(problem, 5.0, 1.0, GaussianCalibration::Tight)
+        .and_then(|m| m.with_noise(NoiseMode::Exact))
+        .unwrap_or_else(|_| unreachable!());
+    let Some((g, _)) = mech.discrete else {
+        unreachable!("the exact mode sets the discrete Gaussian")
+    };
+    let n = problem.n as i64;
+    let ln_norm = g.ln_normaliser();
+    let reach = (40.0 * mech.sigma + 40.0) as i64;
+    let ln_pmf = |z: i64| g.ln_pmf(z, ln_norm);
+    let ln_tail = |from: i64, to: i64| {
+        let v: Vec<f64> = (from..=to).map(ln_pmf).collect();
+        crate::numeric::log_sum_exp(&v)
+    };
+    // ln P(s̃ = t) for every t in 0..=n
+    let output = |s: i64| -> Vec<f64> {
+        (0..=n)
+            .map(|t| match t {
+                0 => ln_tail(-s - reach, -s),
+                t if t == n => ln_tail(n - s, n - s + reach),
+                t => ln_pmf(t - s),
+            })
+            .collect()
+    };
+    let tables: Vec<Vec<f64>> = (0..=n).map(output).collect();
+    let pairs: Vec<(i64, Discrete)> = (0..n)
+        .map(|s| {
+            let mut pair = Discrete::default();
+            for (a, b) in tables[s as usize].iter().zip(&tables[s as usize + 1]) {
+                pair.push(1.0, *a, *b);
+            }
+            (s, pair)
+        })
+        .collect();
+    let mut o = worst_order([2.0, 5.0, 10.0].map(|order| {
+        let (mut worst, mut at) = (0.0f64, 0);
+        for (s, pair) in &pairs {
+            let d = pair.renyi(order).max(pair.swapped().renyi(order));
+            if d > worst {
+                worst = d;
+                at = *s;
+            }
+        }
+        let witness = format!(
+            "n = 100, discrete Gaussian σ² = {} (σ = {:.6}: λ = 5, ε = 1, tight, rounded up), clamped to [0, n], every integer output, all 100 pairs; worst count {at} vs {}, order {order}",
+            g.variance(),
+            mech.sigma,
+            at + 1
+        );
+        let claim = mech.event().rdp_epsilon(order).unwrap_or(f64::INFINITY);
+        (order, claim, worst, witness)
+    }));
+    o.tolerance = 1e-9;
+    o
+}
+
 /// A count c released as max(0, c + Laplace(b)) (Foulds §3.2 and §4.2 clamp at zero),
 /// for counts c and c′: an atom at 0 and a density above it.
 fn clamped_laplace_pair(c: f64, c2: f64, scale: f64) -> Discrete {
@@ -366,6 +429,23 @@ fn counts_noise(mode: NoiseMode) -> CountNoise {
         .unwrap_or_else(|_| unreachable!("ε = 1 is valid"))
 }
 
+/// A count c released as max(0, c + Y), Y discrete Laplace of scale b on ℤ, for
+/// counts c and c′: the atom at 0 holds P(Y ≤ −c), then the pmf; every integer
+/// output out to 60 scales past the counts, where the log ratio is constant.
+fn clamped_discrete_laplace_pair(c: i64, c2: i64, scale: f64) -> Discrete {
+    let r = (-1.0 / scale).exp();
+    // ln P(Y = y) and ln P(Y ≤ −c), from the pmf (1 − r)/(1 + r)·r^|y|
+    let ln_pmf = |y: i64| (1.0 - r).ln() - (1.0 + r).ln() - y.unsigned_abs() as f64 / scale;
+    let ln_below = |c: i64| -(c as f64) / scale - (1.0 + r).ln();
+    let mut p = Discrete::default();
+    p.push(1.0, ln_below(c), ln_below(c2));
+    let top = c.max(c2) + (60.0 * scale) as i64;
+    for y in 1..=top {
+        p.push(1.0, ln_pmf(y - c), ln_pmf(y - c2));
+    }
+    p
+}
+
 /// The same release in the exact mode: max(0, c + Y), Y discrete Laplace of
 /// scale 2 on ℤ. Exact: every integer output enumerated (an atom at 0 holding
 /// P(Y ≤ −c), then the pmf), out to 60 scales past the counts, where the log
@@ -374,20 +454,10 @@ pub fn laplace_counts_discrete(scale_factor: f64) -> Outcome {
     let noise = counts_noise(NoiseMode::Exact);
     let scale = noise.scale() * scale_factor;
     let claim = noise.event().pure_epsilon().unwrap_or(f64::INFINITY);
-    let r = (-1.0 / scale).exp();
-    // ln P(Y = y) and ln P(Y ≤ −c), from the pmf (1 − r)/(1 + r)·r^|y|
-    let ln_pmf = |y: i64| (1.0 - r).ln() - (1.0 + r).ln() - y.unsigned_abs() as f64 / scale;
-    let ln_below = |c: i64| -(c as f64) / scale - (1.0 + r).ln();
-    let pair = |c: i64, c2: i64| {
-        let mut p = Discrete::default();
-        p.push(1.0, ln_below(c), ln_below(c2));
-        let top = c.max(c2) + (60.0 * scale) as i64;
-        for y in 1..=top {
-            p.push(1.0, ln_pmf(y - c), ln_pmf(y - c2));
-        }
-        p
-    };
-    let parts = [pair(5, 4), pair(5, 6)];
+    let parts = [
+        clamped_discrete_laplace_pair(5, 4, scale),
+        clamped_discrete_laplace_pair(5, 6, scale),
+    ];
     let mut o = exact(
         Claim::Pure { epsilon: claim },
         format!(
@@ -1037,34 +1107,45 @@ pub fn sgld_step(noise_factor: f64) -> Outcome {
 /// 5 features, clamped at zero. One event changes one value of each feature: two
 /// counts per feature move by one (5 vs 4 and 5 vs 6). Exact sup of the product's
 /// log ratio against the composed claim.
-pub fn hmm_laplace() -> Outcome {
-    let release = crate::hmm::laplace::LaplaceRelease::even_split(1.0, 5, NoiseMode::Float)
+pub fn hmm_laplace(mode: NoiseMode) -> Outcome {
+    use crate::privacy::ledger::Event;
+    let release = crate::hmm::laplace::LaplaceRelease::even_split(1.0, 5, mode)
         .unwrap_or_else(|_| unreachable!());
     let event = release.event();
     let claim = event.pure_epsilon().unwrap_or(f64::INFINITY);
-    let scales: Vec<f64> = match &event {
-        crate::privacy::ledger::Event::Compose { parts, .. } => parts
-            .iter()
-            .filter_map(|p| match p {
-                crate::privacy::ledger::Event::Laplace { scale, .. } => Some(*scale),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
+    let parts_of = |e: &Event| -> Vec<Event> {
+        match e {
+            Event::Compose { parts, .. } => parts.clone(),
+            _ => Vec::new(),
+        }
     };
-    let parts: Vec<Discrete> = scales
-        .iter()
-        .flat_map(|&b| {
-            [
-                clamped_laplace_pair(5.0, 4.0, b),
-                clamped_laplace_pair(5.0, 6.0, b),
-            ]
-        })
-        .collect();
+    let mut scales = Vec::new();
+    let mut parts = Vec::new();
+    for p in parts_of(&event) {
+        match p {
+            Event::Laplace { scale, .. } => {
+                scales.push(scale);
+                parts.push(clamped_laplace_pair(5.0, 4.0, scale));
+                parts.push(clamped_laplace_pair(5.0, 6.0, scale));
+            }
+            Event::DiscreteLaplace {
+                scale_num,
+                scale_den,
+                ..
+            } => {
+                let scale = scale_num as f64 / scale_den as f64;
+                scales.push(scale);
+                parts.push(clamped_discrete_laplace_pair(5, 4, scale));
+                parts.push(clamped_discrete_laplace_pair(5, 6, scale));
+            }
+            _ => {}
+        }
+    }
     exact(
         Claim::Pure { epsilon: claim },
         format!(
-            "5 features, ε_d = 0.2 each; one event moves one count of each feature (5 → 4 in one cell, 5 → 6 in another); scales {:?}",
+            "5 features, ε_d = 0.2 each, {} noise; one event moves one count of each feature (5 → 4 in one cell, 5 → 6 in another); scales {:?}",
+            mode.as_str(),
             scales
         ),
         product_pure_epsilon(&parts),
@@ -1176,9 +1257,9 @@ pub fn hellinger_em() -> Outcome {
 /// Bun et al.'s Laplace baseline on the histogram (sensitivity 2, ε = 1, rounding to
 /// the nearest count, clamped to the remaining budget): its outputs are finite, so the
 /// exact pure ε is the largest |ln P(r | c) − ln P(r | c′)| over every pair.
-pub fn bun_laplace() -> Outcome {
-    let mech = LaplaceCounts::new(2.0, 1.0, Rounding::Nearest, NoiseMode::Float)
-        .unwrap_or_else(|_| unreachable!());
+pub fn bun_laplace(mode: NoiseMode) -> Outcome {
+    let mech =
+        LaplaceCounts::new(2.0, 1.0, Rounding::Nearest, mode).unwrap_or_else(|_| unreachable!());
     let claim = mech.event().pure_epsilon().unwrap_or(f64::INFINITY);
     let space = Space::new(
         vec![1.0; 3],
@@ -1197,7 +1278,10 @@ pub fn bun_laplace() -> Outcome {
     let (value, at) = worst_over_neighbours(&space, probs, Discrete::pure_epsilon);
     exact(
         Claim::Pure { epsilon: claim },
-        format!("k = 3, n = 8, all neighbouring pairs, every output; worst {at}"),
+        format!(
+            "k = 3, n = 8, {} noise, all neighbouring pairs, every output; worst {at}",
+            mode.as_str()
+        ),
         value,
     )
 }

@@ -24,6 +24,7 @@ use crate::config::{deserialize, ParamError};
 use crate::experiments::Figure;
 use crate::expfam::mechanisms::Algorithm;
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::privacy::noise::NoiseMode;
 use crate::results::table::{Cell, Row, Table};
 
 /// How an audit computes the privacy loss.
@@ -253,7 +254,7 @@ pub const DEFS: &[Def] = &[
         mechanism: "Laplace on the HMM histograms, ε split over 5 features (§4.2)",
         paper: "foulds2016",
         broken: &[],
-        run: |_, _, _| mechanisms::hmm_laplace(),
+        run: |_, _, _| mechanisms::hmm_laplace(NoiseMode::Float),
         cost: 1e6,
     },
     Def {
@@ -289,7 +290,7 @@ pub const DEFS: &[Def] = &[
         mechanism: "Laplace on the histogram, rounded and clamped (Bun baseline)",
         paper: "bun2018",
         broken: &[],
-        run: |_, _, _| mechanisms::bun_laplace(),
+        run: |_, _, _| mechanisms::bun_laplace(NoiseMode::Float),
         cost: 1e7,
     },
     Def {
@@ -311,6 +312,34 @@ pub const DEFS: &[Def] = &[
         broken: &["float"],
         run: |v, s, rng| mechanisms::float_attack(v == "float", s, rng),
         cost: 2e3,
+    },
+    Def {
+        id: "gaussian_count_discrete",
+        method: Method::Exact,
+        mechanism: "Discrete Gaussian count, clamped to [0, n] (§5.1 baseline, noise = exact), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::gaussian_count_discrete(),
+        cost: 1e6,
+    },
+    Def {
+        id: "hmm_laplace_discrete",
+        method: Method::Exact,
+        mechanism:
+            "Discrete Laplace on the HMM histograms, ε split over 5 features (§4.2, noise = exact)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::hmm_laplace(NoiseMode::Exact),
+        cost: 1e6,
+    },
+    Def {
+        id: "bun_laplace_discrete",
+        method: Method::Exact,
+        mechanism: "Discrete Laplace on the histogram, clamped (Bun baseline, noise = exact)",
+        paper: "bun2018",
+        broken: &[],
+        run: |_, _, _| mechanisms::bun_laplace(NoiseMode::Exact),
+        cost: 1e7,
     },
 ];
 
