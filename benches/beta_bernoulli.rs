@@ -40,6 +40,7 @@ fn gaussian_kl(c: &mut Criterion) {
             problem: p,
             sigma,
             calibration: privpost::privacy::gaussian::GaussianCalibration::Tight,
+            discrete: None,
         };
         g.bench_function(format!("sigma_{sigma}"), |b| {
             b.iter(|| mech.kl_from_truth(black_box(38.0)))

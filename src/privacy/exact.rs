@@ -170,7 +170,7 @@ fn product_at_least(r: Ratio, a: f64, b: f64) -> bool {
     // r·a = num·ma·2^(ea − den_bits), b = mb·2^eb
     let (el, er) = (ea - den_bits, eb);
     let lo = el.min(er);
-    let lhs = BigUint::from(r.num) * ma << (el - lo) as usize;
+    let lhs = (BigUint::from(r.num) * ma) << (el - lo) as usize;
     let rhs = BigUint::from(mb) << (er - lo) as usize;
     lhs >= rhs
 }

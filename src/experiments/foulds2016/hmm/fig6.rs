@@ -372,9 +372,11 @@ impl Figure for Fig6 {
         let (seen, model) = mech.prepare(
             &panel.data,
             if pooled { None } else { eps },
-            panel.states,
-            self.c.alpha,
-            self.c.beta,
+            super::sweep::ModelSettings {
+                states: panel.states,
+                alpha: self.c.alpha,
+                beta: self.c.beta,
+            },
             self.c.noise,
             rng,
         )?;

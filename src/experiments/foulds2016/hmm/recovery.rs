@@ -311,9 +311,11 @@ impl Figure for Recovery {
         let (seen, model) = mech.prepare(
             &d.data,
             eps,
-            d.states,
-            self.c.alpha,
-            self.c.beta,
+            super::sweep::ModelSettings {
+                states: d.states,
+                alpha: self.c.alpha,
+                beta: self.c.beta,
+            },
             self.c.noise,
             rng,
         )?;

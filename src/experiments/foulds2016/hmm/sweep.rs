@@ -23,6 +23,14 @@ pub enum Mech {
     Ops(f64),
 }
 
+/// The model of a sweep's Gibbs run: K states and the Dirichlet hyperparameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelSettings {
+    pub states: usize,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
 /// The names a config uses for [`Mech`].
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -59,12 +67,15 @@ impl Mech {
         self,
         data: &Histograms,
         eps: Option<f64>,
-        states: usize,
-        alpha: f64,
-        beta: f64,
+        model: ModelSettings,
         noise: NoiseMode,
         rng: &mut impl Rng,
     ) -> anyhow::Result<(Histograms, Model)> {
+        let ModelSettings {
+            states,
+            alpha,
+            beta,
+        } = model;
         let seen = match (self, eps) {
             (Mech::Laplace, Some(eps)) => {
                 LaplaceRelease::even_split(eps, FEATURES.len(), noise)?.apply(data, rng)?
