@@ -253,18 +253,8 @@ pub struct DiscreteLaplace {
 impl DiscreteLaplace {
     /// The scale Δ/ε rounded up to the 2⁻³² grid (so ε' = Δ/b ≤ ε).
     pub fn for_privacy(sensitivity: f64, epsilon: f64) -> Result<Self, super::PrivacyError> {
-        super::check(
-            "sensitivity",
-            sensitivity,
-            sensitivity > 0.0 && sensitivity.is_finite(),
-            "a finite value > 0",
-        )?;
-        super::check(
-            "epsilon",
-            epsilon,
-            epsilon > 0.0 && epsilon.is_finite(),
-            "a finite value > 0",
-        )?;
+        super::check_positive("sensitivity", sensitivity)?;
+        super::check_positive("epsilon", epsilon)?;
         let mut scale = Ratio::at_least(
             "scale",
             sensitivity / epsilon,
@@ -359,12 +349,7 @@ pub struct DiscreteGaussian {
 impl DiscreteGaussian {
     /// σ² rounded up to the 2⁻²⁰ grid (so the noise is never smaller than asked).
     pub fn with_sigma(sigma: f64) -> Result<Self, super::PrivacyError> {
-        super::check(
-            "sigma",
-            sigma,
-            sigma > 0.0 && sigma.is_finite(),
-            "a finite value > 0",
-        )?;
+        super::check_positive("sigma", sigma)?;
         // σ² computed in floating point, nudged up by 4 ulps before the ceiling
         let s2 = (sigma * sigma) * (1.0 + 4.0 * f64::EPSILON);
         Ok(Self::with_variance(Ratio::at_least(

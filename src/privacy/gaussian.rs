@@ -63,18 +63,8 @@ impl GaussianCalibration {
             lambda > 1.0 && lambda.is_finite(),
             "a finite value > 1",
         )?;
-        super::check(
-            "epsilon",
-            epsilon,
-            epsilon > 0.0 && epsilon.is_finite(),
-            "a finite value > 0",
-        )?;
-        super::check(
-            "sensitivity",
-            sensitivity,
-            sensitivity > 0.0 && sensitivity.is_finite(),
-            "a finite value > 0",
-        )?;
+        super::check_positive("epsilon", epsilon)?;
+        super::check_positive("sensitivity", sensitivity)?;
         let var = lambda * sensitivity * sensitivity / epsilon;
         Ok(match self {
             Self::Paper => var.sqrt(),

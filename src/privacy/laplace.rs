@@ -13,18 +13,8 @@ impl Laplace {
     /// Noise for an ε-DP release of a statistic with L1 sensitivity `sensitivity`:
     /// scale b = Δ/ε (foulds2016, eq. 3).
     pub fn for_privacy(sensitivity: f64, epsilon: f64) -> Result<Self, super::PrivacyError> {
-        super::check(
-            "sensitivity",
-            sensitivity,
-            sensitivity > 0.0 && sensitivity.is_finite(),
-            "a finite value > 0",
-        )?;
-        super::check(
-            "epsilon",
-            epsilon,
-            epsilon > 0.0 && epsilon.is_finite(),
-            "a finite value > 0",
-        )?;
+        super::check_positive("sensitivity", sensitivity)?;
+        super::check_positive("epsilon", epsilon)?;
         Ok(Self {
             sensitivity,
             scale: sensitivity / epsilon,

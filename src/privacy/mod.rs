@@ -56,3 +56,14 @@ pub fn check(
         })
     }
 }
+
+/// [`check`] for a parameter that must be finite and > 0 (a scale, σ, ε, a
+/// sensitivity).
+pub fn check_positive(name: &'static str, value: f64) -> Result<f64, OutOfRange> {
+    check(
+        name,
+        value,
+        value > 0.0 && value.is_finite(),
+        "a finite value > 0",
+    )
+}
