@@ -443,9 +443,10 @@ impl DiscreteGaussian {
     /// for an integer shift μ (the release's neighbours differ by an integer):
     /// D_α = αμ²/(2σ²) + ln(Θ(αμ)/Θ(0))/(α − 1), Θ(c) = Σ_z exp(−(z − c)²/(2σ²)).
     /// Both normalisers equal Θ(0) (a shift by an integer), and completing the
-    /// square in αx'² + (1−α)x² gives the formula; Θ(c) ≤ Θ(0) for every c
-    /// (CKS20 §2.2, the theta function peaks at integers), so D_α ≤ αμ²/(2σ²),
-    /// the continuous Gaussian's value (CKS20 Proposition 5 / Theorem 4).
+    /// square in αx'² + (1−α)x² gives the formula. Θ(c) ≤ Θ(0) for every c (by
+    /// Poisson summation Θ(c) = σ√(2π) Σ_k e^{−2π²σ²k²} cos 2πkc, largest at
+    /// integer c), so D_α ≤ αμ²/(2σ²), the continuous Gaussian's value — the bound
+    /// CKS20 prove for the discrete Gaussian; the tests check both numerically.
     pub fn rdp_epsilon(&self, alpha: f64, mu: u64) -> f64 {
         let s2 = self.sigma2_f64();
         let m = mu as f64;

@@ -96,7 +96,7 @@ pub enum Event {
     /// σ² = sigma2_num/sigma2_den on an integer statistic whose neighbours differ
     /// by at most `shift`: the exact Rényi divergence of the shifted discrete
     /// Gaussians ([`super::exact::DiscreteGaussian::rdp_epsilon`]), at most the
-    /// continuous αΔ²/(2σ²) (CKS20 Theorem 4).
+    /// continuous αΔ²/(2σ²) (CKS20's bound for the discrete Gaussian).
     DiscreteGaussian {
         shift: u64,
         sigma2_num: u64,
