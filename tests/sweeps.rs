@@ -84,6 +84,50 @@ fn reruns_compute_nothing_and_force_recomputes() {
     assert!(stdout(&o).contains("empty"), "{}", stdout(&o));
 }
 
+/// `cache clean --older-than` removes only runs unused for that long (a run's
+/// files aged by setting their modification time), keeps the rest, and refuses
+/// an age without a unit with exit 2.
+#[test]
+fn cache_clean_older_than_removes_only_old_runs() {
+    let out = tempfile::tempdir().unwrap();
+    let o = run(out.path(), &["bun2018/fig2", "--smoke"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let root = out.path().join(".privpost-cache");
+    let old: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(old.len(), 1);
+    let ten_days_ago = std::time::SystemTime::now() - Duration::from_secs(10 * 86_400);
+    for f in std::fs::read_dir(&old[0]).unwrap() {
+        let f = std::fs::File::options()
+            .append(true)
+            .open(f.unwrap().path())
+            .unwrap();
+        f.set_modified(ten_days_ago).unwrap();
+    }
+    let o = run(
+        out.path(),
+        &["bun2018/fig2", "--smoke", "--set", "epsilon=2"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = out.path().to_str().unwrap();
+    let o = privpost(&["cache", "status", "--out", dir]);
+    assert!(stdout(&o).contains("used 10 d ago"), "{}", stdout(&o));
+    let o = privpost(&["cache", "clean", "--out", dir, "--older-than", "7d"]);
+    assert!(
+        stdout(&o).contains("removed 1 cached run"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!old[0].exists());
+    let o = privpost(&["cache", "status", "--out", dir]);
+    assert!(stdout(&o).contains("1 run(s)"), "{}", stdout(&o));
+    let o = privpost(&["cache", "clean", "--out", dir, "--older-than", "7"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--older-than") && stderr(&o).contains("no unit"));
+}
+
 /// A run killed with SIGKILL at random points resumes with only the unfinished
 /// tasks, and its CSVs are byte-identical to an uninterrupted run's.
 #[test]

@@ -291,6 +291,9 @@ pub struct CachedRun {
     pub info: Option<RunInfo>,
     pub tasks_stored: usize,
     pub bytes: u64,
+    /// When the run was last opened or stored a task: the newest modification
+    /// time of its files (`run.json` is rewritten whenever a run uses the cache).
+    pub last_used: Option<std::time::SystemTime>,
 }
 
 /// Every run folder under `root`, sorted by key.
@@ -310,10 +313,12 @@ pub fn list(root: &Path) -> std::io::Result<Vec<CachedRun>> {
             .and_then(|t| serde_json::from_str(&t).ok());
         let mut tasks_stored = 0;
         let mut bytes = 0;
+        let mut last_used = None;
         for f in std::fs::read_dir(entry.path())? {
             let f = f?;
             let meta = f.metadata()?;
             bytes += meta.len();
+            last_used = last_used.max(meta.modified().ok());
             if f.file_name().to_string_lossy().ends_with(".rows")
                 && !f.file_name().to_string_lossy().starts_with('.')
             {
@@ -325,6 +330,7 @@ pub fn list(root: &Path) -> std::io::Result<Vec<CachedRun>> {
             info,
             tasks_stored,
             bytes,
+            last_used,
         });
     }
     out.sort_by(|a, b| a.key.cmp(&b.key));
