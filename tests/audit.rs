@@ -68,6 +68,11 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
         ("beta_bernoulli_diffused", "exact"),
         ("sgld_step", "exact"),
         ("bun_laplace", "exact"),
+        ("laplace_counts_discrete", "exact"),
+        ("gaussian_count_discrete", "exact"),
+        ("hmm_laplace_discrete", "exact"),
+        ("bun_laplace_discrete", "exact"),
+        ("float_attack", "reachability"),
     ] {
         let r = rows
             .iter()
@@ -84,6 +89,17 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
         })
         .unwrap();
     assert!(lap[ratio].parse::<f64>().unwrap() > 0.85, "{lap:?}");
+    // the scores are written once, to the score files, not also into data.csv
+    let data = std::fs::read_to_string(dir.join("data.csv")).unwrap();
+    assert!(
+        !data.contains(",score_d,") && !data.contains(",score_d_prime,"),
+        "data.csv repeats the score files"
+    );
+    assert!(
+        data.lines().count() < 1000,
+        "{} data rows",
+        data.lines().count()
+    );
     // raw scores: one file per statistical audit, labels 1 and 0, 2·10⁴ draws each
     for r in rows.iter().filter(|r| r[method] == "statistical") {
         let f = dir.join(&r[scores]);

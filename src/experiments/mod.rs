@@ -46,6 +46,13 @@ pub trait Figure: Send + Sync {
     fn side_tables(&self, _data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
         Ok(Vec::new())
     }
+    /// `data.csv` as written, from the task rows after the summary and the side
+    /// tables were built from them. The default writes every row; a figure whose
+    /// side tables already hold some rows in their own form (the audit's score
+    /// files) leaves them out, so nothing is written twice.
+    fn written_data(&self, data: Table) -> Table {
+        data
+    }
     /// The fixed parameters a reader needs beside the figure (ε, N, the prior,
     /// δ, "synthetic data", …) as (name, value) pairs, from the resolved config
     /// of this run (so a `--set` changes them too). The run writes them to

@@ -669,6 +669,8 @@ pub fn run(
         })
         .collect::<Result<Vec<_>, RunError>>()?;
 
+    // what data.csv keeps (a figure may leave out rows its side tables hold)
+    let data = figure.written_data(data);
     let summary_seconds = clock.elapsed().as_secs_f64() - task_seconds;
     let tmp = temp_dir_for(&final_dir)?;
     let result = (|| {

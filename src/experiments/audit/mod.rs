@@ -5,11 +5,12 @@
 //! figure, a manifest); `privpost audit` runs it.
 //!
 //! `data.csv` is long ("tidy"): one row per (audit, method, variant, item) with the
-//! item's value (`claim_epsilon`, `audited`, …, and one `score_d` / `score_d_prime`
-//! row per draw of a statistical audit). `summary.csv` is the audit table (one row
-//! per audit) and `scores-<audit>-<method>-<variant>.csv` the raw scores of each
+//! item's value (`claim_epsilon`, `audited`, …). The task rows also carry one
+//! `score_d` / `score_d_prime` row per draw of a statistical audit; those go only
+//! into `scores-<audit>-<method>-<variant>.csv`, the raw scores of each
 //! statistical audit in the form external auditors read (`label` 1 = drawn on D,
-//! 0 = drawn on D′; a high `score` suggests D).
+//! 0 = drawn on D′; a high `score` suggests D), not into data.csv: written once,
+//! not twice. `summary.csv` is the audit table (one row per audit).
 
 pub mod mechanisms;
 pub mod plot;
@@ -609,6 +610,23 @@ impl Figure for Audits {
             ]);
         }
         Ok(Table::new(&SUMMARY_COLUMNS, rows))
+    }
+
+    /// The draws' scores are in the `scores-*.csv` files: data.csv keeps the
+    /// other items (claims, audited values, witnesses), one file per score.
+    fn written_data(&self, data: Table) -> Table {
+        let Ok(item) = data.col("item") else {
+            return data;
+        };
+        let rows = data
+            .rows
+            .into_iter()
+            .filter(|r| !matches!(&r[item], Cell::Str(s) if s == "score_d" || s == "score_d_prime"))
+            .collect();
+        Table {
+            header: data.header,
+            rows,
+        }
     }
 
     fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
