@@ -350,6 +350,18 @@ fn logs_get_heartbeats_and_quiet_runs_do_not() {
     let beats: Vec<&str> = e.lines().filter(|l| l.contains("elapsed, ETA")).collect();
     assert!(!beats.is_empty(), "no heartbeat in: {e}");
     assert!(beats.iter().all(|l| l.contains("/56 tasks")), "{beats:?}");
+    // log lines carry the wall-clock time first (UTC, RFC 3339)
+    let stamped = |l: &str| {
+        let t = l.split(' ').next().unwrap_or("");
+        t.len() == 20 && t.as_bytes()[4] == b'-' && t.as_bytes()[10] == b'T' && t.ends_with('Z')
+    };
+    assert!(beats.iter().all(|l| stamped(l)), "{beats:?}");
+    assert!(
+        e.lines()
+            .filter(|l| l.contains("foulds2016/recovery: 56 tasks"))
+            .all(stamped),
+        "{e}"
+    );
     let o = beat(&["--force", "--quiet"]);
     assert!(o.status.success());
     assert_eq!(stderr(&o), "");

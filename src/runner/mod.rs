@@ -207,31 +207,51 @@ pub fn human_duration(seconds: f64) -> String {
     }
 }
 
-/// The ETA of `total` tasks with `done` finished after `elapsed` seconds:
-/// elapsed × remaining / done (unknown before the first task ends).
-pub fn eta_seconds(done: usize, total: usize, elapsed: f64) -> Option<f64> {
-    (done > 0).then(|| elapsed * (total.saturating_sub(done)) as f64 / done as f64)
+/// The ETA when work `done` of `total` (in [`Figure::task_cost`] units) has
+/// finished after `elapsed` seconds: elapsed × remaining / done (unknown before
+/// the first task ends). Weighting by cost, not by count, matters because the
+/// costliest tasks run first: counting tasks overestimated Geumlek Fig. 3's ETA
+/// severalfold.
+pub fn eta_seconds(done: f64, total: f64, elapsed: f64) -> Option<f64> {
+    (done > 0.0).then(|| elapsed * (total - done).max(0.0) / done)
 }
 
-fn status_text(done: usize, total: usize, elapsed: f64) -> String {
-    let eta = eta_seconds(done, total, elapsed).map_or("unknown".into(), human_duration);
+fn status_text(done: usize, total: usize, elapsed: f64, eta: Option<f64>) -> String {
+    let eta = eta.map_or("unknown".into(), human_duration);
     format!(
         "{done}/{total} tasks, {} elapsed, ETA {eta}",
         human_duration(elapsed)
     )
 }
 
+/// A log line: the wall-clock time (UTC, RFC 3339) first.
+fn log_line(text: impl std::fmt::Display) {
+    eprintln!("{} {text}", rfc3339(SystemTime::now()));
+}
+
+/// The cost-weighted ETA at the last finished task: (work done, when, ETA then).
+#[derive(Default)]
+struct Estimate {
+    done_cost: f64,
+    at: Option<Instant>,
+    eta: Option<f64>,
+}
+
 /// Progress of the tasks being computed: a bar redrawn every second with an
-/// ETA from elapsed time and tasks done, or heartbeat lines in a log.
+/// ETA from elapsed time and the cost of the tasks done, or heartbeat lines in
+/// a log. Between two finished tasks the ETA counts down from the last
+/// estimate: it never rises while nothing finishes.
 struct Monitor {
     done: AtomicUsize,
     total: usize,
+    total_cost: f64,
+    estimate: Mutex<Estimate>,
     started: Instant,
     bar: Option<ProgressBar>,
 }
 
 impl Monitor {
-    fn new(progress: Progress, total: usize, name: &str) -> Self {
+    fn new(progress: Progress, total: usize, total_cost: f64, name: &str) -> Self {
         let bar = (progress == Progress::Bar && total > 0).then(|| {
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
@@ -246,6 +266,8 @@ impl Monitor {
         let m = Self {
             done: AtomicUsize::new(0),
             total,
+            total_cost,
+            estimate: Mutex::new(Estimate::default()),
             started: Instant::now(),
             bar,
         };
@@ -254,10 +276,18 @@ impl Monitor {
     }
 
     fn status(&self) -> String {
+        let eta = {
+            let e = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
+            match (e.eta, e.at) {
+                (Some(eta), Some(at)) => Some((eta - at.elapsed().as_secs_f64()).max(0.0)),
+                _ => None,
+            }
+        };
         status_text(
             self.done.load(Ordering::Relaxed),
             self.total,
             self.started.elapsed().as_secs_f64(),
+            eta,
         )
     }
 
@@ -268,8 +298,19 @@ impl Monitor {
         }
     }
 
-    fn task_done(&self) {
+    fn task_done(&self, cost: f64) {
         self.done.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut e = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
+            e.done_cost += cost;
+            let now = Instant::now();
+            e.eta = eta_seconds(
+                e.done_cost,
+                self.total_cost,
+                now.duration_since(self.started).as_secs_f64(),
+            );
+            e.at = Some(now);
+        }
         self.redraw();
     }
 
@@ -285,7 +326,7 @@ impl Monitor {
             }
             self.redraw();
             if progress == Progress::Lines && last_beat.elapsed() >= heartbeat {
-                eprintln!("{name}: {}", self.status());
+                log_line(format_args!("{name}: {}", self.status()));
                 last_beat = Instant::now();
             }
         }
@@ -394,7 +435,17 @@ fn compute(
     options: &Options,
     name: &str,
 ) -> Result<Vec<(usize, Vec<Row>)>, RunError> {
-    let monitor = Monitor::new(options.progress, todo.len(), name);
+    // task costs, positive and finite, so that the ETA can weight by them
+    let cost = |i: usize| {
+        let c = figure.task_cost(i);
+        if c.is_finite() && c > 0.0 {
+            c
+        } else {
+            1.0
+        }
+    };
+    let total_cost: f64 = todo.iter().map(|&i| cost(i)).sum();
+    let monitor = Monitor::new(options.progress, todo.len(), total_cost, name);
     let (stop, stopped) = mpsc::channel();
     let computed: Vec<(usize, anyhow::Result<Vec<Row>>)> = std::thread::scope(|scope| {
         let monitor = &monitor;
@@ -416,7 +467,7 @@ fn compute(
                     (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
                     (r, _) => r,
                 };
-                monitor.task_done();
+                monitor.task_done(cost(i));
                 done.lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push((i, rows));
@@ -506,13 +557,13 @@ pub fn run_shard(
             .collect()
     };
     if options.progress == Progress::Lines {
-        eprintln!(
+        log_line(format_args!(
             "{name}: {} of this shard's {} tasks to run ({} from the cache; the figure has {n}), {} jobs",
             todo.len(),
             tasks.len(),
             tasks.len() - todo.len(),
             pool.current_num_threads()
-        );
+        ));
     }
     compute(
         figure,
@@ -591,11 +642,11 @@ pub fn run(
         });
     }
     if options.progress == Progress::Lines {
-        eprintln!(
+        log_line(format_args!(
             "{name}: {} tasks to run ({cached} of {n} from the cache), {} jobs",
             todo.len(),
             pool.current_num_threads()
-        );
+        ));
     }
     for (index, rows) in compute(figure, seed, &todo, cache.as_ref(), pool, options, &name)? {
         slots[index] = Some(rows);
@@ -753,11 +804,11 @@ pub fn run(
     result?;
     let wall = options.prepare_seconds + clock.elapsed().as_secs_f64();
     if options.progress == Progress::Lines {
-        eprintln!(
+        log_line(format_args!(
             "{name}: {n} tasks ({} computed) in {wall:.2} s -> {}",
             todo.len(),
             final_dir.display()
-        );
+        ));
     }
     Ok(Report {
         figure: id,
@@ -776,16 +827,35 @@ mod tests {
 
     #[test]
     fn eta_is_elapsed_times_remaining_over_done() {
-        assert_eq!(eta_seconds(0, 10, 5.0), None);
-        assert_eq!(eta_seconds(2, 10, 5.0), Some(20.0));
-        assert_eq!(eta_seconds(10, 10, 5.0), Some(0.0));
+        assert_eq!(eta_seconds(0.0, 10.0, 5.0), None);
+        assert_eq!(eta_seconds(2.0, 10.0, 5.0), Some(20.0));
+        assert_eq!(eta_seconds(10.0, 10.0, 5.0), Some(0.0));
         assert_eq!(human_duration(5.4), "5 s");
         assert_eq!(human_duration(185.0), "3 min 05 s");
         assert_eq!(human_duration(3720.0), "1 h 02 min");
         assert_eq!(human_duration(f64::NAN), "?");
         assert_eq!(
-            status_text(0, 4, 1.0),
+            status_text(0, 4, 1.0, None),
             "0/4 tasks, 1 s elapsed, ETA unknown"
         );
+    }
+
+    /// Weighted by cost: one task of cost 9 done of costs (9, 1) leaves a ninth
+    /// of the work; and between finished tasks the ETA counts down, never up.
+    #[test]
+    fn the_eta_weights_by_cost_and_never_rises_while_nothing_finishes() {
+        let m = Monitor::new(Progress::Quiet, 2, 10.0, "x");
+        assert!(m.status().ends_with("ETA unknown"));
+        m.task_done(9.0);
+        let first = m.estimate.lock().unwrap().eta.unwrap();
+        let elapsed = m.started.elapsed().as_secs_f64();
+        assert!(first <= elapsed / 9.0 + 1e-9, "{first} vs {elapsed}");
+        let eta = |m: &Monitor| {
+            let e = m.estimate.lock().unwrap();
+            e.eta.unwrap() - e.at.unwrap().elapsed().as_secs_f64()
+        };
+        let a = eta(&m);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(eta(&m) < a, "the ETA rose while nothing finished");
     }
 }
