@@ -128,6 +128,65 @@ fn cache_clean_older_than_removes_only_old_runs() {
     assert!(stderr(&o).contains("--older-than") && stderr(&o).contains("no unit"));
 }
 
+/// Ctrl-C (SIGINT) during a run: exit 130 with how many tasks are kept and
+/// how to resume, no output folder written, and the rerun resumes from the
+/// cached tasks.
+#[test]
+fn ctrl_c_says_what_was_kept_and_the_rerun_resumes() {
+    use std::io::BufRead;
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "foulds2016/recovery",
+        "--smoke",
+        "--set",
+        "repeats=40",
+        "-j",
+        "1",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_privpost"))
+        .args(["run", "--out", out.path().to_str().unwrap()])
+        .args(args)
+        .current_dir(repo())
+        .env("CI", "true")
+        .env("PRIVPOST_HEARTBEAT_SECONDS", "0.1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    // wait for a heartbeat (tasks are running), then interrupt
+    let mut log = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        log.push_str(&line);
+        log.push('\n');
+        if line.contains("elapsed, ETA") {
+            break;
+        }
+    }
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    for line in lines {
+        log.push_str(&line.unwrap());
+        log.push('\n');
+    }
+    let status = child.wait().unwrap();
+    let fig = "foulds2016/recovery";
+    if out.path().join(fig).exists() {
+        // the run finished before the signal arrived: nothing to check
+        return;
+    }
+    assert_eq!(status.code(), Some(130), "{log}");
+    assert!(log.contains("interrupted after"), "{log}");
+    assert!(
+        log.contains("run the same command again to resume"),
+        "{log}"
+    );
+    let o = run(out.path(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, cached) = cache_use(&out.path().join(fig));
+    assert!(cached > 0, "nothing was kept: {log}");
+}
+
 /// A run killed with SIGKILL at random points resumes with only the unfinished
 /// tasks, and its CSVs are byte-identical to an uninterrupted run's.
 #[test]

@@ -224,6 +224,38 @@ fn status_text(done: usize, total: usize, elapsed: f64, eta: Option<f64>) -> Str
     )
 }
 
+/// Ctrl-C (SIGINT) while tasks run: the first sets a flag that the progress
+/// watcher turns into a message (how many tasks are kept, how to resume) and
+/// exit status 130; a second exits at once. Finished tasks are already in the
+/// task cache (each is stored as it finishes, atomically), and no output
+/// folder is touched until every task is done.
+mod interrupt {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // async-signal-safe: an atomic swap and _exit
+        if REQUESTED.swap(true, Ordering::SeqCst) {
+            unsafe { libc::_exit(130) };
+        }
+    }
+
+    /// Installs the handler (once per process).
+    pub fn install() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let handler: extern "C" fn(libc::c_int) = on_sigint;
+            // SAFETY: the handler only touches an atomic and calls _exit
+            unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
+        });
+    }
+
+    pub fn requested() -> bool {
+        REQUESTED.load(Ordering::SeqCst)
+    }
+}
+
 /// A log line: the wall-clock time (UTC, RFC 3339) first.
 fn log_line(text: impl std::fmt::Display) {
     eprintln!("{} {text}", rfc3339(SystemTime::now()));
@@ -316,13 +348,28 @@ impl Monitor {
 
     /// Ticks every second until `stop` fires: redraws the bar, and in a log
     /// prints a heartbeat line every `heartbeat`.
-    fn watch(&self, stop: mpsc::Receiver<()>, progress: Progress, heartbeat: Duration, name: &str) {
+    fn watch(&self, stop: mpsc::Receiver<()>, options: &Options, name: &str, cached: bool) {
+        let (progress, heartbeat) = (options.progress, options.heartbeat);
         let mut last_beat = Instant::now();
-        let tick = Duration::from_secs(1).min(heartbeat);
+        let tick = Duration::from_millis(200).min(heartbeat);
         loop {
             match stop.recv_timeout(tick) {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 _ => return,
+            }
+            if interrupt::requested() {
+                self.finish();
+                let done = self.done.load(Ordering::SeqCst);
+                eprintln!(
+                    "{name}: interrupted after {done} of the {} tasks to run; {}",
+                    self.total,
+                    if cached {
+                        "the finished ones are kept in the task cache: run the same command again to resume"
+                    } else {
+                        "they are not kept (no task cache: --no-cache or noise = \"secure\"); the output folder is unchanged"
+                    }
+                );
+                std::process::exit(130);
             }
             self.redraw();
             if progress == Progress::Lines && last_beat.elapsed() >= heartbeat {
@@ -449,8 +496,9 @@ fn compute(
     let (stop, stopped) = mpsc::channel();
     let computed: Vec<(usize, anyhow::Result<Vec<Row>>)> = std::thread::scope(|scope| {
         let monitor = &monitor;
-        let watcher =
-            scope.spawn(move || monitor.watch(stopped, options.progress, options.heartbeat, name));
+        interrupt::install();
+        let cached = cache.is_some();
+        let watcher = scope.spawn(move || monitor.watch(stopped, options, name, cached));
         // the costliest first, each worker taking the next from one queue (longest
         // processing time first): a long task started last would leave the other
         // workers idle at the end. Each task's rows depend only on (seed, index).
