@@ -187,6 +187,33 @@ fn ctrl_c_says_what_was_kept_and_the_rerun_resumes() {
     assert!(cached > 0, "nothing was kept: {log}");
 }
 
+/// The final table stays aligned when sweep labels are longer than its usual
+/// name column.
+#[test]
+fn the_final_table_is_aligned_for_long_sweep_labels() {
+    let out = tempfile::tempdir().unwrap();
+    let o = run(
+        out.path(),
+        &[
+            "foulds2016/fig2",
+            "--smoke",
+            "--set",
+            "epsilon=0.1,1",
+            "--set",
+            "repeats=10,200",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let columns: Vec<usize> = text
+        .lines()
+        .filter(|l| l.starts_with("  foulds2016/fig2@"))
+        .map(|l| l.find(" tasks ").unwrap())
+        .collect();
+    assert_eq!(columns.len(), 4, "{text}");
+    assert!(columns.iter().all(|&c| c == columns[0]), "{text}");
+}
+
 /// A run killed with SIGKILL at random points resumes with only the unfinished
 /// tasks, and its CSVs are byte-identical to an uninterrupted run's.
 #[test]

@@ -326,9 +326,15 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         reports.iter().filter(|r| !r.up_to_date).count(),
         clock.elapsed().as_secs_f64()
     );
+    let width = reports
+        .iter()
+        .map(|r| r.name().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(22);
     for r in &reports {
         crate::outln!(
-            "  {:<22} {:>8} tasks  {}{}",
+            "  {:<width$} {:>8} tasks  {}{}",
             r.name(),
             r.tasks,
             r.dir.display(),

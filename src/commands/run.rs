@@ -371,9 +371,16 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
         reports.iter().filter(|r| !r.up_to_date).count(),
         clock.elapsed().as_secs_f64()
     );
+    // names as wide as the longest (sweep labels can be long), at least 22
+    let width = reports
+        .iter()
+        .map(|r| r.name().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(22);
     for r in &reports {
         crate::outln!(
-            "  {:<22} {:>8} tasks {:>8} computed {:>8.2} s  {}{}",
+            "  {:<width$} {:>8} tasks {:>8} computed {:>8.2} s  {}{}",
             r.name(),
             r.tasks,
             r.computed,
