@@ -365,7 +365,12 @@ fn render(folders: &[Folder]) -> String {
         folders.len()
     );
     // contents
-    h.push_str("<table><tr><th>figure</th><th>paper</th><th>status</th><th>wall time</th></tr>\n");
+    h.push_str(
+        "<p>The status says how each folder was run: at the paper's scale (with the \
+         figure's status there, e.g. reproduced), at a profile such as smoke (reduced: \
+         never a reproduction), or with overrides and sweep points (off the paper's setting).</p>\n\
+         <table><tr><th>figure</th><th>paper</th><th>status</th><th>wall time</th></tr>\n",
+    );
     for f in folders {
         let spec = f.spec();
         let notes = spec.and_then(|s| s.notes().ok());
@@ -385,7 +390,7 @@ fn render(folders: &[Folder]) -> String {
                 "{}, {}",
                 n.paper, n.figure
             ))),
-            notes.as_ref().map_or(String::new(), |n| escape(&n.status)),
+            escape(&run_status(f, notes.as_ref().map(|n| n.status.as_str()))),
         );
     }
     h.push_str("</table>\n");
@@ -442,7 +447,7 @@ fn section_head(h: &mut String, id: &str, spec: Option<&Spec>) {
                 escape(&paper),
                 escape(&figure),
                 escape(spec.id),
-                escape(&status),
+                escape(&format!("status at the paper's scale: {status}")),
                 prose(&claim),
                 prose(&matches),
                 prose(&differs)
@@ -538,6 +543,86 @@ fn folder(h: &mut String, f: &Folder) {
         }
         Kind::Figure(Ok(m)) => provenance(h, m),
     }
+}
+
+/// How a folder was run, for the contents table: the figure's status at paper
+/// scale (`paper_status`, from its notes) only when it ran at the paper's scale
+/// with no override; a profile run, an overridden run or a sweep point says so
+/// instead; a combined folder is flagged stale when one of its points was
+/// re-run (or removed) after it was combined.
+fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
+    match &f.kind {
+        Kind::Combined => match stale_points(&f.dir) {
+            Ok(stale) if stale.is_empty() => "combined sweep points".into(),
+            Ok(stale) => format!(
+                "STALE combine: {} re-run or removed since (run privpost combine again)",
+                stale.join(", ")
+            ),
+            Err(e) => format!("combined (cannot check its points: {e})"),
+        },
+        Kind::Figure(Err(_)) => "unreadable manifest".into(),
+        Kind::Figure(Ok(m)) => {
+            let profile = m.get("profile").and_then(Value::as_str);
+            let overrides: Vec<&str> = m
+                .get("overrides")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let point = m.get("sweep_point").and_then(Value::as_str);
+            let mut parts = Vec::new();
+            if let Some(p) = profile {
+                parts.push(format!("{p} profile (reduced, not the paper's scale)"));
+            }
+            if let Some(p) = point {
+                parts.push(format!("off-paper setting: sweep point {p}"));
+            } else if !overrides.is_empty() {
+                parts.push(format!("off-paper setting: --set {}", overrides.join(" ")));
+            }
+            if parts.is_empty() {
+                format!("paper scale: {}", paper_status.unwrap_or("no notes"))
+            } else {
+                parts.join("; ")
+            }
+        }
+    }
+}
+
+/// The points of a combined folder whose folder was re-run after the combine
+/// (its manifest differs from the one combined) or is gone.
+fn stale_points(dir: &Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(dir.join("combined.json")).map_err(|e| e.to_string())?;
+    let combined: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    // points beside the combined folder (by name), or where combine read them
+    let paper_dir = dir.parent().ok_or("no paper folder")?;
+    let locate = |folder: &str| {
+        let given = Path::new(folder);
+        match given.file_name() {
+            Some(name) if paper_dir.join(name).is_dir() => paper_dir.join(name),
+            _ => given.to_path_buf(),
+        }
+    };
+    let mut stale = Vec::new();
+    for p in combined
+        .get("points")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let folder = p.get("folder").and_then(Value::as_str).unwrap_or("");
+        // the whole manifest: a re-run writes new timings even within a second
+        let then = p.get("manifest");
+        let now = read_manifest(&locate(folder)).ok();
+        if then.is_none() || then != now.as_ref() {
+            stale.push(
+                Path::new(folder)
+                    .file_name()
+                    .map_or(folder.to_string(), |n| n.to_string_lossy().into_owned()),
+            );
+        }
+    }
+    Ok(stale)
 }
 
 /// The run's noise mode and how its ledger entries drew their noise, e.g.

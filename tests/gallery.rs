@@ -248,3 +248,50 @@ fn the_browser_check_reports_failures_as_json() {
         "{report}"
     );
 }
+
+/// The contents table never presents a smoke run, an overridden run or a sweep
+/// point as the paper's result, and flags a combined folder whose points were
+/// re-run after it was combined (issue 30).
+#[test]
+fn statuses_say_how_each_folder_was_run_and_stale_combines_are_flagged() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut a = vec!["run", "--out", dir, "-q"];
+        a.extend_from_slice(args);
+        let o = privpost(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    run(&["foulds2016/fig2", "--smoke"]);
+    run(&["foulds2016/fig2", "--smoke", "--set", "epsilon=0.1,100"]);
+    let points: Vec<String> = ["fig2@epsilon=0.1", "fig2@epsilon=100"]
+        .iter()
+        .map(|p| out.path().join("foulds2016").join(p).display().to_string())
+        .collect();
+    let o = privpost(&["combine", &points[0], &points[1]]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = || std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    let o = privpost(&["gallery", dir]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = page();
+    let contents = &html[..html.find("</table>").unwrap()];
+    assert!(!contents.contains("paper scale: reproduced"), "{contents}");
+    assert!(contents.contains("smoke profile (reduced, not the paper&#39;s scale)"));
+    assert!(contents.contains("off-paper setting: sweep point epsilon=100"));
+    assert!(contents.contains("combined sweep points"));
+    assert!(!contents.contains("STALE"));
+    // re-running a point after the combine makes the combine stale
+    run(&[
+        "foulds2016/fig2",
+        "--smoke",
+        "--set",
+        "epsilon=0.1,100",
+        "--force",
+    ]);
+    let html = page();
+    let contents = &html[..html.find("</table>").unwrap()];
+    assert!(
+        contents.contains("STALE combine: fig2@epsilon=0.1, fig2@epsilon=100"),
+        "{contents}"
+    );
+}
