@@ -326,12 +326,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         reports.iter().filter(|r| !r.up_to_date).count(),
         clock.elapsed().as_secs_f64()
     );
-    let width = reports
-        .iter()
-        .map(|r| r.name().chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(22);
+    let width = crate::runner::Report::name_width(&reports);
     for r in &reports {
         crate::outln!(
             "  {:<width$} {:>8} tasks  {}{}",

@@ -371,13 +371,7 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
         reports.iter().filter(|r| !r.up_to_date).count(),
         clock.elapsed().as_secs_f64()
     );
-    // names as wide as the longest (sweep labels can be long), at least 22
-    let width = reports
-        .iter()
-        .map(|r| r.name().chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(22);
+    let width = crate::runner::Report::name_width(&reports);
     for r in &reports {
         crate::outln!(
             "  {:<width$} {:>8} tasks {:>8} computed {:>8.2} s  {}{}",

@@ -115,6 +115,17 @@ impl Report {
             None => self.figure.clone(),
         }
     }
+
+    /// The width of a table's name column: the longest name (sweep labels can
+    /// be long), at least 22.
+    pub fn name_width(reports: &[Report]) -> usize {
+        reports
+            .iter()
+            .map(|r| r.name().chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(22)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
