@@ -350,7 +350,9 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2.2em;border-bottom:1px solid 
 img{max-width:100%;height:auto;border:1px solid #ddd;display:block;margin:.5em 0}\
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}\
 dt{font-weight:bold;margin-top:.4em}dd{margin-left:1.2em}code{background:#f4f4f4;padding:0 .2em}\
-.files a{margin-right:.8em}.err{color:#a00}.muted{color:#666;font-size:.9em}";
+.files a{margin-right:.8em}.err{color:#a00}.muted{color:#666;font-size:.9em}\
+img.thumb{width:120px;margin:0}.grid{display:flex;flex-wrap:wrap;gap:.6em}.grid figure{margin:0;width:200px}\
+.grid img{width:200px}.grid figcaption{font-size:.8em;word-break:break-all}";
 
 fn render(folders: &[Folder]) -> String {
     let mut h = String::new();
@@ -369,7 +371,7 @@ fn render(folders: &[Folder]) -> String {
         "<p>The status says how each folder was run: at the paper's scale (with the \
          figure's status there, e.g. reproduced), at a profile such as smoke (reduced: \
          never a reproduction), or with overrides and sweep points (off the paper's setting).</p>\n\
-         <table><tr><th>figure</th><th>paper</th><th>status</th><th>wall time</th></tr>\n",
+         <table><tr><th></th><th>figure</th><th>paper</th><th>status</th><th>wall time</th></tr>\n",
     );
     for f in folders {
         let spec = f.spec();
@@ -383,7 +385,8 @@ fn render(folders: &[Folder]) -> String {
         };
         let _ = writeln!(
             h,
-            "<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{wall}</td></tr>",
+            "<tr><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{wall}</td></tr>",
+            thumbnail(f, "thumb"),
             anchor(&f.rel),
             escape(&f.rel),
             notes.as_ref().map_or(String::new(), |n| escape(&format!(
@@ -412,6 +415,7 @@ fn render(folders: &[Folder]) -> String {
         if f.id != last_id {
             section_head(&mut h, &f.id, spec);
             last_id = &f.id;
+            sweep_grid(&mut h, folders.iter().filter(|g| g.id == f.id));
         }
         folder(&mut h, f);
     }
@@ -436,6 +440,7 @@ fn section_head(h: &mut String, id: &str, spec: Option<&Spec>) {
             matches,
             differs,
             status,
+            details,
             ..
         }) => {
             let _ = writeln!(
@@ -452,6 +457,13 @@ fn section_head(h: &mut String, id: &str, spec: Option<&Spec>) {
                 prose(&matches),
                 prose(&differs)
             );
+            if let Some(d) = details {
+                let _ = writeln!(
+                    h,
+                    "<details><summary>Details</summary><p>{}</p></details>",
+                    prose(&d)
+                );
+            }
         }
         Err(e) => {
             let _ = writeln!(
@@ -461,6 +473,40 @@ fn section_head(h: &mut String, id: &str, spec: Option<&Spec>) {
                 escape(&e)
             );
         }
+    }
+}
+
+/// The folder's main picture (figure.png or combined.png) as a small image
+/// linking to its section, or nothing if it has none.
+fn thumbnail(f: &Folder, class: &str) -> String {
+    ["figure.png", "combined.png"]
+        .iter()
+        .find(|n| f.dir.join(n).is_file())
+        .map_or(String::new(), |n| {
+            format!(
+                "<a href=\"#{}\"><img class=\"{class}\" src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>",
+                anchor(&f.rel),
+                href(&format!("{}/{n}", f.rel)),
+                escape(&f.rel)
+            )
+        })
+}
+
+/// A figure run in several folders (sweep points, a profile, a combine): a
+/// grid of their thumbnails, each captioned with its folder, before the
+/// folders themselves.
+fn sweep_grid<'a>(h: &mut String, same_figure: impl Iterator<Item = &'a Folder>) {
+    let cells: Vec<String> = same_figure
+        .map(|f| {
+            format!(
+                "<figure>{}<figcaption>{}</figcaption></figure>",
+                thumbnail(f, "grid"),
+                escape(f.rel.rsplit('/').next().unwrap_or(&f.rel))
+            )
+        })
+        .collect();
+    if cells.len() > 1 {
+        let _ = writeln!(h, "<div class=\"grid\">{}</div>", cells.join(""));
     }
 }
 

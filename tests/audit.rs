@@ -131,11 +131,22 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows = common::rows(&summary);
+    // a subset runs into its own folder, named by what it changed, and says
+    // where; the full audit's folder is left as it was (issue 30)
+    let full = std::fs::read(&summary).unwrap();
+    let subset = out
+        .path()
+        .join("audit/mechanisms@audits=[barker_step],broken=false");
+    assert!(stderr(&o).contains("mechanisms@audits=[barker_step],broken=false"));
+    let sub_h = header(&subset.join("summary.csv"));
+    let (sub_audit, sub_variant) = (col(&sub_h, "audit"), col(&sub_h, "variant"));
+    assert_eq!(sub_h[..2], ["set.audits", "set.broken"]);
+    let rows = common::rows(&subset.join("summary.csv"));
     assert_eq!(rows.len(), 2);
     assert!(rows
         .iter()
-        .all(|r| r[audit] == "barker_step" && r[variant] == "real"));
+        .all(|r| r[sub_audit] == "barker_step" && r[sub_variant] == "real"));
+    assert_eq!(std::fs::read(&summary).unwrap(), full);
     // `plot` of an edited summary with very many rows draws the first 500 and says so
     let text = std::fs::read_to_string(&summary).unwrap();
     let mut lines = text.lines();

@@ -96,3 +96,44 @@ fn readme_figure_table_rows_come_from_the_notes() {
         "README figure table rows: {rows:#?}"
     );
 }
+
+/// docs/figures/README.md is the notes files rendered (`privpost gallery
+/// --notes-page`), so the page, the gallery and the README table cannot disagree.
+#[test]
+fn figure_notes_page_is_rendered_from_the_notes_files() {
+    let want = privpost::experiments::notes_markdown().unwrap();
+    let have = read("docs/figures/README.md");
+    assert!(
+        have.trim_end() == want.trim_end(),
+        "docs/figures/README.md is out of date: run\n  privpost gallery --notes-page > docs/figures/README.md"
+    );
+}
+
+/// The README fits on a few screens; the rest lives in docs/ (issue 30).
+#[test]
+fn readme_stays_short_and_links_its_docs_pages() {
+    let readme = read("README.md");
+    let lines = readme.lines().count();
+    assert!(lines <= 200, "README.md has {lines} lines (at most 200)");
+    for page in [
+        "docs/usage.md",
+        "docs/configs.md",
+        "docs/bring-your-own.md",
+        "docs/privacy.md",
+        "docs/methods.md",
+        "docs/figures/README.md",
+        "docs/cluster.md",
+        "docs/performance.md",
+        "docs/outputs.md",
+        "docs/architecture.md",
+    ] {
+        assert!(
+            readme.contains(&format!("]({page})")),
+            "README lacks a link to {page}"
+        );
+        assert!(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(page).is_file(),
+            "{page} missing"
+        );
+    }
+}

@@ -705,7 +705,7 @@ fn the_second_round_cases_are_refused_or_fixed() {
     );
     assert_eq!(o.code, Some(0), "{} (timed out: {})", o.stderr, o.timed_out);
     let m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("heikkila2019/fig3/manifest.json")).unwrap(),
+        &std::fs::read_to_string(out.join("heikkila2019/fig3@sgld_every=1/manifest.json")).unwrap(),
     )
     .unwrap();
     let t = &m["timings"];

@@ -77,7 +77,8 @@ fn no_nan_in_any_csv() {
         &["foulds2016/fig2", "--smoke", "--set", "repeats=1"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let summary = std::fs::read_to_string(out.path().join("foulds2016/fig2/summary.csv")).unwrap();
+    let summary =
+        std::fs::read_to_string(out.path().join("foulds2016/fig2@repeats=1/summary.csv")).unwrap();
     assert!(!summary.to_lowercase().contains("nan"), "{summary}");
     assert!(
         summary.lines().nth(1).unwrap().ends_with(",,1"),
@@ -229,22 +230,32 @@ fn oversized_plans_are_refused_with_the_estimate() {
 fn the_swap_is_atomic_under_a_kill_at_every_step() {
     let out = tempfile::tempdir().unwrap();
     let reference = tempfile::tempdir().unwrap();
+    // two configs of the figure that differ in their seed: both write the
+    // figure's own folder (a `--set seed=…` would write `fig2@seed=…`)
+    let configs = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("configs/bun2018/fig2.toml")).unwrap();
+    for seed in ["1", "2"] {
+        let changed: String = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("seed =") {
+                    format!("seed = {seed}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(configs.path().join(format!("seed{seed}.toml")), changed).unwrap();
+    }
     let o = |out: &Path, seed: &str, fault: Option<usize>| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_privpost"));
-        c.args([
-            "run",
-            "bun2018/fig2",
-            "--smoke",
-            "-q",
-            "--no-cache",
-            "--force",
-            "--set",
-        ])
-        .arg(format!("seed={seed}"))
-        .arg("--out")
-        .arg(out)
-        .current_dir(repo())
-        .env("CI", "true");
+        c.arg("run")
+            .arg(configs.path().join(format!("seed{seed}.toml")))
+            .args(["--smoke", "-q", "--no-cache", "--force"])
+            .arg("--out")
+            .arg(out)
+            .current_dir(repo())
+            .env("CI", "true");
         if let Some(n) = fault {
             c.env("PRIVPOST_FAULT_AT", n.to_string());
         }

@@ -54,7 +54,10 @@ fn exact_mode_is_byte_reproducible_and_labelled() {
         args.extend(["--smoke", "--set", "noise=exact", "-j", jobs]);
         ok(&run(dir.path(), &args));
     }
-    for f in figures {
+    for figure in figures {
+        // a --set that changes a value runs into `<figure>@key=value` (issue 30)
+        let point = format!("{figure}@noise=exact");
+        let f = point.as_str();
         for file in ["data.csv", "summary.csv"] {
             assert!(
                 read(a.path(), f, file) == read(b.path(), f, file),
@@ -81,7 +84,8 @@ fn exact_mode_is_byte_reproducible_and_labelled() {
         assert!(params.contains("exact (CKS20"), "{f}: {params}");
     }
     // the exact releases are integers: Foulds Fig. 1's noisy counts
-    let data = String::from_utf8(read(a.path(), "foulds2016/fig1", "data.csv")).unwrap();
+    let data =
+        String::from_utf8(read(a.path(), "foulds2016/fig1@noise=exact", "data.csv")).unwrap();
     let laplace: Vec<&str> = data.lines().filter(|l| l.starts_with("laplace,")).collect();
     assert!(!laplace.is_empty());
     for l in laplace {
@@ -131,14 +135,15 @@ fn float_spelled_out_is_the_default() {
 fn secure_mode_is_fresh_every_run() {
     let out = tempfile::tempdir().unwrap();
     let f = "foulds2016/fig2";
+    let point = "foulds2016/fig2@noise=secure";
     ok(&run(out.path(), &[f, "--smoke", "--set", "noise=secure"]));
-    let first = read(out.path(), f, "data.csv");
+    let first = read(out.path(), point, "data.csv");
     ok(&run(out.path(), &[f, "--smoke", "--set", "noise=secure"]));
     assert!(
-        first != read(out.path(), f, "data.csv"),
+        first != read(out.path(), point, "data.csv"),
         "the same noise twice"
     );
-    let m = manifest(out.path(), f);
+    let m = manifest(out.path(), point);
     assert_eq!(m["noise"]["mode"], "secure");
     assert_eq!(m["noise"]["reproducible"], false);
     assert_eq!(m["cache"]["tasks_from_cache"], 0);
@@ -239,16 +244,22 @@ fn the_float_attack_audit_fails_float_and_passes_exact() {
         "-q",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let table = String::from_utf8(read(out.path(), "audit/mechanisms", "summary.csv")).unwrap();
+    // a subset runs into its own folder, with a set.audits column first
+    let summary = out
+        .path()
+        .join("audit/mechanisms@audits=[float_attack,laplace_counts_discrete]/summary.csv");
+    let h = common::header(&summary);
+    let rows = common::rows(&summary);
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
     let row = |audit: &str, variant: &str| -> Vec<String> {
-        table
-            .lines()
-            .find(|l| l.starts_with(&format!("{audit},")) && l.contains(&format!(",{variant},")))
-            .unwrap_or_else(|| panic!("no {audit} {variant} in {table}"))
-            .split(',')
-            .map(str::to_string)
-            .collect()
+        let r = rows
+            .iter()
+            .find(|r| r[at("audit")] == audit && r[at("variant")] == variant)
+            .unwrap_or_else(|| panic!("no {audit} {variant} in {rows:?}"));
+        // the columns after set.audits, as in the full audit's summary
+        r[1..].to_vec()
     };
+    assert_eq!(h[0], "set.audits");
     let float = row("float_attack", "float");
     assert_eq!(float[4], "FAIL");
     assert_eq!(float[12], "inf", "audited ε of the float Laplace");

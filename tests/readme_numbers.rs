@@ -28,6 +28,11 @@ struct Claim {
     group: Vec<String>,
     #[serde(default)]
     floor: bool,
+    /// "separated": the standard-error column of `column`
+    se: Option<String>,
+    /// the document quoting the number, if not README.md (a docs page or a
+    /// figure's notes file)
+    file: Option<String>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -42,6 +47,21 @@ fn repo() -> PathBuf {
 fn claims() -> Vec<Claim> {
     let text = std::fs::read_to_string(repo().join("tests/reference/readme-numbers.toml")).unwrap();
     toml::from_str::<Claims>(&text).unwrap().claim
+}
+
+/// The text of a document that quotes numbers: a Markdown file as it is, a
+/// figure's notes file (TOML) as its string fields.
+fn document(file: &str) -> String {
+    let text = std::fs::read_to_string(repo().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    if !file.ends_with(".toml") {
+        return text;
+    }
+    let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    table
+        .values()
+        .filter_map(toml::Value::as_str)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Whitespace runs as one space (the README wraps lines anywhere); U+2212 as '-'.
@@ -117,6 +137,36 @@ fn compute(c: &Claim, header: &[String], rows: &[Vec<String>]) -> Result<f64, St
                 .filter(|(x, y)| matches!((x, y), (Some(x), Some(y)) if x < y))
                 .count() as f64)
         }
+        "separated" => {
+            // groups where a and b differ by more than two standard errors of
+            // the difference (independent estimates)
+            let s = col(c.series.as_deref().ok_or("separated needs `series`")?)?;
+            let se = col(c.se.as_deref().ok_or("separated needs `se`")?)?;
+            let (a, b) = (c.a.as_deref().ok_or("no a")?, c.b.as_deref().ok_or("no b")?);
+            let g: Vec<usize> = c.group.iter().map(|n| col(n)).collect::<Result<_, _>>()?;
+            type Est = Option<(f64, f64)>;
+            let mut groups: BTreeMap<Vec<String>, (Est, Est)> = BTreeMap::new();
+            for r in &picked {
+                let key: Vec<String> = g.iter().map(|&i| r[i].clone()).collect();
+                let e = groups.entry(key).or_default();
+                let v = Some((num(r)?, r[se].parse::<f64>().map_err(|e| e.to_string())?));
+                if r[s] == a {
+                    e.0 = v;
+                } else if r[s] == b {
+                    e.1 = v;
+                }
+            }
+            if groups.is_empty() {
+                return Err("no rows match".into());
+            }
+            Ok(groups
+                .values()
+                .filter(|p| match p {
+                    (Some((x, sx)), Some((y, sy))) => (x - y).abs() > 2.0 * sx.hypot(*sy),
+                    _ => false,
+                })
+                .count() as f64)
+        }
         other => Err(format!("unknown reduce {other:?}")),
     }
 }
@@ -136,12 +186,13 @@ fn printed(x: f64, value: &str, floor: bool) -> String {
 
 #[test]
 fn every_listed_number_is_quoted_in_the_readme_and_names_real_columns() {
-    let readme = norm(&std::fs::read_to_string(repo().join("README.md")).unwrap());
     let claims = claims();
     assert!(claims.len() >= 40, "{} claims", claims.len());
     for c in &claims {
+        let file = c.file.as_deref().unwrap_or("README.md");
+        let doc = norm(&document(file));
         let text = norm(&c.readme);
-        assert!(readme.contains(&text), "README lacks {:?}", c.readme);
+        assert!(doc.contains(&text), "{file} lacks {:?}", c.readme);
         assert!(
             text.contains(&norm(&c.value)),
             "{:?} does not contain its value {:?}",
@@ -155,6 +206,7 @@ fn every_listed_number_is_quoted_in_the_readme_and_names_real_columns() {
             .keys()
             .chain(std::iter::once(&c.column))
             .chain(c.series.iter())
+            .chain(c.se.iter())
             .chain(c.group.iter())
         {
             assert!(
@@ -179,6 +231,8 @@ fn every_listed_number_is_quoted_in_the_readme_and_names_real_columns() {
         b: None,
         group: vec![],
         floor: false,
+        se: None,
+        file: None,
     };
     let x = compute(&c, &header, &rows).unwrap();
     assert_eq!(printed(x, "0.123", false), "0.123");

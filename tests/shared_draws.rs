@@ -67,8 +67,8 @@ fn posteriors_share_draws_across_figures_and_grids() {
     run(narrow.path(), &[minami], &["ln_epsilons=[1.0]"]);
 
     // 1. Minami after Geumlek in one process = Minami alone, byte for byte
-    let m_alone = alone.path().join("minami2016/logreg/data.csv");
-    let m_both = both.path().join("minami2016/logreg/data.csv");
+    let m_alone = common::point_dir(alone.path(), "minami2016/logreg").join("data.csv");
+    let m_both = common::point_dir(both.path(), "minami2016/logreg").join("data.csv");
     assert_eq!(
         std::fs::read(&m_alone).unwrap(),
         std::fs::read(&m_both).unwrap(),
@@ -76,7 +76,7 @@ fn posteriors_share_draws_across_figures_and_grids() {
     );
 
     // 2. the posteriors both figures sample (same seed) have the same draws
-    let g = both.path().join("geumlek2017/fig3/data.csv");
+    let g = common::point_dir(both.path(), "geumlek2017/fig3").join("data.csv");
     for mech in ["true_posterior", "ops"] {
         let ours = draws(&g, &[mech]);
         let theirs = draws(&m_both, &[mech]);
@@ -101,7 +101,10 @@ fn posteriors_share_draws_across_figures_and_grids() {
         .into_iter()
         .filter(|d| d.1 == "1.0")
         .collect();
-    let narrow = draws(&narrow.path().join("minami2016/logreg/data.csv"), &exact);
+    let narrow = draws(
+        &common::point_dir(narrow.path(), "minami2016/logreg").join("data.csv"),
+        &exact,
+    );
     assert_eq!(wide.len(), 5 * exact.len());
     assert_eq!(wide, narrow);
 }

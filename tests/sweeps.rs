@@ -63,7 +63,11 @@ fn reruns_compute_nothing_and_force_recomputes() {
         &["bun2018/fig2", "--smoke", "--set", "epsilon=2"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(cache_use(&dir), (computed, 0));
+    // ... written beside the figure's own folder, which it leaves as it was
+    let point = out.path().join("bun2018/fig2@epsilon=2");
+    assert_eq!(cache_use(&point), (computed, 0));
+    assert_eq!(cache_use(&dir), (0, computed));
+    assert_eq!(read(&dir.join("data.csv")), data);
 
     let o = run(out.path(), &["bun2018/fig2", "--smoke", "--force"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -170,7 +174,7 @@ fn ctrl_c_says_what_was_kept_and_the_rerun_resumes() {
         log.push('\n');
     }
     let status = child.wait().unwrap();
-    let fig = "foulds2016/recovery";
+    let fig = "foulds2016/recovery@repeats=40";
     if out.path().join(fig).exists() {
         // the run finished before the signal arrived: nothing to check
         return;
@@ -229,7 +233,7 @@ fn killed_runs_resume_to_byte_identical_outputs() {
     let reference = tempfile::tempdir().unwrap();
     let o = run(reference.path(), &[&args[..], &["--no-cache"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    let fig = "foulds2016/recovery";
+    let fig = "foulds2016/recovery@repeats=6";
     let n = manifest(&reference.path().join(fig).join("manifest.json"))["tasks"]
         .as_u64()
         .unwrap();
@@ -430,7 +434,7 @@ fn logs_get_heartbeats_and_quiet_runs_do_not() {
     assert!(o.status.success(), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
-        e.contains("[1/1] foulds2016/recovery: 56 tasks to run"),
+        e.contains("[1/1] foulds2016/recovery@repeats=4: 56 tasks to run"),
         "{e}"
     );
     let beats: Vec<&str> = e.lines().filter(|l| l.contains("elapsed, ETA")).collect();
@@ -444,7 +448,7 @@ fn logs_get_heartbeats_and_quiet_runs_do_not() {
     assert!(beats.iter().all(|l| stamped(l)), "{beats:?}");
     assert!(
         e.lines()
-            .filter(|l| l.contains("foulds2016/recovery: 56 tasks"))
+            .filter(|l| l.contains("foulds2016/recovery@repeats=4: 56 tasks"))
             .all(stamped),
         "{e}"
     );
@@ -502,7 +506,11 @@ fn the_set_grammar_sweeps_any_key() {
         labels(&[&f2[..], &["n_values=[[10,20],[30]]"]].concat()),
         ["n_values=[10, 20]", "n_values=[30]"]
     );
-    assert!(labels(&[&f2[..], &["n_values=[10,20]"]].concat()).is_empty());
+    // a plain replacement labels its run too (issue 30), unless it changes nothing
+    assert_eq!(
+        labels(&[&f2[..], &["n_values=[10,20]"]].concat()),
+        ["n_values=[10,20]"]
+    );
     // optional keys the config leaves out, and nested preset keys
     assert_eq!(
         labels(&["foulds2016/fig1", "--smoke", "--set", "successes=[3,5]"]),

@@ -136,7 +136,7 @@ pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
         set.push(format!("draws={d}"));
     }
     let out = args.out.clone();
-    run::run(RunArgs {
+    let folders = run::run_folders(RunArgs {
         selection: Selection {
             targets: vec![FIGURE.to_string()],
             all: false,
@@ -154,7 +154,12 @@ pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
         shard: None,
         allow_long: false,
     })?;
-    let path = out.join(FIGURE).join("summary.csv");
+    // a subset, --no-broken or --draws runs into `mechanisms@…`, beside the full audit
+    let folder = folders
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| out.join(FIGURE));
+    let path = folder.join("summary.csv");
     let t = Table::read_csv(&path).map_err(CommandError::failed)?;
     report(&t).map_err(CommandError::Failed)
 }

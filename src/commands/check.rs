@@ -68,5 +68,8 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
     if !args.resolved && points > paths.len() {
         crate::outln!("{points} run(s) from {} config(s)", paths.len());
     }
+    if !args.resolved {
+        super::print_estimates(&planned, super::run::jobs(None)?)?;
+    }
     Ok(())
 }

@@ -13,16 +13,20 @@ use crate::results::{replace_dir, temp_dir_for, write_text};
 /// Join sweep-point folders of one figure into combined.csv, an overlay figure and combined.json.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  privpost run foulds2016/fig2 --smoke --set epsilon=0.1,1,10\n  privpost combine results/foulds2016/fig2@*\n\
+    after_help = "Example:\n  privpost run foulds2016/fig2 --smoke --set epsilon=0.1,1,10\n  privpost combine results/foulds2016/fig2      (= results/foulds2016/fig2@*)\n\
 writes results/foulds2016/fig2.combined/{combined.csv, combined.png, combined.svg, combined.json}"
 )]
 pub struct CombineArgs {
-    /// Figure folders written by `privpost run` (each with manifest.json and summary.csv).
+    /// Figure folders written by `privpost run` (each with manifest.json and summary.csv);
+    /// a figure's base name (results/foulds2016/fig2) stands for its sweep points fig2@….
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// Output folder (default: <parent of the first>/<figure>.combined).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// One overlay panel per value of this swept key (a second sweep axis).
+    #[arg(long, value_name = "KEY")]
+    pub facet: Option<String>,
 }
 
 /// One sweep point as read.
@@ -110,10 +114,79 @@ fn label(p: &Point) -> String {
     }
 }
 
+/// The sweep points `<dir>@…` beside a base folder `<dir>` (a figure's name
+/// without `@`), sorted by name; empty if there are none.
+fn points_of(dir: &Path) -> Vec<PathBuf> {
+    let (Some(parent), Some(base)) = (dir.parent(), dir.file_name()) else {
+        return Vec::new();
+    };
+    let base = base.to_string_lossy();
+    if base.contains('@') {
+        return Vec::new();
+    }
+    let prefix = format!("{base}@");
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(parent)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| dir.with_file_name(e.file_name()))
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    found.sort();
+    found
+}
+
+/// The folders to combine: each argument as given, except a figure's base
+/// name (`results/foulds2016/fig2`), which stands for its sweep points
+/// `fig2@…` when it has any; a folder holding figure folders but no manifest
+/// is refused naming what it holds.
+fn expand(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, CommandError> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let points = points_of(dir);
+        if !points.is_empty() {
+            out.extend(points);
+            continue;
+        }
+        if dir.is_dir() && !dir.join("manifest.json").is_file() {
+            let mut inside: Vec<String> = std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.path().join("manifest.json").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            inside.sort();
+            return Err(CommandError::input(format!(
+                "{}: not a figure folder (no manifest.json){}",
+                dir.display(),
+                if inside.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; it holds the figure folders {} — give a figure's name (e.g. {}) for its sweep points",
+                        inside.join(", "),
+                        dir.join(inside[0].split('@').next().unwrap_or_default()).display()
+                    )
+                }
+            )));
+        }
+        out.push(dir.clone());
+    }
+    Ok(out)
+}
+
 pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
+    let dirs = expand(&args.dirs)?;
     let mut points = Vec::new();
     let mut spec: Option<&'static Spec> = None;
-    for dir in &args.dirs {
+    for dir in &dirs {
         let (point, s) = read_point(dir)?;
         if let Some(first) = spec {
             if first.id != s.id {
@@ -122,7 +195,7 @@ pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
                     dir.display(),
                     s.id,
                     first.id,
-                    args.dirs[0].display()
+                    dirs[0].display()
                 )));
             }
         }
@@ -184,18 +257,18 @@ pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
             out.display()
         )));
     }
-    let lines = overlay::lines(&table, &spec.overlay, 0).map_err(|e| {
+    let panels = overlay::panels(&table, &spec.overlay, 0, args.facet.as_deref()).map_err(|e| {
         CommandError::input(format!("{}: cannot draw the overlay: {}", spec.id, e.0))
     })?;
     let chart = OverlayChart {
         title: format!("{} — {} sweep point(s)", spec.id, points.len()),
-        x: spec.overlay.x.to_string(),
-        y: spec.overlay.y.to_string(),
-        lines,
+        x: spec.overlay.x_label.to_string(),
+        y: spec.overlay.y_label.to_string(),
+        panels,
     };
     let listing = serde_json::json!({
         "figure": spec.id,
-        "overlay": { "x": spec.overlay.x, "y": spec.overlay.y, "series": spec.overlay.series },
+        "overlay": { "x": spec.overlay.x, "y": spec.overlay.y, "series": spec.overlay.series, "facet": args.facet },
         "swept_keys": keys,
         "points": points.iter().map(|p| serde_json::json!({
             "folder": p.dir.display().to_string(),

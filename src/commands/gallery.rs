@@ -13,9 +13,17 @@ pub struct GalleryArgs {
     /// Output root holding <paper>/<figure>/ folders (as written by `privpost run --out DIR`)
     #[arg(default_value = "results")]
     pub dir: PathBuf,
+    /// Print docs/figures/README.md (every figure's notes as one Markdown page) and exit.
+    #[arg(long)]
+    pub notes_page: bool,
 }
 
 pub fn gallery(args: &GalleryArgs) -> Result<(), CommandError> {
+    if args.notes_page {
+        let page = crate::experiments::notes_markdown().map_err(CommandError::failed)?;
+        crate::outln!("{}", page.trim_end());
+        return Ok(());
+    }
     let dir = &args.dir;
     if !dir.is_dir() {
         return Err(CommandError::input(format!(

@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{ConfigError, ConfigFile, Override, ParamError, Resolved};
 use crate::experiments::{self, Plan, Spec};
+use crate::runner::estimate;
+use crate::runner::human_duration;
 
 /// Writes one line to standard output. A write error (a full disk, a closed
 /// pipe) is a failure with a message, never a panic as with `println!`; a
@@ -185,6 +187,55 @@ pub struct Planned {
     pub spec: &'static Spec,
     pub resolved: Resolved,
     pub plan: Box<dyn Plan>,
+}
+
+impl Planned {
+    /// The run's cost before preparing ([`estimate::plan_cost`]).
+    pub fn cost(&self) -> Option<estimate::Cost> {
+        let r = &self.resolved;
+        estimate::plan_cost(
+            &r.experiment,
+            self.plan.cost(),
+            r.profile.is_none() && r.overrides.is_empty(),
+        )
+    }
+
+    /// `figure@point`.
+    pub fn name(&self) -> String {
+        match &self.resolved.sweep_label {
+            Some(l) => format!("{}@{l}", self.resolved.experiment),
+            None => self.resolved.experiment.clone(),
+        }
+    }
+}
+
+/// Prints the estimated wall time of planned runs (before preparing) with
+/// `jobs` workers: a line per run, the total, the calibration machine.
+pub fn print_estimates(planned: &[Planned], jobs: usize) -> Result<(), CommandError> {
+    let mut total = Some(0.0);
+    crate::outln!("estimated wall time with {jobs} jobs, if no task is cached:");
+    for p in planned {
+        let seconds = p
+            .cost()
+            .and_then(|c| estimate::wall_seconds(&p.resolved.experiment, c, jobs));
+        total = total.zip(seconds).map(|(t, s)| t + s);
+        crate::outln!(
+            "  {}: {}",
+            p.name(),
+            seconds.map_or_else(
+                || "no estimate before its data is prepared (`run` prints one)".to_string(),
+                |s| format!("about {}", human_duration(s))
+            )
+        );
+    }
+    if planned.len() > 1 {
+        match total {
+            Some(t) => crate::outln!("  total: about {}", human_duration(t)),
+            None => crate::outln!("  total: unknown (a run has no estimate yet)"),
+        }
+    }
+    crate::outln!("  (cost model calibrated on {})", estimate::CALIBRATED_ON);
+    Ok(())
 }
 
 /// Every `*.toml` under `dir`, sorted.

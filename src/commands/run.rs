@@ -217,6 +217,28 @@ fn prepare_planned(
     Ok(prepared)
 }
 
+/// The estimated wall time of each prepared figure run and of all of them,
+/// with `jobs` workers, from the calibrated cost model.
+pub(crate) fn print_estimates(prepared: &[Prepared], jobs: usize) {
+    use crate::runner::estimate;
+    let mut total = Some(0.0);
+    eprintln!("estimated wall time with {jobs} jobs, if no task is cached:");
+    for p in prepared {
+        let cost = estimate::Cost::all(p.figure.as_ref());
+        let id = &p.resolved.experiment;
+        let seconds = estimate::wall_seconds(id, cost, jobs);
+        total = total.zip(seconds).map(|(t, s)| t + s);
+        eprintln!("  {}: {}", p.name(), estimate::describe(id, cost, jobs));
+    }
+    if prepared.len() > 1 {
+        match total {
+            Some(t) => eprintln!("  total: about {}", crate::runner::human_duration(t)),
+            None => eprintln!("  total: unknown (a figure has no estimate)"),
+        }
+    }
+    eprintln!("  (cost model calibrated on {})", estimate::CALIBRATED_ON);
+}
+
 /// The most tasks one figure run may have: its rows are held in memory and
 /// written as one data.csv.
 pub const MAX_TASKS: usize = 1_000_000;
@@ -298,6 +320,12 @@ pub(crate) fn config_paths(
 }
 
 pub fn run(args: RunArgs) -> Result<(), CommandError> {
+    run_folders(args).map(drop)
+}
+
+/// `run`, answering the figure folders it wrote or found up to date (none for
+/// a shard).
+pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
     let clock = Instant::now();
     let paths = args.selection.paths()?;
     let jobs = jobs(args.jobs)?;
@@ -331,14 +359,22 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             args.allow_long,
         )?,
     }
+    if !args.quiet && args.shard.is_none() {
+        print_estimates(&prepared, jobs);
+    }
     let pool = pool(jobs)?;
     if let Some(shard) = args.shard {
-        return run_shard(&args, &paths, shard, &prepared, &pool, progress, heartbeat);
+        return run_shard(&args, &paths, shard, &prepared, &pool, progress, heartbeat)
+            .map(|()| Vec::new());
     }
     let total = prepared.len();
     let mut reports: Vec<Report> = Vec::new();
     let mut failures: Vec<(String, anyhow::Error)> = Vec::new();
+    let mut overall = Overall::new(&prepared, jobs);
     for (k, p) in prepared.iter().enumerate() {
+        if k > 0 && progress != Progress::Quiet {
+            overall.report(k, clock.elapsed().as_secs_f64());
+        }
         let mut options = Options::new(
             progress,
             (!args.no_cache).then(|| args.out.join(cache::DIR_NAME)),
@@ -355,7 +391,10 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
             &pool,
             &options,
         ) {
-            Ok(r) => reports.push(r),
+            Ok(r) => {
+                overall.finished(k, &r);
+                reports.push(r);
+            }
             Err(e) if args.keep_going => {
                 let name = p.name();
                 eprintln!("error: {name}: {e}");
@@ -386,7 +425,59 @@ pub fn run(args: RunArgs) -> Result<(), CommandError> {
     if !reports.is_empty() {
         super::gallery::after_run(&args.out)?;
     }
-    failure_list(&failures, total)
+    failure_list(&failures, total)?;
+    Ok(reports.into_iter().map(|r| r.dir).collect())
+}
+
+/// The overall line of a multi-figure run: figures done, and the time left
+/// from the estimates of the figures still to run, scaled by how the computed
+/// ones compared with their own estimates.
+struct Overall {
+    estimates: Vec<Option<f64>>,
+    /// (estimated, actual) seconds of the figures that computed tasks
+    seen: (f64, f64),
+}
+
+impl Overall {
+    fn new(prepared: &[Prepared], jobs: usize) -> Overall {
+        use crate::runner::estimate;
+        Overall {
+            estimates: prepared
+                .iter()
+                .map(|p| {
+                    let cost = estimate::Cost::all(p.figure.as_ref());
+                    estimate::wall_seconds(&p.resolved.experiment, cost, jobs)
+                })
+                .collect(),
+            seen: (0.0, 0.0),
+        }
+    }
+
+    fn finished(&mut self, k: usize, r: &Report) {
+        if let (Some(e), true) = (self.estimates[k], r.computed == r.tasks && r.tasks > 0) {
+            self.seen.0 += e;
+            self.seen.1 += r.wall_seconds;
+        }
+    }
+
+    /// Before figure `k` (0-based) of a run that started `elapsed` s ago.
+    fn report(&self, k: usize, elapsed: f64) {
+        let n = self.estimates.len();
+        let left: Option<f64> = self.estimates[k..].iter().copied().sum();
+        let scale = if self.seen.0 > 0.0 {
+            (self.seen.1 / self.seen.0).clamp(0.2, 5.0)
+        } else {
+            1.0
+        };
+        let left = left.map_or_else(
+            || "unknown".to_string(),
+            |s| format!("about {}", crate::runner::human_duration(s * scale)),
+        );
+        crate::runner::log_line(format_args!(
+            "overall: {k} of {n} figures done, {} elapsed, {left} left if nothing is cached",
+            crate::runner::human_duration(elapsed)
+        ));
+    }
 }
 
 /// Exit 1 listing the failed figures, if any.

@@ -372,6 +372,28 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         arrays.len(),
         slurm_dir.display()
     );
+    let runs = planned
+        .iter()
+        .map(|p| (p.resolved.experiment.clone(), p.cost()));
+    match crate::runner::estimate::shard_seconds(runs, args.shards, args.cpus_per_task) {
+        Some(s) => eprintln!(
+            "estimated wall time per array task: about {} ({} CPU(s) each; cost model calibrated on {}){}",
+            crate::runner::human_duration(s),
+            args.cpus_per_task,
+            crate::runner::estimate::CALIBRATED_ON,
+            if args.time.is_none() {
+                format!(
+                    "; suggested: --time {} (twice the estimate and 10 min)",
+                    crate::runner::estimate::slurm_time(s)
+                )
+            } else {
+                String::new()
+            }
+        ),
+        None => eprintln!(
+            "no wall-time estimate: a figure's cost is known only once its data is prepared (set --time from a smaller run's manifest timings)"
+        ),
+    }
     if !args.submit {
         crate::outln!(
             "submit with: bash {}",

@@ -387,9 +387,47 @@ fn list_depth(v: &toml::Value) -> usize {
 }
 
 /// How a sweep point's value is shown: strings without quotes.
+/// Whether a plain override leaves the config's value as it is (numbers
+/// compared as numbers; an absent `noise` is `"float"`).
+fn unchanged(old: Option<&toml::Value>, key: &[String], new: &toml::Value) -> bool {
+    match (old, new) {
+        (Some(a), b) => same_value(a, b),
+        (None, toml::Value::String(s)) => key == [NOISE_KEY] && s == "float",
+        (None, _) => false,
+    }
+}
+
+/// Equal as config values: numbers as numbers, lists item by item.
+fn same_value(a: &toml::Value, b: &toml::Value) -> bool {
+    use toml::Value::{Array, Float, Integer};
+    match (a, b) {
+        (Integer(i), Float(f)) | (Float(f), Integer(i)) => *i as f64 == *f,
+        (Array(x), Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
+        }
+        _ => a == b,
+    }
+}
+
+/// A plain override's value in its run's folder label: strings bare, lists
+/// as `[a,b]` without spaces.
+fn compact(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Array(items) => {
+            format!(
+                "[{}]",
+                items.iter().map(compact).collect::<Vec<_>>().join(",")
+            )
+        }
+        other => show(other),
+    }
+}
+
 fn show(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
+        // a float far from 1 in scientific form (1e-300, not 300 digits)
+        toml::Value::Float(x) if *x != 0.0 && !(1e-4..1e15).contains(&x.abs()) => format!("{x:e}"),
         other => other.to_string(),
     }
 }
@@ -625,7 +663,16 @@ impl ConfigFile {
             }
         }
         check_distinct(overrides)?;
-        // Plain overrides first; sweeps become axes.
+        // Plain overrides first; sweeps become axes. A plain override that
+        // changes the config's value labels the run like a sweep point, so it
+        // never replaces the figure's default folder.
+        let mut fixed: Vec<(String, String)> = Vec::new();
+        let mut set_plain = |table: &mut toml::Table, o: &Override, v: toml::Value| {
+            if !unchanged(lookup(table, &o.key), &o.key, &v) {
+                fixed.push((o.dotted(), compact(&v)));
+            }
+            insert(table, &o.key, v).map_err(|m| o.error(m, None))
+        };
         let mut axes: Vec<(&Override, Vec<toml::Value>)> = Vec::new();
         for o in overrides {
             if ["experiment", "profile", "description"].contains(&o.key[0].as_str()) {
@@ -636,7 +683,7 @@ impl ConfigFile {
             }
             let sweep = match &o.value {
                 SetValue::Value(v) => {
-                    insert(&mut table, &o.key, v.clone()).map_err(|m| o.error(m, None))?;
+                    set_plain(&mut table, o, v.clone())?;
                     continue;
                 }
                 SetValue::Sweep(values) => values.clone(),
@@ -651,7 +698,7 @@ impl ConfigFile {
                         None => !takes_list(&table, o),
                     };
                     if !is_sweep {
-                        insert(&mut table, &o.key, whole).map_err(|m| o.error(m, None))?;
+                        set_plain(&mut table, o, whole)?;
                         continue;
                     }
                     items.clone()
@@ -677,7 +724,7 @@ impl ConfigFile {
                 allowed: Some("fewer values per key, or several commands".into()),
             });
         }
-        let mut grid: Vec<(toml::Table, Vec<(String, String)>)> = vec![(table, Vec::new())];
+        let mut grid: Vec<(toml::Table, Vec<(String, String)>)> = vec![(table, fixed)];
         for (o, values) in &axes {
             let mut next = Vec::new();
             for (t, labels) in &grid {
@@ -1131,7 +1178,11 @@ epsilon = 0.5
             .resolve(None, &[sweep, repl, seeds], &no_list)
             .unwrap();
         assert_eq!(r.len(), 6);
-        assert_eq!(r[0].sweep_label.as_deref(), Some("epsilon=0.1,seed=1"));
+        // the plain replacement labels the run too (issue 30), before the axes
+        assert_eq!(
+            r[0].sweep_label.as_deref(),
+            Some("lambdas=[3],epsilon=0.1,seed=1")
+        );
         assert_eq!(r[5].seed, 3);
         assert!(r
             .iter()
@@ -1238,14 +1289,17 @@ epsilon = 0.5
                 .collect::<Vec<_>>()
         };
         assert_eq!(r("epsilon=[1,2]", true), ["epsilon=1", "epsilon=2"]);
-        assert_eq!(r("lambdas=[3,4]", false), [""]);
+        assert_eq!(r("lambdas=[3,4]", false), ["lambdas=[3,4]"]);
+        // a value equal to the config's changes nothing, so names no folder
+        assert_eq!(r("lambdas=[2,15]", false), [""]);
+        assert_eq!(r("epsilon=1", false), [""]);
         assert_eq!(
             r("lambdas=[[3],[4,5]]", false),
             ["lambdas=[3]", "lambdas=[4, 5]"]
         );
         // absent keys ask the schema
         assert_eq!(r("absent=[3,4]", false), ["absent=3", "absent=4"]);
-        assert_eq!(r("absent=[3,4]", true), [""]);
+        assert_eq!(r("absent=[3,4]", true), ["absent=[3,4]"]);
     }
 
     #[test]

@@ -74,6 +74,38 @@ pub trait Figure: Send + Sync {
     }
 }
 
+/// The cost model's view of a figure (used by `runner::estimate`): the sum and the largest of its
+/// tasks' costs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cost {
+    pub total: f64,
+    pub max: f64,
+}
+
+impl Cost {
+    /// Over the tasks `tasks` of `figure`.
+    pub fn of(figure: &dyn Figure, tasks: impl IntoIterator<Item = usize>) -> Cost {
+        tasks.into_iter().fold(
+            Cost {
+                total: 0.0,
+                max: 0.0,
+            },
+            |c, i| {
+                let x = figure.task_cost(i);
+                Cost {
+                    total: c.total + x,
+                    max: c.max.max(x),
+                }
+            },
+        )
+    }
+
+    /// Over every task of `figure`.
+    pub fn all(figure: &dyn Figure) -> Cost {
+        Cost::of(figure, 0..figure.task_count())
+    }
+}
+
 /// One entry of [`Figure::parameters`]: a name and its value as shown.
 pub fn parameter(name: &str, value: impl std::fmt::Display) -> (String, String) {
     (name.to_string(), value.to_string())
@@ -102,6 +134,11 @@ pub trait Plan {
     /// Prepares what the tasks share (fetching missing datasets, generating or
     /// reading data, fitting an initialisation). Called by `privpost run` only.
     fn prepare(self: Box<Self>) -> Result<Box<dyn Figure>, ParamError>;
+    /// The cost of every task ([`Cost`]) where it is
+    /// known without preparing; `None` where data or fits decide it.
+    fn cost(&self) -> Option<Cost> {
+        None
+    }
 }
 
 /// A figure whose validation already is its preparation (pure computation on
@@ -119,6 +156,10 @@ impl Plan for Ready {
 
     fn prepare(self: Box<Self>) -> Result<Box<dyn Figure>, ParamError> {
         Ok(self.0)
+    }
+
+    fn cost(&self) -> Option<Cost> {
+        Some(Cost::all(self.0.as_ref()))
     }
 }
 
@@ -188,6 +229,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "lambda",
             y: "epsilon",
             series: &["algorithm", "coefficient"],
+            x_label: "order λ",
+            y_label: "RDP ε(λ)",
         },
     },
     Spec {
@@ -203,6 +246,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "ln_epsilon",
             y: "mean",
             series: &["panel", "lambda", "algorithm"],
+            x_label: "ln ε",
+            y_label: "KL to the true posterior, or −ln p(X_H | θ)",
         },
     },
     Spec {
@@ -218,6 +263,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "ln_epsilon",
             y: "test_error_mean",
             series: &["dataset", "lambda", "mechanism"],
+            x_label: "ln ε",
+            y_label: "test error",
         },
     },
     Spec {
@@ -233,6 +280,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "draws",
             y: "ess_min_per_1000_gradients",
             series: &["dataset", "sampler"],
+            x_label: "draws",
+            y_label: "min ESS per 1000 gradients",
         },
     },
     Spec {
@@ -248,6 +297,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "theta",
             y: "density",
             series: &["curve", "draw"],
+            x_label: "θ",
+            y_label: "density",
         },
     },
     Spec {
@@ -263,6 +314,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "n",
             y: "mean",
             series: &["mechanism"],
+            x_label: "N (data points)",
+            y_label: "mean L1 error",
         },
     },
     Spec {
@@ -278,6 +331,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "ln_epsilon",
             y: "test_error_mean",
             series: &["dataset", "mechanism"],
+            x_label: "ln ε",
+            y_label: "test error",
         },
     },
     Spec {
@@ -293,6 +348,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "month",
             y: "modal_share",
             series: &["region_name"],
+            x_label: "month",
+            y_label: "share of regions in the modal state",
         },
     },
     Spec {
@@ -308,6 +365,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "value",
             y: "probability",
             series: &["state", "feature"],
+            x_label: "value",
+            y_label: "probability",
         },
     },
     Spec {
@@ -323,6 +382,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "epsilon",
             y: "mean",
             series: &["dataset", "model", "mechanism"],
+            x_label: "ε",
+            y_label: "test log-likelihood per held-out event",
         },
     },
     Spec {
@@ -338,6 +399,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "month",
             y: "modal_share",
             series: &["region_name"],
+            x_label: "month",
+            y_label: "share of regions in the modal state",
         },
     },
     Spec {
@@ -353,6 +416,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "epsilon",
             y: "ari_modal_mean",
             series: &["dataset", "mechanism"],
+            x_label: "ε",
+            y_label: "ARI of the modal states (mean)",
         },
     },
     Spec {
@@ -368,6 +433,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "n",
             y: "mean",
             series: &["k", "mechanism"],
+            x_label: "n (data size)",
+            y_label: "mean Hellinger distance",
         },
     },
     Spec {
@@ -383,6 +450,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "prior",
             y: "mean",
             series: &["panel", "k", "mechanism"],
+            x_label: "prior a",
+            y_label: "mean Hellinger distance",
         },
     },
     Spec {
@@ -398,6 +467,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "q",
             y: "epsilon",
             series: &["panel", "iterations", "conversion"],
+            x_label: "sampling ratio q",
+            y_label: "ε",
         },
     },
     Spec {
@@ -413,6 +484,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "theta1",
             y: "theta2",
             series: &["chain"],
+            x_label: "θ₁",
+            y_label: "θ₂",
         },
     },
     Spec {
@@ -428,6 +501,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "iteration",
             y: "mean_error",
             series: &["method", "epsilon", "parameter"],
+            x_label: "iteration",
+            y_label: "|error of the posterior mean|",
         },
     },
     Spec {
@@ -443,6 +518,8 @@ pub const REGISTRY: &[Spec] = &[
             x: "draws",
             y: "epsilon_ratio",
             series: &["audit", "method", "variant"],
+            x_label: "draws per neighbour",
+            y_label: "audited ε / claimed ε",
         },
     },
 ];
@@ -475,7 +552,56 @@ pub struct Notes {
     pub matches: String,
     /// What differs from the paper, and why.
     pub differs: String,
+    /// Optional longer notes (settings, evidence, what was measured): the
+    /// gallery shows them under "Details".
+    #[serde(default)]
+    pub details: Option<String>,
 }
+
+/// `docs/figures/README.md`: the notes of every figure as one page (the field
+/// guide, then a section per figure), rendered from the notes files so the page
+/// and the gallery cannot disagree; `tests/docs.rs` checks the file is current.
+pub fn notes_markdown() -> Result<String, String> {
+    use std::fmt::Write as _;
+    let mut md = String::from(NOTES_PAGE_HEAD);
+    for spec in REGISTRY {
+        let n = spec.notes()?;
+        let _ = write!(
+            md,
+            "\n## {} — {} (`{}`)\n\n**Status at the paper's scale:** {}\n\n\
+             **The paper.** {}\n\n**What matches.** {}\n\n**What differs, and why.** {}\n",
+            n.paper, n.figure, spec.id, n.status, n.claim, n.matches, n.differs
+        );
+        if let Some(d) = &n.details {
+            let _ = writeln!(md, "\n**Details.** {d}");
+        }
+    }
+    Ok(md)
+}
+
+const NOTES_PAGE_HEAD: &str = "# Figure notes
+
+<!-- Rendered from docs/figures/<paper>/<figure>.toml by `privpost gallery --notes-page`;
+     edit those files, not this page (tests/docs.rs checks it is current). -->
+
+One file per figure of the registry (`<paper>/<figure>.toml`, named by its registry id).
+The binary embeds them: `privpost gallery` and the gallery written after every run show
+them beside each figure, and the README's figure table takes its first and last columns
+from `label` and `status` (`tests/docs.rs` checks both ways). Quotations in `claim` are
+checked against the papers' texts (`tests/claims.rs`); a figure beyond the papers says
+\"Not in the paper\".
+
+| field | meaning |
+|---|---|
+| `paper` | the paper, e.g. \"Geumlek et al. 2017\" |
+| `figure` | its figure number (\"Fig. 1\"), or \"beyond the paper\" |
+| `label` | the README table's first column |
+| `status` | the README table's last column |
+| `claim` | the paper's claim, quoted with its location, or \"Not in the paper…\" |
+| `matches` | what privpost's output reproduces, with numbers |
+| `differs` | what differs from the paper, and why, with numbers |
+| `details` | optional: settings, evidence and measurements beyond the summary |
+";
 
 impl Spec {
     /// The figure's parsed notes. The files are part of the build and a unit test

@@ -44,11 +44,22 @@ impl LaplaceRelease {
         Self::per_feature(&vec![epsilon / features as f64; features], mode)
     }
 
-    /// The noisy histograms.
+    /// The noisy histograms, clamped at zero (the papers' post-processing).
     pub fn apply<R: Rng + ?Sized>(
         &self,
         data: &Histograms,
         rng: &mut R,
+    ) -> Result<Histograms, crate::privacy::noise::SystemRandomError> {
+        self.apply_with(data, rng, PostProcess::Clamp)
+    }
+
+    /// The noisy histograms with the chosen post-processing (no privacy cost
+    /// either way: it reads only the noisy counts).
+    pub fn apply_with<R: Rng + ?Sized>(
+        &self,
+        data: &Histograms,
+        rng: &mut R,
+        post: PostProcess,
     ) -> Result<Histograms, crate::privacy::noise::SystemRandomError> {
         let mut out = data.clone();
         let mode = self
@@ -60,7 +71,11 @@ impl LaplaceRelease {
             for cell in cells.iter_mut() {
                 for (d, counts) in cell.counts.iter_mut().enumerate() {
                     for c in counts.iter_mut() {
-                        *c = self.noise[d].add(*c, &mut r).max(0.0);
+                        *c = self.noise[d].add(*c, &mut r);
+                    }
+                    match post {
+                        PostProcess::Clamp => counts.iter_mut().for_each(|c| *c = c.max(0.0)),
+                        PostProcess::Consistent => project_to_total(counts),
                     }
                 }
             }
@@ -77,6 +92,40 @@ impl LaplaceRelease {
     }
 }
 
+/// How the noisy counts of a histogram are made non-negative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostProcess {
+    /// Each count clamped at zero (Foulds et al.; the facts file): an empty
+    /// value gains Laplace(b)'s positive part, b/2 on average, so a histogram of
+    /// K values gains about K·b/2 counts in all.
+    Clamp,
+    /// The Euclidean projection onto non-negative histograms whose total is the
+    /// noisy total max(0, Σ c̃_v): keeps the release's total, and zeroes the
+    /// values whose noisy count is below a common threshold instead of adding
+    /// the positive part of every empty value's noise.
+    Consistent,
+}
+
+/// Projects `y` onto {x ≥ 0, Σ x = max(0, Σ y)} (sort, threshold τ: x = max(y − τ, 0)).
+pub fn project_to_total(y: &mut [f64]) {
+    let total = y.iter().sum::<f64>().max(0.0);
+    if total == 0.0 {
+        y.fill(0.0);
+        return;
+    }
+    let mut sorted = y.to_vec();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let (mut sum, mut tau) = (0.0, 0.0);
+    for (j, &v) in sorted.iter().enumerate() {
+        sum += v;
+        let t = (sum - total) / (j + 1) as f64;
+        if v - t > 0.0 {
+            tau = t;
+        }
+    }
+    y.iter_mut().for_each(|v| *v = (*v - tau).max(0.0));
+}
+
 /// [`LaplaceRelease::per_feature`] (float noise) applied to `data`.
 pub fn laplace_histograms(
     data: &Histograms,
@@ -84,4 +133,45 @@ pub fn laplace_histograms(
     rng: &mut impl Rng,
 ) -> anyhow::Result<Histograms> {
     Ok(LaplaceRelease::per_feature(eps_per_feature, NoiseMode::Float)?.apply(data, rng)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The projection keeps the noisy total, is non-negative, and equals a
+    /// brute-force search for the threshold.
+    #[test]
+    fn projection_keeps_the_total_and_matches_a_brute_force_threshold() {
+        for y in [
+            vec![5.0, -3.0, 2.0, 0.5],
+            vec![100.0, -40.0, -40.0, 10.0, 3.0],
+            vec![-1.0, -2.0],
+            vec![1.0, 2.0, 3.0],
+        ] {
+            let mut x = y.clone();
+            project_to_total(&mut x);
+            let total = y.iter().sum::<f64>().max(0.0);
+            assert!(
+                (x.iter().sum::<f64>() - total).abs() < 1e-9,
+                "{y:?} → {x:?}"
+            );
+            assert!(x.iter().all(|&v| v >= 0.0));
+            // brute force: the τ on a fine grid whose clipped sum is closest
+            let f = |t: f64| y.iter().map(|v| (v - t).max(0.0)).sum::<f64>();
+            if total > 0.0 {
+                let (lo, hi) = (-200.0, 200.0);
+                let t = (0..400_001)
+                    .map(|i| lo + (hi - lo) * i as f64 / 400_000.0)
+                    .min_by(|a, b| (f(*a) - total).abs().total_cmp(&(f(*b) - total).abs()))
+                    .unwrap();
+                for (a, b) in x.iter().zip(&y) {
+                    assert!(
+                        (a - (b - t).max(0.0)).abs() < 1e-2,
+                        "{y:?}: {x:?} vs τ = {t}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -188,7 +188,9 @@ pub fn log_axis(r: std::ops::Range<f64>) -> Result<std::ops::Range<f64>, DrawErr
 /// An identifier column (`seed`, `*_seed`): a number that names a stream, never
 /// plotted, so any integer a config may hold is allowed there.
 pub fn is_identifier(column: &str) -> bool {
-    column == "seed" || column.ends_with("_seed")
+    // a `set.KEY` column labels the sweep point (what `--set` gave), it is not
+    // drawn on an axis
+    column == "seed" || column.ends_with("_seed") || column.starts_with("set.")
 }
 
 /// Checks a table read for plotting against the column kinds its run recorded in

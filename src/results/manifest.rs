@@ -67,6 +67,10 @@ pub struct Timings {
     /// Tables after the tasks: data, summary and side tables.
     pub summary_seconds: f64,
     pub plot_seconds: f64,
+    /// The cost model's units of all the run's tasks, summed and the largest
+    /// (see `runner::estimate`): what wall-time estimates are calibrated on.
+    pub cost_units: f64,
+    pub max_task_cost_units: f64,
 }
 
 /// Everything `manifest.json` holds, in the order written.

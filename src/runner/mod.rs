@@ -10,6 +10,7 @@
 //! shards that fill a shared task cache, and a cache-only run (`privpost
 //! merge`) assembles the folders from it.
 
+pub mod estimate;
 pub mod shard;
 
 use std::io::IsTerminal;
@@ -175,9 +176,25 @@ pub fn output_dir(out: &Path, resolved: &Resolved) -> PathBuf {
     let mut name = resolved.experiment.clone();
     if let Some(label) = &resolved.sweep_label {
         name.push('@');
-        name.push_str(&label.replace(['/', '\\', ' ', '"'], "_"));
+        name.push_str(&folder_label(label));
     }
     out.join(name)
+}
+
+/// A sweep label as a folder name: path separators, spaces and quotes as `_`;
+/// one longer than 120 bytes (a long list value) cut to its first 80 and a
+/// hash of the whole, so every label stays a valid, distinct file name.
+fn folder_label(label: &str) -> String {
+    let clean = label.replace(['/', '\\', ' ', '"'], "_");
+    if clean.len() <= 120 {
+        return clean;
+    }
+    let mut cut = 80;
+    while !clean.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hash = cache::hex(&<sha2::Sha256 as sha2::Digest>::digest(label.as_bytes()));
+    format!("{}…{}", &clean[..cut], &hash[..12])
 }
 
 fn check_columns(
@@ -268,7 +285,7 @@ mod interrupt {
 }
 
 /// A log line: the wall-clock time (UTC, RFC 3339) first.
-fn log_line(text: impl std::fmt::Display) {
+pub fn log_line(text: impl std::fmt::Display) {
     eprintln!("{} {text}", rfc3339(SystemTime::now()));
 }
 
@@ -782,6 +799,7 @@ pub fn run(
     // what data.csv keeps (a figure may leave out rows its side tables hold)
     let data = figure.written_data(data);
     let summary_seconds = clock.elapsed().as_secs_f64() - task_seconds;
+    let cost = estimate::Cost::all(figure);
     let tmp = temp_dir_for(&final_dir)?;
     let result = (|| {
         let path = tmp.join("data.csv");
@@ -843,6 +861,8 @@ pub fn run(
                 tasks_seconds: task_seconds,
                 summary_seconds,
                 plot_seconds,
+                cost_units: cost.total,
+                max_task_cost_units: cost.max,
             },
             datasets: figure.datasets(),
             columns: [

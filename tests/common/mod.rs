@@ -54,3 +54,20 @@ pub fn rows(path: &Path) -> Vec<Vec<String>> {
 pub fn manifest(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+/// The one folder `<out>/<figure>@…` a run with a value-changing `--set` wrote
+/// (issue 30: such a run never replaces the figure's own folder); panics
+/// unless there is exactly one.
+#[allow(dead_code)]
+pub fn point_dir(out: &Path, figure: &str) -> PathBuf {
+    let (paper, name) = figure.split_once('/').unwrap();
+    let prefix = format!("{name}@");
+    let found: Vec<PathBuf> = std::fs::read_dir(out.join(paper))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(found.len(), 1, "{figure}@… folders: {found:?}");
+    found.into_iter().next().unwrap()
+}

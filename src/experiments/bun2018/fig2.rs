@@ -88,11 +88,12 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-pub const FIG2_DATA: [&str; 11] = [
+pub const FIG2_DATA: [&str; 12] = [
     "k",
     "n",
     "mechanism",
     "mean",
+    "se",
     "q25",
     "q50",
     "q75",
@@ -102,11 +103,12 @@ pub const FIG2_DATA: [&str; 11] = [
     "hellinger",
 ];
 
-pub const FIG2_SUMMARY: [&str; 12] = [
+pub const FIG2_SUMMARY: [&str; 13] = [
     "k",
     "n",
     "mechanism",
     "mean",
+    "se",
     "q25",
     "q50",
     "q75",
@@ -157,12 +159,14 @@ impl Figure for Fig2 {
         let data = balanced_counts(n, k);
         let c = &self.common;
         let (d, scale) = draw_distances(&space, &data, MECHANISMS[m], c, self.draws, rng)?;
+        let se = standard_error(&d);
         let (mean, q25, q50, q75) = describe(d);
         Ok(vec![vec![
             k.into(),
             (n as u64).into(),
             MECHANISMS[m].into(),
             mean.into(),
+            se.into(),
             q25.into(),
             q50.into(),
             q75.into(),

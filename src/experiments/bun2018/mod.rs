@@ -39,6 +39,17 @@ fn task_cost(mechanism: &str, n: u32, k: usize, draws: usize) -> f64 {
     candidates * 100.0 * k_f + draws_cost
 }
 
+/// The standard error of the mean of distances (sample sd / √n; 0 for one).
+fn standard_error(d: &[f64]) -> f64 {
+    let n = d.len() as f64;
+    if d.len() < 2 {
+        return 0.0;
+    }
+    let mean = d.iter().sum::<f64>() / n;
+    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (var / n).sqrt()
+}
+
 fn describe(mut d: Vec<f64>) -> (f64, f64, f64, f64) {
     d.sort_by(f64::total_cmp);
     let mean = d.iter().sum::<f64>() / d.len() as f64;

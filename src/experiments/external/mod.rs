@@ -632,6 +632,8 @@ pub fn spec(c: &Config, id: &str) -> &'static Spec {
             x: leak(c.plot.x.clone()),
             y: leak(format!("{}_mean", c.plot.y)),
             series: leak_list(c.plot.series.iter().cloned().collect()),
+            x_label: leak(c.plot.x.clone()),
+            y_label: leak(format!("{} (mean)", c.plot.y)),
         },
     }));
     specs.push(spec);

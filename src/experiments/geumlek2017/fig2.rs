@@ -22,8 +22,9 @@ struct Fig2Config {
     n: u64,
     successes: u64,
     lambdas: Vec<f64>,
-    /// one per λ (the paper's axes start at −10 for λ = 2 and −15 for λ = 15)
-    ln_epsilon_min: Vec<f64>,
+    /// left end of the ln ε axis per panel type, as in the paper's Fig. 2:
+    /// KL panels (a, b) from −10, −ln p panels (c, d) from −15, at every λ
+    ln_epsilon_min: PanelStarts,
     ln_epsilon_max: f64,
     ln_epsilon_step: f64,
     gaussian_calibration: GaussianCalibration,
@@ -34,6 +35,14 @@ struct Fig2Config {
     /// how the Gaussian baseline draws its noise (the posteriors are float-only)
     #[serde(default)]
     noise: NoiseMode,
+}
+
+/// Where each panel type's ln ε axis starts (`ln_epsilon_min = { kl, loglik }`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PanelStarts {
+    kl: f64,
+    loglik: f64,
 }
 
 /// A (λ, ε) grid point with the calibrated mechanisms.
@@ -84,29 +93,29 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     check::non_empty("lambdas", &c.lambdas)?;
     for &l in &c.lambdas {
         check::order("lambdas", l)?;
+        // the order is a plotted and tabled number: keep it in the plottable range
+        if l > 1e6 {
+            return Err(ParamError::new(
+                "lambdas",
+                format!("λ = {l:e}"),
+                "1 < λ ≤ 10⁶",
+            ));
+        }
     }
     check::positive("ln_epsilon_step", c.ln_epsilon_step)?;
-    if c.ln_epsilon_min.len() != c.lambdas.len() {
-        return Err(ParamError::new(
-            "ln_epsilon_min",
-            format!(
-                "{} values for {} orders λ",
-                c.ln_epsilon_min.len(),
-                c.lambdas.len()
-            ),
-            "one left end of the ln ε axis per entry of `lambdas`",
-        ));
-    }
-    let mut steps = Vec::with_capacity(c.lambdas.len());
-    for &lo in &c.ln_epsilon_min {
+    let starts = [
+        ("ln_epsilon_min.kl", c.ln_epsilon_min.kl),
+        ("ln_epsilon_min.loglik", c.ln_epsilon_min.loglik),
+    ];
+    for (key, lo) in starts {
         if lo > c.ln_epsilon_max || lo.is_nan() || !c.ln_epsilon_max.is_finite() {
             return Err(ParamError::new(
                 "ln_epsilon_max",
-                format!("{} < ln_epsilon_min = {lo}", c.ln_epsilon_max),
-                "finite ln_epsilon_min ≤ ln_epsilon_max",
+                format!("{} < {key} = {lo}", c.ln_epsilon_max),
+                "finite ln_epsilon_min.kl and .loglik ≤ ln_epsilon_max",
             ));
         }
-        for (key, v) in [("ln_epsilon_min", lo), ("ln_epsilon_max", c.ln_epsilon_max)] {
+        for (key, v) in [(key, lo), ("ln_epsilon_max", c.ln_epsilon_max)] {
             if !(-700.0..=700.0).contains(&v) {
                 return Err(ParamError::new(
                     key,
@@ -115,28 +124,34 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                 ));
             }
         }
-        let n = check::range_points(
-            ["ln_epsilon_min", "ln_epsilon_max", "ln_epsilon_step"],
-            lo,
-            c.ln_epsilon_max,
-            c.ln_epsilon_step,
-        )?;
-        steps.push(n - 1);
     }
+    // one grid per λ from the lower of the two starts; each panel type uses
+    // the points from its own start on
+    let (lo_key, lo) = if c.ln_epsilon_min.kl <= c.ln_epsilon_min.loglik {
+        starts[0]
+    } else {
+        starts[1]
+    };
+    let steps = check::range_points(
+        [lo_key, "ln_epsilon_max", "ln_epsilon_step"],
+        lo,
+        c.ln_epsilon_max,
+        c.ln_epsilon_step,
+    )? - 1;
     check::at_least("runs", c.runs, 1)?;
     check::at_least("runs_per_task", c.runs_per_task, 1)?;
     check::probability("data_p", c.data_p)?;
     check::at_least("holdout_n", c.holdout_n, 1)?;
 
     let mut points = Vec::new();
-    for ((&lambda, &lo), &steps) in c.lambdas.iter().zip(&c.ln_epsilon_min).zip(&steps) {
+    for &lambda in &c.lambdas {
         for k in 0..=steps {
             let ln_epsilon = lo + k as f64 * c.ln_epsilon_step;
             let epsilon = ln_epsilon.exp();
             let calibrate = |a: Algorithm| {
                 problem.calibrate(a, lambda, epsilon).map_err(|e| {
                     ParamError::new(
-                        "ln_epsilon_min",
+                        lo_key,
                         format!(
                             "no {} posterior reaches (λ = {lambda}, ε = {epsilon:e}): {e}",
                             a.as_str()
@@ -150,7 +165,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
                     .and_then(|g| g.with_noise(c.noise))
                     .map_err(|e| {
                         ParamError::new(
-                    "ln_epsilon_min",
+                    lo_key,
                     format!("{e} (noise = \"{}\")", c.noise.as_str()),
                     "ε > 0 whose Gaussian variance lies in [2^-20, 2^40] in the exact modes",
                 )
@@ -165,9 +180,17 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
             });
         }
     }
-    let mut tasks: Vec<Task> = (0..points.len()).map(|point| Task::Kl { point }).collect();
+    // a point belongs to a panel type from that type's start on (the grid's
+    // points are lo + k·step, so compare with half a step's slack)
+    let from = |start: f64| {
+        let points = &points;
+        (0..points.len()).filter(move |&i| points[i].ln_epsilon >= start - 0.5 * c.ln_epsilon_step)
+    };
+    let mut tasks: Vec<Task> = from(c.ln_epsilon_min.kl)
+        .map(|point| Task::Kl { point })
+        .collect();
     let chunks = c.runs.div_ceil(c.runs_per_task);
-    for point in 0..points.len() {
+    for point in from(c.ln_epsilon_min.loglik) {
         for chunk in 0..chunks as usize {
             let runs = c.runs_per_task.min(c.runs - chunk as u64 * c.runs_per_task);
             tasks.push(Task::Holdout { point, chunk, runs });
@@ -314,11 +337,24 @@ impl Figure for Fig2 {
     }
 
     fn grid_description(&self) -> String {
+        let kl = self
+            .tasks
+            .iter()
+            .filter(|t| matches!(t, Task::Kl { .. }))
+            .count();
+        let holdout: std::collections::BTreeSet<usize> = self
+            .tasks
+            .iter()
+            .filter_map(|t| match t {
+                Task::Holdout { point, .. } => Some(*point),
+                Task::Kl { .. } => None,
+            })
+            .collect();
         format!(
-            "{} (λ, ln ε) points: KL (3 mechanisms) + held-out −ln p over {} runs in {} chunks each",
-            self.points.len(),
+            "{kl} (λ, ln ε) points of KL (3 mechanisms) + {} of held-out −ln p over {} runs in {} chunks each",
+            holdout.len(),
             self.runs,
-            (self.tasks.len() - self.points.len()) / self.points.len().max(1)
+            (self.tasks.len() - kl) / holdout.len().max(1)
         )
     }
 

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::DIRICHLET_RANGE;
 use crate::config::{check, ParamError};
 use crate::hmm::gibbs::{Model, Ops};
-use crate::hmm::laplace::LaplaceRelease;
+use crate::hmm::laplace::{LaplaceRelease, PostProcess};
 use crate::hmm::{Histograms, FEATURES};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::noise::NoiseMode;
@@ -20,6 +20,9 @@ use crate::results::manifest::DatasetRecord;
 pub enum Mech {
     NonPrivate,
     Laplace,
+    /// The same Laplace release, post-processed to consistent histograms
+    /// ([`PostProcess::Consistent`]) instead of clamped: not in the paper.
+    LaplaceConsistent,
     Ops(f64),
 }
 
@@ -37,6 +40,7 @@ pub struct ModelSettings {
 enum MechName {
     NonPrivate,
     Laplace,
+    LaplaceConsistent,
     OpsM10,
     OpsM100,
 }
@@ -46,6 +50,7 @@ impl From<MechName> for Mech {
         match n {
             MechName::NonPrivate => Mech::NonPrivate,
             MechName::Laplace => Mech::Laplace,
+            MechName::LaplaceConsistent => Mech::LaplaceConsistent,
             MechName::OpsM10 => Mech::Ops(10.0),
             MechName::OpsM100 => Mech::Ops(100.0),
         }
@@ -57,8 +62,14 @@ impl Mech {
         match self {
             Mech::NonPrivate => "non_private".into(),
             Mech::Laplace => "laplace".into(),
+            Mech::LaplaceConsistent => "laplace_consistent".into(),
             Mech::Ops(m) => format!("ops_m{m}"),
         }
+    }
+
+    /// Either Laplace release (same noise, same privacy event).
+    pub fn is_laplace(self) -> bool {
+        matches!(self, Mech::Laplace | Mech::LaplaceConsistent)
     }
 
     /// The statistics a run samples from and its model: Laplace noise on every count
@@ -80,6 +91,12 @@ impl Mech {
             (Mech::Laplace, Some(eps)) => {
                 LaplaceRelease::even_split(eps, FEATURES.len(), noise)?.apply(data, rng)?
             }
+            (Mech::LaplaceConsistent, Some(eps)) => LaplaceRelease::even_split(
+                eps,
+                FEATURES.len(),
+                noise,
+            )?
+            .apply_with(data, rng, PostProcess::Consistent)?,
             _ => data.clone(),
         };
         let model = Model {
@@ -125,7 +142,7 @@ pub fn ledger_entries(
     noise: NoiseMode,
 ) -> anyhow::Result<Ledger> {
     Ok(match (mech, eps) {
-        (Mech::Laplace, Some(epsilon)) => vec![Entry::new(
+        (Mech::Laplace | Mech::LaplaceConsistent, Some(epsilon)) => vec![Entry::new(
             series,
             LaplaceRelease::even_split(epsilon, FEATURES.len(), noise)?.event(),
             Guarantee::PureDp { epsilon },
@@ -185,7 +202,7 @@ pub fn check_noise(mode: NoiseMode, mechs: &[Mech], epsilons: &[f64]) -> Result<
     if mode == NoiseMode::Float {
         return Ok(());
     }
-    if !mechs.contains(&Mech::Laplace) {
+    if !mechs.iter().any(|m| m.is_laplace()) {
         return Err(ParamError::new(
             "noise",
             format!(

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Recomputes the wall-time model's table (src/runner/estimate.rs, RATES) from the
+# manifests of a paper-scale run with no task cached (e.g. `privpost run --all
+# --force --out DIR`): per figure, seconds per cost unit = tasks_seconds / the LPT
+# makespan in cost units (max(Σ cost / jobs, largest task)), and the fixed part
+# = wall_seconds − tasks_seconds (preparing, summary, plot, manifest).
+#   scripts/calibrate-estimates.sh DIR     prints the Rust table to paste
+set -euo pipefail
+out="${1:?usage: scripts/calibrate-estimates.sh DIR (the output folder of a paper-scale run)}"
+if [ ! -d "$out" ]; then
+    echo "calibrate-estimates.sh: $out: not a directory (allowed: a paper-scale run's output folder)" >&2
+    exit 2
+fi
+python3 - "$out" <<'PY'
+import json, pathlib, sys
+rows = []
+for m in sorted(pathlib.Path(sys.argv[1]).glob("*/*/manifest.json")):
+    if "@" in m.parent.name:
+        continue
+    j = json.loads(m.read_text())
+    t = j["timings"]
+    if j.get("profile") or j.get("overrides") or j["cache"]["tasks_from_cache"]:
+        print(f"// skipped {j['figure']}: not a paper-scale run with every task computed", file=sys.stderr)
+        continue
+    total, big, jobs = t["cost_units"], t["max_task_cost_units"], j["jobs"]
+    span = max(total / jobs, big)
+    per_unit = t["tasks_seconds"] / span
+    fixed = max(j["wall_seconds"] - t["tasks_seconds"], 0.0)
+    rows.append((j["figure"], per_unit, fixed, total, big))
+for fig, per_unit, fixed, total, big in rows:
+    print(f"    Rate {{ id: \"{fig}\", per_unit: {per_unit:.4e}, fixed: {fixed:.3}, "
+          f"paper: Cost {{ total: {total:.6e}, max: {big:.6e} }} }},")
+PY
