@@ -127,7 +127,11 @@ pub fn panels(
     };
     // (facet, series, point) → points, in row order
     // ((facet, series, point), mechanism, (x, y, se) points)
-    type Group = ((String, String, String), Option<String>, Vec<(f64, f64, f64)>);
+    type Group = (
+        (String, String, String),
+        Option<String>,
+        Vec<(f64, f64, f64)>,
+    );
     let mut groups: Vec<Group> = Vec::new();
     let mut points: Vec<String> = Vec::new();
     for i in 0..t.rows.len() {
