@@ -209,32 +209,50 @@ impl Planned {
     }
 }
 
-/// Prints the estimated wall time of planned runs (before preparing) with
-/// `jobs` workers: a line per run, the total, the calibration machine.
-pub fn print_estimates(planned: &[Planned], jobs: usize) -> Result<(), CommandError> {
-    let mut total = Some(0.0);
-    crate::outln!("estimated wall time with {jobs} jobs, if no task is cached:");
-    for p in planned {
-        let seconds = p
-            .cost()
-            .and_then(|c| estimate::wall_seconds(&p.resolved.experiment, c, jobs));
+/// The estimate lines of runs given as (name, figure id, cost if known) with
+/// `jobs` workers: a line per run, the total, the calibration machine. Shared
+/// by `check` (before preparing) and `run` (after).
+pub fn estimate_lines(
+    runs: impl IntoIterator<Item = (String, String, Option<estimate::Cost>)>,
+    jobs: usize,
+) -> Vec<String> {
+    let mut lines = vec![format!(
+        "estimated wall time with {jobs} jobs, if no task is cached:"
+    )];
+    let (mut total, mut count) = (Some(0.0), 0);
+    for (name, id, cost) in runs {
+        let seconds = cost.and_then(|c| estimate::wall_seconds(&id, c, jobs));
         total = total.zip(seconds).map(|(t, s)| t + s);
-        crate::outln!(
-            "  {}: {}",
-            p.name(),
+        count += 1;
+        lines.push(format!(
+            "  {name}: {}",
             seconds.map_or_else(
-                || "no estimate before its data is prepared (`run` prints one)".to_string(),
+                || "no estimate (its cost is known once its data is prepared, and `run` prints it then; an external figure has no calibrated rate)".to_string(),
                 |s| format!("about {}", human_duration(s))
             )
-        );
+        ));
     }
-    if planned.len() > 1 {
-        match total {
-            Some(t) => crate::outln!("  total: about {}", human_duration(t)),
-            None => crate::outln!("  total: unknown (a run has no estimate yet)"),
-        }
+    if count > 1 {
+        lines.push(match total {
+            Some(t) => format!("  total: about {}", human_duration(t)),
+            None => "  total: unknown (a run has no estimate yet)".to_string(),
+        });
     }
-    crate::outln!("  (cost model calibrated on {})", estimate::CALIBRATED_ON);
+    lines.push(format!(
+        "  (cost model calibrated on {})",
+        estimate::CALIBRATED_ON
+    ));
+    lines
+}
+
+/// Prints the estimated wall time of planned runs (before preparing).
+pub fn print_estimates(planned: &[Planned], jobs: usize) -> Result<(), CommandError> {
+    let runs = planned
+        .iter()
+        .map(|p| (p.name(), p.resolved.experiment.clone(), p.cost()));
+    for line in estimate_lines(runs, jobs) {
+        crate::outln!("{line}");
+    }
     Ok(())
 }
 

@@ -220,23 +220,13 @@ fn prepare_planned(
 /// The estimated wall time of each prepared figure run and of all of them,
 /// with `jobs` workers, from the calibrated cost model.
 pub(crate) fn print_estimates(prepared: &[Prepared], jobs: usize) {
-    use crate::runner::estimate;
-    let mut total = Some(0.0);
-    eprintln!("estimated wall time with {jobs} jobs, if no task is cached:");
-    for p in prepared {
-        let cost = estimate::Cost::all(p.figure.as_ref());
-        let id = &p.resolved.experiment;
-        let seconds = estimate::wall_seconds(id, cost, jobs);
-        total = total.zip(seconds).map(|(t, s)| t + s);
-        eprintln!("  {}: {}", p.name(), estimate::describe(id, cost, jobs));
+    let runs = prepared.iter().map(|p| {
+        let cost = crate::runner::estimate::Cost::all(p.figure.as_ref());
+        (p.name(), p.resolved.experiment.clone(), Some(cost))
+    });
+    for line in super::estimate_lines(runs, jobs) {
+        eprintln!("{line}");
     }
-    if prepared.len() > 1 {
-        match total {
-            Some(t) => eprintln!("  total: about {}", crate::runner::human_duration(t)),
-            None => eprintln!("  total: unknown (a figure has no estimate)"),
-        }
-    }
-    eprintln!("  (cost model calibrated on {})", estimate::CALIBRATED_ON);
 }
 
 /// The most tasks one figure run may have: its rows are held in memory and

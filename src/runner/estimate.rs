@@ -237,14 +237,6 @@ pub fn shard_seconds(
     })
 }
 
-/// "about 3 min 05 s" or "no estimate (…)", for a plan line.
-pub fn describe(figure_id: &str, cost: Cost, jobs: usize) -> String {
-    match wall_seconds(figure_id, cost, jobs) {
-        Some(s) => format!("about {}", super::human_duration(s)),
-        None => "no estimate (no calibrated rate for this figure)".to_string(),
-    }
-}
-
 /// A `--time` for a Slurm job that is estimated to take `seconds`: twice the
 /// estimate plus ten minutes (the estimate's machine may not be the cluster's),
 /// rounded up to whole minutes, as `H:MM:00`.
