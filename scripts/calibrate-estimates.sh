@@ -5,6 +5,9 @@
 # makespan in cost units (max(Σ cost / jobs, largest task)), and the fixed part
 # = wall_seconds − tasks_seconds (preparing, summary, plot, manifest).
 #   scripts/calibrate-estimates.sh DIR     prints the Rust table to paste
+# A figure whose in-run ETA drifts has a task-cost model that weighs its kinds of
+# task wrongly: rerun it with PRIVPOST_TASK_TIMES=FILE (per-task cost and seconds)
+# and make seconds / cost_units equal across its tasks (e.g. logreg::SLICE_FLOP_COST).
 set -euo pipefail
 out="${1:?usage: scripts/calibrate-estimates.sh DIR (the output folder of a paper-scale run)}"
 if [ ! -d "$out" ]; then

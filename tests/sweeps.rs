@@ -682,3 +682,51 @@ fn subtitle_parameters_follow_the_sweep_point_and_a_damaged_file_is_refused() {
     let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
     assert!(height < 1500, "canvas height {height}");
 }
+
+/// `$PRIVPOST_TASK_TIMES` (for refitting the cost models): one line per
+/// computed task with its cost and seconds, appended, the header once; a path
+/// that cannot be appended to is refused before any work, exit 2.
+#[test]
+fn task_times_log_each_computed_task_once() {
+    let out = tempfile::tempdir().unwrap();
+    let log = out.path().join("times.csv");
+    let args = [
+        "run",
+        "foulds2016/fig1",
+        "--smoke",
+        "--no-cache",
+        "--force",
+        "--out",
+        out.path().to_str().unwrap(),
+    ];
+    for _ in 0..2 {
+        let o = privpost_in(&repo(), &args, &[("PRIVPOST_TASK_TIMES", &log)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let n = manifest(&out.path().join("foulds2016/fig1/manifest.json"))["tasks"]
+        .as_u64()
+        .unwrap() as usize;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "figure,index,cost_units,seconds");
+    assert_eq!(lines.len(), 1 + 2 * n, "{text}");
+    for l in &lines[1..] {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f[0], "foulds2016/fig1", "{l}");
+        assert!(f[1].parse::<usize>().unwrap() < n, "{l}");
+        assert!(f[2].parse::<f64>().unwrap() > 0.0, "{l}");
+        assert!(f[3].parse::<f64>().unwrap() >= 0.0, "{l}");
+    }
+    let fresh = tempfile::tempdir().unwrap();
+    let mut bad = args.to_vec();
+    let last = bad.len() - 1;
+    bad[last] = fresh.path().to_str().unwrap();
+    let o = privpost_in(&repo(), &bad, &[("PRIVPOST_TASK_TIMES", out.path())]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("PRIVPOST_TASK_TIMES="),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!fresh.path().join("foulds2016").exists());
+}

@@ -27,6 +27,7 @@ Finished tasks are kept in <out>/.privpost-cache (keyed by figure, parameters, s
 the binary's SHA-256): a rerun computes only what is missing, an up-to-date folder is left as it
 is, and an interrupted run resumes. --force recomputes. In a log (no terminal, or CI set) a
 heartbeat line is printed every 30 s per running figure (PRIVPOST_HEARTBEAT_SECONDS changes it).
+PRIVPOST_TASK_TIMES=FILE appends each computed task's seconds to FILE (for calibrating estimates).
 
 Shards: --shard i/n computes the i-th of n slices of all tasks of the command (balanced by cost
 estimates) into <out>/.privpost-cache and writes no figure folder; once all n have finished,
@@ -320,6 +321,7 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
     let paths = args.selection.paths()?;
     let jobs = jobs(args.jobs)?;
     let heartbeat = heartbeat()?;
+    runner::check_task_times().map_err(CommandError::input)?;
     let progress = if args.quiet {
         Progress::Quiet
     } else {

@@ -149,11 +149,13 @@ const RATES: &[Rate] = &[
     },
     Rate {
         id: "geumlek2017/samplers",
-        per_unit: 8.4488e-11,
-        fixed: 0.395,
+        // refitted after `logreg::SLICE_FLOP_COST` (the samplers-only run of
+        // 2026-11-25, 142 s, per-task seconds from $PRIVPOST_TASK_TIMES)
+        per_unit: 2.0824e-11,
+        fixed: 0.47,
         paper: Cost {
-            total: 3.454162e+12,
-            max: 1.925879e+12,
+            total: 1.362017e+13,
+            max: 2.045476e+12,
         },
     },
     Rate {

@@ -520,6 +520,7 @@ fn compute(
         }
     };
     let total_cost: f64 = todo.iter().map(|&i| cost(i)).sum();
+    let timing_log = TaskTimes::open(name)?;
     let monitor = Monitor::new(options.progress, todo.len(), total_cost, name);
     let (stop, stopped) = mpsc::channel();
     let computed: Vec<(usize, anyhow::Result<Vec<Row>>)> = std::thread::scope(|scope| {
@@ -538,7 +539,11 @@ fn compute(
             rayon::broadcast(|_| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = order.get(k) else { break };
+                let clock = Instant::now();
                 let rows = figure.run_task(i, &mut task_rng(seed, i));
+                if let Some(log) = &timing_log {
+                    log.record(i, figure.task_cost(i), clock.elapsed().as_secs_f64());
+                }
                 let rows = match (rows, cache) {
                     (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
                     (r, _) => r,
@@ -559,6 +564,9 @@ fn compute(
         results
     });
     monitor.finish();
+    if let Some(log) = timing_log {
+        log.write()?;
+    }
     computed
         .into_iter()
         .map(|(index, r)| {
@@ -570,6 +578,99 @@ fn compute(
                 })
         })
         .collect()
+}
+
+/// Per-task seconds for calibrating [`Figure::task_cost`] (issue 30: a cost
+/// model is refitted from them, `scripts/calibrate-estimates.sh`): with
+/// `$PRIVPOST_TASK_TIMES=FILE`, each computed task appends a line
+/// `figure,index,cost_units,seconds` to FILE (created with a header if absent).
+/// Not part of any output folder: seconds are not reproducible.
+struct TaskTimes {
+    path: PathBuf,
+    figure: String,
+    lines: Mutex<Vec<(usize, f64, f64)>>,
+}
+
+impl TaskTimes {
+    const VAR: &'static str = "PRIVPOST_TASK_TIMES";
+    const HEADER: &'static str = "figure,index,cost_units,seconds";
+
+    fn path() -> Option<PathBuf> {
+        std::env::var_os(Self::VAR)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    }
+
+    /// The log named by the environment, checked writable before any task runs.
+    fn open(name: &str) -> Result<Option<Self>, RunError> {
+        let Some(path) = Self::path() else {
+            return Ok(None);
+        };
+        let log = Self {
+            path,
+            figure: figure_name(name),
+            lines: Mutex::new(Vec::new()),
+        };
+        log.append("")?;
+        Ok(Some(log))
+    }
+
+    fn record(&self, index: usize, cost: f64, seconds: f64) {
+        self.lines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((index, cost, seconds));
+    }
+
+    fn append(&self, text: &str) -> Result<(), RunError> {
+        use std::io::Write;
+        let fail = |source: std::io::Error| {
+            RunError::Write(WriteError {
+                path: format!("{} (${})", self.path.display(), Self::VAR),
+                source,
+            })
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(fail)?;
+        if file.metadata().map_err(fail)?.len() == 0 {
+            writeln!(file, "{}", Self::HEADER).map_err(fail)?;
+        }
+        file.write_all(text.as_bytes()).map_err(fail)
+    }
+
+    fn write(self) -> Result<(), RunError> {
+        let mut lines = std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()));
+        lines.sort_by_key(|l| l.0);
+        let text: String = lines
+            .iter()
+            .map(|(i, c, s)| format!("{},{i},{c:e},{s:.6}\n", self.figure))
+            .collect();
+        self.append(&text)
+    }
+}
+
+/// Checks `$PRIVPOST_TASK_TIMES` (a per-task timing log, for calibrating the
+/// cost models) before a command starts work: the message names the variable
+/// and the cause when the file cannot be opened for appending.
+pub fn check_task_times() -> Result<(), String> {
+    let Some(path) = TaskTimes::path() else {
+        return Ok(());
+    };
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map(drop)
+        .map_err(|e| {
+            format!(
+                "{}={}: cannot append to it ({e}); allowed: the path of a writable file (a per-task timing log) or unset",
+                TaskTimes::VAR,
+                path.display()
+            )
+        })
 }
 
 /// `todo` with the costliest tasks ([`Figure::task_cost`]) first; equal costs keep

@@ -537,13 +537,22 @@ pub fn hmc_cost(task: &Task, chain_iterations: f64) -> f64 {
     chain_iterations * 10.0 * (4.0 * n * d + 20.0 * n)
 }
 
-/// Estimated flops of `sweeps` slice-sampling sweeps on `task`: d coordinate
-/// updates per sweep, each about six evaluations of the n cached margins
-/// (an update, 2n, and n logistic terms, 20n).
+/// Estimated cost of `sweeps` slice-sampling sweeps on `task`, in the units of
+/// [`hmc_cost`]: d coordinate updates per sweep, each about six evaluations of
+/// the n cached margins (an update, 2n, and n logistic terms, 20n), times
+/// [`SLICE_FLOP_COST`].
 pub fn slice_cost(task: &Task, sweeps: f64) -> f64 {
     let (n, d) = (task.train_x.nrows() as f64, task.dim() as f64);
-    sweeps * d * 6.0 * 22.0 * n
+    sweeps * d * 6.0 * 22.0 * n * SLICE_FLOP_COST
 }
+
+/// How much longer a slice sampler's flop takes than a batched HMC gradient's:
+/// the slice updates are scalar loops over one chain, the HMC gradients
+/// matrix products over all chains. Measured per task with
+/// `$PRIVPOST_TASK_TIMES` on the paper-scale `geumlek2017/samplers` run
+/// (2026-11-25, 2 cores): 1.9–2.3·10⁻¹⁰ s per slice flop on Abalone, Adult and
+/// MNIST, 2.0–2.2·10⁻¹¹ s per HMC flop.
+pub const SLICE_FLOP_COST: f64 = 9.5;
 
 /// Estimated flops of `k` draws with `sampler` ([`Sampler::draws`]: HMC with
 /// step-size tuning on 8 pilot chains, or independent slice chains) and of
