@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates every figure at paper scale into results/ (extra arguments are
 # passed to `privpost run`, e.g. --jobs 2), then checks the README's quoted
-# numbers against the new CSVs (scripts/readme-numbers.sh). With --smoke (or any
-# --profile / --set / --out) the README check is skipped: it needs paper scale in results/.
+# numbers against the new CSVs (scripts/readme-numbers.sh) and refreshes the README's
+# thumbnails (docs/figures/thumbs). With --smoke (or any --profile / --set / --out)
+# both are skipped: they need paper scale in results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo run --release --locked --quiet -- run --all "$@"
 case " $* " in
     *" --smoke "* | *" --profile"* | *" --set"* | *" --out"*) echo "README numbers not checked (not a paper-scale run into results/)" ;;
-    *) bash scripts/readme-numbers.sh results ;;
+    *) bash scripts/readme-numbers.sh results
+       cargo run --release --locked --quiet -- gallery results --thumbnails docs/figures/thumbs ;;
 esac

@@ -19,6 +19,8 @@ use serde_json::Value;
 
 use crate::experiments::{self, Notes, Spec};
 
+pub mod thumbs;
+
 /// The gallery's file name in the output root.
 pub const FILE: &str = "index.html";
 
@@ -608,24 +610,7 @@ fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
         },
         Kind::Figure(Err(_)) => "unreadable manifest".into(),
         Kind::Figure(Ok(m)) => {
-            let profile = m.get("profile").and_then(Value::as_str);
-            let overrides: Vec<&str> = m
-                .get("overrides")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let point = m.get("sweep_point").and_then(Value::as_str);
-            let mut parts = Vec::new();
-            if let Some(p) = profile {
-                parts.push(format!("{p} profile (reduced, not the paper's scale)"));
-            }
-            if let Some(p) = point {
-                parts.push(format!("off-paper setting: sweep point {p}"));
-            } else if !overrides.is_empty() {
-                parts.push(format!("off-paper setting: --set {}", overrides.join(" ")));
-            }
+            let parts = off_paper(m);
             if parts.is_empty() {
                 format!("paper scale: {}", paper_status.unwrap_or("no notes"))
             } else {
@@ -633,6 +618,30 @@ fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
             }
         }
     }
+}
+
+/// How a run's manifest departs from the paper's setting (its profile, a
+/// sweep point or a `--set`); empty for a paper-scale run.
+fn off_paper(m: &Value) -> Vec<String> {
+    let profile = m.get("profile").and_then(Value::as_str);
+    let overrides: Vec<&str> = m
+        .get("overrides")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let point = m.get("sweep_point").and_then(Value::as_str);
+    let mut parts = Vec::new();
+    if let Some(p) = profile {
+        parts.push(format!("{p} profile (reduced, not the paper's scale)"));
+    }
+    if let Some(p) = point {
+        parts.push(format!("off-paper setting: sweep point {p}"));
+    } else if !overrides.is_empty() {
+        parts.push(format!("off-paper setting: --set {}", overrides.join(" ")));
+    }
+    parts
 }
 
 /// The points of a combined folder whose folder was re-run after the combine

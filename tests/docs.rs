@@ -62,8 +62,10 @@ fn readme_and_architecture_name_every_figure() {
 }
 
 /// The README's figure table and the gallery share one source, the notes files
-/// `docs/figures/<id>.toml`: each figure's row is `| label | config | … | status |`,
-/// and the table has no row for a figure outside the registry.
+/// `docs/figures/<id>.toml`: each figure's row is `| thumbnail | label | config |
+/// status |`, the thumbnail (`docs/figures/thumbs/<paper>-<figure>.png`, a PNG
+/// that exists) linking the figure's notes, and the table has no row for a
+/// figure outside the registry.
 #[test]
 fn readme_figure_table_rows_come_from_the_notes() {
     let readme = read("README.md");
@@ -73,7 +75,18 @@ fn readme_figure_table_rows_come_from_the_notes() {
         .collect();
     for spec in privpost::experiments::REGISTRY {
         let notes = spec.notes().unwrap();
-        let start = format!("| {} | `{}` |", notes.label, spec.config);
+        let t = privpost::gallery::thumbs::file_name(spec.id);
+        let anchor = t.trim_end_matches(".png");
+        let start = format!(
+            "| <a href=\"docs/figures/README.md#{anchor}\"><img src=\"docs/figures/thumbs/{t}\" width=\"180\" alt=\"{}\"></a> | {} | `{}` |",
+            spec.id, notes.label, spec.config
+        );
+        let png = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/figures/thumbs").join(&t))
+            .unwrap_or_else(|e| panic!("docs/figures/thumbs/{t}: {e} (privpost gallery results --thumbnails docs/figures/thumbs)"));
+        assert!(
+            png.starts_with(b"\x89PNG"),
+            "docs/figures/thumbs/{t}: not a PNG"
+        );
         let row = rows
             .iter()
             .find(|r| r.starts_with(&start))

@@ -33,6 +33,7 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
             "gaussian_calibration",
             "unknown value \"loose\" (allowed: `paper` or `tight`)",
         ),
+        ("", "ln_epsilon_min.loglik", "missing (allowed: a number"),
     ];
     let replacements = [
         ("", ""),
@@ -45,6 +46,10 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         (
             "gaussian_calibration = \"paper\"",
             "gaussian_calibration = \"loose\"",
+        ),
+        (
+            "ln_epsilon_min = { kl = -10.0, loglik = -15.0 }",
+            "ln_epsilon_min = { kl = -10.0 }",
         ),
     ];
     for ((extra, key, hint), (from, to)) in cases.iter().zip(replacements) {

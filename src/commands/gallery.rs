@@ -16,6 +16,10 @@ pub struct GalleryArgs {
     /// Print docs/figures/README.md (every figure's notes as one Markdown page) and exit.
     #[arg(long)]
     pub notes_page: bool,
+    /// Write a small PNG of each paper-scale figure below DIR into OUT (the README's
+    /// figure table: docs/figures/thumbs) instead of the page.
+    #[arg(long, value_name = "OUT")]
+    pub thumbnails: Option<PathBuf>,
 }
 
 pub fn gallery(args: &GalleryArgs) -> Result<(), CommandError> {
@@ -37,8 +41,34 @@ pub fn gallery(args: &GalleryArgs) -> Result<(), CommandError> {
             dir.display()
         )));
     }
+    if let Some(out) = &args.thumbnails {
+        return thumbnails(dir, out);
+    }
     let w = gallery::write(dir).map_err(CommandError::failed)?;
     crate::outln!("gallery: {} ({} folder(s))", w.path.display(), w.folders);
+    Ok(())
+}
+
+/// `--thumbnails OUT`: one per paper-scale figure; the others are named with
+/// the reason. None at all is bad input (no paper-scale run below DIR).
+fn thumbnails(dir: &Path, out: &Path) -> Result<(), CommandError> {
+    let done = gallery::thumbs::write(dir, out).map_err(CommandError::failed)?;
+    for (id, why) in &done.skipped {
+        eprintln!("thumbnails: {id} skipped: {why}");
+    }
+    if done.written.is_empty() {
+        return Err(CommandError::input(format!(
+            "{}: no figure folder below it ran at the paper's scale (no profile, no --set); thumbnails come only from a paper-scale run such as `privpost run --all --out {}`",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    crate::outln!(
+        "thumbnails: {} of {} figures written to {}",
+        done.written.len(),
+        done.written.len() + done.skipped.len(),
+        out.display()
+    );
     Ok(())
 }
 

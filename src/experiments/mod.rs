@@ -566,11 +566,21 @@ pub fn notes_markdown() -> Result<String, String> {
     let mut md = String::from(NOTES_PAGE_HEAD);
     for spec in REGISTRY {
         let n = spec.notes()?;
+        let thumb = crate::gallery::thumbs::file_name(spec.id);
         let _ = write!(
             md,
-            "\n## {} — {} (`{}`)\n\n**Status at the paper's scale:** {}\n\n\
+            "\n<a id=\"{}\"></a>\n\n## {} — {} (`{}`)\n\n![{}](thumbs/{thumb})\n\n\
+             **Status at the paper's scale:** {}\n\n\
              **The paper.** {}\n\n**What matches.** {}\n\n**What differs, and why.** {}\n",
-            n.paper, n.figure, spec.id, n.status, n.claim, n.matches, n.differs
+            thumb.trim_end_matches(".png"),
+            n.paper,
+            n.figure,
+            spec.id,
+            spec.id,
+            n.status,
+            n.claim,
+            n.matches,
+            n.differs
         );
         if let Some(d) = &n.details {
             let _ = writeln!(md, "\n**Details.** {d}");
@@ -589,7 +599,8 @@ The binary embeds them: `privpost gallery` and the gallery written after every r
 them beside each figure, and the README's figure table takes its first and last columns
 from `label` and `status` (`tests/docs.rs` checks both ways). Quotations in `claim` are
 checked against the papers' texts (`tests/claims.rs`); a figure beyond the papers says
-\"Not in the paper\".
+\"Not in the paper\". The pictures are thumbnails of a paper-scale run
+(`privpost gallery results --thumbnails docs/figures/thumbs`; its date is in the README).
 
 | field | meaning |
 |---|---|

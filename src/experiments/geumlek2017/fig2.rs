@@ -41,8 +41,9 @@ struct Fig2Config {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PanelStarts {
-    kl: f64,
-    loglik: f64,
+    // optional to serde, so that a missing one is named with its full key
+    kl: Option<f64>,
+    loglik: Option<f64>,
 }
 
 /// A (λ, ε) grid point with the calibrated mechanisms.
@@ -103,9 +104,18 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
         }
     }
     check::positive("ln_epsilon_step", c.ln_epsilon_step)?;
+    let start = |key: &'static str, v: Option<f64>| {
+        v.map(|v| (key, v)).ok_or_else(|| {
+            ParamError::new(
+                key,
+                "missing",
+                "a number: ln_epsilon_min = { kl = -10.0, loglik = -15.0 } sets where each panel type's ln ε axis starts",
+            )
+        })
+    };
     let starts = [
-        ("ln_epsilon_min.kl", c.ln_epsilon_min.kl),
-        ("ln_epsilon_min.loglik", c.ln_epsilon_min.loglik),
+        start("ln_epsilon_min.kl", c.ln_epsilon_min.kl)?,
+        start("ln_epsilon_min.loglik", c.ln_epsilon_min.loglik)?,
     ];
     for (key, lo) in starts {
         if lo > c.ln_epsilon_max || lo.is_nan() || !c.ln_epsilon_max.is_finite() {
@@ -127,7 +137,7 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }
     // one grid per λ from the lower of the two starts; each panel type uses
     // the points from its own start on
-    let (lo_key, lo) = if c.ln_epsilon_min.kl <= c.ln_epsilon_min.loglik {
+    let (lo_key, lo) = if starts[0].1 <= starts[1].1 {
         starts[0]
     } else {
         starts[1]
@@ -186,11 +196,9 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
         let points = &points;
         (0..points.len()).filter(move |&i| points[i].ln_epsilon >= start - 0.5 * c.ln_epsilon_step)
     };
-    let mut tasks: Vec<Task> = from(c.ln_epsilon_min.kl)
-        .map(|point| Task::Kl { point })
-        .collect();
+    let mut tasks: Vec<Task> = from(starts[0].1).map(|point| Task::Kl { point }).collect();
     let chunks = c.runs.div_ceil(c.runs_per_task);
-    for point in from(c.ln_epsilon_min.loglik) {
+    for point in from(starts[1].1) {
         for chunk in 0..chunks as usize {
             let runs = c.runs_per_task.min(c.runs - chunk as u64 * c.runs_per_task);
             tasks.push(Task::Holdout { point, chunk, runs });

@@ -1,0 +1,142 @@
+//! Thumbnails of a paper-scale run for the README's figure table
+//! (`privpost gallery DIR --thumbnails OUT`; the committed set lives in
+//! `docs/figures/thumbs/`, one `<paper>-<figure>.png` per registry figure).
+//!
+//! Only a folder run at the paper's scale — no profile, no `--set`, not a sweep
+//! point — gives a thumbnail: the README must not show a smoke or off-paper run
+//! as the paper's figure.
+
+use std::path::{Path, PathBuf};
+
+use crate::experiments::REGISTRY;
+
+/// Width of a thumbnail in pixels (the README shows them at half that, sharp
+/// on high-density screens).
+pub const WIDTH: u32 = 360;
+
+/// The thumbnail's file name of a registry id: `geumlek2017/fig1` → `geumlek2017-fig1.png`.
+pub fn file_name(id: &str) -> String {
+    format!("{}.png", id.replace('/', "-"))
+}
+
+/// What [`write`] did: the ids written, and each figure skipped with the reason.
+#[derive(Debug, Default)]
+pub struct Thumbnails {
+    pub written: Vec<String>,
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Writes a thumbnail of `root/<id>/figure.png` into `out` for every registry
+/// figure whose folder under `root` ran at the paper's scale.
+pub fn write(root: &Path, out: &Path) -> Result<Thumbnails, String> {
+    let mut done = Thumbnails::default();
+    for spec in REGISTRY {
+        let dir = root.join(spec.id);
+        match source(&dir) {
+            Err(why) => done.skipped.push((spec.id.to_string(), why)),
+            Ok(png) => {
+                std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+                shrink(&png, &out.join(file_name(spec.id)))?;
+                done.written.push(spec.id.to_string());
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// The figure PNG of a paper-scale folder, or why there is none.
+fn source(dir: &Path) -> Result<PathBuf, String> {
+    let manifest = super::read_manifest(dir)?;
+    let off = super::off_paper(&manifest);
+    if !off.is_empty() {
+        return Err(off.join("; "));
+    }
+    let png = dir.join("figure.png");
+    if png.is_file() {
+        Ok(png)
+    } else {
+        Err("no figure.png".into())
+    }
+}
+
+/// `from` scaled to [`WIDTH`] (aspect kept, triangle filter), written
+/// atomically to `to`.
+fn shrink(from: &Path, to: &Path) -> Result<(), String> {
+    let img = image::open(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    let height = ((img.height() as f64) * f64::from(WIDTH) / f64::from(img.width().max(1)))
+        .round()
+        .max(1.0) as u32;
+    let small = img.resize_exact(WIDTH, height, image::imageops::FilterType::Triangle);
+    let name = to
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = to.with_file_name(format!(".{name}.tmp-{}", crate::results::owner_tag()));
+    small
+        .save_with_format(&tmp, image::ImageFormat::Png)
+        .and_then(|()| std::fs::rename(&tmp, to).map_err(image::ImageError::IoError))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("{}: {e}", to.display())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thumbnails_are_named_by_registry_id() {
+        assert_eq!(file_name("geumlek2017/fig1"), "geumlek2017-fig1.png");
+        let mut names: Vec<String> = REGISTRY.iter().map(|s| file_name(s.id)).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), REGISTRY.len());
+    }
+
+    /// A smoke folder gives no thumbnail; a paper-scale one gives a WIDTH-wide PNG.
+    #[test]
+    fn only_paper_scale_folders_give_thumbnails() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("thumbs");
+        let fig = |id: &str, manifest: &str| {
+            let dir = root.path().join(id);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("manifest.json"), manifest).unwrap();
+            image::RgbImage::from_pixel(720, 480, image::Rgb([200, 10, 10]))
+                .save(dir.join("figure.png"))
+                .unwrap();
+        };
+        fig("foulds2016/fig1", r#"{"profile": null, "overrides": []}"#);
+        fig(
+            "foulds2016/fig2",
+            r#"{"profile": "smoke", "overrides": []}"#,
+        );
+        fig(
+            "foulds2016/fig3",
+            r#"{"profile": null, "overrides": ["epsilon=2"]}"#,
+        );
+        let done = write(root.path(), &out).unwrap();
+        assert_eq!(done.written, vec!["foulds2016/fig1".to_string()]);
+        let why = |id: &str| {
+            done.skipped
+                .iter()
+                .find(|(s, _)| s == id)
+                .unwrap()
+                .1
+                .clone()
+        };
+        assert!(why("foulds2016/fig2").contains("smoke profile"), "{done:?}");
+        assert!(
+            why("foulds2016/fig3").contains("--set epsilon=2"),
+            "{done:?}"
+        );
+        assert!(
+            why("foulds2016/fig4_5").contains("manifest.json"),
+            "{done:?}"
+        );
+        let small = image::open(out.join("foulds2016-fig1.png")).unwrap();
+        assert_eq!((small.width(), small.height()), (WIDTH, 240));
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+    }
+}
