@@ -5,6 +5,7 @@
 pub mod beta;
 pub mod dirichlet;
 pub mod mechanisms;
+pub mod noise_aware;
 pub mod truncated;
 
 pub(crate) use crate::privacy::check;
