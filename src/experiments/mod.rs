@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod bun2018;
+pub mod calibration;
 pub mod external;
 pub mod foulds2016;
 pub mod geumlek2017;
@@ -520,6 +521,23 @@ pub const REGISTRY: &[Spec] = &[
             series: &["audit", "method", "variant"],
             x_label: "draws per neighbour",
             y_label: "audited ε / claimed ε",
+        },
+    },
+    Spec {
+        id: "calibration/beta_bernoulli",
+        title: "Calibration of naive, noise-aware and OPS posteriors (Beta-Bernoulli)",
+        config: "configs/calibration/beta_bernoulli.toml",
+        notes: include_str!("../../docs/figures/calibration/beta_bernoulli.toml"),
+        validate: |p, s| ready(calibration::build(p, s)),
+        plot: calibration::plot::draw,
+        data_columns: &calibration::DATA_COLUMNS,
+        summary_columns: &calibration::SUMMARY_COLUMNS,
+        overlay: Overlay {
+            x: "epsilon",
+            y: "max_coverage_deviation",
+            series: &["method", "n"],
+            x_label: "ε",
+            y_label: "largest coverage deviation",
         },
     },
 ];

@@ -408,7 +408,10 @@ mod tests {
                 // the quadrature grid's points sit on multiples of 1/20000
                 for x in [0.1, 0.25, 0.5, 0.75, 0.9] {
                     let (c, q) = (mix.cdf(x), quadrature_cdf(12, release, &law, x));
-                    assert!((c - q).abs() < 1e-4, "{law:?} {release:?} x = {x}: {c} vs {q}");
+                    assert!(
+                        (c - q).abs() < 1e-4,
+                        "{law:?} {release:?} x = {x}: {c} vs {q}"
+                    );
                 }
             }
         }
@@ -441,13 +444,7 @@ mod tests {
     #[test]
     fn exact_posterior_limits() {
         let wide = CountLaw::Laplace { scale: 1e9 };
-        let mix = BetaMixture::exact(
-            &prior(),
-            50,
-            Release::OneCount { y: 10.0 },
-            &wide,
-        )
-        .unwrap();
+        let mix = BetaMixture::exact(&prior(), 50, Release::OneCount { y: 10.0 }, &wide).unwrap();
         assert!((mix.mean() - 0.4).abs() < 1e-6, "{}", mix.mean());
         let sharp = CountLaw::Laplace { scale: 1e-3 };
         let mix = BetaMixture::exact(
@@ -467,12 +464,17 @@ mod tests {
     #[test]
     fn exact_posterior_refuses_what_it_cannot_sum() {
         let law = CountLaw::Laplace { scale: 2.0 };
-        let e = BetaMixture::exact(&prior(), MAX_EXACT_N + 1, Release::OneCount { y: 1.0 }, &law)
-            .unwrap_err();
+        let e = BetaMixture::exact(
+            &prior(),
+            MAX_EXACT_N + 1,
+            Release::OneCount { y: 1.0 },
+            &law,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("n ≤ 100000"), "{e}");
         let discrete = CountLaw::DiscreteLaplace { scale: 2.0 };
-        let e = BetaMixture::exact(&prior(), 5, Release::OneCount { y: 1.5 }, &discrete)
-            .unwrap_err();
+        let e =
+            BetaMixture::exact(&prior(), 5, Release::OneCount { y: 1.5 }, &discrete).unwrap_err();
         assert!(e.to_string().contains("release"), "{e}");
     }
 
@@ -498,7 +500,9 @@ mod tests {
             .enumerate()
             .map(|(i, &x)| {
                 let f = mix.cdf(x);
-                (f - i as f64 / k as f64).abs().max((f - (i + 1) as f64 / k as f64).abs())
+                (f - i as f64 / k as f64)
+                    .abs()
+                    .max((f - (i + 1) as f64 / k as f64).abs())
             })
             .fold(0.0, f64::max);
         // the KS statistic's 99.9 % point is about 1.95/√k = 0.0098
@@ -538,8 +542,14 @@ mod tests {
             let m = xs.iter().sum::<f64>() / k as f64;
             let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / k as f64;
             let se = (var / k as f64).sqrt();
-            assert!((m - mean).abs() < 5.0 * se, "[{a}, {b}]: mean {m} vs {mean}");
-            assert!((v - var).abs() < 0.02 * var + 1e-9, "[{a}, {b}]: var {v} vs {var}");
+            assert!(
+                (m - mean).abs() < 5.0 * se,
+                "[{a}, {b}]: mean {m} vs {mean}"
+            );
+            assert!(
+                (v - var).abs() < 0.02 * var + 1e-9,
+                "[{a}, {b}]: var {v} vs {var}"
+            );
         }
     }
 
@@ -573,7 +583,10 @@ mod tests {
             eprintln!("n = {n}, y = {y}, b = {scale}: Kolmogorov distance {d:.4}");
             // 20 chains of 1000 autocorrelated draws: a tolerance of a few times
             // the iid KS scale 1/√20000 = 0.007
-            assert!(d < 0.04, "n = {n}, y = {y}, b = {scale}: Kolmogorov distance {d}");
+            assert!(
+                d < 0.04,
+                "n = {n}, y = {y}, b = {scale}: Kolmogorov distance {d}"
+            );
         }
     }
 }

@@ -111,7 +111,14 @@ impl Draw for PanelGrid {
                         tick(v)
                     }
                 })
-                .y_label_formatter(&tick)
+                // a tick a rounding error away from 0 (e.g. −1.1e−16) is labelled 0
+                .y_label_formatter(&|v: &f64| {
+                    tick(&if v.abs() < 1e-9 * (y_hi - y_lo) {
+                        0.0
+                    } else {
+                        *v
+                    })
+                })
                 .x_labels(if self.x_log10 {
                     ((x_hi - x_lo).round() as usize + 1).clamp(2, 6)
                 } else {

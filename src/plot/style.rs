@@ -111,6 +111,12 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "dp_sgld_tight" => style("DP-SGLD (as published), tight PLD ε", PURPLE, Diamond),
         "hmc" => style("HMC (privpost)", BLUE, Circle),
         "paper_slice" => style("Slice sampler (paper)", VERMILLION, Square),
+        "laplace_naive" => style("Laplace, naive (Foulds)", VERMILLION, Square),
+        "laplace_noise_aware" => style("Laplace, noise-aware (exact)", BLUE, Circle),
+        "count_naive" => style("One count, naive (B&S)", ORANGE, Cross),
+        "count_noise_aware" => style("One count, noise-aware (exact)", SKY, Diamond),
+        "count_gibbs" => style("One count, noise-aware Gibbs (B&S)", PURPLE, Triangle),
+        "calibrated_95_band" => style("Calibrated: 95 % band", GREY, Ring),
         other => {
             let mut label: String = other.replace('_', " ");
             if let Some(first) = label.get(..1) {

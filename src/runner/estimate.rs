@@ -40,6 +40,16 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
+        // calibrated on its own paper-scale run of 2026-11-25 (2 jobs, 2.2 s)
+        id: "calibration/beta_bernoulli",
+        per_unit: 7.7778e-10,
+        fixed: 0.293,
+        paper: Cost {
+            total: 5.559600e+09,
+            max: 5.893000e+07,
+        },
+    },
+    Rate {
         id: "bun2018/fig2",
         per_unit: 3.6255e-10,
         fixed: 0.025,

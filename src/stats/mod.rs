@@ -2,6 +2,7 @@
 //! standard error, quantiles, and (in [`diagnostics`]) the MCMC diagnostics
 //! (split-R̂, effective sample size, two-sample KS). Pure functions on `f64`.
 
+pub mod calibration;
 pub mod diagnostics;
 
 pub use diagnostics::mean_var;

@@ -1,0 +1,863 @@
+//! Calibration checks of private posteriors (issue 31; beyond the papers):
+//! does a private posterior's 95 % interval contain the truth 95 % of the time?
+//!
+//! `calibration/beta_bernoulli`: for each ε and n, R replications draw θ* from
+//! the prior, n Bernoulli(θ*) records, the releases of their counts, and each
+//! method's posterior from its release; a replication records the PIT of θ*
+//! (the posterior CDF at θ*) and its SBC rank among L posterior draws
+//! (`stats::calibration`). Every method of one replication sees the same θ*,
+//! data and releases.
+
+pub mod plot;
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Binomial, Distribution};
+use serde::Deserialize;
+use statrs::function::beta::beta_reg;
+
+use crate::config::{check, deserialize, ParamError};
+use crate::experiments::{noise_parameter, parameter, Figure};
+use crate::expfam::beta::BetaDist;
+use crate::expfam::mechanisms::{counts_noise, Ops};
+use crate::expfam::noise_aware::{
+    bs_gibbs, BetaMixture, CountLaw, GibbsSettings, Release, MAX_EXACT_N,
+};
+use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::results::table::{Row, Table};
+use crate::stats::calibration::{binomial_band, coverage, dkw_halfwidth, rank, sbc_chi2};
+
+/// A posterior whose calibration is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Beta(α + n₊, β + n₋): the control, calibrated by construction.
+    NonPrivate,
+    /// Foulds's Laplace mechanism as published: Beta(α + z₊, β + z₋) from the
+    /// clamped noisy counts, as if they were the real ones.
+    LaplaceNaive,
+    /// The exact posterior given Foulds's release ([`BetaMixture::exact`]).
+    LaplaceNoiseAware,
+    /// Bernstein & Sheldon's naive baseline: Beta(α + y, β + n − y), floored at 0.001.
+    CountNaive,
+    /// The exact posterior given the one-count release.
+    CountNoiseAware,
+    /// Bernstein & Sheldon's noise-aware Gibbs sampler on the one-count release.
+    CountGibbs,
+    /// The distribution one OPS draw comes from (Foulds §3.1): the posterior
+    /// tempered by T and truncated to [a₀, 1 − a₀]. One draw gives no interval;
+    /// this checks the law it is drawn from.
+    Ops,
+}
+
+impl Method {
+    pub const ALL: [Method; 7] = [
+        Self::NonPrivate,
+        Self::LaplaceNaive,
+        Self::LaplaceNoiseAware,
+        Self::CountNaive,
+        Self::CountNoiseAware,
+        Self::CountGibbs,
+        Self::Ops,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NonPrivate => "non_private",
+            Self::LaplaceNaive => "laplace_naive",
+            Self::LaplaceNoiseAware => "laplace_noise_aware",
+            Self::CountNaive => "count_naive",
+            Self::CountNoiseAware => "count_noise_aware",
+            Self::CountGibbs => "count_gibbs",
+            Self::Ops => "ops",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+
+    /// The release the method reads.
+    fn release(self) -> Option<ReleaseKind> {
+        match self {
+            Self::NonPrivate => None,
+            Self::LaplaceNaive | Self::LaplaceNoiseAware => Some(ReleaseKind::FouldsCounts),
+            Self::CountNaive | Self::CountNoiseAware | Self::CountGibbs => {
+                Some(ReleaseKind::OneCount)
+            }
+            Self::Ops => Some(ReleaseKind::Ops),
+        }
+    }
+}
+
+/// The privacy-relevant releases of one replication.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReleaseKind {
+    /// Laplace(2/ε) on (n₊, n₋), clamped at 0 (Foulds eq. 16).
+    FouldsCounts,
+    /// Laplace(1/ε) on n₊ (Bernstein & Sheldon).
+    OneCount,
+    /// One OPS sample at ε.
+    Ops,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    #[serde(default)]
+    noise: NoiseMode,
+    prior: Vec<f64>,
+    epsilons: Vec<f64>,
+    n_values: Vec<u64>,
+    replications: u64,
+    replications_per_task: u64,
+    methods: Vec<String>,
+    levels: Vec<f64>,
+    sbc_draws: u64,
+    sbc_bins: u64,
+    gibbs_burn_in: u64,
+    gibbs_draws: u64,
+    a0: f64,
+}
+
+/// The noise of each release at one ε.
+struct Releases {
+    epsilon: f64,
+    counts: CountNoise,
+    one: CountNoise,
+    ops: Ops,
+}
+
+/// The calibration figure of the Beta-Bernoulli posteriors.
+pub struct BetaBernoulli {
+    noise: NoiseMode,
+    prior: BetaDist,
+    releases: Vec<Releases>,
+    n_values: Vec<u64>,
+    replications: usize,
+    per_task: usize,
+    methods: Vec<Method>,
+    levels: Vec<f64>,
+    sbc_draws: usize,
+    sbc_bins: usize,
+    gibbs: GibbsSettings,
+}
+
+pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    let c: Config = deserialize(params)?;
+    let (a, b) = check::prior("prior", &c.prior)?;
+    let prior = BetaDist::new(a, b)
+        .map_err(|e| ParamError::new("prior", e.to_string(), "[alpha, beta] > 0"))?;
+    check::non_empty("epsilons", &c.epsilons)?;
+    let releases = c
+        .epsilons
+        .iter()
+        .map(|&e| releases(c.noise, e, c.a0))
+        .collect::<Result<Vec<_>, _>>()?;
+    distinct("epsilons", &c.epsilons)?;
+    check::non_empty("n_values", &c.n_values)?;
+    for &n in &c.n_values {
+        check::at_least("n_values", n, 1)?;
+        if n > MAX_EXACT_N {
+            return Err(ParamError::new(
+                "n_values",
+                n.to_string(),
+                "1 ≤ n ≤ 100000 (the exact noise-aware posterior sums over n + 1 latent counts)",
+            ));
+        }
+    }
+    distinct(
+        "n_values",
+        &c.n_values.iter().map(|&n| n as f64).collect::<Vec<_>>(),
+    )?;
+    let replications = check::points("replications", c.replications, 2)?;
+    let per_task = check::points("replications_per_task", c.replications_per_task, 1)?;
+    let methods = methods(&c.methods)?;
+    check::non_empty("levels", &c.levels)?;
+    for &l in &c.levels {
+        if !(l > 0.0 && l < 1.0) {
+            return Err(ParamError::new(
+                "levels",
+                check::short(l),
+                "credible levels strictly between 0 and 1 (e.g. 0.05, 0.1, …, 0.95)",
+            ));
+        }
+    }
+    distinct("levels", &c.levels)?;
+    let sbc_draws = check::points("sbc_draws", c.sbc_draws, 1)?;
+    let sbc_bins = check::points("sbc_bins", c.sbc_bins, 2)?;
+    if (sbc_draws + 1) % sbc_bins != 0 {
+        return Err(ParamError::new(
+            "sbc_bins",
+            format!(
+                "{sbc_bins} does not divide sbc_draws + 1 = {}",
+                sbc_draws + 1
+            ),
+            "a divisor of sbc_draws + 1 (each bin holds the same number of ranks)",
+        ));
+    }
+    let gibbs = GibbsSettings {
+        burn_in: check::points("gibbs_burn_in", c.gibbs_burn_in, 0)?,
+        draws: check::points("gibbs_draws", c.gibbs_draws, 1)?,
+    };
+    if methods.contains(&Method::CountGibbs) && gibbs.draws < sbc_draws {
+        return Err(ParamError::new(
+            "gibbs_draws",
+            gibbs.draws.to_string(),
+            format!(
+                "at least sbc_draws = {sbc_draws} (the SBC rank thins the kept draws to sbc_draws)"
+            ),
+        ));
+    }
+    Ok(Box::new(BetaBernoulli {
+        noise: c.noise,
+        prior,
+        releases,
+        n_values: c.n_values,
+        replications,
+        per_task,
+        methods,
+        levels: c.levels,
+        sbc_draws,
+        sbc_bins,
+        gibbs,
+    }))
+}
+
+fn releases(noise: NoiseMode, epsilon: f64, a0: f64) -> Result<Releases, ParamError> {
+    check::epsilon("epsilons", epsilon)?;
+    let bad = |e: &dyn std::fmt::Display| {
+        ParamError::new(
+            "epsilons",
+            format!("{e} (noise = \"{}\")", noise.as_str()),
+            "positive ε values whose Laplace scales 1/ε and 2/ε the exact sampler can hold",
+        )
+    };
+    let ops = Ops::new(a0, epsilon).map_err(|_| {
+        ParamError::new("a0", check::short(a0), "0 < a0 < 0.5 (the OPS truncation)")
+    })?;
+    Ok(Releases {
+        epsilon,
+        counts: counts_noise(noise, epsilon).map_err(|e| bad(&e))?,
+        one: CountNoise::for_privacy(noise, ONE_COUNT_SENSITIVITY, epsilon).map_err(|e| bad(&e))?,
+        ops,
+    })
+}
+
+/// L1 sensitivity of the success count under replace-one neighbours with n
+/// public (Bernstein & Sheldon's convention): one record changes it by at most 1.
+pub const ONE_COUNT_SENSITIVITY: f64 = 1.0;
+
+fn distinct(key: &str, v: &[f64]) -> Result<(), ParamError> {
+    for (i, x) in v.iter().enumerate() {
+        if v[..i].contains(x) {
+            return Err(ParamError::new(
+                key,
+                format!("{} appears twice", check::short(*x)),
+                "distinct values",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
+    check::non_empty("methods", names)?;
+    let allowed = Method::ALL.map(Method::as_str).join(", ");
+    let mut out = Vec::new();
+    for name in names {
+        let m = Method::parse(name).ok_or_else(|| {
+            ParamError::new(
+                "methods",
+                format!("unknown method {name:?}"),
+                format!("any of {allowed}"),
+            )
+        })?;
+        if out.contains(&m) {
+            return Err(ParamError::new(
+                "methods",
+                format!("{name} appears twice"),
+                "distinct methods",
+            ));
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+/// One replication's result for one method: a row of `data.csv`.
+struct PitRow {
+    epsilon: f64,
+    n: u64,
+    replication: usize,
+    method: Method,
+    theta_true: f64,
+    pit: f64,
+    rank: usize,
+}
+
+/// `data.csv`'s columns, in the order of [`PitRow::cells`].
+pub const DATA_COLUMNS: [&str; 7] = [
+    "epsilon",
+    "n",
+    "replication",
+    "method",
+    "theta_true",
+    "pit",
+    "rank",
+];
+
+impl PitRow {
+    fn cells(&self) -> Row {
+        vec![
+            self.epsilon.into(),
+            self.n.into(),
+            self.replication.into(),
+            self.method.as_str().into(),
+            self.theta_true.into(),
+            self.pit.into(),
+            self.rank.into(),
+        ]
+    }
+}
+
+/// `summary.csv`'s columns, in the order of [`CellSummary::cells`].
+pub const SUMMARY_COLUMNS: [&str; 11] = [
+    "method",
+    "epsilon",
+    "n",
+    "replications",
+    "max_coverage_deviation",
+    "worst_level",
+    "simultaneous_band",
+    "levels_outside_pointwise",
+    "sbc_chi2",
+    "sbc_p",
+    "verdict",
+];
+
+/// `coverage.csv`'s columns: one row per (method, ε, n, level).
+pub const COVERAGE_COLUMNS: [&str; 9] = [
+    "method",
+    "epsilon",
+    "n",
+    "level",
+    "coverage",
+    "deviation",
+    "pointwise_low",
+    "pointwise_high",
+    "simultaneous_band",
+];
+
+/// The confidence of the bands and of the verdict.
+const BAND_ALPHA: f64 = 0.05;
+
+/// The posterior a method gives from one replication, as what it can answer:
+/// a CDF and draws, or draws only (the Gibbs sampler).
+enum Posterior {
+    Beta(BetaDist),
+    Mixture(BetaMixture),
+    Truncated(crate::expfam::truncated::TruncatedBeta),
+    Draws(Vec<f64>),
+}
+
+impl Posterior {
+    /// (PIT of θ*, SBC rank of θ* among `l` draws).
+    fn check(&self, truth: f64, l: usize, rng: &mut ChaCha8Rng) -> (f64, usize) {
+        let draws_of = |f: &dyn Fn(&mut ChaCha8Rng) -> f64, rng: &mut ChaCha8Rng| {
+            (0..l).map(|_| f(rng)).collect::<Vec<f64>>()
+        };
+        match self {
+            Self::Beta(d) => (
+                beta_reg(d.alpha(), d.beta(), truth.clamp(0.0, 1.0)),
+                rank(truth, &draws_of(&|r| d.sample(r), rng)),
+            ),
+            Self::Mixture(m) => (m.cdf(truth), rank(truth, &draws_of(&|r| m.sample(r), rng))),
+            Self::Truncated(t) => (t.cdf(truth), rank(truth, &draws_of(&|r| t.sample(r), rng))),
+            Self::Draws(d) => {
+                // PIT from all kept draws (mid-rank); the SBC rank from l of them, evenly thinned
+                let pit = (rank(truth, d) as f64 + 0.5) / (d.len() as f64 + 1.0);
+                let thinned: Vec<f64> = (0..l).map(|j| d[(j + 1) * d.len() / l - 1]).collect();
+                (pit, rank(truth, &thinned))
+            }
+        }
+    }
+}
+
+impl BetaBernoulli {
+    fn chunks(&self) -> usize {
+        self.replications.div_ceil(self.per_task)
+    }
+
+    /// (ε index, n index, first replication, replications) of a task.
+    fn task(&self, index: usize) -> (usize, usize, usize, usize) {
+        let chunks = self.chunks();
+        let cells = self.n_values.len() * chunks;
+        let (e, rest) = (index / cells, index % cells);
+        let (ni, chunk) = (rest / chunks, rest % chunks);
+        let first = chunk * self.per_task;
+        (e, ni, first, self.per_task.min(self.replications - first))
+    }
+
+    /// The posterior of `method` from one replication's data and releases.
+    fn posterior(
+        &self,
+        method: Method,
+        rel: &Releases,
+        n: u64,
+        s: u64,
+        drawn: &Drawn,
+        rng: &mut ChaCha8Rng,
+    ) -> anyhow::Result<Posterior> {
+        let (a, b) = (self.prior.alpha(), self.prior.beta());
+        let (nf, sf) = (n as f64, s as f64);
+        let floor = |x: f64| x.max(1e-3);
+        Ok(match method {
+            Method::NonPrivate => Posterior::Beta(BetaDist::new(a + sf, b + nf - sf)?),
+            Method::LaplaceNaive => {
+                Posterior::Beta(BetaDist::new(a + drawn.positives, b + drawn.negatives)?)
+            }
+            Method::LaplaceNoiseAware => Posterior::Mixture(BetaMixture::exact(
+                &self.prior,
+                n,
+                Release::FouldsCounts {
+                    positives: drawn.positives,
+                    negatives: drawn.negatives,
+                },
+                &CountLaw::of(&rel.counts),
+            )?),
+            Method::CountNaive => {
+                Posterior::Beta(BetaDist::new(floor(a + drawn.y), floor(b + nf - drawn.y))?)
+            }
+            Method::CountNoiseAware => Posterior::Mixture(BetaMixture::exact(
+                &self.prior,
+                n,
+                Release::OneCount { y: drawn.y },
+                &CountLaw::of(&rel.one),
+            )?),
+            Method::CountGibbs => Posterior::Draws(bs_gibbs(
+                &self.prior,
+                n,
+                drawn.y,
+                rel.one.scale(),
+                self.gibbs,
+                rng,
+            )),
+            Method::Ops => Posterior::Truncated(rel.ops.distribution(&self.prior, sf, nf - sf)?),
+        })
+    }
+}
+
+/// The releases of one replication.
+struct Drawn {
+    positives: f64,
+    negatives: f64,
+    y: f64,
+}
+
+impl Figure for BetaBernoulli {
+    fn parameters(&self) -> Vec<(String, String)> {
+        [
+            parameter(
+                "prior",
+                format!("Beta({}, {})", self.prior.alpha(), self.prior.beta()),
+            ),
+            parameter("replications R", self.replications),
+            parameter("SBC draws L", self.sbc_draws),
+        ]
+        .into_iter()
+        .chain(noise_parameter(self.noise))
+        .collect()
+    }
+
+    fn task_count(&self) -> usize {
+        self.releases.len() * self.n_values.len() * self.chunks()
+    }
+
+    fn grid_description(&self) -> String {
+        format!(
+            "{} ε × {} n × {} replications, {} methods each",
+            self.releases.len(),
+            self.n_values.len(),
+            self.replications,
+            self.methods.len()
+        )
+    }
+
+    fn task_cost(&self, index: usize) -> f64 {
+        let (_, ni, _, reps) = self.task(index);
+        let n = self.n_values[ni] as f64;
+        let per_rep: f64 = self
+            .methods
+            .iter()
+            .map(|m| match m {
+                // n + 1 log-weights, then the kept components' CDF and draws
+                Method::LaplaceNoiseAware | Method::CountNoiseAware => {
+                    200.0 * (n + 1.0) + 300.0 * self.sbc_draws as f64
+                }
+                Method::CountGibbs => 400.0 * (self.gibbs.burn_in + self.gibbs.draws) as f64,
+                _ => 300.0 * self.sbc_draws as f64,
+            })
+            .sum();
+        reps as f64 * per_rep
+    }
+
+    fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+        let (e, ni, first, reps) = self.task(index);
+        let (rel, n) = (&self.releases[e], self.n_values[ni]);
+        let mut rows = Vec::with_capacity(reps * self.methods.len());
+        for replication in first..first + reps {
+            let theta = self.prior.sample(rng);
+            let s = Binomial::new(n, theta)?.sample(rng);
+            let (pos, neg) = (s as f64, (n - s) as f64);
+            // the releases, drawn whether or not a method reads them, so that
+            // each method's rows do not depend on which others run
+            let drawn = {
+                let mut r = rel.counts.rng(rng)?;
+                let positives = rel.counts.add(pos, &mut r).max(0.0);
+                let negatives = rel.counts.add(neg, &mut r).max(0.0);
+                let mut r = rel.one.rng(rng)?;
+                let y = rel.one.add(pos, &mut r);
+                Drawn {
+                    positives,
+                    negatives,
+                    y,
+                }
+            };
+            // each method draws from its own stream, keyed by the replication
+            let replication_seed: u64 = rng.random();
+            for &method in &self.methods {
+                let mut mrng = method_rng(replication_seed, method);
+                let post = self.posterior(method, rel, n, s, &drawn, &mut mrng)?;
+                let (pit, rank) = post.check(theta, self.sbc_draws, &mut mrng);
+                rows.push(
+                    PitRow {
+                        epsilon: rel.epsilon,
+                        n,
+                        replication,
+                        method,
+                        theta_true: theta,
+                        pit,
+                        rank,
+                    }
+                    .cells(),
+                );
+            }
+        }
+        Ok(rows)
+    }
+
+    fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        let rows = self
+            .cells(data)?
+            .into_iter()
+            .map(|c| c.summary_row(self.sbc_draws, self.sbc_bins, &self.levels))
+            .collect();
+        Ok(Table::new(&SUMMARY_COLUMNS, rows))
+    }
+
+    fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
+        let mut rows = Vec::new();
+        for c in self.cells(data)? {
+            rows.extend(c.coverage_rows(&self.levels));
+        }
+        Ok(vec![(
+            "coverage.csv".into(),
+            Table::new(&COVERAGE_COLUMNS, rows),
+        )])
+    }
+
+    fn manifest_details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "methods": self.methods.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+            "levels": self.levels,
+            "sbc_draws": self.sbc_draws,
+            "sbc_bins": self.sbc_bins,
+            "gibbs": { "burn_in": self.gibbs.burn_in, "draws": self.gibbs.draws },
+            "verdict": "calibrated when the coverage curve stays inside the simultaneous 95 % DKW band at every level",
+            "exact_posterior": "finite Beta mixture over the latent count (components below 1e-15 dropped)",
+        })
+    }
+
+    fn ledger(&self) -> anyhow::Result<Ledger> {
+        Ok(ledger(&self.releases, &self.methods))
+    }
+}
+
+/// A method's generator for one replication: from the replication's seed (one
+/// draw of the task's stream whatever the methods) and the method, so adding or
+/// removing a method changes no other method's rows.
+fn method_rng(replication_seed: u64, method: Method) -> ChaCha8Rng {
+    use rand::SeedableRng;
+    let mut rng = ChaCha8Rng::seed_from_u64(replication_seed);
+    rng.set_stream(1 + method as u64);
+    rng
+}
+
+/// The ledger: per ε, each release a method reads, once per method; a
+/// noise-aware or naive posterior is post-processing of its release (the same
+/// event, the same ε), so methods that read the same release claim the same.
+fn ledger(releases: &[Releases], methods: &[Method]) -> Ledger {
+    let mut out = Vec::new();
+    for rel in releases {
+        for &m in methods {
+            let series = format!("method={}, epsilon={}", m.as_str(), rel.epsilon);
+            let note = "one release per simulated dataset (each replication draws fresh data)";
+            out.push(match m.release() {
+                None => Entry::new(series, Event::NonPrivate, Guarantee::None).when("the non-private control"),
+                Some(ReleaseKind::FouldsCounts) => Entry::new(
+                    series,
+                    rel.counts.event(),
+                    Guarantee::PureDp { epsilon: rel.epsilon },
+                )
+                .when(note)
+                .when("the posterior is post-processing of the clamped noisy counts (Foulds eq. 16): no cost beyond the release"),
+                Some(ReleaseKind::OneCount) => Entry::new(
+                    series,
+                    rel.one.event(),
+                    Guarantee::PureDp { epsilon: rel.epsilon },
+                )
+                .when(note)
+                .when("the posterior is post-processing of the noisy count (Bernstein & Sheldon): no cost beyond the release"),
+                Some(ReleaseKind::Ops) => Entry::new(
+                    series,
+                    rel.ops.event(),
+                    Guarantee::PureDp {
+                        epsilon: rel.ops.epsilon_spent(),
+                    },
+                )
+                .when(note)
+                .when("checks the law one OPS draw comes from; the release is one draw"),
+            });
+        }
+    }
+    out
+}
+
+/// The PITs and ranks of one (method, ε, n) cell.
+struct CellData {
+    method: String,
+    epsilon: f64,
+    n: u64,
+    pits: Vec<f64>,
+    ranks: Vec<usize>,
+}
+
+impl BetaBernoulli {
+    /// The rows of `data` grouped by (method, ε, n), in config order.
+    fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData>> {
+        let col = |c: &str| data.col(c);
+        let (m, e, n, pit, rk) = (
+            col("method")?,
+            col("epsilon")?,
+            col("n")?,
+            col("pit")?,
+            col("rank")?,
+        );
+        let mut cells: Vec<CellData> = Vec::new();
+        for method in &self.methods {
+            for rel in &self.releases {
+                for &nv in &self.n_values {
+                    cells.push(CellData {
+                        method: method.as_str().into(),
+                        epsilon: rel.epsilon,
+                        n: nv,
+                        pits: Vec::new(),
+                        ranks: Vec::new(),
+                    });
+                }
+            }
+        }
+        let per_method = self.releases.len() * self.n_values.len();
+        for i in 0..data.rows.len() {
+            let (mi, ei, ni) = (
+                self.methods.iter().position(|x| x.as_str() == data.s(i, m)),
+                self.releases.iter().position(|r| r.epsilon == data.f(i, e)),
+                self.n_values.iter().position(|&x| x as f64 == data.f(i, n)),
+            );
+            let (Some(mi), Some(ei), Some(ni)) = (mi, ei, ni) else {
+                anyhow::bail!("data row {i}: a method, ε or n not in the config");
+            };
+            let c = &mut cells[mi * per_method + ei * self.n_values.len() + ni];
+            c.pits.push(data.f(i, pit));
+            c.ranks.push(data.f(i, rk) as usize);
+        }
+        Ok(cells)
+    }
+}
+
+impl CellData {
+    fn deviations(&self, levels: &[f64]) -> Vec<(f64, f64)> {
+        levels
+            .iter()
+            .map(|&l| (l, coverage(&self.pits, l) - l))
+            .collect()
+    }
+
+    fn summary_row(&self, draws: usize, bins: usize, levels: &[f64]) -> Row {
+        let r = self.pits.len();
+        let band = dkw_halfwidth(r, BAND_ALPHA);
+        let dev = self.deviations(levels);
+        let (worst_level, worst) = dev.iter().copied().fold((f64::NAN, 0.0f64), |acc, (l, d)| {
+            if d.abs() > acc.1.abs() || acc.0.is_nan() {
+                (l, d)
+            } else {
+                acc
+            }
+        });
+        let outside = dev
+            .iter()
+            .filter(|&&(l, d)| {
+                let (lo, hi) = binomial_band(r, l, BAND_ALPHA);
+                !(lo..=hi).contains(&(l + d))
+            })
+            .count();
+        let (chi2, p) = sbc_chi2(&self.ranks, draws, bins);
+        let verdict = if worst.abs() <= band {
+            "calibrated"
+        } else {
+            "miscalibrated"
+        };
+        vec![
+            self.method.clone().into(),
+            self.epsilon.into(),
+            self.n.into(),
+            r.into(),
+            worst.into(),
+            worst_level.into(),
+            band.into(),
+            outside.into(),
+            chi2.into(),
+            p.into(),
+            verdict.into(),
+        ]
+    }
+
+    fn coverage_rows(&self, levels: &[f64]) -> Vec<Row> {
+        let r = self.pits.len();
+        let band = dkw_halfwidth(r, BAND_ALPHA);
+        self.deviations(levels)
+            .into_iter()
+            .map(|(l, d)| {
+                let (lo, hi) = binomial_band(r, l, BAND_ALPHA);
+                vec![
+                    self.method.clone().into(),
+                    self.epsilon.into(),
+                    self.n.into(),
+                    l.into(),
+                    (l + d).into(),
+                    d.into(),
+                    lo.into(),
+                    hi.into(),
+                    band.into(),
+                ]
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(extra: &str) -> toml::Table {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("configs/calibration/beta_bernoulli.toml"),
+        )
+        .unwrap();
+        let mut t: toml::Table = toml::from_str(&text).unwrap();
+        for k in ["experiment", "description", "seed", "profile"] {
+            t.remove(k);
+        }
+        let over: toml::Table = toml::from_str(extra).unwrap();
+        t.extend(over);
+        t
+    }
+
+    /// Naive and noise-aware posteriors read the same release: the ledger of a
+    /// figure with the noise-aware series claims exactly what it claims without.
+    #[test]
+    fn noise_aware_series_add_no_privacy_claim() {
+        let claims = |methods: &str| {
+            let f = build(&params(&format!("methods = {methods}")), 1).unwrap();
+            let mut c: Vec<String> = f
+                .ledger()
+                .unwrap()
+                .iter()
+                .map(|e| format!("{:?} {:?}", e.event, e.guarantee))
+                .collect();
+            c.sort();
+            c.dedup();
+            c
+        };
+        let without = claims(r#"["non_private", "laplace_naive", "count_naive", "ops"]"#);
+        let with = claims(
+            r#"["non_private", "laplace_naive", "laplace_noise_aware", "count_naive", "count_noise_aware", "count_gibbs", "ops"]"#,
+        );
+        assert_eq!(with, without);
+        assert!(without.len() > 1);
+    }
+
+    #[test]
+    fn bad_settings_name_their_key() {
+        for (extra, key) in [
+            ("replications = 0", "replications"),
+            ("epsilons = [0.0]", "epsilons"),
+            ("epsilons = [-1.0]", "epsilons"),
+            ("levels = [0.5, 1.0]", "levels"),
+            ("levels = [0.0]", "levels"),
+            ("n_values = [100001]", "n_values"),
+            ("methods = [\"laplace\"]", "methods"),
+            ("sbc_bins = 7", "sbc_bins"),
+            ("gibbs_draws = 10", "gibbs_draws"),
+        ] {
+            let e = build(&params(extra), 1)
+                .err()
+                .unwrap_or_else(|| panic!("{extra} accepted"));
+            assert_eq!(e.key, key, "{extra}: {e:?}");
+        }
+    }
+
+    /// A method's rows do not depend on which other methods run.
+    #[test]
+    fn methods_do_not_disturb_each_other() {
+        use rand::SeedableRng;
+        let small =
+            "replications = 4\nreplications_per_task = 4\nn_values = [10]\nepsilons = [0.3]";
+        let all = build(&params(small), 1).unwrap();
+        let one = build(
+            &params(&format!("{small}\nmethods = [\"count_noise_aware\"]")),
+            1,
+        )
+        .unwrap();
+        let rows_all = all.run_task(0, &mut ChaCha8Rng::seed_from_u64(9)).unwrap();
+        let rows_one = one.run_task(0, &mut ChaCha8Rng::seed_from_u64(9)).unwrap();
+        let pick: Vec<&Row> = rows_all
+            .iter()
+            .filter(|r| r[3].as_str() == "count_noise_aware")
+            .collect();
+        assert_eq!(pick.len(), rows_one.len());
+        for (a, b) in pick.iter().zip(&rows_one) {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+    }
+
+    #[test]
+    fn pit_rows_have_the_declared_columns() {
+        let row = PitRow {
+            epsilon: 1.0,
+            n: 10,
+            replication: 0,
+            method: Method::Ops,
+            theta_true: 0.5,
+            pit: 0.5,
+            rank: 3,
+        };
+        assert_eq!(row.cells().len(), DATA_COLUMNS.len());
+        for m in Method::ALL {
+            assert_eq!(Method::parse(m.as_str()), Some(m));
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! The calibration figure: one panel per (n, ε), the coverage deviation
+//! ĉ(γ) − γ of each method against the nominal level γ, with the simultaneous
+//! 95 % band of a calibrated posterior drawn as error bars around 0.
+
+use std::path::Path;
+
+use crate::plot::grid::PanelGrid;
+use crate::plot::{distinct, read_checked, render, tick, Band, DrawError};
+use crate::results::table::Table;
+
+/// The band's series name (drawn in the house style's colour for unknown names).
+pub const BAND: &str = "calibrated_95_band";
+
+pub fn draw(dir: &Path) -> Result<(), DrawError> {
+    let t = read_checked(&dir.join("coverage.csv"))?;
+    render(&grid(&t)?, dir)
+}
+
+fn grid(t: &Table) -> Result<PanelGrid, DrawError> {
+    let (m, e, n, level, dev, band) = (
+        t.col("method")?,
+        t.col("epsilon")?,
+        t.col("n")?,
+        t.col("level")?,
+        t.col("deviation")?,
+        t.col("simultaneous_band")?,
+    );
+    let methods = distinct(t, m);
+    let (eps, ns) = (distinct(t, e), distinct(t, n));
+    let mut panels = Vec::new();
+    for nv in &ns {
+        for ev in &eps {
+            let here = |i: &usize| t.s(*i, n) == *nv && t.s(*i, e) == *ev;
+            let mut bands: Vec<Band> = methods
+                .iter()
+                .map(|name| {
+                    let pts = (0..t.rows.len())
+                        .filter(|i| here(i) && t.s(*i, m) == *name)
+                        .map(|i| (t.f(i, level), t.f(i, dev), 0.0))
+                        .collect();
+                    (name.clone(), pts)
+                })
+                .collect();
+            // the band is the same for every method of a panel (it depends on R)
+            let first = methods.first().cloned().unwrap_or_default();
+            let band_pts = (0..t.rows.len())
+                .filter(|i| here(i) && t.s(*i, m) == first)
+                .map(|i| (t.f(i, level), 0.0, t.f(i, band)))
+                .collect();
+            bands.insert(0, (BAND.to_string(), band_pts));
+            let eps_value: f64 = ev.parse().unwrap_or(f64::NAN);
+            panels.push((format!("n = {nv}, ε = {}", tick(&eps_value)), bands));
+        }
+    }
+    let mut order = vec![BAND.to_string()];
+    order.extend(methods);
+    Ok(PanelGrid {
+        rows: ns.len(),
+        cols: eps.len(),
+        panels,
+        x_desc: "credible level γ".into(),
+        y_desc: "coverage − γ".into(),
+        order,
+        x_log10: false,
+        subtitle: Some(
+            "Beta-Bernoulli, θ* from the prior; coverage of central γ-intervals minus γ: 0 = calibrated, below 0 = overconfident; bars at 0: simultaneous 95 % band (DKW)"
+                .into(),
+        ),
+    })
+}
