@@ -576,6 +576,12 @@ pub struct Notes {
     pub details: Option<String>,
 }
 
+/// The file name of a figure's README thumbnail (`docs/figures/thumbs/`):
+/// `geumlek2017/fig1` → `geumlek2017-fig1.png`.
+pub fn thumbnail_file(id: &str) -> String {
+    format!("{}.png", id.replace('/', "-"))
+}
+
 /// `docs/figures/README.md`: the notes of every figure as one page (the field
 /// guide, then a section per figure), rendered from the notes files so the page
 /// and the gallery cannot disagree; `tests/docs.rs` checks the file is current.
@@ -584,7 +590,7 @@ pub fn notes_markdown() -> Result<String, String> {
     let mut md = String::from(NOTES_PAGE_HEAD);
     for spec in REGISTRY {
         let n = spec.notes()?;
-        let thumb = crate::gallery::thumbs::file_name(spec.id);
+        let thumb = thumbnail_file(spec.id);
         let _ = write!(
             md,
             "\n<a id=\"{}\"></a>\n\n## {} — {} (`{}`)\n\n![{}](thumbs/{thumb})\n\n\

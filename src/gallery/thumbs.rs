@@ -16,7 +16,7 @@ pub const WIDTH: u32 = 360;
 
 /// The thumbnail's file name of a registry id: `geumlek2017/fig1` → `geumlek2017-fig1.png`.
 pub fn file_name(id: &str) -> String {
-    format!("{}.png", id.replace('/', "-"))
+    crate::experiments::thumbnail_file(id)
 }
 
 /// What [`write`] did: the ids written, and each figure skipped with the reason.

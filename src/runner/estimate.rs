@@ -42,11 +42,11 @@ const RATES: &[Rate] = &[
     Rate {
         // calibrated on its own paper-scale run of 2026-11-25 (2 jobs, 2.2 s)
         id: "calibration/beta_bernoulli",
-        per_unit: 7.7778e-10,
-        fixed: 0.293,
+        per_unit: 7.3682e-10,
+        fixed: 0.39,
         paper: Cost {
-            total: 5.559600e+09,
-            max: 5.893000e+07,
+            total: 5.916000e+09,
+            max: 6.190000e+07,
         },
     },
     Rate {

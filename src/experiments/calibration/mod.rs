@@ -19,12 +19,13 @@ use statrs::function::beta::beta_reg;
 use crate::config::{check, deserialize, ParamError};
 use crate::experiments::{noise_parameter, parameter, Figure};
 use crate::expfam::beta::BetaDist;
-use crate::expfam::mechanisms::{counts_noise, Ops};
+use crate::expfam::mechanisms::{counts_noise, Algorithm, BetaBernoulli as GeumlekProblem, Ops};
 use crate::expfam::noise_aware::{
     bs_gibbs, BetaMixture, CountLaw, GibbsSettings, Release, MAX_EXACT_N,
 };
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::search::Verified;
 use crate::results::table::{Row, Table};
 use crate::stats::calibration::{binomial_band, coverage, dkw_halfwidth, rank, sbc_chi2};
 
@@ -49,10 +50,16 @@ pub enum Method {
     /// tempered by T and truncated to [a₀, 1 − a₀]. One draw gives no interval;
     /// this checks the law it is drawn from.
     Ops,
+    /// Geumlek et al. 2017 Algorithm 2 (diffused posterior, data weighted by r),
+    /// calibrated to (λ, ε)-RDP at `rdp_order`: the law its one draw comes from.
+    Diffused,
+    /// Geumlek et al. 2017 Algorithm 3 (concentrated posterior, prior scaled by
+    /// 1/m), calibrated likewise.
+    ConcentratedBeta,
 }
 
 impl Method {
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 9] = [
         Self::NonPrivate,
         Self::LaplaceNaive,
         Self::LaplaceNoiseAware,
@@ -60,6 +67,8 @@ impl Method {
         Self::CountNoiseAware,
         Self::CountGibbs,
         Self::Ops,
+        Self::Diffused,
+        Self::ConcentratedBeta,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -71,6 +80,8 @@ impl Method {
             Self::CountNoiseAware => "count_noise_aware",
             Self::CountGibbs => "count_gibbs",
             Self::Ops => "ops",
+            Self::Diffused => "diffused",
+            Self::ConcentratedBeta => "concentrated_beta",
         }
     }
 
@@ -87,6 +98,16 @@ impl Method {
                 Some(ReleaseKind::OneCount)
             }
             Self::Ops => Some(ReleaseKind::Ops),
+            Self::Diffused | Self::ConcentratedBeta => Some(ReleaseKind::Rdp),
+        }
+    }
+
+    /// Geumlek's algorithm behind the method, if it is one.
+    fn geumlek(self) -> Option<Algorithm> {
+        match self {
+            Self::Diffused => Some(Algorithm::Diffused),
+            Self::ConcentratedBeta => Some(Algorithm::Concentrated),
+            _ => None,
         }
     }
 }
@@ -100,6 +121,8 @@ enum ReleaseKind {
     OneCount,
     /// One OPS sample at ε.
     Ops,
+    /// One sample of a Geumlek posterior at (λ, ε)-RDP.
+    Rdp,
 }
 
 #[derive(Debug, Deserialize)]
@@ -119,6 +142,7 @@ struct Config {
     gibbs_burn_in: u64,
     gibbs_draws: u64,
     a0: f64,
+    rdp_order: f64,
 }
 
 /// The noise of each release at one ε.
@@ -127,6 +151,9 @@ struct Releases {
     counts: CountNoise,
     one: CountNoise,
     ops: Ops,
+    /// Per n (config order): the Diffused and Concentrated coefficients
+    /// calibrated to (λ, ε)-RDP, when a Geumlek method runs.
+    geumlek: Vec<[Verified; 2]>,
 }
 
 /// The calibration figure of the Beta-Bernoulli posteriors.
@@ -142,6 +169,7 @@ pub struct BetaBernoulli {
     sbc_draws: usize,
     sbc_bins: usize,
     gibbs: GibbsSettings,
+    rdp_order: f64,
 }
 
 pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
@@ -150,7 +178,7 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     let prior = BetaDist::new(a, b)
         .map_err(|e| ParamError::new("prior", e.to_string(), "[alpha, beta] > 0"))?;
     check::non_empty("epsilons", &c.epsilons)?;
-    let releases = c
+    let mut releases = c
         .epsilons
         .iter()
         .map(|&e| releases(c.noise, e, c.a0))
@@ -174,6 +202,12 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     let replications = check::points("replications", c.replications, 2)?;
     let per_task = check::points("replications_per_task", c.replications_per_task, 1)?;
     let methods = methods(&c.methods)?;
+    check::order("rdp_order", c.rdp_order)?;
+    if methods.iter().any(|m| m.geumlek().is_some()) {
+        for rel in &mut releases {
+            rel.geumlek = geumlek_coefficients(&prior, &c.n_values, c.rdp_order, rel.epsilon)?;
+        }
+    }
     check::non_empty("levels", &c.levels)?;
     for &l in &c.levels {
         if !(l > 0.0 && l < 1.0) {
@@ -222,7 +256,34 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
         sbc_draws,
         sbc_bins,
         gibbs,
+        rdp_order: c.rdp_order,
     }))
+}
+
+/// Per n, the largest Diffused and Concentrated coefficients whose release is
+/// (λ, ε)-RDP (`BetaBernoulli::calibrate`, geumlek2017 §3).
+fn geumlek_coefficients(
+    prior: &BetaDist,
+    n_values: &[u64],
+    order: f64,
+    epsilon: f64,
+) -> Result<Vec<[Verified; 2]>, ParamError> {
+    n_values
+        .iter()
+        .map(|&n| {
+            let problem = GeumlekProblem::new(*prior, n);
+            let cal = |a: Algorithm| {
+                problem.calibrate(a, order, epsilon).map_err(|e| {
+                    ParamError::new(
+                        "epsilons",
+                        format!("{e} (n = {n}, λ = {order})"),
+                        "ε values the Diffused and Concentrated posteriors can meet at rdp_order",
+                    )
+                })
+            };
+            Ok([cal(Algorithm::Diffused)?, cal(Algorithm::Concentrated)?])
+        })
+        .collect()
 }
 
 fn releases(noise: NoiseMode, epsilon: f64, a0: f64) -> Result<Releases, ParamError> {
@@ -242,6 +303,7 @@ fn releases(noise: NoiseMode, epsilon: f64, a0: f64) -> Result<Releases, ParamEr
         counts: counts_noise(noise, epsilon).map_err(|e| bad(&e))?,
         one: CountNoise::for_privacy(noise, ONE_COUNT_SENSITIVITY, epsilon).map_err(|e| bad(&e))?,
         ops,
+        geumlek: Vec::new(),
     })
 }
 
@@ -445,6 +507,16 @@ impl BetaBernoulli {
                 rng,
             )),
             Method::Ops => Posterior::Truncated(rel.ops.distribution(&self.prior, sf, nf - sf)?),
+            Method::Diffused | Method::ConcentratedBeta => {
+                let ni = self.n_values.iter().position(|&x| x == n).unwrap_or(0);
+                let k = usize::from(method == Method::ConcentratedBeta);
+                let algorithm = method.geumlek().unwrap_or(Algorithm::Diffused);
+                Posterior::Beta(GeumlekProblem::new(self.prior, n).posterior(
+                    algorithm,
+                    rel.geumlek[ni][k].coefficient,
+                    sf,
+                ))
+            }
         })
     }
 }
@@ -581,7 +653,13 @@ impl Figure for BetaBernoulli {
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
-        Ok(ledger(&self.releases, &self.methods))
+        Ok(ledger(
+            &self.prior,
+            &self.n_values,
+            self.rdp_order,
+            &self.releases,
+            &self.methods,
+        ))
     }
 }
 
@@ -598,10 +676,38 @@ fn method_rng(replication_seed: u64, method: Method) -> ChaCha8Rng {
 /// The ledger: per ε, each release a method reads, once per method; a
 /// noise-aware or naive posterior is post-processing of its release (the same
 /// event, the same ε), so methods that read the same release claim the same.
-fn ledger(releases: &[Releases], methods: &[Method]) -> Ledger {
+fn ledger(
+    prior: &BetaDist,
+    n_values: &[u64],
+    order: f64,
+    releases: &[Releases],
+    methods: &[Method],
+) -> Ledger {
     let mut out = Vec::new();
     for rel in releases {
         for &m in methods {
+            if let Some(algorithm) = m.geumlek() {
+                // the coefficient, hence the event, depends on n
+                let k = usize::from(m == Method::ConcentratedBeta);
+                for (ni, &n) in n_values.iter().enumerate() {
+                    // the claim is the ε the coefficient meets (below the target
+                    // where even c = 1, the plain posterior, is private enough)
+                    let Verified {
+                        coefficient: c,
+                        epsilon,
+                        ..
+                    } = rel.geumlek[ni][k];
+                    out.push(
+                        Entry::new(
+                            format!("method={}, epsilon={}, n={n}", m.as_str(), rel.epsilon),
+                            GeumlekProblem::new(*prior, n).rdp_event(algorithm, c, &[order]),
+                            Guarantee::Rdp { order, epsilon },
+                        )
+                        .when("checks the law one draw comes from; the release is one draw (exact Beta sampling)"),
+                    );
+                }
+                continue;
+            }
             let series = format!("method={}, epsilon={}", m.as_str(), rel.epsilon);
             let note = "one release per simulated dataset (each replication draws fresh data)";
             out.push(match m.release() {
@@ -629,6 +735,7 @@ fn ledger(releases: &[Releases], methods: &[Method]) -> Ledger {
                 )
                 .when(note)
                 .when("checks the law one OPS draw comes from; the release is one draw"),
+                Some(ReleaseKind::Rdp) => unreachable!("handled above"),
             });
         }
     }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Beside the anchor (issue 31): Bernstein & Sheldon 2018's public code
+# (gbernstein6/private_bayesian_expfam, on no package registry) against privpost's
+# calibration/beta_bernoulli on the same settings, in one run. Not run in CI.
+#   usage: benches/anchor-bs2018.sh CHECKOUT [REPLICATIONS]   (default 200)
+# CHECKOUT is a local checkout of their repository (a work tree; e.g. `git worktree add`
+# from a mirror). Their code is imported from there as published, in a temporary venv
+# (numpy, scipy); nothing of it is copied into privpost. Settings: Beta(10, 10), n ∈ {100,
+# 1000}, ε ∈ {0.1, 1}; their Gibbs sampler (500 burn-in, 1000 kept) and their naive
+# update against privpost's `count_gibbs` (the same sampler, same sweeps) and `count_naive`.
+# Reports, per setting, the largest |ĉ_theirs(γ) − ĉ_privpost(γ)| over the 19 levels
+# against the two-sample Monte Carlo scale 2·√(2γ(1−γ)/R), and the CPU seconds per
+# Gibbs posterior of each (one core each; privpost's from its task seconds ÷ posteriors).
+# Their Dirichlet_Multinomial is not compared: privpost has no Dirichlet Gibbs sampler yet.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkout="${1:?usage: benches/anchor-bs2018.sh CHECKOUT [REPLICATIONS]}"
+reps="${2:-200}"
+if [ ! -f "$checkout/Bounded_Suff_Stats/Gibbs.py" ]; then
+  echo "anchor-bs2018.sh: $checkout: no Bounded_Suff_Stats/Gibbs.py (allowed: a work tree of gbernstein6/private_bayesian_expfam)" >&2
+  exit 2
+fi
+case $reps in ''|*[!0-9]*|0) echo "anchor-bs2018.sh: REPLICATIONS=$reps (allowed: a whole number ≥ 1)" >&2; exit 2 ;; esac
+bin="${CARGO_TARGET_DIR:-target}/release/privpost"
+cargo build --release --locked -q
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 -m venv "$tmp/venv"
+"$tmp/venv/bin/pip" install -q --disable-pip-version-check numpy==1.26.4 scipy==1.13.1
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+for n in 100 1000; do
+  for eps in 0.1 1; do
+    taskset -c 0 "$tmp/venv/bin/python" benches/anchor/bs2018_harness.py "$checkout" "$n" "$eps" "$reps" 1 >> "$tmp/theirs.jsonl"
+    out="$tmp/ours-$n-$eps"
+    taskset -c 0 "$bin" run calibration/beta_bernoulli --quiet --no-cache -j 1 --out "$out" \
+      --set "n_values=[$n]" --set "epsilons=[$eps]" --set "replications=$reps" \
+      --set "replications_per_task=$reps" --set 'methods=["count_naive"]' > /dev/null
+    taskset -c 0 "$bin" run calibration/beta_bernoulli --quiet --no-cache -j 1 --out "$out-gibbs" \
+      --set "n_values=[$n]" --set "epsilons=[$eps]" --set "replications=$reps" \
+      --set "replications_per_task=$reps" --set 'methods=["count_gibbs"]' > /dev/null
+  done
+done
+"$tmp/venv/bin/python" - "$tmp" "$reps" <<'PY'
+import csv, glob, json, math, sys
+tmp, reps = sys.argv[1], int(sys.argv[2])
+theirs = [json.loads(l) for l in open(f"{tmp}/theirs.jsonl")]
+def ours(folder, method):
+    d = glob.glob(f"{folder}/calibration/beta_bernoulli*/coverage.csv")[0]
+    rows = [r for r in csv.DictReader(open(d)) if r["method"] == method]
+    return [float(r["coverage"]) for r in rows]
+def cpu(folder):
+    m = json.load(open(glob.glob(f"{folder}/calibration/beta_bernoulli*/manifest.json")[0]))
+    return m["timings"]["tasks_seconds"] / reps
+levels = [0.05 * k for k in range(1, 20)]
+print(f"{'n':>5} {'ε':>4}  method       max|Δcoverage|  MC scale  verdict      CPU s/posterior theirs  privpost  ratio")
+for t in theirs:
+    n, e = t["n"], t["epsilon"]
+    base = f"{tmp}/ours-{n}-{e:g}"
+    for m, folder in [("count_naive", base), ("count_gibbs", base + "-gibbs")]:
+        c = ours(folder, m)
+        d = max(abs(a - b) for a, b in zip(t[m], c))
+        scale = max(2 * math.sqrt(2 * l * (1 - l) / reps) for l in levels)
+        verdict = "agree" if d <= scale else "DIFFER"
+        if m == "count_gibbs":
+            th, us = t["gibbs_cpu_seconds_per_posterior"], cpu(folder)
+            print(f"{n:>5} {e:>4}  {m:<12} {d:>13.3f}  {scale:>8.3f}  {verdict:<11}  {th:>22.4f}  {us:>8.5f}  {th/us:>5.0f}x")
+        else:
+            print(f"{n:>5} {e:>4}  {m:<12} {d:>13.3f}  {scale:>8.3f}  {verdict}")
+PY
