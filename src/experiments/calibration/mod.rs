@@ -288,6 +288,15 @@ fn geumlek_coefficients(
 
 fn releases(noise: NoiseMode, epsilon: f64, a0: f64) -> Result<Releases, ParamError> {
     check::epsilon("epsilons", epsilon)?;
+    // below 1e-6 the Laplace scales exceed 2·10⁶ and the released counts, of
+    // order 1/ε, make the naive posteriors' Beta CDFs undefined (NaN at 1e-300)
+    check::within(
+        "epsilons",
+        epsilon,
+        1e-6,
+        1e6,
+        "the noise-aware and naive posteriors are computed for Laplace scales up to 2·10⁶",
+    )?;
     let bad = |e: &dyn std::fmt::Display| {
         ParamError::new(
             "epsilons",
@@ -913,6 +922,7 @@ mod tests {
             ("replications = 0", "replications"),
             ("epsilons = [0.0]", "epsilons"),
             ("epsilons = [-1.0]", "epsilons"),
+            ("epsilons = [1e-300]", "epsilons"),
             ("levels = [0.5, 1.0]", "levels"),
             ("levels = [0.0]", "levels"),
             ("n_values = [100001]", "n_values"),
