@@ -102,7 +102,8 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "concentrated_beta" => style("Concentrated (Alg. 3)", ORANGE, Square),
         "gaussian" => style("Gaussian mechanism", PURPLE, Diamond),
         "gibbs" => style("Gibbs posterior (Minami Thm 7)", PURPLE, Diamond),
-        "hellinger_em" => style("Smoothed-Hellinger EM", BLUE, Circle),
+        // purple, not blue: the calibration figure draws it beside Geumlek's Diffused
+        "hellinger_em" => style("Smoothed-Hellinger EM", PURPLE, Diamond),
         "laplace_dim" => style("Laplace (dimension-proportional)", VERMILLION, Square),
         "laplace_hist" => style("Laplace (histogram sensitivity)", ORANGE, Triangle),
         "dp_mcmc" | "private" => style("DP-MCMC", BLUE, Circle),
@@ -112,7 +113,7 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "hmc" => style("HMC (privpost)", BLUE, Circle),
         "paper_slice" => style("Slice sampler (paper)", VERMILLION, Square),
         "laplace_naive" => style("Laplace, naive (Foulds)", VERMILLION, Square),
-        "laplace_noise_aware" => style("Laplace, noise-aware (exact)", BLUE, Circle),
+        "laplace_noise_aware" => style("Laplace, noise-aware (exact)", SKY, Circle),
         "count_naive" => style("One count, naive (B&S)", ORANGE, Cross),
         "count_noise_aware" => style("One count, noise-aware (exact)", SKY, Diamond),
         "count_gibbs" => style("One count, noise-aware Gibbs (B&S)", PURPLE, Triangle),
@@ -554,6 +555,36 @@ mod tests {
         }
         assert_eq!(series("ops", 3).color, series("ops_m10", 0).color);
         assert_eq!(series("some_new_thing", 2).label, "Some new thing");
+        // the calibration figure has more series than colours: colour and marker together differ
+        let calibration = [
+            "calibrated_95_band",
+            "non_private",
+            "laplace_naive",
+            "laplace_noise_aware",
+            "count_naive",
+            "count_noise_aware",
+            "count_gibbs",
+            "ops",
+            "diffused",
+            "concentrated_beta",
+            "hellinger_em",
+        ];
+        let looks: Vec<(RGBColor, Marker)> = calibration
+            .iter()
+            .map(|n| {
+                let s = series(n, 0);
+                (s.color, s.marker)
+            })
+            .collect();
+        for i in 0..looks.len() {
+            for j in 0..i {
+                assert_ne!(
+                    looks[i], looks[j],
+                    "{} vs {}",
+                    calibration[i], calibration[j]
+                );
+            }
+        }
     }
 
     #[test]

@@ -40,13 +40,14 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
-        // calibrated on its own paper-scale run of 2026-11-25 (2 jobs, 2.2 s)
+        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 5.7 s, while
+        // a CI build ran on the same cores: conservative)
         id: "calibration/beta_bernoulli",
-        per_unit: 7.3682e-10,
-        fixed: 0.39,
+        per_unit: 1.4475e-09,
+        fixed: 0.808,
         paper: Cost {
-            total: 5.916000e+09,
-            max: 6.190000e+07,
+            total: 6.762000e+09,
+            max: 7.840000e+07,
         },
     },
     Rate {

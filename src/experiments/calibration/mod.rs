@@ -19,10 +19,12 @@ use statrs::function::beta::beta_reg;
 use crate::config::{check, deserialize, ParamError};
 use crate::experiments::{noise_parameter, parameter, Figure};
 use crate::expfam::beta::BetaDist;
+use crate::expfam::dirichlet::HellingerVariant;
 use crate::expfam::mechanisms::{counts_noise, Algorithm, BetaBernoulli as GeumlekProblem, Ops};
 use crate::expfam::noise_aware::{
     bs_gibbs, BetaMixture, CountLaw, GibbsSettings, Release, MAX_EXACT_N,
 };
+use crate::hellinger::{ExpMech, Space};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::noise::{CountNoise, NoiseMode};
 use crate::privacy::search::Verified;
@@ -56,10 +58,14 @@ pub enum Method {
     /// Geumlek et al. 2017 Algorithm 3 (concentrated posterior, prior scaled by
     /// 1/m), calibrated likewise.
     ConcentratedBeta,
+    /// Bun et al.'s smoothed-Hellinger exponential mechanism, k = 2: it releases
+    /// the posterior Beta(α + r, β + n − r) of a candidate count r drawn with
+    /// weight exp(−ε H / (2 S)); the released posterior itself is checked.
+    HellingerEm,
 }
 
 impl Method {
-    pub const ALL: [Method; 9] = [
+    pub const ALL: [Method; 10] = [
         Self::NonPrivate,
         Self::LaplaceNaive,
         Self::LaplaceNoiseAware,
@@ -69,6 +75,7 @@ impl Method {
         Self::Ops,
         Self::Diffused,
         Self::ConcentratedBeta,
+        Self::HellingerEm,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -82,6 +89,7 @@ impl Method {
             Self::Ops => "ops",
             Self::Diffused => "diffused",
             Self::ConcentratedBeta => "concentrated_beta",
+            Self::HellingerEm => "hellinger_em",
         }
     }
 
@@ -99,6 +107,7 @@ impl Method {
             }
             Self::Ops => Some(ReleaseKind::Ops),
             Self::Diffused | Self::ConcentratedBeta => Some(ReleaseKind::Rdp),
+            Self::HellingerEm => Some(ReleaseKind::Hellinger),
         }
     }
 
@@ -123,6 +132,8 @@ enum ReleaseKind {
     Ops,
     /// One sample of a Geumlek posterior at (λ, ε)-RDP.
     Rdp,
+    /// One release of Bun et al.'s mechanism at (ε, δ).
+    Hellinger,
 }
 
 #[derive(Debug, Deserialize)]
@@ -143,6 +154,7 @@ struct Config {
     gibbs_draws: u64,
     a0: f64,
     rdp_order: f64,
+    hellinger_delta: f64,
 }
 
 /// The noise of each release at one ε.
@@ -170,6 +182,10 @@ pub struct BetaBernoulli {
     sbc_bins: usize,
     gibbs: GibbsSettings,
     rdp_order: f64,
+    /// δ of the smoothed-Hellinger mechanism, and its candidate space per n
+    /// (when the method runs).
+    hellinger_delta: f64,
+    spaces: Vec<Space>,
 }
 
 pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
@@ -203,6 +219,18 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     let per_task = check::points("replications_per_task", c.replications_per_task, 1)?;
     let methods = methods(&c.methods)?;
     check::order("rdp_order", c.rdp_order)?;
+    check::within(
+        "hellinger_delta",
+        c.hellinger_delta,
+        1e-300,
+        0.5,
+        "the δ of the smoothed-Hellinger mechanism, 0 < δ ≤ 0.5",
+    )?;
+    let spaces = if methods.contains(&Method::HellingerEm) {
+        hellinger_spaces(&prior, &c.n_values)?
+    } else {
+        Vec::new()
+    };
     if methods.iter().any(|m| m.geumlek().is_some()) {
         for rel in &mut releases {
             rel.geumlek = geumlek_coefficients(&prior, &c.n_values, c.rdp_order, rel.epsilon)?;
@@ -257,7 +285,35 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
         sbc_bins,
         gibbs,
         rdp_order: c.rdp_order,
+        hellinger_delta: c.hellinger_delta,
+        spaces,
     }))
+}
+
+/// Largest n of the smoothed-Hellinger method (its smooth sensitivity scans
+/// the n + 1 candidates for each replication).
+const MAX_HELLINGER_N: u64 = 10_000;
+
+/// The two-category candidate spaces of Bun et al.'s mechanism, per n.
+fn hellinger_spaces(prior: &BetaDist, n_values: &[u64]) -> Result<Vec<Space>, ParamError> {
+    n_values
+        .iter()
+        .map(|&n| {
+            if n > MAX_HELLINGER_N {
+                return Err(ParamError::new(
+                    "n_values",
+                    n.to_string(),
+                    "n ≤ 10000 when methods include hellinger_em (it scores all n + 1 candidates per replication)",
+                ));
+            }
+            Space::new(
+                vec![prior.alpha(), prior.beta()],
+                n as u32,
+                HellingerVariant::Correct,
+            )
+            .map_err(|e| ParamError::new("prior", e.to_string(), "a prior the mechanism accepts"))
+        })
+        .collect()
 }
 
 /// Per n, the largest Diffused and Concentrated coefficients whose release is
@@ -516,6 +572,13 @@ impl BetaBernoulli {
                 rng,
             )),
             Method::Ops => Posterior::Truncated(rel.ops.distribution(&self.prior, sf, nf - sf)?),
+            Method::HellingerEm => {
+                let ni = self.n_values.iter().position(|&x| x == n).unwrap_or(0);
+                let data = [s as u32, (n - s) as u32];
+                let em = ExpMech::new(&self.spaces[ni], &data, rel.epsilon, self.hellinger_delta)?;
+                let r = draw_candidate(&em.exact(), rng);
+                Posterior::Beta(BetaDist::new(a + r, b + nf - r)?)
+            }
             Method::Diffused | Method::ConcentratedBeta => {
                 let ni = self.n_values.iter().position(|&x| x == n).unwrap_or(0);
                 let k = usize::from(method == Method::ConcentratedBeta);
@@ -528,6 +591,19 @@ impl BetaBernoulli {
             }
         })
     }
+}
+
+/// One candidate's first count from the mechanism's exact output
+/// probabilities (candidate, H, probability).
+fn draw_candidate(outputs: &[(Vec<u32>, f64, f64)], rng: &mut ChaCha8Rng) -> f64 {
+    let mut u: f64 = rng.random();
+    for (r, _, p) in outputs {
+        if u < *p {
+            return f64::from(r[0]);
+        }
+        u -= p;
+    }
+    outputs.last().map_or(0.0, |o| f64::from(o.0[0]))
 }
 
 /// The releases of one replication.
@@ -578,6 +654,8 @@ impl Figure for BetaBernoulli {
                     200.0 * (n + 1.0) + 300.0 * self.sbc_draws as f64
                 }
                 Method::CountGibbs => 400.0 * (self.gibbs.burn_in + self.gibbs.draws) as f64,
+                // smooth sensitivity and exact output probabilities over n + 1 candidates
+                Method::HellingerEm => 300.0 * (n + 1.0) + 300.0 * self.sbc_draws as f64,
                 _ => 300.0 * self.sbc_draws as f64,
             })
             .sum();
@@ -665,7 +743,7 @@ impl Figure for BetaBernoulli {
         Ok(ledger(
             &self.prior,
             &self.n_values,
-            self.rdp_order,
+            (self.rdp_order, self.hellinger_delta),
             &self.releases,
             &self.methods,
         ))
@@ -688,7 +766,7 @@ fn method_rng(replication_seed: u64, method: Method) -> ChaCha8Rng {
 fn ledger(
     prior: &BetaDist,
     n_values: &[u64],
-    order: f64,
+    (order, hellinger_delta): (f64, f64),
     releases: &[Releases],
     methods: &[Method],
 ) -> Ledger {
@@ -718,6 +796,22 @@ fn ledger(
                 continue;
             }
             let series = format!("method={}, epsilon={}", m.as_str(), rel.epsilon);
+            if m == Method::HellingerEm {
+                out.push(
+                    Entry::new(
+                        series,
+                        crate::hellinger::privacy_event(rel.epsilon, hellinger_delta),
+                        Guarantee::ApproxDp {
+                            epsilon: rel.epsilon,
+                            delta: hellinger_delta,
+                            conversion: "theorem (smooth-sensitivity exponential mechanism)".into(),
+                            order: None,
+                        },
+                    )
+                    .when("the released posterior is checked; its candidate is drawn exactly from the n + 1 output probabilities"),
+                );
+                continue;
+            }
             let note = "one release per simulated dataset (each replication draws fresh data)";
             out.push(match m.release() {
                 None => Entry::new(series, Event::NonPrivate, Guarantee::None).when("the non-private control"),
@@ -744,7 +838,7 @@ fn ledger(
                 )
                 .when(note)
                 .when("checks the law one OPS draw comes from; the release is one draw"),
-                Some(ReleaseKind::Rdp) => unreachable!("handled above"),
+                Some(ReleaseKind::Rdp | ReleaseKind::Hellinger) => unreachable!("handled above"),
             });
         }
     }
@@ -929,6 +1023,8 @@ mod tests {
             ("methods = [\"laplace\"]", "methods"),
             ("sbc_bins = 7", "sbc_bins"),
             ("gibbs_draws = 10", "gibbs_draws"),
+            ("hellinger_delta = 0.0", "hellinger_delta"),
+            ("n_values = [20000]", "n_values"),
         ] {
             let e = build(&params(extra), 1)
                 .err()
