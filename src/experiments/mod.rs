@@ -540,6 +540,23 @@ pub const REGISTRY: &[Spec] = &[
             y_label: "largest coverage deviation",
         },
     },
+    Spec {
+        id: "calibration/dirichlet",
+        title: "Calibration of naive and noise-aware posteriors (Dirichlet-Categorical, TARP)",
+        config: "configs/calibration/dirichlet.toml",
+        notes: include_str!("../../docs/figures/calibration/dirichlet.toml"),
+        validate: |p, s| ready(calibration::dirichlet::build(p, s)),
+        plot: calibration::plot::draw_dirichlet,
+        data_columns: &calibration::dirichlet::DATA_COLUMNS,
+        summary_columns: &calibration::dirichlet::SUMMARY_COLUMNS,
+        overlay: Overlay {
+            x: "epsilon",
+            y: "max_coverage_deviation",
+            series: &["method", "n", "quantity"],
+            x_label: "ε",
+            y_label: "largest coverage deviation",
+        },
+    },
 ];
 
 pub fn find(id: &str) -> Option<&'static Spec> {

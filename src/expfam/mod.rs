@@ -6,6 +6,7 @@ pub mod beta;
 pub mod dirichlet;
 pub mod mechanisms;
 pub mod noise_aware;
+pub mod noise_aware_dirichlet;
 pub mod truncated;
 
 pub(crate) use crate::privacy::check;

@@ -177,6 +177,18 @@ impl BetaMixture {
         Ok(Self { components })
     }
 
+    /// A mixture from (weight, α, β) triples with α, β > 0 and weights ≥ 0 not all
+    /// 0: weights normalised, components below the pruning level dropped.
+    pub fn from_components(mut components: Vec<(f64, f64, f64)>) -> Self {
+        let total: f64 = components.iter().map(|c| c.0).sum();
+        components.retain(|c| c.0 > PRUNE * total);
+        let kept: f64 = components.iter().map(|c| c.0).sum();
+        for c in &mut components {
+            c.0 /= kept;
+        }
+        Self { components }
+    }
+
     /// The components (weight, α, β).
     pub fn components(&self) -> &[(f64, f64, f64)] {
         &self.components

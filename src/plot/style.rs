@@ -114,9 +114,9 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "paper_slice" => style("Slice sampler (paper)", VERMILLION, Square),
         "laplace_naive" => style("Laplace, naive (Foulds)", VERMILLION, Square),
         "laplace_noise_aware" => style("Laplace, noise-aware (exact)", SKY, Circle),
-        "count_naive" => style("One count, naive (B&S)", ORANGE, Cross),
-        "count_noise_aware" => style("One count, noise-aware (exact)", SKY, Diamond),
-        "count_gibbs" => style("One count, noise-aware Gibbs (B&S)", PURPLE, Triangle),
+        "count_naive" => style("B&S count release, naive", ORANGE, Cross),
+        "count_noise_aware" => style("B&S count release, noise-aware (exact)", SKY, Diamond),
+        "count_gibbs" => style("B&S count release, noise-aware Gibbs", PURPLE, Triangle),
         "calibrated_95_band" => style("Calibrated: 95 % band", GREY, Ring),
         other => {
             let mut label: String = other.replace('_', " ");

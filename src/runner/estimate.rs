@@ -51,6 +51,16 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
+        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 96.6 s, idle)
+        id: "calibration/dirichlet",
+        per_unit: 1.3441e-09,
+        fixed: 1.008,
+        paper: Cost {
+            total: 1.420531e+11,
+            max: 1.608573e+09,
+        },
+    },
+    Rate {
         id: "bun2018/fig2",
         per_unit: 3.6255e-10,
         fixed: 0.025,

@@ -27,6 +27,38 @@ pub fn coverage(pits: &[f64], level: f64) -> f64 {
     pits.iter().filter(|&&u| central_level(u) <= level).count() as f64 / pits.len() as f64
 }
 
+/// The empirical CDF of `values` at x: the fraction ≤ x (NaN when empty).
+pub fn ecdf(values: &[f64], x: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.iter().filter(|&&v| v <= x).count() as f64 / values.len() as f64
+}
+
+/// TARP's statistic as a rank (Lemos, Coogan, Hezaveh & Perreault-Levasseur,
+/// ICML 2023, Algorithm 1): how many posterior draws lie closer (Euclidean) to
+/// the reference point θ_r than θ* does. With M draws, f = rank/M; the expected
+/// coverage at level 1 − α is ECP = P(f < 1 − α), and an accurate posterior
+/// gives ECP = 1 − α at every α. When θ_r does not depend on θ* given the data,
+/// θ* and the draws are exchangeable under an accurate posterior, so the rank
+/// is uniform on {0, …, M}: the SBC rank of the test quantity −‖θ − θ_r‖.
+pub fn tarp_rank(truth: &[f64], draws: &[Vec<f64>], reference: &[f64]) -> usize {
+    let dist = |x: &[f64]| -> f64 {
+        x.iter()
+            .zip(reference)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f64>()
+    };
+    let d_truth = dist(truth);
+    draws.iter().filter(|d| dist(d) < d_truth).count()
+}
+
+/// A rank r among M draws made continuous: (r + u)/(M + 1) with u uniform on
+/// [0, 1), exactly Uniform(0, 1) when r is uniform on {0, …, M}.
+pub fn randomized_pit(rank: usize, draws: usize, u: f64) -> f64 {
+    (rank as f64 + u) / (draws as f64 + 1.0)
+}
+
 /// Half-width of the simultaneous (1 − α) band of an empirical CDF of R
 /// values (DKW with Massart's constant).
 pub fn dkw_halfwidth(replications: usize, alpha: f64) -> f64 {
@@ -71,6 +103,73 @@ pub fn sbc_chi2(ranks: &[usize], draws: usize, bins: usize) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tarp_rank_counts_closer_draws() {
+        let draws = vec![
+            vec![0.0, 0.0],
+            vec![1.0, 1.0],
+            vec![0.4, 0.0],
+            vec![3.0, 0.0],
+        ];
+        // θ* at distance 0.5 from the reference (0, 0): draws at 0 and 0.4 are closer
+        assert_eq!(tarp_rank(&[0.3, 0.4], &draws, &[0.0, 0.0]), 2);
+        assert_eq!(tarp_rank(&[0.0, 0.0], &draws, &[0.0, 0.0]), 0);
+        assert_eq!(randomized_pit(2, 4, 0.5), 0.5);
+        assert_eq!(ecdf(&[0.1, 0.5, 0.9], 0.5), 2.0 / 3.0);
+    }
+
+    /// An exact posterior gives uniform TARP ranks (the issue's "check of the
+    /// check"): θ* ~ N(0, I₂), x = θ* + N(0, I₂), draws from the exact posterior
+    /// N(x/2, I/2), references from the prior; χ² of 20 bins over 4000 replications.
+    #[test]
+    fn tarp_of_an_exact_posterior_is_uniform() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let n01 = Normal::new(0.0, 1.0).unwrap();
+        let (l, reps) = (99usize, 4000usize);
+        let mut ranks = Vec::new();
+        for _ in 0..reps {
+            // θ ~ N(0, I₂), x = θ + N(0, I₂): posterior N(x/2, I/2)
+            let theta = [n01.sample(&mut rng), n01.sample(&mut rng)];
+            let x = [
+                theta[0] + n01.sample(&mut rng),
+                theta[1] + n01.sample(&mut rng),
+            ];
+            let draws: Vec<Vec<f64>> = (0..l)
+                .map(|_| {
+                    (0..2)
+                        .map(|j| x[j] / 2.0 + n01.sample(&mut rng) / 2f64.sqrt())
+                        .collect()
+                })
+                .collect();
+            let reference = [n01.sample(&mut rng), n01.sample(&mut rng)];
+            ranks.push(tarp_rank(&theta, &draws, &reference));
+        }
+        let (_, p) = sbc_chi2(&ranks, l, 20);
+        assert!(p > 0.001, "exact posterior: TARP χ² p = {p}");
+        // an overconfident posterior (sd halved) is caught
+        let mut narrow = Vec::new();
+        for _ in 0..reps {
+            let theta = [n01.sample(&mut rng), n01.sample(&mut rng)];
+            let x = [
+                theta[0] + n01.sample(&mut rng),
+                theta[1] + n01.sample(&mut rng),
+            ];
+            let draws: Vec<Vec<f64>> = (0..l)
+                .map(|_| {
+                    (0..2)
+                        .map(|j| x[j] / 2.0 + n01.sample(&mut rng) / 8f64.sqrt())
+                        .collect()
+                })
+                .collect();
+            let reference = [n01.sample(&mut rng), n01.sample(&mut rng)];
+            narrow.push(tarp_rank(&theta, &draws, &reference));
+        }
+        let (_, p) = sbc_chi2(&narrow, l, 20);
+        assert!(p < 1e-6, "overconfident posterior: TARP χ² p = {p}");
+    }
 
     #[test]
     fn coverage_is_the_ecdf_of_the_central_level() {

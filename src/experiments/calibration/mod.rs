@@ -8,6 +8,8 @@
 //! (`stats::calibration`). Every method of one replication sees the same θ*,
 //! data and releases.
 
+pub mod cells;
+pub mod dirichlet;
 pub mod plot;
 
 use rand::RngExt;
@@ -29,7 +31,8 @@ use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::noise::{CountNoise, NoiseMode};
 use crate::privacy::search::Verified;
 use crate::results::table::{Row, Table};
-use crate::stats::calibration::{binomial_band, coverage, dkw_halfwidth, rank, sbc_chi2};
+use crate::stats::calibration::{central_level, rank};
+use cells::{distinct, CellData};
 
 /// A posterior whose calibration is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -236,42 +239,14 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
             rel.geumlek = geumlek_coefficients(&prior, &c.n_values, c.rdp_order, rel.epsilon)?;
         }
     }
-    check::non_empty("levels", &c.levels)?;
-    for &l in &c.levels {
-        if !(l > 0.0 && l < 1.0) {
-            return Err(ParamError::new(
-                "levels",
-                check::short(l),
-                "credible levels strictly between 0 and 1 (e.g. 0.05, 0.1, …, 0.95)",
-            ));
-        }
-    }
-    distinct("levels", &c.levels)?;
-    let sbc_draws = check::points("sbc_draws", c.sbc_draws, 1)?;
-    let sbc_bins = check::points("sbc_bins", c.sbc_bins, 2)?;
-    if (sbc_draws + 1) % sbc_bins != 0 {
-        return Err(ParamError::new(
-            "sbc_bins",
-            format!(
-                "{sbc_bins} does not divide sbc_draws + 1 = {}",
-                sbc_draws + 1
-            ),
-            "a divisor of sbc_draws + 1 (each bin holds the same number of ranks)",
-        ));
-    }
-    let gibbs = GibbsSettings {
-        burn_in: check::points("gibbs_burn_in", c.gibbs_burn_in, 0)?,
-        draws: check::points("gibbs_draws", c.gibbs_draws, 1)?,
-    };
-    if methods.contains(&Method::CountGibbs) && gibbs.draws < sbc_draws {
-        return Err(ParamError::new(
-            "gibbs_draws",
-            gibbs.draws.to_string(),
-            format!(
-                "at least sbc_draws = {sbc_draws} (the SBC rank thins the kept draws to sbc_draws)"
-            ),
-        ));
-    }
+    check_levels(&c.levels)?;
+    let (sbc_draws, sbc_bins) = check_sbc(c.sbc_draws, c.sbc_bins)?;
+    let gibbs = check_gibbs(
+        c.gibbs_burn_in,
+        c.gibbs_draws,
+        sbc_draws,
+        methods.contains(&Method::CountGibbs),
+    )?;
     Ok(Box::new(BetaBernoulli {
         noise: c.noise,
         prior,
@@ -376,29 +351,24 @@ fn releases(noise: NoiseMode, epsilon: f64, a0: f64) -> Result<Releases, ParamEr
 /// public (Bernstein & Sheldon's convention): one record changes it by at most 1.
 pub const ONE_COUNT_SENSITIVITY: f64 = 1.0;
 
-fn distinct(key: &str, v: &[f64]) -> Result<(), ParamError> {
-    for (i, x) in v.iter().enumerate() {
-        if v[..i].contains(x) {
-            return Err(ParamError::new(
-                key,
-                format!("{} appears twice", check::short(*x)),
-                "distinct values",
-            ));
-        }
-    }
-    Ok(())
+fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
+    parse_methods(names, &Method::ALL.map(Method::as_str), Method::parse)
 }
 
-fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
+/// The methods named in `names`, each once, each one of `allowed`.
+fn parse_methods<M: PartialEq>(
+    names: &[String],
+    allowed: &[&str],
+    parse: impl Fn(&str) -> Option<M>,
+) -> Result<Vec<M>, ParamError> {
     check::non_empty("methods", names)?;
-    let allowed = Method::ALL.map(Method::as_str).join(", ");
     let mut out = Vec::new();
     for name in names {
-        let m = Method::parse(name).ok_or_else(|| {
+        let m = parse(name).ok_or_else(|| {
             ParamError::new(
                 "methods",
                 format!("unknown method {name:?}"),
-                format!("any of {allowed}"),
+                format!("any of {}", allowed.join(", ")),
             )
         })?;
         if out.contains(&m) {
@@ -411,6 +381,61 @@ fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
         out.push(m);
     }
     Ok(out)
+}
+
+/// The nominal credible levels: distinct, strictly between 0 and 1.
+fn check_levels(levels: &[f64]) -> Result<(), ParamError> {
+    check::non_empty("levels", levels)?;
+    for &l in levels {
+        if !(l > 0.0 && l < 1.0) {
+            return Err(ParamError::new(
+                "levels",
+                check::short(l),
+                "credible levels strictly between 0 and 1 (e.g. 0.05, 0.1, …, 0.95)",
+            ));
+        }
+    }
+    distinct("levels", levels)
+}
+
+/// (L, bins) of the SBC ranks: bins must divide L + 1.
+fn check_sbc(draws: u64, bins: u64) -> Result<(usize, usize), ParamError> {
+    let sbc_draws = check::points("sbc_draws", draws, 1)?;
+    let sbc_bins = check::points("sbc_bins", bins, 2)?;
+    if (sbc_draws + 1) % sbc_bins != 0 {
+        return Err(ParamError::new(
+            "sbc_bins",
+            format!(
+                "{sbc_bins} does not divide sbc_draws + 1 = {}",
+                sbc_draws + 1
+            ),
+            "a divisor of sbc_draws + 1 (each bin holds the same number of ranks)",
+        ));
+    }
+    Ok((sbc_draws, sbc_bins))
+}
+
+/// The Gibbs sampler's sweeps; when it runs it must keep at least L draws.
+fn check_gibbs(
+    burn_in: u64,
+    draws: u64,
+    sbc_draws: usize,
+    runs: bool,
+) -> Result<GibbsSettings, ParamError> {
+    let gibbs = GibbsSettings {
+        burn_in: check::points("gibbs_burn_in", burn_in, 0)?,
+        draws: check::points("gibbs_draws", draws, 1)?,
+    };
+    if runs && gibbs.draws < sbc_draws {
+        return Err(ParamError::new(
+            "gibbs_draws",
+            gibbs.draws.to_string(),
+            format!(
+                "at least sbc_draws = {sbc_draws} (the SBC rank thins the kept draws to sbc_draws)"
+            ),
+        ));
+    }
+    Ok(gibbs)
 }
 
 /// One replication's result for one method: a row of `data.csv`.
@@ -476,9 +501,6 @@ pub const COVERAGE_COLUMNS: [&str; 9] = [
     "pointwise_high",
     "simultaneous_band",
 ];
-
-/// The confidence of the bands and of the verdict.
-const BAND_ALPHA: f64 = 0.05;
 
 /// The posterior a method gives from one replication, as what it can answer:
 /// a CDF and draws, or draws only (the Gibbs sampler).
@@ -687,7 +709,7 @@ impl Figure for BetaBernoulli {
             // each method draws from its own stream, keyed by the replication
             let replication_seed: u64 = rng.random();
             for &method in &self.methods {
-                let mut mrng = method_rng(replication_seed, method);
+                let mut mrng = method_rng(replication_seed, method as u64);
                 let post = self.posterior(method, rel, n, s, &drawn, &mut mrng)?;
                 let (pit, rank) = post.check(theta, self.sbc_draws, &mut mrng);
                 rows.push(
@@ -753,10 +775,10 @@ impl Figure for BetaBernoulli {
 /// A method's generator for one replication: from the replication's seed (one
 /// draw of the task's stream whatever the methods) and the method, so adding or
 /// removing a method changes no other method's rows.
-fn method_rng(replication_seed: u64, method: Method) -> ChaCha8Rng {
+fn method_rng(replication_seed: u64, method: u64) -> ChaCha8Rng {
     use rand::SeedableRng;
     let mut rng = ChaCha8Rng::seed_from_u64(replication_seed);
-    rng.set_stream(1 + method as u64);
+    rng.set_stream(1 + method);
     rng
 }
 
@@ -845,15 +867,6 @@ fn ledger(
     out
 }
 
-/// The PITs and ranks of one (method, ε, n) cell.
-struct CellData {
-    method: String,
-    epsilon: f64,
-    n: u64,
-    pits: Vec<f64>,
-    ranks: Vec<usize>,
-}
-
 impl BetaBernoulli {
     /// The rows of `data` grouped by (method, ε, n), in config order.
     fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData>> {
@@ -869,13 +882,11 @@ impl BetaBernoulli {
         for method in &self.methods {
             for rel in &self.releases {
                 for &nv in &self.n_values {
-                    cells.push(CellData {
-                        method: method.as_str().into(),
-                        epsilon: rel.epsilon,
-                        n: nv,
-                        pits: Vec::new(),
-                        ranks: Vec::new(),
-                    });
+                    cells.push(CellData::new(vec![
+                        method.as_str().into(),
+                        rel.epsilon.into(),
+                        nv.into(),
+                    ]));
                 }
             }
         }
@@ -890,80 +901,10 @@ impl BetaBernoulli {
                 anyhow::bail!("data row {i}: a method, ε or n not in the config");
             };
             let c = &mut cells[mi * per_method + ei * self.n_values.len() + ni];
-            c.pits.push(data.f(i, pit));
+            c.credible.push(central_level(data.f(i, pit)));
             c.ranks.push(data.f(i, rk) as usize);
         }
         Ok(cells)
-    }
-}
-
-impl CellData {
-    fn deviations(&self, levels: &[f64]) -> Vec<(f64, f64)> {
-        levels
-            .iter()
-            .map(|&l| (l, coverage(&self.pits, l) - l))
-            .collect()
-    }
-
-    fn summary_row(&self, draws: usize, bins: usize, levels: &[f64]) -> Row {
-        let r = self.pits.len();
-        let band = dkw_halfwidth(r, BAND_ALPHA);
-        let dev = self.deviations(levels);
-        let (worst_level, worst) = dev.iter().copied().fold((f64::NAN, 0.0f64), |acc, (l, d)| {
-            if d.abs() > acc.1.abs() || acc.0.is_nan() {
-                (l, d)
-            } else {
-                acc
-            }
-        });
-        let outside = dev
-            .iter()
-            .filter(|&&(l, d)| {
-                let (lo, hi) = binomial_band(r, l, BAND_ALPHA);
-                !(lo..=hi).contains(&(l + d))
-            })
-            .count();
-        let (chi2, p) = sbc_chi2(&self.ranks, draws, bins);
-        let verdict = if worst.abs() <= band {
-            "calibrated"
-        } else {
-            "miscalibrated"
-        };
-        vec![
-            self.method.clone().into(),
-            self.epsilon.into(),
-            self.n.into(),
-            r.into(),
-            worst.into(),
-            worst_level.into(),
-            band.into(),
-            outside.into(),
-            chi2.into(),
-            p.into(),
-            verdict.into(),
-        ]
-    }
-
-    fn coverage_rows(&self, levels: &[f64]) -> Vec<Row> {
-        let r = self.pits.len();
-        let band = dkw_halfwidth(r, BAND_ALPHA);
-        self.deviations(levels)
-            .into_iter()
-            .map(|(l, d)| {
-                let (lo, hi) = binomial_band(r, l, BAND_ALPHA);
-                vec![
-                    self.method.clone().into(),
-                    self.epsilon.into(),
-                    self.n.into(),
-                    l.into(),
-                    (l + d).into(),
-                    d.into(),
-                    lo.into(),
-                    hi.into(),
-                    band.into(),
-                ]
-            })
-            .collect()
     }
 }
 
@@ -1055,6 +996,14 @@ mod tests {
         for (a, b) in pick.iter().zip(&rows_one) {
             assert_eq!(format!("{a:?}"), format!("{b:?}"));
         }
+    }
+
+    #[test]
+    fn summary_columns_are_keys_then_the_shared_tail() {
+        use cells::{COVERAGE_TAIL, SUMMARY_TAIL};
+        assert_eq!(SUMMARY_COLUMNS[3..], SUMMARY_TAIL);
+        assert_eq!(COVERAGE_COLUMNS[3..], COVERAGE_TAIL);
+        assert_eq!(SUMMARY_COLUMNS[..3], COVERAGE_COLUMNS[..3]);
     }
 
     #[test]

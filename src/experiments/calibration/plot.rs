@@ -11,12 +11,28 @@ use crate::results::table::Table;
 /// The band's series name (drawn in the house style's colour for unknown names).
 pub const BAND: &str = "calibrated_95_band";
 
+/// Subtitle of the Beta-Bernoulli figure.
+const BETA: &str = "Beta-Bernoulli, θ* from the prior; coverage of central γ-intervals minus γ: 0 = calibrated, below 0 = overconfident; bars at 0: simultaneous 95 % band (DKW)";
+
+/// Subtitle of the Dirichlet figure (its TARP rows).
+const DIRICHLET: &str = "Dirichlet-Categorical (K = 3), θ* and the reference θ_r from the prior; TARP expected coverage of balls around θ_r minus γ: 0 = calibrated; an overconfident posterior puts f near 0 or 1 (above 0 at small γ), a too-wide one near ½; bars at 0: simultaneous 95 % band (DKW)";
+
+/// `calibration/beta_bernoulli`: every row of `coverage.csv`.
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
     let t = read_checked(&dir.join("coverage.csv"))?;
-    render(&grid(&t)?, dir)
+    render(&grid(&t, BETA)?, dir)
 }
 
-fn grid(t: &Table) -> Result<PanelGrid, DrawError> {
+/// `calibration/dirichlet`: the TARP rows of `coverage.csv` (the per-coordinate
+/// rows are in the CSVs).
+pub fn draw_dirichlet(dir: &Path) -> Result<(), DrawError> {
+    let mut t = read_checked(&dir.join("coverage.csv"))?;
+    let q = t.col("quantity")?;
+    t.rows.retain(|r| r[q].as_str() == "tarp");
+    render(&grid(&t, DIRICHLET)?, dir)
+}
+
+fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
     let (m, e, n, level, dev, band) = (
         t.col("method")?,
         t.col("epsilon")?,
@@ -62,9 +78,6 @@ fn grid(t: &Table) -> Result<PanelGrid, DrawError> {
         y_desc: "coverage − γ".into(),
         order,
         x_log10: false,
-        subtitle: Some(
-            "Beta-Bernoulli, θ* from the prior; coverage of central γ-intervals minus γ: 0 = calibrated, below 0 = overconfident; bars at 0: simultaneous 95 % band (DKW)"
-                .into(),
-        ),
+        subtitle: Some(subtitle.into()),
     })
 }
