@@ -2,7 +2,8 @@
 # Beside the anchor (issue 31): Bernstein & Sheldon 2018's public code
 # (gbernstein6/private_bayesian_expfam, on no package registry) against privpost's
 # calibration/beta_bernoulli on the same settings, in one run. Not run in CI.
-#   usage: benches/anchor-bs2018.sh CHECKOUT [REPLICATIONS]   (default 200)
+#   usage: benches/anchor-bs2018.sh CHECKOUT [REPLICATIONS] [beta|dirichlet|both]
+#          (defaults 200, both)
 # CHECKOUT is a local checkout of their repository (a work tree; e.g. `git worktree add`
 # from a mirror). Their code is imported from there as published, in a temporary venv
 # (numpy, scipy); nothing of it is copied into privpost. Settings: Beta(10, 10), n ∈ {100,
@@ -11,11 +12,17 @@
 # Reports, per setting, the largest |ĉ_theirs(γ) − ĉ_privpost(γ)| over the 19 levels
 # against the two-sample Monte Carlo scale 2·√(2γ(1−γ)/R), and the CPU seconds per
 # Gibbs posterior of each (one core each; privpost's from its task seconds ÷ posteriors).
-# Their Dirichlet_Multinomial is not compared: privpost has no Dirichlet Gibbs sampler yet.
+# Dirichlet: their Dirichlet_Multinomial (Dirichlet(5, 5, 5), K = 3) beside privpost's
+# calibration/dirichlet `count_gibbs` and `count_naive`, n ∈ {100, 1000}, Laplace scale
+# b ∈ {20, 2} on the two free counts (privpost ε = 0.1, 1 with Δ = 2; their code's Δ = 1
+# would give this b at ε = 0.05, 0.5), coverage of θ₁ and θ₂. Their rejection loop cannot
+# run as published (benches/anchor/bs2018_dirichlet.py says what it changes, at run time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout="${1:?usage: benches/anchor-bs2018.sh CHECKOUT [REPLICATIONS]}"
 reps="${2:-200}"
+family="${3:-both}"
+case $family in beta|dirichlet|both) ;; *) echo "anchor-bs2018.sh: FAMILY=$family (allowed: beta, dirichlet, both)" >&2; exit 2 ;; esac
 if [ ! -f "$checkout/Bounded_Suff_Stats/Gibbs.py" ]; then
   echo "anchor-bs2018.sh: $checkout: no Bounded_Suff_Stats/Gibbs.py (allowed: a work tree of gbernstein6/private_bayesian_expfam)" >&2
   exit 2
@@ -28,6 +35,7 @@ trap 'rm -rf "$tmp"' EXIT
 python3 -m venv "$tmp/venv"
 "$tmp/venv/bin/pip" install -q --disable-pip-version-check numpy==1.26.4 scipy==1.13.1
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+if [ "$family" != dirichlet ]; then
 for n in 100 1000; do
   for eps in 0.1 1; do
     taskset -c 0 "$tmp/venv/bin/python" benches/anchor/bs2018_harness.py "$checkout" "$n" "$eps" "$reps" 1 >> "$tmp/theirs.jsonl"
@@ -67,3 +75,46 @@ for t in theirs:
         else:
             print(f"{n:>5} {e:>4}  {m:<12} {d:>13.3f}  {scale:>8.3f}  {verdict}")
 PY
+fi
+
+if [ "$family" != beta ]; then
+for n in 100 1000; do
+  for eps in 0.1 1; do
+    b=$(python3 -c "print(2 / $eps)")
+    taskset -c 0 "$tmp/venv/bin/python" benches/anchor/bs2018_dirichlet.py "$checkout" "$n" "$b" "$reps" 1 >> "$tmp/theirs-dir.jsonl"
+    for m in count_naive count_gibbs; do
+      taskset -c 0 "$bin" run calibration/dirichlet --quiet --no-cache -j 1 --out "$tmp/dir-$n-$eps-$m" \
+        --set "n_values=[$n]" --set "epsilons=[$eps]" --set "replications=$reps" \
+        --set "replications_per_task=$reps" --set "methods=[\"$m\"]" > /dev/null
+    done
+  done
+done
+"$tmp/venv/bin/python" - "$tmp" "$reps" <<'PY'
+import csv, glob, json, math, sys
+tmp, reps = sys.argv[1], int(sys.argv[2])
+levels = [0.05 * k for k in range(1, 20)]
+print("Dirichlet-Multinomial, K = 3 (their code with the rejection loop fixed at run time)")
+print(f"{'n':>5} {'b':>4}  {'method:quantity':<20} max|Δcoverage|  MC scale  verdict  theirs failed  CPU s/posterior theirs  privpost  ratio")
+for t in (json.loads(l) for l in open(f"{tmp}/theirs-dir.jsonl")):
+    n, b = t["n"], t["scale"]
+    eps = 2 / b
+    for m in ["count_naive", "count_gibbs"]:
+        folder = glob.glob(f"{tmp}/dir-{n}-{eps:g}-{m}/calibration/dirichlet*")[0]
+        rows = list(csv.DictReader(open(f"{folder}/coverage.csv")))
+        for q in ["theta1", "theta2"]:
+            ours = [float(r["coverage"]) for r in rows if r["method"] == m and r["quantity"] == q]
+            theirs = t[f"{m}:{q}"]
+            done = reps - t["failed"]
+            d = max(abs(a - c) for a, c in zip(theirs, ours))
+            # as for the Beta-Binomial: twice the largest standard error of a difference
+            scale = max(2 * math.sqrt(l * (1 - l) * (1 / done + 1 / reps)) for l in levels)
+            verdict = "agree" if d <= scale else "DIFFER"
+            line = f"{n:>5} {b:>4g}  {m + ':' + q:<20} {d:>14.3f}  {scale:>8.3f}  {verdict:<7}  {t['failed']:>13}"
+            if m == "count_gibbs" and q == "theta1":
+                man = json.load(open(f"{folder}/manifest.json"))
+                us = man["timings"]["tasks_seconds"] / reps
+                th = t["gibbs_cpu_seconds_per_posterior"]
+                line += f"  {th:>22.4f}  {us:>8.5f}  {th / us:>5.0f}x"
+            print(line)
+PY
+fi

@@ -369,6 +369,103 @@ pub fn bs_gibbs_dirichlet<R: Rng + ?Sized>(
     run
 }
 
+/// A noise-aware Gibbs sampler for Foulds's clamped release of a whole
+/// histogram (Foulds et al. 2016 eq. 16 on K counts: zₖ = max(0, sₖ + Wₖ), W iid
+/// Laplace(`scale`), n = Σs public), in the style of Bernstein & Sheldon's
+/// Gibbs-SS: the K − 1 free counts s₁..K₋₁ with their CLT normal
+/// N(nθ, n(diag θ − θθᵀ)), s_K = n − Σs; the Laplace noise as a scale mixture
+/// (Wₖ | ωₖ ~ N(0, ωₖ)); and, for each clamped zₖ = 0, the unclamped reading
+/// yₖ = sₖ + Wₖ ≤ 0 as a latent. One sweep:
+/// (a) yₖ | sₖ, ωₖ ~ N(sₖ, ωₖ) truncated to (−∞, 0], for each zₖ = 0;
+/// (b) each free count in turn from its conditional given the others: the
+///     precision of the CLT normal is (1/n)(diag(1/θⱼ) + 11ᵀ/θ_K), so with the
+///     readings oₖ (zₖ, or yₖ when clamped) the free counts' joint precision is
+///     diag(1/(nθⱼ) + 1/ωⱼ) + c·11ᵀ, c = 1/(nθ_K) + 1/ω_K, and its linear term
+///     hⱼ = 1/θ_K + oⱼ/ωⱼ + (n − o_K)/ω_K; sⱼ | s₋ⱼ ~ N((hⱼ − cΣ_{i≠j} sᵢ)/Qⱼⱼ, 1/Qⱼⱼ)
+///     truncated to [0, n − Σ_{i≠j} sᵢ] — O(K) per sweep, no matrix inverse;
+/// (c) 1/ωₖ | sₖ, oₖ ~ InverseGaussian(mean 1/(b|oₖ − sₖ|), shape 1/b²), all k;
+/// (d) θ | s ~ Dirichlet(α + s), parameters floored at 0.001.
+/// The chain starts at the release (s ∝ z with total n, θ its posterior mean),
+/// ω from Exponential(mean 2b²). Like Bernstein & Sheldon's sampler it targets the model with the CLT density
+/// for s, an approximation of the exact posterior ([`DirichletMixture::exact`]
+/// with [`CountsRelease::Foulds`]), against which it is tested.
+pub fn gibbs_clamped_histogram<R: Rng + ?Sized>(
+    prior: &[f64],
+    n: u64,
+    z: &[f64],
+    scale: f64,
+    settings: GibbsSettings,
+    rng: &mut R,
+) -> Vec<Vec<f64>> {
+    let k = prior.len();
+    let nf = n as f64;
+    // start at the release: s ∝ z scaled to total n (uniform if every z is 0)
+    let z_total: f64 = z.iter().sum();
+    let mut s: Vec<f64> = z
+        .iter()
+        .map(|&x| {
+            if z_total > 0.0 {
+                nf * x / z_total
+            } else {
+                nf / k as f64
+            }
+        })
+        .collect();
+    let mut theta: Vec<f64> = {
+        let a: Vec<f64> = (0..k).map(|j| prior[j] + s[j]).collect();
+        let t: f64 = a.iter().sum();
+        a.iter().map(|x| x / t).collect()
+    };
+    let exp = Exp::new(1.0 / (2.0 * scale * scale)).ok();
+    let mut omega: Vec<f64> = (0..k)
+        .map(|_| exp.map_or(2.0 * scale * scale, |e| e.sample(rng)))
+        .collect();
+    let mut o = z.to_vec();
+    let mut out = Vec::with_capacity(settings.draws);
+    for sweep in 0..settings.burn_in + settings.draws {
+        // (a) the clamped readings
+        for j in 0..k {
+            if z[j] <= 0.0 {
+                o[j] = truncated_normal(s[j], omega[j].sqrt(), f64::NEG_INFINITY, 0.0, rng);
+            }
+        }
+        // (b) the free counts, one at a time; s[K−1] follows from the total
+        let mu: Vec<f64> = theta.iter().map(|t| t.max(1e-12)).collect();
+        let c = 1.0 / (nf * mu[k - 1]) + 1.0 / omega[k - 1];
+        let base = 1.0 / mu[k - 1] + (nf - o[k - 1]) / omega[k - 1];
+        let mut free: f64 = s[..k - 1].iter().sum();
+        for j in 0..k - 1 {
+            let others = free - s[j];
+            let q = 1.0 / (nf * mu[j]) + 1.0 / omega[j] + c;
+            let h = base + o[j] / omega[j];
+            let hi = (nf - others).max(0.0);
+            s[j] = if hi > 0.0 {
+                truncated_normal((h - c * others) / q, q.recip().sqrt(), 0.0, hi, rng)
+            } else {
+                0.0
+            };
+            free = others + s[j];
+        }
+        s[k - 1] = (nf - free).max(0.0);
+        // (c) the noise variances
+        for j in 0..k {
+            let gap = (o[j] - s[j]).abs().max(1e-300);
+            let inv = InverseGaussian::new(1.0 / (scale * gap), 1.0 / (scale * scale))
+                .map_or(1.0 / (2.0 * scale * scale), |ig| ig.sample(rng));
+            omega[j] = (1.0 / inv).clamp(1e-300, 1e300);
+        }
+        // (d) θ from its conjugate update
+        let alpha: Vec<f64> = (0..k)
+            .map(|j| (prior[j] + s[j]).max(DIRICHLET_FLOOR))
+            .collect();
+        theta = sample_dirichlet(&alpha, rng);
+        if sweep >= settings.burn_in {
+            out.push(theta.clone());
+        }
+    }
+    out
+}
+
 /// One draw of N(mean, cov) restricted to {s ≥ 0, Σs ≤ n} into `s`: by
 /// rejection (true), or after [`REJECTION_TRIES`] failures by one sweep of
 /// coordinate-wise truncated-normal updates from the current (feasible) `s`
@@ -605,6 +702,47 @@ mod tests {
                     "n = {n}, b = {scale}, θ{}: {ks} (fallback sweeps {fallback})",
                     j + 1
                 );
+            }
+        }
+    }
+
+    /// The clamped-histogram sampler against the exact posterior of the same
+    /// release (with zeros, so the latent readings are exercised): Kolmogorov
+    /// distance of θ₁ and θ₃ over 20 chains × 1000 draws below 0.06. Measured
+    /// with 200 chains (so that chain noise is small): 0.015 and 0.023 (n = 100,
+    /// b = 2, z₂ = 0), 0.050 and 0.017 (n = 300, b = 10, z₁ = 0), 0.003 and 0.006
+    /// (n = 50, b = 10, two zeros) — the CLT density of a count near 0, where a
+    /// clamped reading puts it, is the approximation's weak point.
+    #[test]
+    fn clamped_histogram_gibbs_is_close_to_the_exact_posterior() {
+        let mut rng = ChaCha8Rng::seed_from_u64(32);
+        for (n, scale, z) in [
+            (100u64, 2.0, vec![30.0, 0.0, 71.5]),
+            (300, 10.0, vec![0.0, 140.0, 180.0]),
+            (50, 10.0, vec![12.0, 0.0, 0.0]),
+        ] {
+            let law = CountLaw::Laplace { scale };
+            let mix = DirichletMixture::exact(&PRIOR, n, &CountsRelease::Foulds(z.clone()), &law)
+                .unwrap();
+            let mut draws = Vec::new();
+            for _ in 0..20 {
+                draws.extend(gibbs_clamped_histogram(
+                    &PRIOR,
+                    n,
+                    &z,
+                    scale,
+                    GibbsSettings {
+                        burn_in: 500,
+                        draws: 1000,
+                    },
+                    &mut rng,
+                ));
+            }
+            for j in [0, 2] {
+                let xs: Vec<f64> = draws.iter().map(|d| d[j]).collect();
+                let marginal = mix.marginal(j);
+                let ks = kolmogorov(&xs, |x| marginal.cdf(x));
+                assert!(ks < 0.06, "n = {n}, b = {scale}, θ{}: {ks}", j + 1);
             }
         }
     }

@@ -44,6 +44,11 @@ impl LaplaceRelease {
         Self::per_feature(&vec![epsilon / features as f64; features], mode)
     }
 
+    /// The Laplace scale of feature `d`'s noise.
+    pub fn scale(&self, d: usize) -> f64 {
+        self.noise[d].scale()
+    }
+
     /// The noisy histograms, clamped at zero (the papers' post-processing).
     pub fn apply<R: Rng + ?Sized>(
         &self,

@@ -7,6 +7,8 @@ use crate::experiments::foulds2016::hmm::sweep::{
     check_common, describe, record, row_epsilons, sweep_ledger, tasks, Mech, Task,
 };
 use crate::experiments::{Deferred, Figure, Plan};
+use crate::expfam::noise_aware::GibbsSettings;
+use crate::expfam::noise_aware_dirichlet::gibbs_clamped_histogram;
 use crate::hmm::gibbs::{Gibbs, State};
 use crate::hmm::Histograms;
 use crate::privacy::ledger::Ledger;
@@ -42,7 +44,14 @@ struct Fig6Config {
     /// how the Laplace series draw their noise (the OPS series are float-only)
     #[serde(default)]
     noise: NoiseMode,
+    /// add the series `laplace_noise_aware_gibbs` on naive-Bayes panels: the same pooled
+    /// Laplace release, read by a noise-aware Gibbs sampler (issue 31)
+    #[serde(default)]
+    noise_aware: bool,
 }
+
+/// The series name of the noise-aware posterior of the pooled naive-Bayes release.
+pub const NOISE_AWARE: &str = "laplace_noise_aware_gibbs";
 
 /// How the Laplace mechanism releases a naive-Bayes panel's statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -66,7 +75,7 @@ fn pooled_naive_bayes(
     eps: f64,
     noise: NoiseMode,
     rng: &mut impl rand::Rng,
-) -> anyhow::Result<Histograms> {
+) -> anyhow::Result<(Histograms, PooledRelease)> {
     let release = crate::hmm::laplace::LaplaceRelease::even_split(eps, data.cards.len(), noise)?;
     let mut pooled = Histograms {
         cards: data.cards.clone(),
@@ -111,7 +120,95 @@ fn pooled_naive_bayes(
         }
     }
     pooled.regions = out.regions;
-    Ok(pooled)
+    let scales = (0..data.cards.len()).map(|d| release.scale(d)).collect();
+    let events = one.regions[0].1[0].counts[0].iter().sum();
+    Ok((
+        pooled,
+        PooledRelease {
+            noisy,
+            scales,
+            events,
+        },
+    ))
+}
+
+/// What the noise-aware posterior reads of a pooled release: the clamped noisy
+/// counts per feature, their Laplace scales, and the number of training events
+/// (public under replace-one neighbours, as the release's Δ = 2 assumes).
+struct PooledRelease {
+    noisy: Vec<Vec<f64>>,
+    scales: Vec<f64>,
+    events: f64,
+}
+
+/// The held-out log-likelihood per event of the naive-Bayes model under the
+/// noise-aware posterior of the pooled release: for each feature,
+/// [`gibbs_clamped_histogram`] (prior Dirichlet(β), the config's burn-in, then as
+/// many kept draws as the other series average over), and per held-out cell the
+/// log of the mean over draws of Π_d Π_v φ_dv^{c_dv} (a one-state model has no
+/// transition term), summed over cells, divided by the held-out events.
+fn noise_aware_loglik(
+    data: &Histograms,
+    held_out: &[Vec<bool>],
+    release: &PooledRelease,
+    (beta, settings): (f64, GibbsSettings),
+    rng: &mut ChaCha8Rng,
+) -> f64 {
+    let per_feature: Vec<Vec<Vec<f64>>> = data
+        .cards
+        .iter()
+        .enumerate()
+        .map(|(d, &card)| {
+            gibbs_clamped_histogram(
+                &vec![beta; card],
+                release.events.round() as u64,
+                &release.noisy[d],
+                release.scales[d],
+                settings,
+                rng,
+            )
+        })
+        .collect();
+    let ln_phi: Vec<Vec<Vec<f64>>> = (0..settings.draws)
+        .map(|i| {
+            per_feature
+                .iter()
+                .map(|draws| draws[i].iter().map(|p| p.ln()).collect())
+                .collect()
+        })
+        .collect();
+    let (mut total, mut events) = (0.0, 0usize);
+    for (r, (_, cells)) in data.regions.iter().enumerate() {
+        for (i, cell) in cells.iter().enumerate() {
+            if !held_out[r][i] {
+                continue;
+            }
+            events += cell.events;
+            let per_draw: Vec<f64> = ln_phi
+                .iter()
+                .map(|lp| {
+                    cell.counts
+                        .iter()
+                        .zip(lp)
+                        .map(|(counts, l)| {
+                            counts
+                                .iter()
+                                .zip(l)
+                                .filter(|(&c, _)| c != 0.0)
+                                .map(|(c, l)| c * l)
+                                .sum::<f64>()
+                        })
+                        .sum()
+                })
+                .collect();
+            total += crate::numeric::log_sum_exp(&per_draw) - (per_draw.len() as f64).ln();
+        }
+    }
+    if events > 0 {
+        total / events as f64
+    } else {
+        f64::NAN
+    }
 }
 
 struct Panel {
@@ -177,6 +274,7 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             format!("at most {MAX_PANELS} panels"),
         ));
     }
+    check_noise_aware(&c)?;
     DataSpec::check_all(c.datasets.as_ref())?;
     let mut panels = Vec::new();
     for spec in &c.panels {
@@ -226,6 +324,32 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
         },
         prepare: prepare_fig6,
     }))
+}
+
+/// `noise_aware = true` needs the pooled float Laplace release of a naive-Bayes panel.
+fn check_noise_aware(c: &Fig6Config) -> Result<(), ParamError> {
+    if !c.noise_aware {
+        return Ok(());
+    }
+    let why = if !c.mechanisms.contains(&Mech::Laplace) {
+        Some("it reads the Laplace release: add \"laplace\" to the mechanisms")
+    } else if c.naive_bayes_laplace != NaiveBayesLaplace::Pooled {
+        Some("it reads the pooled naive-Bayes release: naive_bayes_laplace = \"pooled\"")
+    } else if c.noise != NoiseMode::Float {
+        Some("its sampler models the continuous Laplace law: noise = \"float\"")
+    } else if !c.panels.iter().any(|p| p.starts_with("naive_bayes:")) {
+        Some("it applies to naive-Bayes panels only: add a \"naive_bayes:NAME\" panel")
+    } else {
+        None
+    };
+    match why {
+        Some(w) => Err(ParamError::new(
+            "noise_aware",
+            "true".to_string(),
+            format!("false, or a setting where it applies ({w})"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A panel of Figure 6 before its data are made.
@@ -380,11 +504,12 @@ impl Figure for Fig6 {
             self.c.noise,
             rng,
         )?;
-        let seen = match (pooled, eps) {
+        let (seen, release) = match (pooled, eps) {
             (true, Some(eps)) => {
-                pooled_naive_bayes(&panel.data, &held_out, eps, self.c.noise, rng)?
+                let (h, r) = pooled_naive_bayes(&panel.data, &held_out, eps, self.c.noise, rng)?;
+                (h, Some(r))
             }
-            _ => seen,
+            _ => (seen, None),
         };
         let mut gibbs = Gibbs::new(&seen, model);
         gibbs.held_out = held_out;
@@ -431,20 +556,39 @@ impl Figure for Fig6 {
         } else {
             f64::NAN
         };
-        Ok(row_epsilons(eps, &self.c.epsilons)
+        let row = |mechanism: String, x: f64, value: f64| -> Row {
+            vec![
+                panel.name.clone().into(),
+                panel.model.into(),
+                mechanism.into(),
+                x.into(),
+                s.into(),
+                held_events.into(),
+                value.into(),
+            ]
+        };
+        let mut rows: Vec<Row> = row_epsilons(eps, &self.c.epsilons)
             .into_iter()
-            .map(|x| {
-                vec![
-                    panel.name.clone().into(),
-                    panel.model.into(),
-                    self.mechanism_name(p, mech).into(),
-                    x.into(),
-                    s.into(),
-                    held_events.into(),
-                    per_event.into(),
-                ]
-            })
-            .collect())
+            .map(|x| row(self.mechanism_name(p, mech), x, per_event))
+            .collect();
+        if let (true, Some(release), Some(x)) = (self.c.noise_aware, release, eps) {
+            // the same release, read by the noise-aware sampler on its own stream
+            use rand::{RngExt, SeedableRng};
+            let mut own = ChaCha8Rng::seed_from_u64(rng.random());
+            let settings = GibbsSettings {
+                burn_in: self.c.burn_in,
+                draws: self.c.sweeps - self.c.burn_in,
+            };
+            let value = noise_aware_loglik(
+                &panel.data,
+                &gibbs.held_out,
+                &release,
+                (self.c.beta, settings),
+                &mut own,
+            );
+            rows.push(row(NOISE_AWARE.into(), x, value));
+        }
+        Ok(rows)
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
@@ -518,7 +662,7 @@ impl Figure for Fig6 {
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
-        sweep_ledger(
+        let mut ledger = sweep_ledger(
             self.panels.iter().map(|p| {
                 (
                     format!("panel={}:{}", p.model, p.name),
@@ -529,7 +673,27 @@ impl Figure for Fig6 {
             &self.c.epsilons,
             self.c.sweeps,
             self.c.noise,
-        )
+        )?;
+        if self.c.noise_aware {
+            // the noise-aware series reads the pooled Laplace release of each
+            // naive-Bayes panel: the same event and claim, no cost beyond it
+            let extra: Vec<_> = ledger
+                .iter()
+                .filter(|e| {
+                    e.series.starts_with("panel=naive_bayes:")
+                        && e.series.contains(", mechanism=laplace, ")
+                })
+                .map(|e| {
+                    let mut n = e.clone();
+                    n.series = e
+                        .series
+                        .replace(", mechanism=laplace, ", &format!(", mechanism={NOISE_AWARE}, "));
+                    n.when("post-processing of the same pooled release by a noise-aware Gibbs sampler: no cost beyond it")
+                })
+                .collect();
+            ledger.extend(extra);
+        }
+        Ok(ledger)
     }
 
     fn manifest_details(&self) -> serde_json::Value {
@@ -541,5 +705,78 @@ impl Figure for Fig6 {
                 "cells": p.data.cells(), "events": p.data.events(), "median_events": p.data.median_events(),
             })).collect::<Vec<_>>(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smoke profile of configs/foulds2016/fig6.toml, with overrides.
+    fn params(extra: &str) -> toml::Table {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/foulds2016/fig6.toml"),
+        )
+        .unwrap();
+        let mut t: toml::Table = toml::from_str(&text).unwrap();
+        let smoke = t["profile"]["smoke"].as_table().unwrap().clone();
+        for k in ["experiment", "description", "seed", "profile"] {
+            t.remove(k);
+        }
+        t.extend(smoke);
+        t.extend(toml::from_str::<toml::Table>(extra).unwrap());
+        t
+    }
+
+    /// The noise-aware series reads the pooled Laplace release: the ledger claims
+    /// the same (event, guarantee) pairs with and without it, and has one entry
+    /// per naive-Bayes Laplace entry more.
+    #[test]
+    fn noise_aware_series_adds_no_privacy_claim() {
+        let ledger = |on: bool| {
+            let plan = validate_fig6(&params(&format!("noise_aware = {on}")), 1).unwrap();
+            plan.prepare().unwrap().ledger().unwrap()
+        };
+        let claims = |l: &Ledger| {
+            let mut c: Vec<String> = l
+                .iter()
+                .map(|e| format!("{:?} {:?}", e.event, e.guarantee))
+                .collect();
+            c.sort();
+            c.dedup();
+            c
+        };
+        let (with, without) = (ledger(true), ledger(false));
+        assert_eq!(claims(&with), claims(&without));
+        let extra = with
+            .iter()
+            .filter(|e| e.series.contains(&format!("mechanism={NOISE_AWARE},")))
+            .count();
+        let nb_laplace = without
+            .iter()
+            .filter(|e| {
+                e.series.starts_with("panel=naive_bayes:")
+                    && e.series.contains("mechanism=laplace,")
+            })
+            .count();
+        assert!(extra > 0);
+        assert_eq!(with.len(), without.len() + extra);
+        assert_eq!(extra, nb_laplace);
+    }
+
+    #[test]
+    fn noise_aware_where_it_cannot_apply_is_refused() {
+        for extra in [
+            "naive_bayes_laplace = \"per_cell\"",
+            "noise = \"exact\"",
+            "mechanisms = [\"non_private\", \"ops_m10\"]",
+            "panels = [\"hmm:afghanistan\"]",
+        ] {
+            let e = validate_fig6(&params(extra), 1)
+                .err()
+                .unwrap_or_else(|| panic!("{extra} accepted"));
+            assert_eq!(e.key, "noise_aware", "{extra}: {e:?}");
+        }
+        assert!(validate_fig6(&params("noise = \"exact\"\nnoise_aware = false"), 1).is_ok());
     }
 }
