@@ -129,45 +129,32 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
         let n01 = Normal::new(0.0, 1.0).unwrap();
         let (l, reps) = (99usize, 4000usize);
-        let mut ranks = Vec::new();
-        for _ in 0..reps {
-            // θ ~ N(0, I₂), x = θ + N(0, I₂): posterior N(x/2, I/2)
-            let theta = [n01.sample(&mut rng), n01.sample(&mut rng)];
-            let x = [
-                theta[0] + n01.sample(&mut rng),
-                theta[1] + n01.sample(&mut rng),
-            ];
-            let draws: Vec<Vec<f64>> = (0..l)
+        // θ ~ N(0, I₂), x = θ + N(0, I₂): the posterior is N(x/2, I/2); draws with
+        // standard deviation `sd` per coordinate
+        let mut ranks_with_sd = |sd: f64| -> Vec<usize> {
+            (0..reps)
                 .map(|_| {
-                    (0..2)
-                        .map(|j| x[j] / 2.0 + n01.sample(&mut rng) / 2f64.sqrt())
-                        .collect()
+                    let theta = [n01.sample(&mut rng), n01.sample(&mut rng)];
+                    let x = [
+                        theta[0] + n01.sample(&mut rng),
+                        theta[1] + n01.sample(&mut rng),
+                    ];
+                    let draws: Vec<Vec<f64>> = (0..l)
+                        .map(|_| {
+                            (0..2)
+                                .map(|j| x[j] / 2.0 + sd * n01.sample(&mut rng))
+                                .collect()
+                        })
+                        .collect();
+                    let reference = [n01.sample(&mut rng), n01.sample(&mut rng)];
+                    tarp_rank(&theta, &draws, &reference)
                 })
-                .collect();
-            let reference = [n01.sample(&mut rng), n01.sample(&mut rng)];
-            ranks.push(tarp_rank(&theta, &draws, &reference));
-        }
-        let (_, p) = sbc_chi2(&ranks, l, 20);
+                .collect()
+        };
+        let (_, p) = sbc_chi2(&ranks_with_sd(0.5f64.sqrt()), l, 20);
         assert!(p > 0.001, "exact posterior: TARP χ² p = {p}");
         // an overconfident posterior (sd halved) is caught
-        let mut narrow = Vec::new();
-        for _ in 0..reps {
-            let theta = [n01.sample(&mut rng), n01.sample(&mut rng)];
-            let x = [
-                theta[0] + n01.sample(&mut rng),
-                theta[1] + n01.sample(&mut rng),
-            ];
-            let draws: Vec<Vec<f64>> = (0..l)
-                .map(|_| {
-                    (0..2)
-                        .map(|j| x[j] / 2.0 + n01.sample(&mut rng) / 8f64.sqrt())
-                        .collect()
-                })
-                .collect();
-            let reference = [n01.sample(&mut rng), n01.sample(&mut rng)];
-            narrow.push(tarp_rank(&theta, &draws, &reference));
-        }
-        let (_, p) = sbc_chi2(&narrow, l, 20);
+        let (_, p) = sbc_chi2(&ranks_with_sd(0.125f64.sqrt()), l, 20);
         assert!(p < 1e-6, "overconfident posterior: TARP χ² p = {p}");
     }
 

@@ -3,7 +3,7 @@
 //! credible levels against the nominal levels, its bands, the SBC χ² of its
 //! ranks and the verdict.
 
-use crate::results::table::{Cell, Row};
+use crate::results::table::{Cell, Row, Table};
 use crate::stats::calibration::{binomial_band, dkw_halfwidth, ecdf, sbc_chi2};
 
 /// The confidence of the bands and of the verdict.
@@ -134,4 +134,58 @@ pub fn distinct(key: &str, v: &[f64]) -> Result<(), crate::config::ParamError> {
         }
     }
     Ok(())
+}
+
+/// `summary.csv`: one [`CellData::summary_row`] per cell.
+pub fn summary_table(
+    cells: Vec<CellData>,
+    columns: &[&str],
+    (draws, bins): (usize, usize),
+    levels: &[f64],
+) -> Table {
+    let rows = cells
+        .iter()
+        .map(|c| c.summary_row(draws, bins, levels))
+        .collect();
+    Table::new(columns, rows)
+}
+
+/// The side table `coverage.csv`: [`CellData::coverage_rows`] of every cell.
+pub fn coverage_table(
+    cells: Vec<CellData>,
+    columns: &[&str],
+    levels: &[f64],
+) -> Vec<(String, Table)> {
+    let rows = cells.iter().flat_map(|c| c.coverage_rows(levels)).collect();
+    vec![("coverage.csv".into(), Table::new(columns, rows))]
+}
+
+/// How a calibration figure's replications fall into tasks: per ε, per n,
+/// chunks of `per_task` replications.
+#[derive(Debug, Clone, Copy)]
+pub struct Chunks {
+    pub epsilons: usize,
+    pub n_values: usize,
+    pub replications: usize,
+    pub per_task: usize,
+}
+
+impl Chunks {
+    fn chunks(&self) -> usize {
+        self.replications.div_ceil(self.per_task)
+    }
+
+    pub fn task_count(&self) -> usize {
+        self.epsilons * self.n_values * self.chunks()
+    }
+
+    /// (ε index, n index, first replication, replications) of a task.
+    pub fn task(&self, index: usize) -> (usize, usize, usize, usize) {
+        let chunks = self.chunks();
+        let cells = self.n_values * chunks;
+        let (e, rest) = (index / cells, index % cells);
+        let (ni, chunk) = (rest / chunks, rest % chunks);
+        let first = chunk * self.per_task;
+        (e, ni, first, self.per_task.min(self.replications - first))
+    }
 }

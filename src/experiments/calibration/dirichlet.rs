@@ -12,7 +12,7 @@ use rand_distr::{Binomial, Distribution};
 use serde::Deserialize;
 use statrs::function::beta::beta_reg;
 
-use super::cells::{distinct, CellData};
+use super::cells::{self, distinct, CellData};
 use crate::config::{check, deserialize, ParamError};
 use crate::experiments::{noise_parameter, parameter, Figure};
 use crate::expfam::dirichlet::HellingerVariant;
@@ -410,18 +410,18 @@ impl DirichletFigure {
         self.prior.len()
     }
 
-    fn chunks(&self) -> usize {
-        self.replications.div_ceil(self.per_task)
+    fn grid(&self) -> cells::Chunks {
+        cells::Chunks {
+            epsilons: self.releases.len(),
+            n_values: self.n_values.len(),
+            replications: self.replications,
+            per_task: self.per_task,
+        }
     }
 
     /// (ε index, n index, first replication, replications) of a task.
     fn task(&self, index: usize) -> (usize, usize, usize, usize) {
-        let chunks = self.chunks();
-        let cells = self.n_values.len() * chunks;
-        let (e, rest) = (index / cells, index % cells);
-        let (ni, chunk) = (rest / chunks, rest % chunks);
-        let first = chunk * self.per_task;
-        (e, ni, first, self.per_task.min(self.replications - first))
+        self.grid().task(index)
     }
 
     fn quantities(&self) -> Vec<Quantity> {
@@ -535,7 +535,7 @@ impl Figure for DirichletFigure {
     }
 
     fn task_count(&self) -> usize {
-        self.releases.len() * self.n_values.len() * self.chunks()
+        self.grid().task_count()
     }
 
     fn grid_description(&self) -> String {
@@ -638,23 +638,20 @@ impl Figure for DirichletFigure {
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let rows = self
-            .cells(data)?
-            .into_iter()
-            .map(|c| c.summary_row(self.sbc_draws, self.sbc_bins, &self.levels))
-            .collect();
-        Ok(Table::new(&SUMMARY_COLUMNS, rows))
+        Ok(cells::summary_table(
+            self.cells(data)?,
+            &SUMMARY_COLUMNS,
+            (self.sbc_draws, self.sbc_bins),
+            &self.levels,
+        ))
     }
 
     fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
-        let mut rows = Vec::new();
-        for c in self.cells(data)? {
-            rows.extend(c.coverage_rows(&self.levels));
-        }
-        Ok(vec![(
-            "coverage.csv".into(),
-            Table::new(&COVERAGE_COLUMNS, rows),
-        )])
+        Ok(cells::coverage_table(
+            self.cells(data)?,
+            &COVERAGE_COLUMNS,
+            &self.levels,
+        ))
     }
 
     fn manifest_details(&self) -> serde_json::Value {
