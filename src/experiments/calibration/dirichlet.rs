@@ -153,10 +153,25 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     for &n in &c.n_values {
         check::at_least("n_values", n, 1)?;
         if enumerates && count_vectors(n, prior.len()) > MAX_EXACT_COMPONENTS {
+            let k = prior.len();
+            // the largest n whose count vectors fit: count_vectors grows with n, so
+            // a binary search on [0, n) (n itself does not fit)
+            let (mut lo, mut hi) = (0u64, n);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if count_vectors(mid, k) <= MAX_EXACT_COMPONENTS {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
             return Err(ParamError::new(
                 "n_values",
-                format!("{n} (C(n + K − 1, K − 1) = {} with K = {})", count_vectors(n, prior.len()), prior.len()),
-                "n with at most 2000000 count vectors when methods include laplace_noise_aware, count_noise_aware or hellinger_em (1000 for K = 3)",
+                format!("{n} (C(n + K − 1, K − 1) = {} with K = {k})", count_vectors(n, k)),
+                format!(
+                    "n ≤ {} for K = {k} (at most 2000000 count vectors) when methods include laplace_noise_aware, count_noise_aware or hellinger_em",
+                    lo
+                ),
             ));
         }
         if n > u32::MAX as u64 {
