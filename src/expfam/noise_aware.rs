@@ -288,9 +288,23 @@ pub fn bs_gibbs<R: Rng + ?Sized>(
     out
 }
 
-/// One draw of N(mean, sd²) truncated to [lo, hi] (lo < hi, sd > 0).
+/// One draw of N(mean, sd²) truncated to [lo, hi] (lo < hi, sd > 0). Inputs
+/// that are not numbers the rejection can use (a non-finite mean or sd, sd ≤ 0,
+/// a NaN bound) return the mean clamped to [lo, hi] (or lo) instead of looping.
 pub fn truncated_normal<R: Rng + ?Sized>(mean: f64, sd: f64, lo: f64, hi: f64, rng: &mut R) -> f64 {
-    let z = truncated_standard_normal((lo - mean) / sd, (hi - mean) / sd, rng);
+    let (a, b) = ((lo - mean) / sd, (hi - mean) / sd);
+    if !(mean.is_finite() && sd.is_finite() && sd > 0.0) || a.is_nan() || b.is_nan() || a >= b {
+        return if mean.is_nan() || lo.is_nan() || hi.is_nan() {
+            if lo.is_finite() {
+                lo
+            } else {
+                hi
+            }
+        } else {
+            mean.clamp(lo, hi)
+        };
+    }
+    let z = truncated_standard_normal(a, b, rng);
     (mean + sd * z).clamp(lo, hi)
 }
 
@@ -345,6 +359,26 @@ fn truncated_standard_normal<R: Rng + ?Sized>(a: f64, b: f64, rng: &mut R) -> f6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Inputs the rejection cannot use return at once (ε = 1e-300 once hung a sampler).
+    #[test]
+    fn truncated_normal_never_loops_on_unusable_inputs() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(truncated_normal(f64::NAN, 1.0, 0.0, 1.0, &mut rng), 0.0);
+        assert_eq!(
+            truncated_normal(5.0, f64::INFINITY, 0.0, 1.0, &mut rng),
+            1.0
+        );
+        assert_eq!(truncated_normal(0.5, 0.0, 0.0, 1.0, &mut rng), 0.5);
+        assert_eq!(
+            truncated_normal(1e300, 1e-300, f64::NEG_INFINITY, 0.0, &mut rng),
+            0.0
+        );
+        assert_eq!(
+            truncated_normal(-3.0, f64::NAN, f64::NEG_INFINITY, 0.0, &mut rng),
+            -3.0
+        );
+    }
     use crate::privacy::noise::NoiseMode;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;

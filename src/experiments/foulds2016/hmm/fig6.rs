@@ -342,15 +342,33 @@ fn check_noise_aware(c: &Fig6Config) -> Result<(), ParamError> {
     } else {
         None
     };
-    match why {
-        Some(w) => Err(ParamError::new(
+    if let Some(w) = why {
+        return Err(ParamError::new(
             "noise_aware",
             "true".to_string(),
             format!("false, or a setting where it applies ({w})"),
-        )),
-        None => Ok(()),
+        ));
     }
+    // the sampler's latent counts and noise variances are computed in floating
+    // point: per-feature Laplace scales 2·F/ε up to 10⁶ (ε = 1e-300 hung it)
+    let features = crate::hmm::FEATURES.len() as f64;
+    for &e in &c.epsilons {
+        if 2.0 * features / e > MAX_NOISE_AWARE_SCALE {
+            return Err(ParamError::new(
+                "epsilons",
+                check::short(e),
+                format!(
+                    "ε ≥ {} when noise_aware = true (the noise-aware sampler handles per-feature Laplace scales 2·{features}/ε up to 10⁶)",
+                    2.0 * features / MAX_NOISE_AWARE_SCALE
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
+
+/// Largest per-feature Laplace scale the noise-aware series accepts.
+const MAX_NOISE_AWARE_SCALE: f64 = 1e6;
 
 /// A panel of Figure 6 before its data are made.
 struct PanelPlan {
@@ -777,6 +795,11 @@ mod tests {
                 .unwrap_or_else(|| panic!("{extra} accepted"));
             assert_eq!(e.key, "noise_aware", "{extra}: {e:?}");
         }
+        let e = validate_fig6(&params("epsilons = [1e-300]"), 1)
+            .err()
+            .expect("ε = 1e-300 accepted with noise_aware");
+        assert_eq!(e.key, "epsilons");
+        assert!(validate_fig6(&params("epsilons = [1e-300]\nnoise_aware = false"), 1).is_ok());
         assert!(validate_fig6(&params("noise = \"exact\"\nnoise_aware = false"), 1).is_ok());
     }
 }
