@@ -326,30 +326,21 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     }))
 }
 
-/// `noise_aware = true` reads the pooled float Laplace release of the naive-Bayes
-/// panels: refused where that release is per cell or not float.
+/// Whether the noise-aware series can read this run's release: the pooled
+/// naive-Bayes release drawn from the continuous Laplace law (its sampler models
+/// that law). Elsewhere the series is absent and the manifest says why.
+fn noise_aware_applies(c: &Fig6Config) -> bool {
+    c.noise_aware
+        && c.naive_bayes_laplace == NaiveBayesLaplace::Pooled
+        && c.noise == NoiseMode::Float
+}
+
+/// Where the series runs, ε whose per-feature Laplace scale its floating-point
+/// sampler cannot hold are refused up front (ε = 1e-300 hung it).
 fn check_noise_aware(c: &Fig6Config) -> Result<(), ParamError> {
-    if !c.noise_aware {
+    if !noise_aware_applies(c) {
         return Ok(());
     }
-    // without the Laplace mechanism or a naive-Bayes panel there is simply no
-    // release for the series to read (the manifest says how many it has)
-    let why = if c.naive_bayes_laplace != NaiveBayesLaplace::Pooled {
-        Some("it reads the pooled naive-Bayes release: naive_bayes_laplace = \"pooled\"")
-    } else if c.noise != NoiseMode::Float {
-        Some("its sampler models the continuous Laplace law: noise = \"float\"")
-    } else {
-        None
-    };
-    if let Some(w) = why {
-        return Err(ParamError::new(
-            "noise_aware",
-            "true".to_string(),
-            format!("false, or a setting where it applies ({w})"),
-        ));
-    }
-    // the sampler's latent counts and noise variances are computed in floating
-    // point: per-feature Laplace scales 2·F/ε up to 10⁶ (ε = 1e-300 hung it)
     let features = crate::hmm::FEATURES.len() as f64;
     for &e in &c.epsilons {
         if 2.0 * features / e > MAX_NOISE_AWARE_SCALE {
@@ -588,7 +579,7 @@ impl Figure for Fig6 {
             .into_iter()
             .map(|x| row(self.mechanism_name(p, mech), x, per_event))
             .collect();
-        if let (true, Some(release), Some(x)) = (self.c.noise_aware, release, eps) {
+        if let (true, Some(release), Some(x)) = (noise_aware_applies(&self.c), release, eps) {
             // the same release, read by the noise-aware sampler on its own stream
             use rand::{RngExt, SeedableRng};
             let mut own = ChaCha8Rng::seed_from_u64(rng.random());
@@ -691,7 +682,7 @@ impl Figure for Fig6 {
             self.c.sweeps,
             self.c.noise,
         )?;
-        if self.c.noise_aware {
+        if noise_aware_applies(&self.c) {
             // the noise-aware series reads the pooled Laplace release of each
             // naive-Bayes panel: the same event and claim, no cost beyond it
             let extra: Vec<_> = ledger
@@ -719,7 +710,7 @@ impl Figure for Fig6 {
                 serde_json::json!({
                     "series": NOISE_AWARE,
                     "panels": self.panels.iter().filter(|p| p.model == "naive_bayes").map(|p| p.name.clone()).collect::<Vec<_>>(),
-                    "reads": if self.mechs.contains(&Mech::Laplace) { "the pooled Laplace release of each naive-Bayes panel" } else { "nothing: the Laplace mechanism is not in this run" },
+                    "reads": if !noise_aware_applies(&self.c) { "nothing: the series needs the pooled naive-Bayes release (naive_bayes_laplace = \"pooled\") drawn with noise = \"float\" (its sampler models the continuous Laplace law)" } else if self.mechs.contains(&Mech::Laplace) { "the pooled Laplace release of each naive-Bayes panel" } else { "nothing: the Laplace mechanism is not in this run" },
                     "sampler": "gibbs_clamped_histogram per feature (CLT counts, Laplace scale mixture, clamped zeros as latent readings), the figure's burn-in and kept samples",
                 })
             } else {
@@ -791,22 +782,31 @@ mod tests {
         assert_eq!(extra, nb_laplace);
     }
 
+    /// Where the series cannot read the release it is absent, not an error; where
+    /// it runs, ε beyond its sampler's range is refused on `epsilons`.
     #[test]
-    fn noise_aware_where_it_cannot_apply_is_refused() {
-        for extra in ["naive_bayes_laplace = \"per_cell\"", "noise = \"exact\""] {
-            let e = validate_fig6(&params(extra), 1)
-                .err()
-                .unwrap_or_else(|| panic!("{extra} accepted"));
-            assert_eq!(e.key, "noise_aware", "{extra}: {e:?}");
+    fn noise_aware_runs_only_where_it_applies() {
+        let ledger_len = |extra: &str| {
+            let plan = validate_fig6(&params(extra), 1).unwrap();
+            plan.prepare().unwrap().ledger().unwrap().len()
+        };
+        for extra in [
+            "naive_bayes_laplace = \"per_cell\"",
+            "noise = \"exact\"",
+            "mechanisms = [\"non_private\", \"ops_m10\"]",
+            "panels = [\"hmm:afghanistan\"]",
+        ] {
+            // the same ledger as without the series: it reads nothing here
+            assert_eq!(
+                ledger_len(extra),
+                ledger_len(&format!("{extra}\nnoise_aware = false")),
+                "{extra}"
+            );
         }
         let e = validate_fig6(&params("epsilons = [1e-300]"), 1)
             .err()
             .expect("ε = 1e-300 accepted with noise_aware");
         assert_eq!(e.key, "epsilons");
         assert!(validate_fig6(&params("epsilons = [1e-300]\nnoise_aware = false"), 1).is_ok());
-        assert!(validate_fig6(&params("noise = \"exact\"\nnoise_aware = false"), 1).is_ok());
-        // nothing to read is not an error: the series is absent (manifest: 0 panels)
-        assert!(validate_fig6(&params("panels = [\"hmm:afghanistan\"]"), 1).is_ok());
-        assert!(validate_fig6(&params("mechanisms = [\"non_private\", \"ops_m10\"]"), 1).is_ok());
     }
 }
