@@ -467,9 +467,8 @@ impl Figure for Logreg {
                 match p.mech {
                     Mech::TruePosterior => Entry::new(series, Event::NonPrivate, Guarantee::None),
                     Mech::Ops => {
-                        let event = s.event(&p.cal, &[]);
-                        let epsilon = event.pure_epsilon().unwrap_or(f64::INFINITY);
-                        Entry::new(series, event, Guarantee::PureDp { epsilon }).when(exact)
+                        let (event, guarantee) = s.ops_claim(&p.cal);
+                        Entry::new(series, event, guarantee).when(exact)
                     }
                     Mech::Gibbs => {
                         let (delta, when) = match p.langevin {
@@ -479,31 +478,13 @@ impl Figure for Logreg {
                             ),
                             None => (self.delta, exact.to_string()),
                         };
-                        Entry::new(
-                            series,
-                            s.gibbs_event(&p.cal, eps, delta),
-                            Guarantee::ApproxDp {
-                                epsilon: eps,
-                                delta,
-                                conversion: "theorem (Minami et al. 2016, Theorem 7)".into(),
-                                order: None,
-                            },
-                        )
-                        .when(when)
+                        let (event, guarantee) = s.gibbs_claim(&p.cal, eps, delta);
+                        Entry::new(series, event, guarantee).when(when)
                     }
                     Mech::Concentrated | Mech::Diffuse => {
-                        let (epsilon, order) = s.approx_dp(&p.cal, self.delta, self.conversion);
-                        Entry::new(
-                            series,
-                            s.event(&p.cal, &[order]),
-                            Guarantee::ApproxDp {
-                                epsilon,
-                                delta: self.delta,
-                                conversion: self.conversion.as_str().into(),
-                                order: Some(order),
-                            },
-                        )
-                        .when(exact)
+                        let (event, guarantee) =
+                            s.approx_dp_claim(&p.cal, self.delta, self.conversion);
+                        Entry::new(series, event, guarantee).when(exact)
                     }
                 }
             })

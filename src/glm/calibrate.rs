@@ -6,7 +6,7 @@
 //! (prior precision nβ, exponent ρ, optional support radius) and the privacy
 //! level it guarantees.
 
-use crate::privacy::ledger::Event;
+use crate::privacy::ledger::{Event, Guarantee};
 use crate::privacy::rdp::Conversion;
 
 /// The data-independent constants of a task.
@@ -72,6 +72,48 @@ impl Setting {
                 }
             }
         }
+    }
+
+    /// The event and (ε, δ) claim of sampling `cal` (no support radius) exactly:
+    /// its RDP curve listed at the order [`Self::approx_dp`] converts at, and the
+    /// ε that conversion gives (at most the ε `cal` was calibrated for).
+    pub fn approx_dp_claim(
+        &self,
+        cal: &Calibrated,
+        delta: f64,
+        conv: Conversion,
+    ) -> (Event, Guarantee) {
+        let (epsilon, order) = self.approx_dp(cal, delta, conv);
+        (
+            self.event(cal, &[order]),
+            Guarantee::ApproxDp {
+                epsilon,
+                delta,
+                conversion: conv.as_str().into(),
+                order: Some(order),
+            },
+        )
+    }
+
+    /// The event and pure-ε claim of one OPS draw of `cal` (with its support radius).
+    pub fn ops_claim(&self, cal: &Calibrated) -> (Event, Guarantee) {
+        let event = self.event(cal, &[]);
+        let epsilon = event.pure_epsilon().unwrap_or(f64::INFINITY);
+        (event, Guarantee::PureDp { epsilon })
+    }
+
+    /// The event and claim of Minami's Gibbs posterior `cal` calibrated by
+    /// [`Self::gibbs`] for (ε, δ): Theorem 7 states (ε, δ)-DP directly.
+    pub fn gibbs_claim(&self, cal: &Calibrated, epsilon: f64, delta: f64) -> (Event, Guarantee) {
+        (
+            self.gibbs_event(cal, epsilon, delta),
+            Guarantee::ApproxDp {
+                epsilon,
+                delta,
+                conversion: "theorem (Minami et al. 2016, Theorem 7)".into(),
+                order: None,
+            },
+        )
     }
 
     /// (ε, δ) of sampling `cal` (no support radius) exactly, from its RDP curve at

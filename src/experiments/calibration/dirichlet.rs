@@ -26,7 +26,7 @@ use crate::hellinger::{ExpMech, Space};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::noise::{CountNoise, NoiseMode};
 use crate::results::table::{Row, Table};
-use crate::stats::calibration::{central_level, randomized_pit, rank, tarp_rank};
+use crate::stats::calibration::{randomized_pit, rank, tarp_rank};
 
 /// A Dirichlet posterior whose calibration is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,100 +276,14 @@ fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
     super::parse_methods(names, &Method::ALL.map(Method::as_str), Method::parse)
 }
 
-/// What one row of `data.csv` checks: a coordinate θₖ or TARP's joint test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Quantity {
-    Theta(usize),
-    Tarp,
-}
+/// `data.csv`'s columns (shared by the multivariate calibration figures).
+pub const DATA_COLUMNS: [&str; 9] = cells::MULTI_DATA_COLUMNS;
 
-impl Quantity {
-    fn name(self) -> String {
-        match self {
-            Self::Theta(k) => format!("theta{}", k + 1),
-            Self::Tarp => "tarp".into(),
-        }
-    }
-}
+/// `summary.csv`'s columns: the cell's keys (method, ε, n, quantity), then the shared tail.
+pub const SUMMARY_COLUMNS: [&str; 12] = cells::MULTI_SUMMARY_COLUMNS;
 
-/// One replication's result for one method and quantity: a row of `data.csv`.
-struct CheckRow {
-    epsilon: f64,
-    n: u64,
-    replication: usize,
-    method: Method,
-    quantity: Quantity,
-    /// θ*ₖ, or for TARP the distance ‖θ* − θ_r‖.
-    truth: f64,
-    /// The posterior CDF at θ*ₖ, or TARP's randomised f.
-    pit: f64,
-    /// The smallest credible level whose region holds θ*: |2·PIT − 1| for the
-    /// central interval of θₖ, f for TARP's ball around θ_r.
-    credible_level: f64,
-    rank: usize,
-}
-
-/// `data.csv`'s columns, in the order of [`CheckRow::cells`].
-pub const DATA_COLUMNS: [&str; 9] = [
-    "epsilon",
-    "n",
-    "replication",
-    "method",
-    "quantity",
-    "truth",
-    "pit",
-    "credible_level",
-    "rank",
-];
-
-impl CheckRow {
-    fn cells(&self) -> Row {
-        vec![
-            self.epsilon.into(),
-            self.n.into(),
-            self.replication.into(),
-            self.method.as_str().into(),
-            self.quantity.name().into(),
-            self.truth.into(),
-            self.pit.into(),
-            self.credible_level.into(),
-            self.rank.into(),
-        ]
-    }
-}
-
-/// The keys of a cell: the first columns of `summary.csv` and `coverage.csv`.
-const KEY_COLUMNS: [&str; 4] = ["method", "epsilon", "n", "quantity"];
-
-/// `summary.csv`'s columns: [`KEY_COLUMNS`], then the shared tail.
-pub const SUMMARY_COLUMNS: [&str; 12] = [
-    "method",
-    "epsilon",
-    "n",
-    "quantity",
-    "replications",
-    "max_coverage_deviation",
-    "worst_level",
-    "simultaneous_band",
-    "levels_outside_pointwise",
-    "sbc_chi2",
-    "sbc_p",
-    "verdict",
-];
-
-/// `coverage.csv`'s columns: [`KEY_COLUMNS`], then the shared tail.
-pub const COVERAGE_COLUMNS: [&str; 10] = [
-    "method",
-    "epsilon",
-    "n",
-    "quantity",
-    "level",
-    "coverage",
-    "deviation",
-    "pointwise_low",
-    "pointwise_high",
-    "simultaneous_band",
-];
+/// `coverage.csv`'s columns: the cell's keys, then the shared tail.
+pub const COVERAGE_COLUMNS: [&str; 10] = cells::MULTI_COVERAGE_COLUMNS;
 
 /// A method's posterior from one replication: a Dirichlet, an exact mixture,
 /// or draws (the Gibbs sampler).
@@ -439,11 +353,8 @@ impl DirichletFigure {
         self.grid().task(index)
     }
 
-    fn quantities(&self) -> Vec<Quantity> {
-        (0..self.k())
-            .map(Quantity::Theta)
-            .chain([Quantity::Tarp])
-            .collect()
+    fn quantities(&self) -> Vec<String> {
+        cells::quantity_names("theta", self.k())
     }
 
     /// The posterior of `method` from one replication's counts and releases.
@@ -619,34 +530,24 @@ impl Figure for DirichletFigure {
                 .map(|(a, b)| (a - b) * (a - b))
                 .sum::<f64>()
                 .sqrt();
+            let rep = cells::Replication {
+                epsilon: rel.epsilon,
+                n,
+                replication,
+                theta: &theta,
+                distance,
+            };
             let replication_seed: u64 = rng.random();
             for &method in &self.methods {
                 let mut mrng = super::method_rng(replication_seed, method as u64);
                 let post = self.posterior(method, (rel, ni), &counts, &drawn, &mut mrng)?;
-                for (&q, (pit, rank)) in
-                    quantities
-                        .iter()
-                        .zip(post.check(&truth, self.sbc_draws, &mut mrng))
-                {
-                    let (truth_value, credible_level) = match q {
-                        Quantity::Theta(j) => (theta[j], central_level(pit)),
-                        Quantity::Tarp => (distance, pit),
-                    };
-                    rows.push(
-                        CheckRow {
-                            epsilon: rel.epsilon,
-                            n,
-                            replication,
-                            method,
-                            quantity: q,
-                            truth: truth_value,
-                            pit,
-                            credible_level,
-                            rank,
-                        }
-                        .cells(),
-                    );
-                }
+                let checks = post.check(&truth, self.sbc_draws, &mut mrng);
+                rows.extend(cells::check_rows(
+                    &rep,
+                    method.as_str(),
+                    &quantities,
+                    &checks,
+                ));
             }
         }
         Ok(rows)
@@ -728,58 +629,21 @@ fn ledger(releases: &[Releases], methods: &[Method], hellinger_delta: f64) -> Le
 impl DirichletFigure {
     /// The rows of `data` grouped by (method, ε, n, quantity), in config order.
     fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData>> {
-        let col = |c: &str| data.col(c);
-        let (m, e, n, q, lvl, rk) = (
-            col("method")?,
-            col("epsilon")?,
-            col("n")?,
-            col("quantity")?,
-            col("credible_level")?,
-            col("rank")?,
-        );
-        let quantities = self.quantities();
-        let mut cells = Vec::new();
-        for method in &self.methods {
-            for rel in &self.releases {
-                for &nv in &self.n_values {
-                    for qv in &quantities {
-                        cells.push(CellData::new(vec![
-                            method.as_str().into(),
-                            rel.epsilon.into(),
-                            nv.into(),
-                            qv.name().into(),
-                        ]));
-                    }
-                }
-            }
+        let methods: Vec<&str> = self.methods.iter().map(|m| m.as_str()).collect();
+        let epsilons: Vec<f64> = self.releases.iter().map(|r| r.epsilon).collect();
+        cells::MultiGrid {
+            methods: &methods,
+            epsilons: &epsilons,
+            n_values: &self.n_values,
+            quantities: &self.quantities(),
         }
-        let (nq, nn) = (quantities.len(), self.n_values.len());
-        for i in 0..data.rows.len() {
-            let name = data.s(i, q);
-            let (mi, ei, ni, qi) = (
-                self.methods.iter().position(|x| x.as_str() == data.s(i, m)),
-                self.releases.iter().position(|r| r.epsilon == data.f(i, e)),
-                self.n_values.iter().position(|&x| x as f64 == data.f(i, n)),
-                quantities.iter().position(|x| x.name() == name),
-            );
-            let (Some(mi), Some(ei), Some(ni), Some(qi)) = (mi, ei, ni, qi) else {
-                anyhow::bail!(
-                    "data row {i}: its {} are not all in the config",
-                    KEY_COLUMNS.join(", ")
-                );
-            };
-            let c = &mut cells[((mi * self.releases.len() + ei) * nn + ni) * nq + qi];
-            c.credible.push(data.f(i, lvl));
-            c.ranks.push(data.f(i, rk) as usize);
-        }
-        Ok(cells)
+        .cells(data)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::calibration::cells::{COVERAGE_TAIL, SUMMARY_TAIL};
     use rand::SeedableRng;
 
     fn params(extra: &str) -> toml::Table {
@@ -798,23 +662,7 @@ mod tests {
     }
 
     #[test]
-    fn columns_are_keys_then_the_shared_tail() {
-        assert_eq!(SUMMARY_COLUMNS[..4], KEY_COLUMNS);
-        assert_eq!(SUMMARY_COLUMNS[4..], SUMMARY_TAIL);
-        assert_eq!(COVERAGE_COLUMNS[..4], KEY_COLUMNS);
-        assert_eq!(COVERAGE_COLUMNS[4..], COVERAGE_TAIL);
-        let row = CheckRow {
-            epsilon: 1.0,
-            n: 10,
-            replication: 0,
-            method: Method::NonPrivate,
-            quantity: Quantity::Tarp,
-            truth: 0.1,
-            pit: 0.5,
-            credible_level: 0.5,
-            rank: 3,
-        };
-        assert_eq!(row.cells().len(), DATA_COLUMNS.len());
+    fn method_names_round_trip() {
         for m in Method::ALL {
             assert_eq!(Method::parse(m.as_str()), Some(m));
         }
