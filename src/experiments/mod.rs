@@ -557,6 +557,23 @@ pub const REGISTRY: &[Spec] = &[
             y_label: "largest coverage deviation",
         },
     },
+    Spec {
+        id: "calibration/logistic",
+        title: "Calibration of the Concentrated, Diffuse, Gibbs and OPS posteriors (logistic regression, TARP)",
+        config: "configs/calibration/logistic.toml",
+        notes: include_str!("../../docs/figures/calibration/logistic.toml"),
+        validate: |p, s| ready(calibration::logistic::build(p, s)),
+        plot: calibration::plot::draw_logistic,
+        data_columns: &calibration::logistic::DATA_COLUMNS,
+        summary_columns: &calibration::logistic::SUMMARY_COLUMNS,
+        overlay: Overlay {
+            x: "epsilon",
+            y: "max_coverage_deviation",
+            series: &["method", "n", "quantity"],
+            x_label: "ε",
+            y_label: "largest coverage deviation",
+        },
+    },
 ];
 
 pub fn find(id: &str) -> Option<&'static Spec> {

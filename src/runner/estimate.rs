@@ -61,6 +61,16 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
+        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 111.7 s, idle)
+        id: "calibration/logistic",
+        per_unit: 1.4931e-10,
+        fixed: 0.749,
+        paper: Cost {
+            total: 1.484514e+12,
+            max: 1.671750e+10,
+        },
+    },
+    Rate {
         id: "bun2018/fig2",
         per_unit: 3.6255e-10,
         fixed: 0.025,

@@ -10,6 +10,7 @@
 
 pub mod cells;
 pub mod dirichlet;
+pub mod logistic;
 pub mod plot;
 
 use rand::RngExt;

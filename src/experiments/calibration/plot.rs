@@ -17,6 +17,9 @@ const BETA: &str = "Beta-Bernoulli, θ* from the prior; coverage of central γ-i
 /// Subtitle of the Dirichlet figure (its TARP rows).
 const DIRICHLET: &str = "Dirichlet-Categorical (K = 3), θ* and the reference θ_r from the prior; TARP expected coverage of balls around θ_r minus γ: 0 = calibrated; an overconfident posterior puts f near 0 or 1 (above 0 at small γ), a too-wide one near ½; bars at 0: simultaneous 95 % band (DKW)";
 
+/// Subtitle of the logistic-regression figure (its TARP rows).
+const LOGISTIC: &str = "Logistic regression (d = 3), w* and the reference w_r from the prior N(0, I); the law one private draw comes from, by L independent HMC chains; TARP expected coverage minus γ: 0 = calibrated; overconfident puts f near 0 or 1, too wide near ½; bars at 0: simultaneous 95 % band (DKW)";
+
 /// `calibration/beta_bernoulli`: every row of `coverage.csv`.
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
     let t = read_checked(&dir.join("coverage.csv"))?;
@@ -26,10 +29,20 @@ pub fn draw(dir: &Path) -> Result<(), DrawError> {
 /// `calibration/dirichlet`: the TARP rows of `coverage.csv` (the per-coordinate
 /// rows are in the CSVs).
 pub fn draw_dirichlet(dir: &Path) -> Result<(), DrawError> {
+    draw_tarp(dir, DIRICHLET)
+}
+
+/// `calibration/logistic`: the TARP rows of `coverage.csv`.
+pub fn draw_logistic(dir: &Path) -> Result<(), DrawError> {
+    draw_tarp(dir, LOGISTIC)
+}
+
+/// The TARP rows of `coverage.csv` (the per-coordinate rows are in the CSVs).
+fn draw_tarp(dir: &Path, subtitle: &str) -> Result<(), DrawError> {
     let mut t = read_checked(&dir.join("coverage.csv"))?;
     let q = t.col("quantity")?;
     t.rows.retain(|r| r[q].as_str() == "tarp");
-    render(&grid(&t, DIRICHLET)?, dir)
+    render(&grid(&t, subtitle)?, dir)
 }
 
 fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
