@@ -11,7 +11,9 @@
 //! quadrature (it overstates α = 1.5 by up to 30%, on the safe side); the improved
 //! conversion 1e-9; autodp's Heikkilä headline 1e-8 (its own summation); the tight ε
 //! must lie in prv-accountant's certified bracket and not above dp-accounting's
-//! pessimistic PLD, and no RDP answer may fall below the bracket's lower end.
+//! pessimistic PLD, and no RDP answer may fall below the bracket's lower end; the
+//! closed-form ε of Gaussian compositions (penalty, DP-HMC) must lie between
+//! dp-accounting's optimistic and pessimistic PLD (± 1e-9).
 
 mod common;
 
@@ -171,6 +173,34 @@ fn account_agrees_with_dp_accounting_autodp_and_prv_accountant() {
             "T={t}: tight {tight} above dp-accounting's pessimistic PLD {pess}"
         );
         eprintln!("T={t}: classic {classic:.4}, improved {improved:.4}, tight {tight:.4}; PRV [{lo:.4}, {hi:.4}]; dp-accounting PLD {pess:.4}");
+    }
+    // 6. the closed-form Gaussian composition (penalty, DP-HMC) inside dp-accounting's
+    //    optimistic–pessimistic PLD bracket
+    for row in or["gaussian_composition"].as_array().unwrap() {
+        let k = row["iterations"].as_u64().unwrap().to_string();
+        let args: Vec<&str> = match row["mechanism"].as_str().unwrap() {
+            "penalty" => vec!["--mechanism", "penalty", "--tau", "0.17"],
+            _ => vec![
+                "--mechanism",
+                "dp-hmc",
+                "--tau-l",
+                "0.1",
+                "--tau-g",
+                "0.55",
+                "--leapfrog",
+                "25",
+            ],
+        };
+        let mut all = args.clone();
+        all.extend_from_slice(&["--n-data", "100000", "--delta", "1e-6", "--iterations", &k]);
+        let v = account_json(&all);
+        let ours = f(&v["results"][0]["tight"]["epsilon"]);
+        let (lo, hi) = (f(&row["optimistic"]), f(&row["pessimistic"]));
+        assert!(
+            ours >= lo - 1e-9 && ours <= hi + 1e-9,
+            "{args:?} T = {k}: closed form {ours} outside dp-accounting's [{lo}, {hi}]"
+        );
+        eprintln!("{args:?} T = {k}: closed form {ours:.6}, dp-accounting PLD [{lo:.6}, {hi:.6}]");
     }
     // 5. autodp reproduces the Heikkilä headline
     let headline = f(&or["autodp_barker"]["epsilon"]);

@@ -696,3 +696,183 @@ fn naive_bayes_laplace_noises_the_pooled_counts() {
     assert!(per_cell < lap - 0.2, "per cell {per_cell} vs pooled {lap}");
     assert!(!cells.iter().any(|r| r.0 == "laplace"));
 }
+
+/// `account --mechanism penalty | dp-hmc` (issue 34): the largest T for each ε
+/// equals Räisä et al.'s accounting (their repository's `adp_iters`, tabled in the
+/// design facts file) on the banana settings, T meets ε and T + 1 does not, zCDP
+/// allows fewer; bad settings exit 2 naming the flag.
+#[test]
+fn account_answers_penalty_and_dp_hmc_budgets() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["account", "--json"];
+        all.extend_from_slice(args);
+        let o = privpost(&all);
+        assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let common = ["--n-data", "100000", "--delta", "1e-6", "--target-epsilon"];
+    for (eps, penalty, hmc) in [("2", 580, 108), ("8", 6778, 1261), ("15", 19180, 3569)] {
+        let mut p = vec!["--mechanism", "penalty", "--tau", "0.17"];
+        p.extend_from_slice(&common);
+        p.push(eps);
+        let v = json(&p);
+        assert_eq!(v["inverse"]["tight"]["iterations"], penalty, "{v}");
+        assert!(v["inverse"]["zcdp"]["iterations"].as_u64().unwrap() < penalty);
+        let target: f64 = eps.parse().unwrap();
+        assert!(v["inverse"]["tight"]["epsilon_at"].as_f64().unwrap() <= target);
+        assert!(v["inverse"]["tight"]["epsilon_next"].as_f64().unwrap() > target);
+        let mut h = vec![
+            "--mechanism",
+            "dp-hmc",
+            "--tau-l",
+            "0.1",
+            "--tau-g",
+            "0.55",
+            "--leapfrog",
+            "25",
+        ];
+        h.extend_from_slice(&common);
+        h.push(eps);
+        let v = json(&h);
+        assert_eq!(v["inverse"]["tight"]["iterations"], hmc, "{v}");
+        let answers = v["answers"].as_array().unwrap();
+        assert!(answers
+            .iter()
+            .any(|a| a["accountant"] == "pld" && a["iterations"] == hmc));
+    }
+    // forward: ε after the budget is just below the target
+    let v = json(&[
+        "--mechanism",
+        "penalty",
+        "--n-data",
+        "100000",
+        "--tau",
+        "0.05",
+        "--delta",
+        "1e-6",
+        "--iterations",
+        "50,51",
+    ]);
+    let e = |i: usize| v["results"][i]["tight"]["epsilon"].as_f64().unwrap();
+    assert!(e(0) <= 2.0 && e(1) > 2.0, "{v}");
+    for (args, hint) in [
+        (
+            &[
+                "--mechanism",
+                "penalty",
+                "--n-data",
+                "100000",
+                "--tau",
+                "0",
+                "--delta",
+                "1e-6",
+                "--iterations",
+                "5",
+            ][..],
+            "--tau = 0",
+        ),
+        (
+            &[
+                "--mechanism",
+                "penalty",
+                "--n-data",
+                "100000",
+                "--tau=-1",
+                "--delta",
+                "1e-6",
+                "--iterations",
+                "5",
+            ],
+            "--tau = -1",
+        ),
+        (
+            &[
+                "--mechanism",
+                "dp-hmc",
+                "--n-data",
+                "100000",
+                "--tau-l",
+                "0.1",
+                "--tau-g",
+                "0.5",
+                "--leapfrog",
+                "0",
+                "--delta",
+                "1e-6",
+                "--iterations",
+                "5",
+            ],
+            "--leapfrog = 0",
+        ),
+        (
+            &[
+                "--mechanism",
+                "dp-hmc",
+                "--n-data",
+                "100000",
+                "--tau-l",
+                "0.1",
+                "--tau-g",
+                "0.5",
+                "--delta",
+                "1e-6",
+                "--iterations",
+                "5",
+            ],
+            "--leapfrog is required",
+        ),
+        (
+            &[
+                "--mechanism",
+                "penalty",
+                "--n-data",
+                "100000",
+                "--tau",
+                "0.1",
+                "--iterations",
+                "5",
+            ],
+            "--delta is required",
+        ),
+        (
+            &[
+                "--mechanism",
+                "penalty",
+                "--n-data",
+                "100000",
+                "--tau",
+                "0.1",
+                "--q",
+                "0.1",
+                "--delta",
+                "1e-6",
+                "--iterations",
+                "5",
+            ],
+            "--q does not belong",
+        ),
+        (
+            &[
+                "--mechanism",
+                "sgld",
+                "--q",
+                "0.1",
+                "--sigma",
+                "1",
+                "--tau",
+                "0.1",
+                "--delta",
+                "1e-6",
+                "--iterations",
+                "5",
+            ],
+            "--tau, --tau-l",
+        ),
+    ] {
+        let mut all = vec!["account"];
+        all.extend_from_slice(args);
+        let o = privpost(&all);
+        assert_eq!(o.status.code(), Some(2), "{all:?}");
+        assert!(stderr(&o).contains(hint), "{all:?}: {}", stderr(&o));
+    }
+}

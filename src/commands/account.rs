@@ -16,6 +16,12 @@ pub enum AccountMechanism {
     Barker,
     /// DP-SGLD (and DPVI): the Poisson-subsampled Gaussian mechanism.
     Sgld,
+    /// The penalty algorithm (Yildirim & Ermis 2019): one Gaussian-noised
+    /// log-likelihood ratio per iteration, noise τ·n^α × its sensitivity.
+    Penalty,
+    /// DP-HMC (Räisä, Koskela, Honkela 2021): one noised ratio (τ_l) and L + 1
+    /// noised clipped gradients (τ_g) per iteration.
+    DpHmc,
 }
 
 /// What `--target-epsilon` solves for.
@@ -78,6 +84,21 @@ pub struct AccountArgs {
     /// With --target-epsilon: solve for the iterations, σ or q.
     #[arg(long, value_enum, default_value = "iterations")]
     pub solve: Solve,
+    /// Penalty: τ, the noise scale relative to the ratio's sensitivity and n^α.
+    #[arg(long)]
+    pub tau: Option<f64>,
+    /// Penalty: the exponent α of n in the noise σ = τ·n^α·c (Yildirim & Ermis recommend ½).
+    #[arg(long, default_value_t = 0.5)]
+    pub n_exponent: f64,
+    /// DP-HMC: τ_l of the likelihood-ratio release.
+    #[arg(long)]
+    pub tau_l: Option<f64>,
+    /// DP-HMC: τ_g of each gradient release.
+    #[arg(long)]
+    pub tau_g: Option<f64>,
+    /// DP-HMC: leapfrog steps L per iteration (L + 1 gradient releases).
+    #[arg(long, value_parser = super::integer_arg::<u64>)]
+    pub leapfrog: Option<u64>,
     /// SGLD: skip the tight (privacy-loss distribution) accountant.
     #[arg(long)]
     pub no_tight: bool,
@@ -97,11 +118,13 @@ pub struct AccountArgs {
     pub manifest: Option<std::path::PathBuf>,
 }
 
+pub(super) type Answer = (Vec<String>, Value, Vec<String>);
+
 fn bad(e: AccountError) -> CommandError {
     CommandError::input(format!("account: {e}"))
 }
 
-fn input(message: impl std::fmt::Display) -> CommandError {
+pub(super) fn input(message: impl std::fmt::Display) -> CommandError {
     CommandError::input(format!("account: {message}"))
 }
 
@@ -159,6 +182,10 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
         ("--q", a.q),
         ("--sigma", a.sigma),
         ("--target-epsilon", a.target_epsilon),
+        ("--tau", a.tau),
+        ("--tau-l", a.tau_l),
+        ("--tau-g", a.tau_g),
+        ("--n-exponent", Some(a.n_exponent)),
     ] {
         if let Some(v) = v {
             if !v.is_finite() {
@@ -189,9 +216,19 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
     if !(a.pld_slack > 0.0 && a.pld_slack <= 1.0) {
         return Err(input(format!("--pld-slack = {}: 0 < η ≤ 1", a.pld_slack)));
     }
+    if matches!(
+        a.mechanism,
+        AccountMechanism::Barker | AccountMechanism::Sgld
+    ) && (a.tau.is_some() || a.tau_l.is_some() || a.tau_g.is_some() || a.leapfrog.is_some())
+    {
+        return Err(input(
+            "--tau, --tau-l, --tau-g and --leapfrog belong to --mechanism penalty | dp-hmc",
+        ));
+    }
     let (lines, value, warnings) = match a.mechanism {
         AccountMechanism::Barker => barker(&a)?,
         AccountMechanism::Sgld => sgld(&a)?,
+        AccountMechanism::Penalty | AccountMechanism::DpHmc => super::account_mh::account(&a)?,
     };
     for w in &warnings {
         eprintln!("WARNING: {w}");
@@ -236,8 +273,6 @@ fn no_iterations_warning(warnings: &mut Vec<String>, t: u64, target: f64, accoun
     }
 }
 
-type Answer = (Vec<String>, Value, Vec<String>);
-
 /// Adds the fields every `account --json` output shares (the schema of
 /// `account --event` too): `schema`, `question` ("forward" or "inverse") and
 /// `answers`, one per accountant and T — `accountant` (rdp_classic, rdp_improved,
@@ -248,12 +283,13 @@ fn uniform(v: &mut Value) {
     let name = |conv: &str| match conv {
         "classic" => "rdp_classic",
         "improved" => "rdp_improved",
+        "zcdp" => "zcdp",
         _ => "pld",
     };
     let mut answers = Vec::new();
     if let Some(rows) = v["results"].as_array() {
         for r in rows {
-            for conv in ["classic", "improved", "tight"] {
+            for conv in ["classic", "improved", "tight", "zcdp"] {
                 let x = &r[conv];
                 if x.is_null() || x.get("error").is_some() {
                     continue;
@@ -271,7 +307,7 @@ fn uniform(v: &mut Value) {
     }
     if let Some(inv) = v["inverse"].as_object() {
         let solve = v["solve"].as_str().unwrap_or("iterations").to_string();
-        for conv in ["classic", "improved", "tight"] {
+        for conv in ["classic", "improved", "tight", "zcdp"] {
             let Some(x) = inv.get(conv) else { continue };
             let mut a = json!({
                 "accountant": name(conv),

@@ -130,7 +130,8 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                                 other => other.clone(),
                             },
                         );
-                        let fwd = event_account::forward(&e, a.delta, false)
+                        let gaussian = crate::privacy::gaussian_pld::event_mu(&e).is_some();
+                        let fwd = event_account::forward(&e, a.delta, gaussian && !a.no_tight)
                             .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
                         let best = event_account::best(&fwd).cloned();
                         (

@@ -5,6 +5,7 @@
 
 pub mod account;
 mod account_event;
+mod account_mh;
 pub mod audit;
 mod audit_samples;
 pub mod cache;

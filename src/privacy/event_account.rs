@@ -4,9 +4,10 @@
 //! converted to (ε, δ) by the classic (Mironov 2017, Proposition 3) and improved
 //! (Canonne, Kamath, Steinke 2020, Proposition 12) conversions minimised over a
 //! grid of orders, the events' own (ε, δ) theorems, and the tight privacy-loss
-//! distribution of repeated Poisson-subsampled Gaussian steps (`pld.rs`) — and the
-//! inverse question for a repeated event: the largest number of repetitions whose ε
-//! stays within a target.
+//! distribution of repeated Poisson-subsampled Gaussian steps (`pld.rs`) and of
+//! compositions of plain Gaussian mechanisms (closed form, `gaussian_pld.rs`) — and
+//! the inverse question for a repeated event: the largest number of repetitions whose
+//! ε stays within a target.
 
 use super::ledger::{Entry, Event, Guarantee};
 use super::rdp::Conversion;
@@ -90,7 +91,7 @@ pub fn forward(event: &Event, delta: Option<f64>, tight: bool) -> Result<Vec<Ans
             });
         }
     }
-    if tight && is_poisson_gaussian(event) {
+    if tight && (is_poisson_gaussian(event) || super::gaussian_pld::event_mu(event).is_some()) {
         let entry = Entry::new(
             "",
             event.clone(),
@@ -151,7 +152,8 @@ pub fn best(answers: &[Answer]) -> Option<&Answer> {
 }
 
 /// The largest number of repetitions T of the repeated event's part whose best
-/// ε (pure, RDP classic or improved; the PLD is not searched) stays ≤ `target`:
+/// ε (pure, RDP classic or improved, and for a part built of plain Gaussians the
+/// tight closed-form PLD; the Poisson PLD is not searched) stays ≤ `target`:
 /// a forward evaluation at T holds, one at T + 1 does not. `None` when even one
 /// repetition exceeds the target; capped at 10¹⁵.
 pub fn largest_repeat(
@@ -191,6 +193,27 @@ pub fn largest_repeat(
         }
         Ok(best)
     };
+    // a repeated composition of plain Gaussians: the tight closed form's count,
+    // never below the RDP search's (the PLD is exact)
+    let pld = match (super::gaussian_pld::event_mu(inner), delta) {
+        (Some(mu), Some(d)) => {
+            Some(super::gaussian_pld::Accountant::Pld.max_iterations(mu, target, d))
+        }
+        _ => None,
+    };
+    let rdp = rdp_repeat(&eps, target)?;
+    Ok(match (rdp, pld) {
+        (r, Some(0)) | (r, None) => r,
+        (r, Some(p)) => Some(r.map_or(p, |r| r.max(p))),
+    })
+}
+
+/// The largest T with `eps(T)` ≤ `target` (ε grows with T), None when T = 1
+/// already exceeds it; capped at 10¹⁵.
+fn rdp_repeat(
+    eps: &impl Fn(u64) -> Result<f64, String>,
+    target: f64,
+) -> Result<Option<u64>, String> {
     if eps(1)? > target {
         return Ok(None);
     }

@@ -649,6 +649,10 @@ impl Entry {
 
     /// The tight ε of T Poisson-subsampled Gaussian steps (privacy::pld, default options).
     fn pld_epsilon(&self, delta: f64) -> Option<f64> {
+        // compositions of plain Gaussian mechanisms: the closed form, exact
+        if let Some(mu) = super::gaussian_pld::event_mu(&self.event) {
+            return Some(super::gaussian_pld::epsilon(delta, mu));
+        }
         let (times, event) = match &self.event {
             Event::Repeat { times, event } => (*times, event.as_ref()),
             e => (1, e),

@@ -10,6 +10,7 @@ pub mod event_account;
 pub mod exact;
 pub mod float_attack;
 pub mod gaussian;
+pub mod gaussian_pld;
 pub mod laplace;
 pub mod ledger;
 pub mod noise;

@@ -8,7 +8,9 @@ into a temporary virtual environment):
                    accountant (pessimistic estimate: an upper bound);
   autodp         - subsampled-mechanism RDP composition (Wang, Balle, Kasiviswanathan
                    2019) of the Heikkila et al. 2019 Barker step: the paper's headline;
-  prv-accountant - certified [lower, upper] bracket on eps (Gopi, Lee, Wutschitz 2021).
+  prv-accountant - certified [lower, upper] bracket on eps (Gopi, Lee, Wutschitz 2021);
+  dp-accounting  - also the PLD of compositions of plain Gaussian mechanisms (the penalty
+                   algorithm and DP-HMC), pessimistic and optimistic.
 Run:  python3 tests/reference/oracles.py   (the test does this)
 """
 import json
@@ -92,5 +94,29 @@ acct = rdp_acct.anaRDPacct(m=100, m_max=200)
 acct.compose_subsampled_mechanism(barker_step, 0.001, coeff=20000)
 out["autodp_barker"] = {"n_data": 1_000_000, "batch": 1000, "iterations": 20000, "delta": 1e-6,
                         "epsilon": acct.get_eps(1e-6)}
+# 6. compositions of plain Gaussian mechanisms (issue 34: the penalty algorithm and
+#    DP-HMC, n = 1e5, banana settings of Raisa et al.): dp-accounting's PLD, pessimistic
+#    (an upper bound) and optimistic (a lower bound), around privpost's closed form
+def gaussian_pld(sigma, flag):
+    return pld.privacy_loss_distribution.from_gaussian_mechanism(
+        standard_deviation=sigma, sensitivity=1.0, pessimistic_estimate=flag,
+        value_discretization_interval=1e-4)
+
+
+out["gaussian_composition"] = []
+ROOT_N = math.sqrt(1e5)
+for name, parts, k in [("penalty", [(0.17 * ROOT_N, 1)], 580),
+                       ("penalty", [(0.17 * ROOT_N, 1)], 19180),
+                       ("dp_hmc", [(0.10 * ROOT_N, 1), (0.55 * ROOT_N, 26)], 108),
+                       ("dp_hmc", [(0.10 * ROOT_N, 1), (0.55 * ROOT_N, 26)], 3569)]:
+    row = {"mechanism": name, "iterations": k}
+    for flag, key in [(True, "pessimistic"), (False, "optimistic")]:
+        step = None
+        for sigma, times in parts:
+            one = gaussian_pld(sigma, flag).self_compose(times)
+            step = one if step is None else step.compose(one)
+        row[key] = step.self_compose(k).get_epsilon_for_delta(1e-6)
+    out["gaussian_composition"].append(row)
+
 json.dump(out, sys.stdout, indent=1)
 print()
