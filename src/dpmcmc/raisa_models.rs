@@ -1,0 +1,329 @@
+//! The two targets of Räisä, Koskela, Honkela 2021 (issue 34; facts file §3), with
+//! their exact posteriors in closed form, so that reference draws are i.i.d.:
+//!
+//! - **banana** (d = 2): prior θ₁ ~ N(0, 1/τ₀), θ₂ + aθ₁² ~ N(0, 1/τ₀); records
+//!   x₁ ~ N(θ₁, 1/τ₁), x₂ ~ N(θ₂ + aθ₁², 1/τ₂). With φ = (θ₁, θ₂ + aθ₁²) (Jacobian 1)
+//!   the model is Gaussian in φ, so the posterior of φ is N(mᵢ, vᵢ) per coordinate,
+//!   vᵢ = 1/(nτᵢ + τ₀), mᵢ = nτᵢx̄ᵢ·vᵢ, and θ = (φ₁, φ₂ − aφ₁²).
+//! - **gauss** (d = 10): x ~ N(θ, Σ), Σ = QDQᵀ (Q from the QR factorisation of a
+//!   U(0, 1) matrix, D = diag of Gamma(½, 1) draws: strongly ill-conditioned),
+//!   prior N(0, 100²I); the posterior is N(μ, Λ⁻¹), Λ = nΣ⁻¹ + 10⁻⁴I,
+//!   μ = Λ⁻¹Σ⁻¹Σᵢxᵢ (BDA3 §3.5). (Their code's reference uses the prior covariance
+//!   100·I; the sampler's prior, and ours, is 100²·I — facts §5.)
+
+use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use rand::{Rng, RngExt};
+use rand_distr::{Distribution, Gamma, StandardNormal};
+
+use super::exact_mh::RecordModel;
+
+fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    StandardNormal.sample(rng)
+}
+
+/// The banana model and its data.
+#[derive(Debug, Clone)]
+pub struct Banana {
+    pub a: f64,
+    pub tau0: f64,
+    pub tau1: f64,
+    pub tau2: f64,
+    /// the records (x₁, x₂)
+    pub xs: Vec<[f64; 2]>,
+}
+
+impl Banana {
+    /// The paper's settings (a = 20, τ₀ = 10⁻³, τ₁ = 5·10⁻⁴, τ₂ = 4·10⁻⁴) and n
+    /// records drawn at θ = (0, 3).
+    pub fn paper<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Self {
+        let (a, tau0, tau1, tau2): (f64, f64, f64, f64) = (20.0, 1e-3, 5e-4, 4e-4);
+        let theta = [0.0, 3.0];
+        let xs = (0..n)
+            .map(|_| {
+                [
+                    theta[0] + normal(rng) / tau1.sqrt(),
+                    theta[1] + a * theta[0] * theta[0] + normal(rng) / tau2.sqrt(),
+                ]
+            })
+            .collect();
+        Self {
+            a,
+            tau0,
+            tau1,
+            tau2,
+            xs,
+        }
+    }
+
+    /// The exact posterior of φ = (θ₁, θ₂ + aθ₁²): (means, variances).
+    pub fn posterior_phi(&self) -> ([f64; 2], [f64; 2]) {
+        let n = self.xs.len() as f64;
+        let sums = self
+            .xs
+            .iter()
+            .fold([0.0, 0.0], |s, x| [s[0] + x[0], s[1] + x[1]]);
+        let v = [
+            1.0 / (n * self.tau1 + self.tau0),
+            1.0 / (n * self.tau2 + self.tau0),
+        ];
+        ([self.tau1 * sums[0] * v[0], self.tau2 * sums[1] * v[1]], v)
+    }
+
+    /// One exact posterior draw.
+    pub fn posterior_draw<R: Rng + ?Sized>(&self, rng: &mut R) -> [f64; 2] {
+        let (m, v) = self.posterior_phi();
+        let phi1 = m[0] + v[0].sqrt() * normal(rng);
+        let phi2 = m[1] + v[1].sqrt() * normal(rng);
+        [phi1, phi2 - self.a * phi1 * phi1]
+    }
+}
+
+impl RecordModel<2> for Banana {
+    fn n(&self) -> usize {
+        self.xs.len()
+    }
+
+    fn log_lik_ratios(&self, from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
+        let (c_from, c_to) = (
+            from[1] + self.a * from[0] * from[0],
+            to[1] + self.a * to[0] * to[0],
+        );
+        for (r, x) in out.iter_mut().zip(&self.xs) {
+            let l = |t1: f64, c: f64| {
+                -0.5 * (self.tau1 * (x[0] - t1) * (x[0] - t1) + self.tau2 * (x[1] - c) * (x[1] - c))
+            };
+            *r = l(to[0], c_to) - l(from[0], c_from);
+        }
+    }
+
+    fn for_each_grad(&self, theta: &[f64; 2], f: &mut dyn FnMut(&[f64; 2])) {
+        let c = theta[1] + self.a * theta[0] * theta[0];
+        for x in &self.xs {
+            let e2 = self.tau2 * (x[1] - c);
+            f(&[
+                self.tau1 * (x[0] - theta[0]) + e2 * 2.0 * self.a * theta[0],
+                e2,
+            ]);
+        }
+    }
+
+    fn log_prior(&self, theta: &[f64; 2]) -> f64 {
+        let c = theta[1] + self.a * theta[0] * theta[0];
+        -0.5 * self.tau0 * (theta[0] * theta[0] + c * c)
+    }
+
+    fn grad_log_prior(&self, theta: &[f64; 2]) -> [f64; 2] {
+        let c = theta[1] + self.a * theta[0] * theta[0];
+        [
+            -self.tau0 * (theta[0] + c * 2.0 * self.a * theta[0]),
+            -self.tau0 * c,
+        ]
+    }
+}
+
+/// Dimension of the Gaussian target.
+pub const GAUSS_D: usize = 10;
+
+type Mat = SMatrix<f64, GAUSS_D, GAUSS_D>;
+type Vector = SVector<f64, GAUSS_D>;
+
+/// The ill-conditioned 10-d Gaussian model and its data.
+#[derive(Debug, Clone)]
+pub struct Gauss {
+    /// Σ⁻¹
+    pub precision: Mat,
+    /// the prior precision (10⁻⁴)
+    pub prior_precision: f64,
+    /// Σ⁻¹xᵢ of every record (what the ratios and gradients read)
+    px: Vec<Vector>,
+    /// Σᵢ xᵢ
+    sum: Vector,
+}
+
+impl Gauss {
+    /// The paper's construction: Σ = QDQᵀ as in the module docs (from `rng`), n
+    /// records at θ = (0, 3, 0, …, 0).
+    pub fn paper<R: Rng + ?Sized>(n: usize, rng: &mut R) -> anyhow::Result<Self> {
+        let u = DMatrix::from_fn(GAUSS_D, GAUSS_D, |_, _| rng.random::<f64>());
+        let q = u.qr().q();
+        let gamma = Gamma::new(0.5, 1.0)?;
+        let diag: Vec<f64> = (0..GAUSS_D).map(|_| gamma.sample(rng)).collect();
+        let sigma = &q * DMatrix::from_diagonal(&DVector::from_vec(diag.clone())) * q.transpose();
+        let sigma = Mat::from_fn(|i, j| 0.5 * (sigma[(i, j)] + sigma[(j, i)]));
+        let chol = sigma
+            .cholesky()
+            .ok_or_else(|| anyhow::anyhow!("Σ is not positive definite (eigenvalues {diag:?})"))?;
+        let precision = chol.inverse();
+        let mut theta = Vector::zeros();
+        theta[1] = 3.0;
+        let l = chol.l();
+        let (mut px, mut sum) = (Vec::with_capacity(n), Vector::zeros());
+        for _ in 0..n {
+            let z = Vector::from_fn(|_, _| normal(rng));
+            let x = theta + l * z;
+            sum += x;
+            px.push(precision * x);
+        }
+        Ok(Self {
+            precision,
+            prior_precision: 1e-4,
+            px,
+            sum,
+        })
+    }
+
+    /// The exact posterior: (mean, covariance).
+    pub fn posterior(&self) -> (Vector, Mat) {
+        let n = self.px.len() as f64;
+        let lambda = self.precision * n + Mat::identity() * self.prior_precision;
+        let cov = lambda.try_inverse().unwrap_or_else(Mat::zeros);
+        (cov * (self.precision * self.sum), cov)
+    }
+
+    /// `count` exact posterior draws.
+    pub fn posterior_draws<R: Rng + ?Sized>(
+        &self,
+        count: usize,
+        rng: &mut R,
+    ) -> Vec<[f64; GAUSS_D]> {
+        let (mean, cov) = self.posterior();
+        let l = cov.cholesky().map(|c| c.l()).unwrap_or_else(Mat::zeros);
+        (0..count)
+            .map(|_| {
+                let z = Vector::from_fn(|_, _| normal(rng));
+                let x = mean + l * z;
+                std::array::from_fn(|i| x[i])
+            })
+            .collect()
+    }
+}
+
+impl RecordModel<GAUSS_D> for Gauss {
+    fn n(&self) -> usize {
+        self.px.len()
+    }
+
+    /// rᵢ = Δᵀ(Σ⁻¹xᵢ) − ½(θ′ᵀΣ⁻¹θ′ − θᵀΣ⁻¹θ), Δ = θ′ − θ.
+    fn log_lik_ratios(&self, from: &[f64; GAUSS_D], to: &[f64; GAUSS_D], out: &mut [f64]) {
+        let (f, t) = (
+            Vector::from_column_slice(from),
+            Vector::from_column_slice(to),
+        );
+        let delta = t - f;
+        let shift = 0.5 * (t.dot(&(self.precision * t)) - f.dot(&(self.precision * f)));
+        for (r, p) in out.iter_mut().zip(&self.px) {
+            *r = delta.dot(p) - shift;
+        }
+    }
+
+    /// ∇ ln p(xᵢ | θ) = Σ⁻¹xᵢ − Σ⁻¹θ.
+    fn for_each_grad(&self, theta: &[f64; GAUSS_D], f: &mut dyn FnMut(&[f64; GAUSS_D])) {
+        let pt = self.precision * Vector::from_column_slice(theta);
+        for p in &self.px {
+            let g: [f64; GAUSS_D] = std::array::from_fn(|i| p[i] - pt[i]);
+            f(&g);
+        }
+    }
+
+    fn log_prior(&self, theta: &[f64; GAUSS_D]) -> f64 {
+        -0.5 * self.prior_precision * theta.iter().map(|x| x * x).sum::<f64>()
+    }
+
+    fn grad_log_prior(&self, theta: &[f64; GAUSS_D]) -> [f64; GAUSS_D] {
+        std::array::from_fn(|i| -self.prior_precision * theta[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Ratios and gradients against finite differences of the log density; the
+    /// records' log-likelihood sum plus the prior is the posterior up to a constant,
+    /// so the exact posterior's mode has a zero total gradient.
+    #[test]
+    fn banana_ratios_gradients_and_posterior_agree() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
+        let m = Banana::paper(2000, &mut rng);
+        let (a, b) = ([0.01, 2.9], [0.02, 2.95]);
+        let mut r = vec![0.0; m.n()];
+        m.log_lik_ratios(&a, &b, &mut r);
+        let total = |t: &[f64; 2]| {
+            let mut out = vec![0.0; m.n()];
+            m.log_lik_ratios(&[0.0, 0.0], t, &mut out);
+            out.iter().sum::<f64>()
+        };
+        assert!((r.iter().sum::<f64>() - (total(&b) - total(&a))).abs() < 1e-9);
+        let mut g = [0.0; 2];
+        m.for_each_grad(&a, &mut |x| {
+            g[0] += x[0];
+            g[1] += x[1];
+        });
+        let h = 1e-6;
+        for k in 0..2 {
+            let (mut up, mut down) = (a, a);
+            up[k] += h;
+            down[k] -= h;
+            let fd = (total(&up) - total(&down)) / (2.0 * h);
+            assert!(
+                (g[k] - fd).abs() < 1e-5 * fd.abs().max(1.0),
+                "{k}: {} vs {fd}",
+                g[k]
+            );
+            let pd = (m.log_prior(&up) - m.log_prior(&down)) / (2.0 * h);
+            assert!((m.grad_log_prior(&a)[k] - pd).abs() < 1e-6);
+        }
+        // the posterior mode in φ maps to the θ where the total gradient vanishes
+        let (mean, _) = m.posterior_phi();
+        let mode = [mean[0], mean[1] - m.a * mean[0] * mean[0]];
+        let mut g = m.grad_log_prior(&mode);
+        m.for_each_grad(&mode, &mut |x| {
+            g[0] += x[0];
+            g[1] += x[1];
+        });
+        assert!(g[0].abs() < 1e-6 && g[1].abs() < 1e-6, "{g:?}");
+    }
+
+    /// The Gaussian target: ratios against direct log-likelihoods, its posterior
+    /// mean is where the total gradient vanishes, its draws have the covariance.
+    #[test]
+    fn gauss_posterior_and_gradients_agree() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let m = Gauss::paper(3000, &mut rng).unwrap();
+        let (mean, cov) = m.posterior();
+        let mu: [f64; GAUSS_D] = std::array::from_fn(|i| mean[i]);
+        let mut g = m.grad_log_prior(&mu);
+        m.for_each_grad(&mu, &mut |x| {
+            for (s, v) in g.iter_mut().zip(x) {
+                *s += v;
+            }
+        });
+        let scale = m.precision.norm() * 3000.0;
+        assert!(g.iter().all(|x| x.abs() < 1e-8 * scale), "{g:?}");
+        let mut to = mu;
+        to[3] += 1e-3;
+        let mut r = vec![0.0; m.n()];
+        m.log_lik_ratios(&mu, &to, &mut r);
+        let quad = |t: &[f64; GAUSS_D]| {
+            let v = Vector::from_column_slice(t);
+            -0.5 * v.dot(&(m.precision * v))
+        };
+        // Σᵢ rᵢ = Δᵀ Σ⁻¹ Σxᵢ + n (quad(to) − quad(from))
+        let delta = Vector::from_column_slice(&to) - Vector::from_column_slice(&mu);
+        let want = delta.dot(&(m.precision * m.sum)) + 3000.0 * (quad(&to) - quad(&mu));
+        assert!((r.iter().sum::<f64>() - want).abs() < 1e-8 * want.abs().max(1.0));
+        let draws = m.posterior_draws(20_000, &mut rng);
+        for i in [0, 1, 9] {
+            let xs: Vec<f64> = draws.iter().map(|d| d[i]).collect();
+            let (dm, dv) = crate::stats::diagnostics::mean_var(&xs);
+            let sd = cov[(i, i)].sqrt();
+            assert!((dm - mean[i]).abs() < 5.0 * sd / (20_000f64).sqrt());
+            assert!(
+                (dv / cov[(i, i)] - 1.0).abs() < 0.05,
+                "{i}: {dv} vs {}",
+                cov[(i, i)]
+            );
+        }
+    }
+}
