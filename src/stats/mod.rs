@@ -4,6 +4,7 @@
 
 pub mod calibration;
 pub mod diagnostics;
+pub mod mmd;
 
 pub use diagnostics::mean_var;
 
