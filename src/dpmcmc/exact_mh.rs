@@ -38,6 +38,25 @@ pub trait RecordModel<const D: usize>: Sync {
     fn for_each_grad(&self, theta: &[f64; D], f: &mut dyn FnMut(&[f64; D]));
     fn log_prior(&self, theta: &[f64; D]) -> f64;
     fn grad_log_prior(&self, theta: &[f64; D]) -> [f64; D];
+    /// Σᵢ clip_b(∇ ln p(xᵢ | θ)) (each gradient scaled to norm at most `bound`) and
+    /// how many were clipped; a model may fuse the loop (it must add the same terms).
+    fn clipped_grad_sum(&self, theta: &[f64; D], bound: f64) -> ([f64; D], u64) {
+        let mut sum = [0.0; D];
+        let mut clipped = 0;
+        self.for_each_grad(theta, &mut |g| {
+            let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let scale = if norm > bound {
+                clipped += 1;
+                bound / norm
+            } else {
+                1.0
+            };
+            for (s, x) in sum.iter_mut().zip(g) {
+                *s += scale * x;
+            }
+        });
+        (sum, clipped)
+    }
 }
 
 fn distance<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
@@ -225,21 +244,8 @@ impl DpHmc {
         theta: &[f64; D],
         rng: &mut R,
     ) -> ([f64; D], u64) {
-        let mut sum = [0.0; D];
-        let mut clipped = 0;
         let bound = self.clip_grad;
-        model.for_each_grad(theta, &mut |g| {
-            let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
-            let scale = if norm > bound {
-                clipped += 1;
-                bound / norm
-            } else {
-                1.0
-            };
-            for (s, x) in sum.iter_mut().zip(g) {
-                *s += scale * x;
-            }
-        });
+        let (mut sum, clipped) = model.clipped_grad_sum(theta, bound);
         let sigma = 2.0 * self.multipliers(model.n()).1 * bound;
         let prior = model.grad_log_prior(theta);
         for (s, p) in sum.iter_mut().zip(prior) {
