@@ -647,18 +647,7 @@ mod tests {
     use rand::SeedableRng;
 
     fn params(extra: &str) -> toml::Table {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("configs/calibration/dirichlet.toml"),
-        )
-        .unwrap();
-        let mut t: toml::Table = toml::from_str(&text).unwrap();
-        for k in ["experiment", "description", "seed", "profile"] {
-            t.remove(k);
-        }
-        let over: toml::Table = toml::from_str(extra).unwrap();
-        t.extend(over);
-        t
+        super::super::test_params("configs/calibration/dirichlet.toml", extra)
     }
 
     #[test]

@@ -917,23 +917,28 @@ impl BetaBernoulli {
     }
 }
 
+/// A calibration config's parameters as `build` reads them (the run keys
+/// removed), with `extra` TOML laid over them: what the figures' tests vary.
+#[cfg(test)]
+pub(crate) fn test_params(config: &str, extra: &str) -> toml::Table {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(config))
+            .unwrap();
+    let mut t: toml::Table = toml::from_str(&text).unwrap();
+    for k in ["experiment", "description", "seed", "profile"] {
+        t.remove(k);
+    }
+    let over: toml::Table = toml::from_str(extra).unwrap();
+    t.extend(over);
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn params(extra: &str) -> toml::Table {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("configs/calibration/beta_bernoulli.toml"),
-        )
-        .unwrap();
-        let mut t: toml::Table = toml::from_str(&text).unwrap();
-        for k in ["experiment", "description", "seed", "profile"] {
-            t.remove(k);
-        }
-        let over: toml::Table = toml::from_str(extra).unwrap();
-        t.extend(over);
-        t
+        super::test_params("configs/calibration/beta_bernoulli.toml", extra)
     }
 
     /// Naive and noise-aware posteriors read the same release: the ledger of a
