@@ -36,27 +36,47 @@ pub trait RecordModel<const D: usize>: Sync {
     fn log_lik_ratios(&self, from: &[f64; D], to: &[f64; D], out: &mut [f64]);
     /// ∇_θ ln p(xᵢ | θ) of every record, handed to `f` one at a time in record order.
     fn for_each_grad(&self, theta: &[f64; D], f: &mut dyn FnMut(&[f64; D]));
+    /// ∇_θ ln p(xᵢ | θ) of the records `batch` (indices, in that order), handed to `f`.
+    fn batch_grads(&self, theta: &[f64; D], batch: &[usize], f: &mut dyn FnMut(&[f64; D]));
     fn log_prior(&self, theta: &[f64; D]) -> f64;
     fn grad_log_prior(&self, theta: &[f64; D]) -> [f64; D];
+    /// Σ_{i∈batch} clip_b(∇ ln p(xᵢ | θ)) and how many were clipped (minibatch
+    /// samplers: `dpmcmc::sg_mcmc`).
+    fn clipped_batch_grad_sum(
+        &self,
+        theta: &[f64; D],
+        bound: f64,
+        batch: &[usize],
+    ) -> ([f64; D], u64) {
+        let mut sum = [0.0; D];
+        let mut clipped = 0;
+        self.batch_grads(theta, batch, &mut |g| {
+            clipped += clip_add(&mut sum, g, bound)
+        });
+        (sum, clipped)
+    }
     /// Σᵢ clip_b(∇ ln p(xᵢ | θ)) (each gradient scaled to norm at most `bound`) and
     /// how many were clipped; a model may fuse the loop (it must add the same terms).
     fn clipped_grad_sum(&self, theta: &[f64; D], bound: f64) -> ([f64; D], u64) {
         let mut sum = [0.0; D];
         let mut clipped = 0;
-        self.for_each_grad(theta, &mut |g| {
-            let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
-            let scale = if norm > bound {
-                clipped += 1;
-                bound / norm
-            } else {
-                1.0
-            };
-            for (s, x) in sum.iter_mut().zip(g) {
-                *s += scale * x;
-            }
-        });
+        self.for_each_grad(theta, &mut |g| clipped += clip_add(&mut sum, g, bound));
         (sum, clipped)
     }
+}
+
+/// Adds g scaled to norm at most `bound` to `sum`; 1 if it was clipped.
+fn clip_add<const D: usize>(sum: &mut [f64; D], g: &[f64; D], bound: f64) -> u64 {
+    let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let (scale, clipped) = if norm > bound {
+        (bound / norm, 1)
+    } else {
+        (1.0, 0)
+    };
+    for (s, x) in sum.iter_mut().zip(g) {
+        *s += scale * x;
+    }
+    clipped
 }
 
 fn distance<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
@@ -334,6 +354,12 @@ mod tests {
         }
         fn for_each_grad(&self, theta: &[f64; 2], f: &mut dyn FnMut(&[f64; 2])) {
             for x in &self.xs {
+                f(&[x[0] - theta[0], x[1] - theta[1]]);
+            }
+        }
+        fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {
+            for &i in batch {
+                let x = &self.xs[i];
                 f(&[x[0] - theta[0], x[1] - theta[1]]);
             }
         }

@@ -9,6 +9,7 @@ pub mod dpvi;
 pub mod exact_mh;
 pub mod gmm;
 pub mod raisa_models;
+pub mod sg_mcmc;
 pub mod sgld;
 pub mod vcor;
 mod vcor_table;

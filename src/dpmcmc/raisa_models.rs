@@ -107,6 +107,18 @@ impl RecordModel<2> for Banana {
         }
     }
 
+    fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {
+        let c = theta[1] + self.a * theta[0] * theta[0];
+        for &i in batch {
+            let x = &self.xs[i];
+            let e2 = self.tau2 * (x[1] - c);
+            f(&[
+                self.tau1 * (x[0] - theta[0]) + e2 * 2.0 * self.a * theta[0],
+                e2,
+            ]);
+        }
+    }
+
     /// The fused loop: per record g = (τ₁(x₁ − θ₁) + 2aθ₁e, e), e = τ₂(x₂ − θ₂ − aθ₁²),
     /// scaled to norm ≤ b; Σg is a linear function of Σ sᵢ(x₁ − θ₁) and Σ sᵢe.
     fn clipped_grad_sum(&self, theta: &[f64; 2], bound: f64) -> ([f64; 2], u64) {
@@ -271,6 +283,20 @@ impl RecordModel<GAUSS_D> for Gauss {
         let pt = self.precision * Vector::from_column_slice(theta);
         for p in &self.px {
             let g: [f64; GAUSS_D] = std::array::from_fn(|i| p[i] - pt[i]);
+            f(&g);
+        }
+    }
+
+    fn batch_grads(
+        &self,
+        theta: &[f64; GAUSS_D],
+        batch: &[usize],
+        f: &mut dyn FnMut(&[f64; GAUSS_D]),
+    ) {
+        let pt = self.precision * Vector::from_column_slice(theta);
+        for &i in batch {
+            let p = &self.px[i];
+            let g: [f64; GAUSS_D] = std::array::from_fn(|k| p[k] - pt[k]);
             f(&g);
         }
     }

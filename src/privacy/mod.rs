@@ -17,6 +17,7 @@ pub mod noise;
 pub mod pld;
 pub mod rdp;
 pub mod search;
+pub mod sg_mcmc;
 
 /// A parameter outside its domain; shared by the math modules.
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]

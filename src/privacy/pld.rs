@@ -82,13 +82,17 @@ pub struct TightEpsilon {
     pub direction: &'static str,
 }
 
-/// The two dominating pairs of the Poisson-subsampled Gaussian.
+/// The two dominating pairs of the Poisson-subsampled Gaussian, and the symmetric
+/// pair of Koskela, Jälkö, Honkela (2020) for a fixed-size batch under substitution.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Direction {
     /// P = (1−q)N(0,σ²) + qN(1,σ²) vs Q = N(0,σ²), X ~ P: Y = f(X).
     Remove,
     /// P = N(0,σ²) vs Q = the mixture, X ~ N(0,σ²): Y = −f(X).
     Add,
+    /// P = (1−q)N(0,σ²) + qN(1,σ²) vs Q = (1−q)N(0,σ²) + qN(−1,σ²), X ~ P: Y = g(X)
+    /// (the pair is its own mirror image, so one direction covers both).
+    Symmetric,
 }
 
 /// The privacy loss of one step in one direction: its CDF in closed form.
@@ -110,18 +114,43 @@ impl StepLoss {
         (inner > 0.0).then(|| self.sigma * self.sigma * (inner / self.q).ln() + 0.5)
     }
 
+    /// g(x) = ln[(1 + c e^{x/σ²}) / (1 + c e^{−x/σ²})], c = q e^{−1/(2σ²)}/(1 − q):
+    /// the symmetric pair's loss, increasing and odd in x. Its inverse solves
+    /// c u² + (1 − e^y) u − c e^y = 0 for u = e^{x/σ²}; for y ≥ 0, with a = 1 − e^{−y},
+    /// ln u = y + ln(a + √(a² + 4c²e^{−y})) − ln 2c (all in logs: c may underflow).
+    fn g_inverse(&self, y: f64) -> f64 {
+        if y < 0.0 {
+            return -self.g_inverse(-y);
+        }
+        let s2 = self.sigma * self.sigma;
+        let ln_c = (self.q / (1.0 - self.q)).ln() - 0.5 / s2;
+        let a = -(-y).exp_m1();
+        let ln_b = 4f64.ln() + 2.0 * ln_c - y; // ln(4c²e^{−y})
+        let ln_root = if a == 0.0 {
+            0.5 * ln_b
+        } else {
+            a.ln() + (1.0 + (1.0 + (ln_b - 2.0 * a.ln()).exp()).sqrt()).ln()
+        };
+        s2 * (y + ln_root - std::f64::consts::LN_2 - ln_c)
+    }
+
+    /// (P(X ≤ x), P(X > x)) under the mixture (1−q)N(0,σ²) + qN(1,σ²).
+    fn mixture_cdf(&self, x: f64) -> (f64, f64) {
+        let (q, s) = (self.q, self.sigma);
+        let lower = (1.0 - q) * phi_upper(-x / s) + q * phi_upper(-(x - 1.0) / s);
+        let upper = (1.0 - q) * phi_upper(x / s) + q * phi_upper((x - 1.0) / s);
+        (lower, upper)
+    }
+
     /// (P(Y ≤ y), P(Y > y)), each accurate in its own tail.
     fn cdf(&self, y: f64) -> (f64, f64) {
-        let (q, s) = (self.q, self.sigma);
+        let s = self.sigma;
         match self.dir {
             Direction::Remove => match self.f_inverse(y) {
                 None => (0.0, 1.0),
-                Some(x) => {
-                    let lower = (1.0 - q) * phi_upper(-x / s) + q * phi_upper(-(x - 1.0) / s);
-                    let upper = (1.0 - q) * phi_upper(x / s) + q * phi_upper((x - 1.0) / s);
-                    (lower, upper)
-                }
+                Some(x) => self.mixture_cdf(x),
             },
+            Direction::Symmetric => self.mixture_cdf(self.g_inverse(y)),
             // Y ≤ y ⟺ f(X) ≥ −y ⟺ X ≥ f⁻¹(−y)
             Direction::Add => match self.f_inverse(-y) {
                 None => (1.0, 0.0),
@@ -409,6 +438,56 @@ pub fn poisson_gaussian_epsilon(
     delta: f64,
     opts: &PldOptions,
 ) -> Result<TightEpsilon, AccountError> {
+    tight_epsilon(
+        q,
+        sigma,
+        t,
+        delta,
+        opts,
+        &[(Direction::Remove, "remove"), (Direction::Add, "add")],
+    )
+}
+
+/// ε at δ of T compositions of Koskela, Jälkö, Honkela's (2020) pair for a batch of
+/// fixed size drawn without replacement under substitution, P = (1−q)N(0,σ²) + qN(1,σ²)
+/// vs Q = (1−q)N(0,σ²) + qN(−1,σ²) — what the `fourier-accountant` package's
+/// `get_delta_S` composes, and what Räisä et al. (2021) budget DP-SGLD and DP-SGNHT by.
+///
+/// **Not an upper bound for that mechanism in general.** The coupling of a batch with
+/// and without the substituted record also swaps one other record in (Balle, Barthe,
+/// Gaboardi 2018), so the two mixtures' common component may sit at ±1 rather than 0;
+/// with it at the substituted record's value the pair becomes the Poisson pair with
+/// sensitivity 2, which dominates (Zhu, Dong, Wang 2022): use
+/// [`poisson_gaussian_epsilon`] with σ/2 for a guarantee. This function exists to
+/// reproduce the published iteration counts.
+pub fn symmetric_substitute_epsilon(
+    q: f64,
+    sigma: f64,
+    t: u64,
+    delta: f64,
+    opts: &PldOptions,
+) -> Result<TightEpsilon, AccountError> {
+    if q >= 1.0 {
+        return Err(invalid("q", q, "0 < q < 1 for the symmetric pair"));
+    }
+    tight_epsilon(
+        q,
+        sigma,
+        t,
+        delta,
+        opts,
+        &[(Direction::Symmetric, "substitute (symmetric pair)")],
+    )
+}
+
+fn tight_epsilon(
+    q: f64,
+    sigma: f64,
+    t: u64,
+    delta: f64,
+    opts: &PldOptions,
+    pairs: &[(Direction, &'static str)],
+) -> Result<TightEpsilon, AccountError> {
     if !(q > 0.0 && q <= 1.0) {
         return Err(invalid("q", q, "0 < q ≤ 1"));
     }
@@ -438,7 +517,7 @@ pub fn poisson_gaussian_epsilon(
     let h = eta * (2.0 / (tf * (1.0 / share).ln())).sqrt();
     let beta = (-2.0 * eta * eta / (tf * h * h)).exp();
     let mut best: Option<TightEpsilon> = None;
-    for (dir, name) in [(Direction::Remove, "remove"), (Direction::Add, "add")] {
+    for &(dir, name) in pairs {
         let step = StepLoss { q, sigma, dir };
         let d = discretise(&step, h, share / tf)?;
         let c = compose(&d, h, t, share, opts)?;
@@ -545,6 +624,30 @@ mod tests {
         for x in xs {
             let (got, want) = (rem_euclid_tau(x), x.rem_euclid(TAU));
             assert_eq!(got.to_bits(), want.to_bits(), "{x:e}: {got:e} vs {want:e}");
+        }
+    }
+
+    /// The symmetric pair's loss g and its inverse: g(g⁻¹(y)) = y, g odd.
+    #[test]
+    fn symmetric_loss_inverse_round_trips() {
+        for (q, sigma) in [(0.01, 7.9), (0.2, 1.5), (0.5, 0.3), (1e-4, 0.05)] {
+            let step = StepLoss {
+                q,
+                sigma,
+                dir: Direction::Symmetric,
+            };
+            let s2 = sigma * sigma;
+            let c = q / (1.0 - q) * (-0.5 / s2).exp();
+            let g = |x: f64| (c * (x / s2).exp()).ln_1p() - (c * (-x / s2).exp()).ln_1p();
+            for y in [-3.0, -0.1, -1e-6, 0.0, 1e-6, 0.01, 0.7, 5.0] {
+                let x = step.g_inverse(y);
+                let back = g(x);
+                assert!(
+                    (back - y).abs() < 1e-9 * (1.0 + y.abs()),
+                    "q={q} σ={sigma} y={y}: {back}"
+                );
+                assert_eq!(step.g_inverse(-y), -x);
+            }
         }
     }
 
