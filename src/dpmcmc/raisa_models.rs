@@ -125,6 +125,29 @@ impl RecordModel<2> for Banana {
         banana_clipped(&self.xs, *theta, [self.a, self.tau1, self.tau2, bound])
     }
 
+    /// The fused loop on the gathered batch, 64 records at a time (chunk sums added
+    /// in order).
+    fn clipped_batch_grad_sum(
+        &self,
+        theta: &[f64; 2],
+        bound: f64,
+        batch: &[usize],
+    ) -> ([f64; 2], u64) {
+        let k = [self.a, self.tau1, self.tau2, bound];
+        let mut buf = [[0.0f64; 2]; 64];
+        let (mut sum, mut clipped) = ([0.0; 2], 0);
+        for chunk in batch.chunks(64) {
+            for (b, &i) in buf.iter_mut().zip(chunk) {
+                *b = self.xs[i];
+            }
+            let (s, c) = banana_clipped(&buf[..chunk.len()], *theta, k);
+            sum[0] += s[0];
+            sum[1] += s[1];
+            clipped += c;
+        }
+        (sum, clipped)
+    }
+
     fn log_prior(&self, theta: &[f64; 2]) -> f64 {
         let c = theta[1] + self.a * theta[0] * theta[0];
         -0.5 * self.tau0 * (theta[0] * theta[0] + c * c)
@@ -415,6 +438,28 @@ mod tests {
             for k in 0..2 {
                 assert!(
                     (f[k] - g[k]).abs() < 1e-9 * g[k].abs().max(1.0),
+                    "{f:?} {g:?}"
+                );
+            }
+            // the fused minibatch sum (chunks of 64) against the trait's generic one
+            let batch: Vec<usize> = (0..150).map(|i| (i * 37) % 5000).collect();
+            let (f, cf) = banana.clipped_batch_grad_sum(&theta, b, &batch);
+            let (mut g, mut cg) = ([0.0; 2], 0);
+            banana.batch_grads(&theta, &batch, &mut |x| {
+                let norm = (x[0] * x[0] + x[1] * x[1]).sqrt();
+                let s = if norm > b {
+                    cg += 1;
+                    b / norm
+                } else {
+                    1.0
+                };
+                g[0] += s * x[0];
+                g[1] += s * x[1];
+            });
+            assert_eq!(cf, cg);
+            for k in 0..2 {
+                assert!(
+                    (f[k] - g[k]).abs() < 1e-12 * g[k].abs().max(1.0),
                     "{f:?} {g:?}"
                 );
             }

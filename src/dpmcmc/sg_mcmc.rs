@@ -39,27 +39,41 @@ pub struct SgMcmc {
     pub kind: SgKind,
 }
 
-/// A batch of `b` distinct indices below n, uniform among b-subsets: a partial
-/// Fisher–Yates shuffle of a permutation kept between calls (its first b entries
-/// after the shuffle are a uniform ordered sample from any starting order).
+/// A batch of `b` distinct indices below n, uniform among b-subsets: Floyd's
+/// algorithm (Bentley & Floyd 1987) — for j = n − b, …, n − 1 draw t uniform in 0..=j
+/// and take t, or j if t was taken — with the taken set as a bitmap of n bits (it
+/// stays in L1 cache, where a permutation array's random swaps would not).
 struct WithoutReplacement {
-    perm: Vec<usize>,
+    n: usize,
+    taken: Vec<u64>,
+    batch: Vec<usize>,
 }
 
 impl WithoutReplacement {
     fn new(n: usize) -> Self {
         Self {
-            perm: (0..n).collect(),
+            n,
+            taken: vec![0; n.div_ceil(64)],
+            batch: Vec::new(),
         }
     }
 
     fn draw<R: Rng + ?Sized>(&mut self, b: usize, rng: &mut R) -> &[usize] {
-        let n = self.perm.len();
-        for i in 0..b {
-            let j = i + crate::rng::index_below(rng, n - i);
-            self.perm.swap(i, j);
+        for &i in &self.batch {
+            self.taken[i / 64] = 0;
         }
-        &self.perm[..b]
+        self.batch.clear();
+        for j in self.n - b..self.n {
+            let t = crate::rng::index_below(rng, j + 1);
+            let pick = if self.taken[t / 64] >> (t % 64) & 1 == 1 {
+                j
+            } else {
+                t
+            };
+            self.taken[pick / 64] |= 1 << (pick % 64);
+            self.batch.push(pick);
+        }
+        &self.batch
     }
 }
 

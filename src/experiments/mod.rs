@@ -14,6 +14,7 @@ pub mod geumlek2017;
 pub mod heikkila2019;
 pub mod logreg;
 pub mod minami2016;
+pub mod raisa2021;
 
 use std::path::Path;
 
@@ -572,6 +573,40 @@ pub const REGISTRY: &[Spec] = &[
             series: &["method", "n", "quantity"],
             x_label: "ε",
             y_label: "largest coverage deviation",
+        },
+    },
+    Spec {
+        id: "raisa2021/banana",
+        title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the banana (MMD, errors, R̂ vs ε)",
+        config: "configs/raisa2021/banana.toml",
+        notes: include_str!("../../docs/figures/raisa2021/banana.toml"),
+        validate: |p, s| ready(raisa2021::build_banana(p, s)),
+        plot: raisa2021::plot::banana,
+        data_columns: &raisa2021::DATA,
+        summary_columns: &raisa2021::SUMMARY,
+        overlay: Overlay {
+            x: "epsilon",
+            y: "mmd_mean",
+            series: &["method"],
+            x_label: "ε",
+            y_label: "MMD to exact posterior draws",
+        },
+    },
+    Spec {
+        id: "raisa2021/gauss",
+        title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the ill-conditioned 10-d Gaussian",
+        config: "configs/raisa2021/gauss.toml",
+        notes: include_str!("../../docs/figures/raisa2021/gauss.toml"),
+        validate: |p, s| ready(raisa2021::build_gauss(p, s)),
+        plot: raisa2021::plot::gauss,
+        data_columns: &raisa2021::DATA,
+        summary_columns: &raisa2021::SUMMARY,
+        overlay: Overlay {
+            x: "epsilon",
+            y: "mmd_mean",
+            series: &["method"],
+            x_label: "ε",
+            y_label: "MMD to exact posterior draws",
         },
     },
 ];
