@@ -590,3 +590,30 @@ fn manifests_hold_no_rust_debug_text() {
         m["datasets"]
     );
 }
+
+/// Räisä et al.'s comparison refuses τ ≤ 0, clip ≤ 0, L = 0 and an ε whose budget
+/// leaves a method fewer than 2 iterations per chain, with exit 2 naming the key,
+/// before any work (issue 34).
+#[test]
+fn raisa2021_settings_outside_their_range_are_refused() {
+    let out = tempfile::tempdir().unwrap();
+    for (set, key) in [
+        ("penalty.tau=0", "key `penalty.tau`"),
+        ("dp_hmc.tau_g=-1", "key `dp_hmc.tau_g`"),
+        ("penalty.clip=0", "key `penalty.clip`"),
+        ("dp_hmc.clip_grad=0", "key `dp_hmc.clip_grad`"),
+        ("sgld.clip=-0.5", "key `sgld.clip`"),
+        ("dp_hmc.leapfrog=0", "key `dp_hmc.leapfrog`"),
+        ("epsilons=[0.01, 6.0]", "key `epsilons`"),
+        ("epsilons=[2.0, 1000.0]", "key `epsilons`"),
+        (
+            "sgld.published_iterations=[10]",
+            "key `sgld.published_iterations`",
+        ),
+        ("sgnht.diffusion=nan", "sgnht.diffusion"),
+    ] {
+        let o = run(out.path(), &["raisa2021/banana", "--smoke", "--set", set]);
+        refused(&o, key);
+    }
+    assert!(std::fs::read_dir(out.path()).unwrap().next().is_none());
+}

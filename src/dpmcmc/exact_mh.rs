@@ -149,7 +149,38 @@ impl Penalty {
         }
     }
 
+    /// The release of one iteration: λ̂ = Σᵢ clip(rᵢ(from, to)) + N(0, σ²) with
+    /// σ = τn^α·2b‖to − from‖, returned with σ and the number of ratios clipped.
+    /// `sigma_from_data` is the broken variant the audit must catch: σ from the
+    /// largest |rᵢ| of this data set instead of the clip bound (not private).
+    pub fn noisy_ratio<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
+        &self,
+        model: &M,
+        from: &[f64; D],
+        to: &[f64; D],
+        scratch: &mut Vec<f64>,
+        rng: &mut R,
+        sigma_from_data: bool,
+    ) -> (f64, f64, u64) {
+        let bound = self.clip * distance(from, to);
+        scratch.resize(model.n(), 0.0);
+        model.log_lik_ratios(from, to, scratch);
+        let sensitivity = if sigma_from_data {
+            2.0 * scratch
+                .iter()
+                .fold(0.0f64, |m, r| m.max(r.abs()))
+                .min(bound)
+        } else {
+            2.0 * bound
+        };
+        let sigma = self.noise_multiplier(model.n()) * sensitivity;
+        let noise = sigma * normal(rng);
+        let (lambda, clipped) = clipped_sum(scratch, bound);
+        (lambda + noise, sigma, clipped)
+    }
+
     /// One iteration from `theta` (updated in place); `scratch` holds the n ratios.
+    /// The stream: the proposal, the release's noise, then u.
     pub fn step<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
         &self,
         model: &M,
@@ -161,26 +192,25 @@ impl Penalty {
         for p in proposal.iter_mut() {
             *p += self.proposal_sd * normal(rng);
         }
-        let d = distance(theta, &proposal);
-        let sigma = self.noise_multiplier(model.n()) * 2.0 * self.clip * d;
-        // the release: drawn whatever the outcome, so the stream does not depend on the data
-        let noise = sigma * normal(rng);
-        let log_u = rng.random::<f64>().ln();
         if !proposal.iter().all(|x| x.is_finite()) {
+            // the release and u are drawn whatever the outcome, so the stream does not
+            // depend on the data
+            let _noise = normal(rng);
+            let _u = rng.random::<f64>();
             return StepStats {
                 diverged: true,
                 ..StepStats::default()
             };
         }
-        scratch.resize(model.n(), 0.0);
-        model.log_lik_ratios(theta, &proposal, scratch);
-        let (lambda, clipped) = clipped_sum(scratch, self.clip * d);
+        let (released, sigma, clipped) =
+            self.noisy_ratio(model, theta, &proposal, scratch, rng, false);
+        let log_u = rng.random::<f64>().ln();
         let penalty = if self.corrected {
             0.5 * sigma * sigma
         } else {
             0.0
         };
-        let log_a = lambda + noise + model.log_prior(&proposal) - model.log_prior(theta) - penalty;
+        let log_a = released + model.log_prior(&proposal) - model.log_prior(theta) - penalty;
         let accepted = log_u < log_a;
         if accepted {
             *theta = proposal;
@@ -258,18 +288,22 @@ impl DpHmc {
 
     /// The noisy gradient T·(Σ clip_{b_g}(∇ ln p(xᵢ|θ)) + N(0, σ_g²I)) + ∇ ln p(θ), T = 1,
     /// and how many per-record gradients were clipped.
+    /// Each release (the noisy clipped sum, divided by σ_g) is appended to `trace`.
     fn noisy_gradient<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
         &self,
         model: &M,
         theta: &[f64; D],
         rng: &mut R,
+        trace: &mut Vec<f64>,
     ) -> ([f64; D], u64) {
         let bound = self.clip_grad;
         let (mut sum, clipped) = model.clipped_grad_sum(theta, bound);
         let sigma = 2.0 * self.multipliers(model.n()).1 * bound;
         let prior = model.grad_log_prior(theta);
         for (s, p) in sum.iter_mut().zip(prior) {
-            *s += sigma * normal(rng) + p;
+            *s += sigma * normal(rng);
+            trace.push(*s / sigma);
+            *s += p;
         }
         (sum, clipped)
     }
@@ -283,10 +317,27 @@ impl DpHmc {
         scratch: &mut Vec<f64>,
         rng: &mut R,
     ) -> StepStats {
+        self.step_traced(model, theta, h, scratch, rng, &mut Vec::new())
+    }
+
+    /// [`DpHmc::step`], appending what the iteration released, each divided by its
+    /// noise scale, to `trace`: the L + 1 noisy gradient sums (D values each), then
+    /// the proposal's displacement θ_L − θ (D values; a function of the gradient
+    /// releases and the data-free momentum) and λ̂/σ_l (neither if the trajectory
+    /// diverged). The audit reads it.
+    pub fn step_traced<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
+        &self,
+        model: &M,
+        theta: &mut [f64; D],
+        h: f64,
+        scratch: &mut Vec<f64>,
+        rng: &mut R,
+        trace: &mut Vec<f64>,
+    ) -> StepStats {
         let s = self.step * h;
         let p0: [f64; D] = std::array::from_fn(|_| normal(rng));
         let (mut q, mut p) = (*theta, p0);
-        let (mut grad, mut clipped_grads) = self.noisy_gradient(model, &q, rng);
+        let (mut grad, mut clipped_grads) = self.noisy_gradient(model, &q, rng, trace);
         for _ in 0..self.leapfrog {
             for (pi, g) in p.iter_mut().zip(&grad) {
                 *pi += 0.5 * s * g;
@@ -294,7 +345,7 @@ impl DpHmc {
             for (qi, pi) in q.iter_mut().zip(&p) {
                 *qi += s * pi;
             }
-            let (g, c) = self.noisy_gradient(model, &q, rng);
+            let (g, c) = self.noisy_gradient(model, &q, rng, trace);
             grad = g;
             clipped_grads += c;
             for (pi, g) in p.iter_mut().zip(&grad) {
@@ -315,6 +366,8 @@ impl DpHmc {
         scratch.resize(model.n(), 0.0);
         model.log_lik_ratios(theta, &q, scratch);
         let (lambda, clipped_ratios) = clipped_sum(scratch, self.clip_ratio * d);
+        trace.extend(q.iter().zip(theta.iter()).map(|(a, b)| a - b));
+        trace.push((lambda + noise) / sigma);
         let kinetic = |v: &[f64; D]| 0.5 * v.iter().map(|x| x * x).sum::<f64>();
         let delta_h = kinetic(&p0) - kinetic(&p) + lambda + noise + model.log_prior(&q)
             - model.log_prior(theta);

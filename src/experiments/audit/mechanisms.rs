@@ -1447,3 +1447,127 @@ mod tests {
         }
     }
 }
+
+/// The witness model of the penalty and DP-HMC audits: ln p(x | θ) = x·θ, flat prior,
+/// so a record's ratio for θ → θ′ is x(θ′ − θ) and its gradient x (both then clipped).
+struct LinearRecords(Vec<f64>);
+
+impl crate::dpmcmc::exact_mh::RecordModel<1> for LinearRecords {
+    fn n(&self) -> usize {
+        self.0.len()
+    }
+    fn log_lik_ratios(&self, from: &[f64; 1], to: &[f64; 1], out: &mut [f64]) {
+        for (r, x) in out.iter_mut().zip(&self.0) {
+            *r = x * (to[0] - from[0]);
+        }
+    }
+    fn for_each_grad(&self, _: &[f64; 1], f: &mut dyn FnMut(&[f64; 1])) {
+        self.0.iter().for_each(|&x| f(&[x]));
+    }
+    fn batch_grads(&self, _: &[f64; 1], batch: &[usize], f: &mut dyn FnMut(&[f64; 1])) {
+        batch.iter().for_each(|&i| f(&[self.0[i]]));
+    }
+    fn log_prior(&self, _: &[f64; 1]) -> f64 {
+        0.0
+    }
+    fn grad_log_prior(&self, _: &[f64; 1]) -> [f64; 1] {
+        [0.0]
+    }
+}
+
+/// n = 100 records, all 0 but the last (`last` in D, `last2` in D′).
+fn linear_pair(last: f64, last2: f64) -> (LinearRecords, LinearRecords) {
+    let mut d = vec![0.0; 100];
+    d[99] = last;
+    let mut d2 = d.clone();
+    d2[99] = last2;
+    (LinearRecords(d), LinearRecords(d2))
+}
+
+/// Claimed (ε, δ = 10⁻⁵) of a Gaussian-composition event (closed-form tight PLD).
+fn gaussian_claim(event: &crate::privacy::ledger::Event) -> Claim {
+    let delta = 1e-5;
+    let mu = crate::privacy::gaussian_pld::event_mu(event)
+        .unwrap_or_else(|| unreachable!("the samplers' events are Gaussian compositions"));
+    Claim::Approx {
+        epsilon: crate::privacy::gaussian_pld::epsilon(delta, mu),
+        delta,
+    }
+}
+
+/// Statistical audit of one penalty-algorithm release (Yildirim & Ermis 2019), drawn
+/// by privpost's own `Penalty::noisy_ratio` for θ = 0 → θ′ = 1 on D and D′, scored by
+/// the release (the likelihood ratio is monotone in it), against the tight (ε, 10⁻⁵)
+/// of its Gaussian event. τ = 0.1, n = 100 (σ/Δ = 1), clip b = 1. Witness: the last
+/// record's ratio +10 vs −10 (clipped to ±b: the largest change). `data_noise` is the
+/// broken variant: σ from this data's largest |rᵢ| instead of the clip bound, with
+/// the last record +10 vs 0 (D′ then gets no noise at all).
+pub fn penalty_step(data_noise: bool, s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
+    use crate::dpmcmc::exact_mh::Penalty;
+    let p = Penalty {
+        tau: 0.1,
+        n_exponent: 0.5,
+        proposal_sd: 1.0,
+        clip: 1.0,
+        corrected: true,
+    };
+    let (d, d2) = linear_pair(10.0, if data_noise { 0.0 } else { -10.0 });
+    let claim = gaussian_claim(&p.event(100));
+    let mut scratch = Vec::new();
+    let mut draw = |m: &LinearRecords, rng: &mut ChaCha8Rng| {
+        p.noisy_ratio(m, &[0.0], &[1.0], &mut scratch, rng, data_noise)
+            .0
+    };
+    let on_d: Vec<f64> = (0..s.draws).map(|_| draw(&d, rng)).collect();
+    let on_d2: Vec<f64> = (0..s.draws).map(|_| draw(&d2, rng)).collect();
+    let witness = if data_noise {
+        "τ = 0.1, n = 100, b = 1, θ = 0 → 1; last record's ratio +10 vs 0; σ from the data's largest |r| (broken)"
+    } else {
+        "τ = 0.1, n = 100, b = 1, θ = 0 → 1; last record's ratio +10 vs −10 (clipped to ±1); σ = τ√n·2b|Δθ|"
+    };
+    statistical(claim, witness.into(), on_d, on_d2, s)
+}
+
+/// Statistical audit of one whole DP-HMC iteration (Räisä et al. 2021), run by
+/// privpost's own `DpHmc::step_traced` from θ = 0 on D and D′ (n = 100, L = 3,
+/// τ_l = τ_g = √0.05, so each of the L + 2 releases has μ = 0.1). Witness: the last
+/// record +10 vs −10, so every gradient sum moves by 2b_g and the ratio by
+/// 2b_l|Δθ|, whatever the trajectory. Score: the likelihood-ratio statistic of the
+/// releases, Σ (gradient release)/τ_g + sign(Δθ)·(ratio release)/τ_l.
+pub fn dp_hmc_step(s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
+    use crate::dpmcmc::exact_mh::DpHmc;
+    let tau = 0.05f64.sqrt();
+    let h = DpHmc {
+        tau_l: tau,
+        tau_g: tau,
+        clip_ratio: 1.0,
+        clip_grad: 1.0,
+        leapfrog: 3,
+        step: 0.1,
+    };
+    let (d, d2) = linear_pair(10.0, -10.0);
+    let claim = gaussian_claim(&h.event(100));
+    let mut scratch = Vec::new();
+    let mut trace = Vec::new();
+    let mut draw = |m: &LinearRecords, rng: &mut ChaCha8Rng| -> f64 {
+        trace.clear();
+        let mut theta = [0.0];
+        h.step_traced(m, &mut theta, 1.0, &mut scratch, rng, &mut trace);
+        let l = h.leapfrog + 1;
+        let score: f64 = trace[..l].iter().sum::<f64>() / tau;
+        match (trace.get(l), trace.get(l + 1)) {
+            // the ratio release moves by sign(Δθ)/(τ_l√n) between D and D′
+            (Some(&step), Some(&ratio)) => score + step.signum() * ratio / tau,
+            _ => score,
+        }
+    };
+    let on_d: Vec<f64> = (0..s.draws).map(|_| draw(&d, rng)).collect();
+    let on_d2: Vec<f64> = (0..s.draws).map(|_| draw(&d2, rng)).collect();
+    statistical(
+        claim,
+        "n = 100, L = 3, τ_l = τ_g = √0.05 (μ = 0.1 per release), b_l = b_g = 1, θ = 0; last record +10 vs −10".into(),
+        on_d,
+        on_d2,
+        s,
+    )
+}
