@@ -1337,117 +1337,6 @@ fn worst_over_neighbours(
     (worst, at)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::SeedableRng;
-
-    /// The clamped Laplace pair reaches exactly |c − c′|/b on both sides (the atom at 0
-    /// and the density above it), for counts near and far from the clamp.
-    #[test]
-    fn clamped_laplace_log_ratio_spans_plus_minus_shift_over_scale() {
-        for (c, c2) in [(5.0, 4.0), (0.0, 1.0), (2.0, 0.5)] {
-            for b in [0.5, 2.0] {
-                let (lo, hi) = ratio_range(&clamped_laplace_pair(c, c2, b));
-                let want = (c - c2).abs() / b;
-                assert!(
-                    (hi - want).abs() < 1e-12 && (lo + want).abs() < 1e-12,
-                    "{c} {c2} {b}: [{lo}, {hi}]"
-                );
-            }
-        }
-    }
-
-    /// The exact Barker audit models the code: every minibatch of the witness gives
-    /// (Δ*, s²) = (0, 0) without the last record or (N₀·clip/b, the s² of the audit)
-    /// with it, the latter with frequency b/N.
-    #[test]
-    fn barker_witness_is_the_two_component_mixture_the_exact_audit_integrates() {
-        let (test, d, _) = barker_setup();
-        let (n, b) = (d.len() as f64, test.batch as f64);
-        let r = test.clip;
-        let s2_model = test.n0 * test.n0 * r * r * (b - 1.0) / (b * b) / b;
-        let mu = test.n0 * r / b;
-        let mut rng = ChaCha8Rng::seed_from_u64(2);
-        let mut subsets = SubsetSampler::new(d.len());
-        let mut stats = Stats::default();
-        let draws = 20_000;
-        let mut with = 0usize;
-        for _ in 0..draws {
-            let (delta, s2) = barker::minibatch_estimate(
-                &Linear,
-                &d,
-                &mut subsets,
-                &[0.0],
-                &[1.0],
-                &test,
-                &mut stats,
-                &mut rng,
-            )
-            .unwrap();
-            if delta == 0.0 {
-                assert_eq!(s2, 0.0);
-            } else {
-                with += 1;
-                assert!(
-                    (delta - mu).abs() < 1e-12 && (s2 - s2_model).abs() < 1e-12,
-                    "{delta} {s2}"
-                );
-            }
-        }
-        let q = b / n;
-        let se = (q * (1.0 - q) / draws as f64).sqrt();
-        assert!((with as f64 / draws as f64 - q).abs() < 5.0 * se, "{with}");
-    }
-
-    /// The Gaussian-count audit's atoms are the clamped mechanism's: the frequency of
-    /// a released 0 from `noisy_count` matches Φ(−s/σ).
-    #[test]
-    fn gaussian_count_atoms_match_the_mechanism() {
-        let problem = geumlek_problem();
-        let mech =
-            GaussianCount::calibrated(problem, 5.0, 1.0, GaussianCalibration::Tight).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(4);
-        let draws = 100_000;
-        let zeros = (0..draws)
-            .filter(|_| mech.noisy_count(1.0, &mut rng).unwrap() == 0.0)
-            .count();
-        let p = (crate::privacy::rdp::ln_erfc(1.0 / mech.sigma / std::f64::consts::SQRT_2)
-            - 2f64.ln())
-        .exp();
-        let se = (p * (1.0 - p) / draws as f64).sqrt();
-        assert!(
-            (zeros as f64 / draws as f64 - p).abs() < 5.0 * se,
-            "{zeros} vs {p}"
-        );
-    }
-
-    /// The logistic densities are normalised by the quadrature, and the exact audits
-    /// stay within the claims (the real mechanisms) with the witness stated.
-    #[test]
-    fn logistic_pairs_are_normalised_and_within_their_claims() {
-        for kind in [
-            Logistic::Concentrated,
-            Logistic::Diffuse,
-            Logistic::Ops,
-            Logistic::Gibbs,
-        ] {
-            let (cal, _) = kind.calibrated();
-            let (pair, _, _) = logistic_pair(&cal);
-            let (a, b) = pair.masses();
-            assert!(
-                (a - 1.0).abs() < 1e-10 && (b - 1.0).abs() < 1e-10,
-                "{kind:?}"
-            );
-            let o = logistic_exact(kind);
-            assert!(
-                o.audited > 0.0 && o.audited <= o.claim.epsilon(),
-                "{kind:?}: {o:?}"
-            );
-        }
-    }
-}
-
 /// The witness model of the penalty and DP-HMC audits: ln p(x | θ) = x·θ, flat prior,
 /// so a record's ratio for θ → θ′ is x(θ′ − θ) and its gradient x (both then clipped).
 struct LinearRecords(Vec<f64>);
@@ -1570,4 +1459,115 @@ pub fn dp_hmc_step(s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
         on_d2,
         s,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// The clamped Laplace pair reaches exactly |c − c′|/b on both sides (the atom at 0
+    /// and the density above it), for counts near and far from the clamp.
+    #[test]
+    fn clamped_laplace_log_ratio_spans_plus_minus_shift_over_scale() {
+        for (c, c2) in [(5.0, 4.0), (0.0, 1.0), (2.0, 0.5)] {
+            for b in [0.5, 2.0] {
+                let (lo, hi) = ratio_range(&clamped_laplace_pair(c, c2, b));
+                let want = (c - c2).abs() / b;
+                assert!(
+                    (hi - want).abs() < 1e-12 && (lo + want).abs() < 1e-12,
+                    "{c} {c2} {b}: [{lo}, {hi}]"
+                );
+            }
+        }
+    }
+
+    /// The exact Barker audit models the code: every minibatch of the witness gives
+    /// (Δ*, s²) = (0, 0) without the last record or (N₀·clip/b, the s² of the audit)
+    /// with it, the latter with frequency b/N.
+    #[test]
+    fn barker_witness_is_the_two_component_mixture_the_exact_audit_integrates() {
+        let (test, d, _) = barker_setup();
+        let (n, b) = (d.len() as f64, test.batch as f64);
+        let r = test.clip;
+        let s2_model = test.n0 * test.n0 * r * r * (b - 1.0) / (b * b) / b;
+        let mu = test.n0 * r / b;
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut subsets = SubsetSampler::new(d.len());
+        let mut stats = Stats::default();
+        let draws = 20_000;
+        let mut with = 0usize;
+        for _ in 0..draws {
+            let (delta, s2) = barker::minibatch_estimate(
+                &Linear,
+                &d,
+                &mut subsets,
+                &[0.0],
+                &[1.0],
+                &test,
+                &mut stats,
+                &mut rng,
+            )
+            .unwrap();
+            if delta == 0.0 {
+                assert_eq!(s2, 0.0);
+            } else {
+                with += 1;
+                assert!(
+                    (delta - mu).abs() < 1e-12 && (s2 - s2_model).abs() < 1e-12,
+                    "{delta} {s2}"
+                );
+            }
+        }
+        let q = b / n;
+        let se = (q * (1.0 - q) / draws as f64).sqrt();
+        assert!((with as f64 / draws as f64 - q).abs() < 5.0 * se, "{with}");
+    }
+
+    /// The Gaussian-count audit's atoms are the clamped mechanism's: the frequency of
+    /// a released 0 from `noisy_count` matches Φ(−s/σ).
+    #[test]
+    fn gaussian_count_atoms_match_the_mechanism() {
+        let problem = geumlek_problem();
+        let mech =
+            GaussianCount::calibrated(problem, 5.0, 1.0, GaussianCalibration::Tight).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let draws = 100_000;
+        let zeros = (0..draws)
+            .filter(|_| mech.noisy_count(1.0, &mut rng).unwrap() == 0.0)
+            .count();
+        let p = (crate::privacy::rdp::ln_erfc(1.0 / mech.sigma / std::f64::consts::SQRT_2)
+            - 2f64.ln())
+        .exp();
+        let se = (p * (1.0 - p) / draws as f64).sqrt();
+        assert!(
+            (zeros as f64 / draws as f64 - p).abs() < 5.0 * se,
+            "{zeros} vs {p}"
+        );
+    }
+
+    /// The logistic densities are normalised by the quadrature, and the exact audits
+    /// stay within the claims (the real mechanisms) with the witness stated.
+    #[test]
+    fn logistic_pairs_are_normalised_and_within_their_claims() {
+        for kind in [
+            Logistic::Concentrated,
+            Logistic::Diffuse,
+            Logistic::Ops,
+            Logistic::Gibbs,
+        ] {
+            let (cal, _) = kind.calibrated();
+            let (pair, _, _) = logistic_pair(&cal);
+            let (a, b) = pair.masses();
+            assert!(
+                (a - 1.0).abs() < 1e-10 && (b - 1.0).abs() < 1e-10,
+                "{kind:?}"
+            );
+            let o = logistic_exact(kind);
+            assert!(
+                o.audited > 0.0 && o.audited <= o.claim.epsilon(),
+                "{kind:?}: {o:?}"
+            );
+        }
+    }
 }
