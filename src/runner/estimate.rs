@@ -71,6 +71,27 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
+        // calibrated on a 2-repeat paper-scale run of 2026-11-26 (2 jobs, 786 s, idle);
+        // the paper's 10 repeats cost 5× the units
+        id: "raisa2021/banana",
+        per_unit: 4.1522e-09,
+        fixed: 0.198,
+        paper: Cost {
+            total: 1.892310e+12,
+            max: 3.004187e+10,
+        },
+    },
+    Rate {
+        // calibrated on a 2-repeat paper-scale run of 2026-11-26 (2 jobs, 318 s, idle)
+        id: "raisa2021/gauss",
+        per_unit: 2.8117e-09,
+        fixed: 0.135,
+        paper: Cost {
+            total: 1.131466e+12,
+            max: 3.019600e+10,
+        },
+    },
+    Rate {
         id: "bun2018/fig2",
         per_unit: 3.6255e-10,
         fixed: 0.025,
