@@ -198,10 +198,7 @@ fn validate(c: &Config) -> Result<(), ParamError> {
             ));
         }
     }
-    check::within("delta", c.delta, f64::MIN_POSITIVE, 0.5, "0 < δ ≤ 0.5")?;
-    if c.delta <= 0.0 {
-        return Err(ParamError::new("delta", c.delta.to_string(), "0 < δ ≤ 0.5"));
-    }
+    check::within("delta", c.delta, 1e-30, 0.5, "10⁻³⁰ ≤ δ ≤ 0.5")?;
     check::at_least("repeats", c.repeats, 1)?;
     if c.repeats > 1000 {
         return Err(ParamError::new(
@@ -259,6 +256,21 @@ fn validate(c: &Config) -> Result<(), ParamError> {
         }
         positive(&format!("{name}.clip"), s.clip)?;
         positive(&format!("{name}.eta"), s.eta)?;
+        // the noise multiplier b√v/(2C√(ηn)) must be a finite positive number
+        let sigma = s.batch as f64 / (2.0 * s.clip * (s.eta * c.n_data as f64).sqrt());
+        if !(sigma.is_finite() && sigma > 1e-6 && sigma < 1e6) {
+            return Err(ParamError::new(
+                format!("{name}.clip"),
+                format!(
+                    "{name}.batch = {}, {name}.clip = {}, {name}.eta = {} give the noise multiplier b/(2C√(ηn)) = {}",
+                    s.batch,
+                    check::short(s.clip),
+                    check::short(s.eta),
+                    check::short(sigma)
+                ),
+                "clip, eta and batch whose noise multiplier lies in [10⁻⁶, 10⁶]",
+            ));
+        }
         if s.published_iterations.len() != c.epsilons.len() {
             return Err(ParamError::new(
                 format!("{name}.published_iterations"),
@@ -385,6 +397,25 @@ impl Config {
                     .0
             }
         };
+        let per_chain = total / self.chains;
+        if per_chain > 100_000_000 {
+            let (key, with) = match m {
+                Method::Penalty => ("penalty.tau", "penalty.tau".to_string()),
+                Method::DpHmc => ("dp_hmc.tau_l", "dp_hmc.tau_l and dp_hmc.tau_g".to_string()),
+                _ => (
+                    "sgld.clip",
+                    "sgld.clip, sgld.eta and sgld.batch".to_string(),
+                ),
+            };
+            return Err(ParamError::new(
+                key,
+                format!(
+                    "{with} at ε = {eps} allow {per_chain} iterations per chain for {}",
+                    m.as_str()
+                ),
+                "noise small enough that the budget allows at most 10⁸ iterations per chain",
+            ));
+        }
         if total / self.chains < 2 {
             return Err(ParamError::new(
                 "epsilons",
