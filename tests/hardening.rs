@@ -594,6 +594,33 @@ fn manifests_hold_no_rust_debug_text() {
 /// Räisä et al.'s comparison refuses τ ≤ 0, clip ≤ 0, L = 0 and an ε whose budget
 /// leaves a method fewer than 2 iterations per chain, with exit 2 naming the key,
 /// before any work (issue 34).
+/// raisa2021/gmm's added chains: each table's keys are checked by name, before any
+/// data is made (nothing is written).
+#[test]
+fn raisa2021_gmm_added_chains_outside_their_range_are_refused() {
+    let out = tempfile::tempdir().unwrap();
+    for (set, key) in [
+        ("penalty.tau=0", "key `penalty.tau`"),
+        ("penalty.clip=-1", "key `penalty.clip`"),
+        ("penalty.proposal_sd=1e300", "key `penalty.proposal_sd`"),
+        ("penalty.burn_in=300", "key `penalty.burn_in`"),
+        ("penalty.every=0", "key `penalty.every`"),
+        ("dp_hmc.leapfrog=0", "key `dp_hmc.leapfrog`"),
+        ("dp_hmc.tau_l=0", "key `dp_hmc.tau_l`"),
+        ("dp_hmc.clip_grad=0", "key `dp_hmc.clip_grad`"),
+        ("dp_hmc.iterations=1", "key `dp_hmc.iterations`"),
+        ("dp_hmc.iterations=1000000000", "key `dp_hmc.iterations`"),
+        ("sgnht.clip=0", "key `sgnht.clip`"),
+        ("sgnht.batch=0", "key `sgnht.batch`"),
+        ("sgnht.diffusion=nan", "key `sgnht.diffusion`"),
+        ("penalty.unknown=1", "unknown"),
+    ] {
+        let o = run(out.path(), &["raisa2021/gmm", "--smoke", "--set", set]);
+        refused(&o, key);
+    }
+    assert!(std::fs::read_dir(out.path()).unwrap().next().is_none());
+}
+
 #[test]
 fn raisa2021_settings_outside_their_range_are_refused() {
     let out = tempfile::tempdir().unwrap();

@@ -55,6 +55,20 @@ pub trait RecordModel<const D: usize>: Sync {
         });
         (sum, clipped)
     }
+    /// Σᵢ clip(rᵢ(from, to), ±bound) and how many were clipped, the ratios computed
+    /// into `scratch` (length n) and added in record order; a model may fuse the loop
+    /// (it must add the same terms, up to rounding).
+    fn clipped_ratio_sum(
+        &self,
+        from: &[f64; D],
+        to: &[f64; D],
+        bound: f64,
+        scratch: &mut Vec<f64>,
+    ) -> (f64, u64) {
+        scratch.resize(self.n(), 0.0);
+        self.log_lik_ratios(from, to, scratch);
+        clipped_sum(scratch, bound)
+    }
     /// Σᵢ clip_b(∇ ln p(xᵢ | θ)) (each gradient scaled to norm at most `bound`) and
     /// how many were clipped; a model may fuse the loop (it must add the same terms).
     fn clipped_grad_sum(&self, theta: &[f64; D], bound: f64) -> ([f64; D], u64) {
@@ -163,19 +177,18 @@ impl Penalty {
         sigma_from_data: bool,
     ) -> (f64, f64, u64) {
         let bound = self.clip * distance(from, to);
-        scratch.resize(model.n(), 0.0);
-        model.log_lik_ratios(from, to, scratch);
-        let sensitivity = if sigma_from_data {
-            2.0 * scratch
-                .iter()
-                .fold(0.0f64, |m, r| m.max(r.abs()))
-                .min(bound)
+        let (lambda, clipped, sensitivity) = if sigma_from_data {
+            scratch.resize(model.n(), 0.0);
+            model.log_lik_ratios(from, to, scratch);
+            let largest = scratch.iter().fold(0.0f64, |m, r| m.max(r.abs()));
+            let (lambda, clipped) = clipped_sum(scratch, bound);
+            (lambda, clipped, 2.0 * largest.min(bound))
         } else {
-            2.0 * bound
+            let (lambda, clipped) = model.clipped_ratio_sum(from, to, bound, scratch);
+            (lambda, clipped, 2.0 * bound)
         };
         let sigma = self.noise_multiplier(model.n()) * sensitivity;
         let noise = sigma * normal(rng);
-        let (lambda, clipped) = clipped_sum(scratch, bound);
         (lambda + noise, sigma, clipped)
     }
 
@@ -363,9 +376,8 @@ impl DpHmc {
                 ..StepStats::default()
             };
         }
-        scratch.resize(model.n(), 0.0);
-        model.log_lik_ratios(theta, &q, scratch);
-        let (lambda, clipped_ratios) = clipped_sum(scratch, self.clip_ratio * d);
+        let (lambda, clipped_ratios) =
+            model.clipped_ratio_sum(theta, &q, self.clip_ratio * d, scratch);
         trace.extend(q.iter().zip(theta.iter()).map(|(a, b)| a - b));
         trace.push((lambda + noise) / sigma);
         let kinetic = |v: &[f64; D]| 0.5 * v.iter().map(|x| x * x).sum::<f64>();

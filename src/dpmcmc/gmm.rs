@@ -275,6 +275,98 @@ pub fn exact_posterior(data: &[f64], n0: f64, bin: f64, grid: usize) -> Moments2
     Moments2 { mean, var, corr }
 }
 
+/// The tempered GMM as a [`RecordModel`] (the records are the N observations, each
+/// contributing τ ln p(xᵢ | θ) with τ = N₀/N, heikkila2019 §4): what the penalty
+/// algorithm, DP-HMC and DP-SGNHT read when they run on Heikkilä's problem
+/// (`raisa2021/gmm`). Every per-record term is τ times the untempered one, so the
+/// clip bounds of those samplers are in units of the tempered terms.
+pub struct TemperedGmm<'a> {
+    data: &'a [f64],
+    tau: f64,
+}
+
+impl<'a> TemperedGmm<'a> {
+    /// `data` tempered to N₀ records (τ = N₀/N).
+    pub fn new(data: &'a [f64], n0: f64) -> Self {
+        Self {
+            data,
+            tau: n0 / data.len() as f64,
+        }
+    }
+}
+
+impl super::exact_mh::RecordModel<2> for TemperedGmm<'_> {
+    fn n(&self) -> usize {
+        self.data.len()
+    }
+
+    fn log_lik_ratios(&self, from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
+        log_lik_ratios(self.data, *from, *to, out);
+        out.iter_mut().for_each(|r| *r *= self.tau);
+    }
+
+    fn for_each_grad(&self, theta: &[f64; 2], f: &mut dyn FnMut(&[f64; 2])) {
+        for &x in self.data {
+            let (g1, g2) = grad_one(x, *theta);
+            f(&[self.tau * g1, self.tau * g2]);
+        }
+    }
+
+    fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {
+        for &i in batch {
+            let (g1, g2) = grad_one(self.data[i], *theta);
+            f(&[self.tau * g1, self.tau * g2]);
+        }
+    }
+
+    fn log_prior(&self, theta: &[f64; 2]) -> f64 {
+        log_prior(*theta)
+    }
+
+    fn grad_log_prior(&self, theta: &[f64; 2]) -> [f64; 2] {
+        [-theta[0] / PRIOR_VAR[0], -theta[1] / PRIOR_VAR[1]]
+    }
+
+    /// The fused DP-MCMC kernel ([`clipped_ratio_sums`]) on the untempered ratios
+    /// clipped to ±bound/τ, times τ: the same terms up to rounding.
+    fn clipped_ratio_sum(
+        &self,
+        from: &[f64; 2],
+        to: &[f64; 2],
+        bound: f64,
+        _scratch: &mut Vec<f64>,
+    ) -> (f64, u64) {
+        let sums = clipped_ratio_sums(self.data, *from, *to, bound / self.tau);
+        (self.tau * sums.sum, sums.clipped)
+    }
+
+    /// The vectorised kernel on the gathered batch, 64 records at a time.
+    fn clipped_batch_grad_sum(
+        &self,
+        theta: &[f64; 2],
+        bound: f64,
+        batch: &[usize],
+    ) -> ([f64; 2], u64) {
+        let mut buf = [0.0f64; 64];
+        let (mut sum, mut clipped) = ([0.0; 2], 0);
+        for chunk in batch.chunks(64) {
+            for (b, &i) in buf.iter_mut().zip(chunk) {
+                *b = self.data[i];
+            }
+            clipped += clipped_grad_sum(&buf[..chunk.len()], *theta, self.tau, bound, &mut sum);
+        }
+        (sum, clipped as u64)
+    }
+
+    /// The vectorised DP-SGLD kernel ([`clipped_grad_sum`]): the same terms τ∇ln p
+    /// scaled to norm ≤ `bound`, added in record order.
+    fn clipped_grad_sum(&self, theta: &[f64; 2], bound: f64) -> ([f64; 2], u64) {
+        let mut sum = [0.0; 2];
+        let clipped = clipped_grad_sum(self.data, *theta, self.tau, bound, &mut sum);
+        (sum, clipped as u64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,5 +478,116 @@ mod tests {
         );
         assert!((m.corr + 0.944).abs() < 0.005, "{m:?}");
         eprintln!("exact tempered posterior (our data): {m:?}");
+    }
+
+    /// The tempered GMM as a record model: ratios and gradients are τ times the
+    /// untempered ones, the gradient matches a central difference of ln p, and the
+    /// fused clipped sum equals the generic per-record clip (with none, some and every
+    /// term clipped).
+    #[test]
+    fn tempered_gmm_is_tau_times_the_gmm() {
+        use crate::dpmcmc::exact_mh::RecordModel;
+        let data = generate(2000, &mut setup_rng(5, Purpose::SharedData));
+        let m = TemperedGmm::new(&data, 100.0);
+        let tau = 100.0 / 2000.0;
+        let (from, to) = ([0.3, 0.8], [0.45, 0.6]);
+        let mut r = vec![0.0; data.len()];
+        m.log_lik_ratios(&from, &to, &mut r);
+        for (x, ri) in data.iter().zip(&r) {
+            let want = tau * (log_lik(*x, to) - log_lik(*x, from));
+            assert!((ri - want).abs() <= 1e-13 * want.abs().max(1e-3), "{x}");
+        }
+        let theta = [0.2, 1.1];
+        let mut k = 0;
+        m.for_each_grad(&theta, &mut |g| {
+            let x = data[k];
+            let h = 1e-6;
+            for j in 0..2 {
+                let (mut up, mut down) = (theta, theta);
+                up[j] += h;
+                down[j] -= h;
+                let fd = tau * (log_lik(x, up) - log_lik(x, down)) / (2.0 * h);
+                assert!((g[j] - fd).abs() < 1e-7, "{x} {j}: {} vs {fd}", g[j]);
+            }
+            k += 1;
+        });
+        assert_eq!(k, data.len());
+        for bound in [f64::INFINITY, 0.05, 1e-6] {
+            let (fused, fused_clipped) = m.clipped_grad_sum(&theta, bound);
+            let (mut generic, mut generic_clipped) = ([0.0; 2], 0);
+            m.for_each_grad(&theta, &mut |g| {
+                let norm = (g[0] * g[0] + g[1] * g[1]).sqrt();
+                let s = if norm > bound {
+                    generic_clipped += 1;
+                    bound / norm
+                } else {
+                    1.0
+                };
+                generic[0] += s * g[0];
+                generic[1] += s * g[1];
+            });
+            assert_eq!(fused_clipped, generic_clipped, "bound {bound}");
+            for j in 0..2 {
+                assert!(
+                    (fused[j] - generic[j]).abs() <= 1e-12 * generic[j].abs().max(1.0),
+                    "bound {bound}: {fused:?} vs {generic:?}"
+                );
+            }
+            if bound == 0.05 {
+                assert!(fused_clipped > 0 && fused_clipped < data.len() as u64);
+            }
+        }
+        // the fused ratio sum and batch sum against the generic paths
+        let mut sorted: Vec<f64> = r.iter().map(|x| x.abs()).collect();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted[sorted.len() / 2];
+        for bound in [f64::INFINITY, median, 1e-12] {
+            let mut scratch = Vec::new();
+            let (fused, fused_clipped) = m.clipped_ratio_sum(&from, &to, bound, &mut scratch);
+            let (mut want, mut want_clipped) = (0.0, 0);
+            for ri in &r {
+                if ri.abs() > bound {
+                    want += bound.copysign(*ri);
+                    want_clipped += 1;
+                } else {
+                    want += ri;
+                }
+            }
+            assert_eq!(fused_clipped, want_clipped, "bound {bound}");
+            assert!(
+                (fused - want).abs() <= 1e-12 * want.abs().max(1e-6),
+                "{fused} vs {want}"
+            );
+            if bound == median {
+                assert!(fused_clipped > 0 && fused_clipped < data.len() as u64);
+            }
+        }
+        let many: Vec<usize> = (0..300).map(|k| (k * 37) % data.len()).collect();
+        for bound in [f64::INFINITY, 0.05, 1e-6] {
+            let (fused, fused_clipped) = m.clipped_batch_grad_sum(&theta, bound, &many);
+            let (mut want, mut want_clipped) = ([0.0; 2], 0);
+            m.batch_grads(&theta, &many, &mut |g| {
+                let norm = (g[0] * g[0] + g[1] * g[1]).sqrt();
+                let s = if norm > bound {
+                    want_clipped += 1;
+                    bound / norm
+                } else {
+                    1.0
+                };
+                want[0] += s * g[0];
+                want[1] += s * g[1];
+            });
+            assert_eq!(fused_clipped, want_clipped);
+            for j in 0..2 {
+                assert!((fused[j] - want[j]).abs() <= 1e-12 * want[j].abs().max(1.0));
+            }
+        }
+        let batch = [3, 1999, 0, 17];
+        let mut got = Vec::new();
+        m.batch_grads(&theta, &batch, &mut |g| got.push(*g));
+        for (g, &i) in got.iter().zip(&batch) {
+            let want = grad_log_lik(data[i], theta);
+            assert_eq!(*g, [tau * want[0], tau * want[1]]);
+        }
     }
 }

@@ -609,6 +609,23 @@ pub const REGISTRY: &[Spec] = &[
             y_label: "MMD to exact posterior draws",
         },
     },
+    Spec {
+        id: "raisa2021/gmm",
+        title: "Heikkilä's GMM: the penalty algorithm, DP-HMC and DP-SGNHT beside DP-MCMC and DP-SGLD (running error vs ε)",
+        config: "configs/raisa2021/gmm.toml",
+        notes: include_str!("../../docs/figures/raisa2021/gmm.toml"),
+        validate: heikkila2019::validate_fig3,
+        plot: heikkila2019::plot::fig3,
+        data_columns: &heikkila2019::FIG3_DATA,
+        summary_columns: &heikkila2019::FIG3_SUMMARY,
+        overlay: Overlay {
+            x: "iteration",
+            y: "mean_error",
+            series: &["method", "epsilon", "parameter"],
+            x_label: "iteration",
+            y_label: "|error of the posterior mean|",
+        },
+    },
 ];
 
 pub fn find(id: &str) -> Option<&'static Spec> {

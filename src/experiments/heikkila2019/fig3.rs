@@ -8,6 +8,7 @@ use crate::dpmcmc::barker::{
 };
 use crate::dpmcmc::gmm::generate;
 use crate::dpmcmc::vcor::VCor;
+use crate::experiments::raisa2021::gmm as added;
 use crate::experiments::{Deferred, Figure, Plan};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
@@ -44,6 +45,13 @@ struct Fig3Config {
     /// extra curve `dp_sgld_tight` in the summary (0: none; the paper's curve is unchanged).
     #[serde(default)]
     sgld_tight_points: u64,
+    /// raisa2021/gmm's added chains (none in Fig. 3's own config)
+    #[serde(default)]
+    penalty: Option<added::PenaltyTable>,
+    #[serde(default)]
+    dp_hmc: Option<added::HmcTable>,
+    #[serde(default)]
+    sgnht: Option<added::SgnhtTable>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +63,11 @@ enum Fig3Task {
     },
     Sgld {
         noise: crate::dpmcmc::sgld::Noise,
+        run: u64,
+    },
+    /// a chain of raisa2021/gmm (penalty, DP-HMC, DP-SGNHT)
+    Added {
+        method: added::Added,
         run: u64,
     },
 }
@@ -72,6 +85,9 @@ pub struct Fig3 {
     sgld_eps: Vec<f64>,
     /// (iteration, tight ε) of the published DP-SGLD at the tight checkpoints.
     sgld_tight: Vec<(u64, f64)>,
+    /// raisa2021/gmm's added chains and their ε (DPVI's included) per checkpoint
+    added: added::AddedChains,
+    added_eps: Vec<(added::Added, Vec<f64>)>,
 }
 
 impl Fig3Config {
@@ -97,6 +113,15 @@ impl Fig3Config {
             iterations: 0,
             delta: self.delta_mcmc,
             alpha_max: self.alpha_max_mcmc,
+        }
+    }
+
+    /// raisa2021/gmm's added chains (empty for Fig. 3's own config).
+    fn added(&self) -> added::AddedChains {
+        added::AddedChains {
+            penalty: self.penalty.clone(),
+            dp_hmc: self.dp_hmc.clone(),
+            sgnht: self.sgnht.clone(),
         }
     }
 
@@ -178,13 +203,20 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             c.sgld_burn_in + (c.sgld_iterations - c.sgld_burn_in) / c.sgld_every * c.sgld_every;
         tight_sgld_curve(&c, &[last])?;
     }
+    let added = c.added();
+    added.validate(c.n_data, c.delta_mcmc)?;
+    let added_names: String = added
+        .methods()
+        .iter()
+        .map(|m| format!(" + {}", m.name()))
+        .collect();
     let description = format!(
-        "reference chain + {} runs × (DP-MCMC of {} iterations + {} DP-SGLD variants of {} steps) = {} tasks (data and start made at run time)",
+        "reference chain + {} runs × (DP-MCMC of {} iterations + {} DP-SGLD variants of {} steps{added_names}) = {} tasks (data and start made at run time)",
         c.runs,
         c.mcmc_iterations,
         c.sgld_variants.len(),
         c.sgld_iterations,
-        1 + c.runs * (1 + c.sgld_variants.len() as u64)
+        1 + c.runs * (1 + c.sgld_variants.len() as u64 + added.methods().len() as u64)
     );
     Ok(Box::new(Deferred {
         description,
@@ -226,8 +258,25 @@ fn prepare_fig3(
     for &noise in &c.sgld_variants {
         tasks.extend((0..c.runs).map(|run| Fig3Task::Sgld { noise, run }));
     }
+    let added = c.added();
+    let mut added_eps = Vec::new();
+    for m in added.methods() {
+        tasks.extend((0..c.runs).map(|run| Fig3Task::Added { method: m, run }));
+        let eps = added
+            .epsilons(m, c.n_data, c.delta_mcmc, &added.checkpoints(m))
+            .map_err(|e| {
+                ParamError::new(
+                    m.table().to_string(),
+                    e.to_string(),
+                    "settings whose ε can be computed",
+                )
+            })?;
+        added_eps.push((m, eps.iter().map(|e| e + start.dpvi_epsilon()).collect()));
+    }
     let exact = crate::dpmcmc::gmm::exact_posterior(&data, c.n0, 0.01, 161);
     Ok(Box::new(Fig3 {
+        added,
+        added_eps,
         test,
         proposal_sd: c.proposal_variance.sqrt(),
         start,
@@ -388,6 +437,7 @@ impl Figure for Fig3 {
                     * crate::dpmcmc::sgld::Sgld::paper(noise).batch as f64
                     * 40.0
             }
+            Fig3Task::Added { method, .. } => self.added.cost(method, self.c.n_data),
         }
     }
 
@@ -494,6 +544,30 @@ impl Figure for Fig3 {
                         }
                     },
                 );
+            }
+            Fig3Task::Added { method, run } => {
+                let schedule = self
+                    .added
+                    .schedule(method)
+                    .ok_or_else(|| anyhow::anyhow!("{} is not configured", method.name()))?;
+                let eps = self
+                    .added_eps
+                    .iter()
+                    .find(|(m, _)| *m == method)
+                    .map(|(_, e)| e)
+                    .ok_or_else(|| anyhow::anyhow!("no ε for {}", method.name()))?;
+                let model = crate::dpmcmc::gmm::TemperedGmm::new(&self.data, self.c.n0);
+                let (mut theta, mut acc, mut k) = (self.start.theta, Running::default(), 0);
+                self.added
+                    .run(method, &model, &mut theta, rng, |t, theta| {
+                        if t > schedule.burn_in {
+                            acc.push(*theta);
+                            if (t - schedule.burn_in).is_multiple_of(schedule.every) {
+                                record(method.name(), run, t, eps[k], &acc);
+                                k += 1;
+                            }
+                        }
+                    })?;
             }
         }
         Ok(rows)
@@ -619,6 +693,12 @@ impl Figure for Fig3 {
                 });
             }
         }
+        for m in self.added.methods() {
+            for chain in self.added.entries(m, c.n_data, c.delta_mcmc)? {
+                let series = chain.series.clone();
+                out.push(compose(series, chain, &dpvi));
+            }
+        }
         if c.sgld_variants
             .contains(&crate::dpmcmc::sgld::Noise::Published)
         {
@@ -648,12 +728,16 @@ impl Figure for Fig3 {
     }
 
     fn manifest_details(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut details = serde_json::json!({
             "exact_tempered_posterior": { "mean": self.exact.mean, "var": self.exact.var, "corr": self.exact.corr },
             "dp_mcmc": { "epsilon": "classic conversion after (burn-in + t) iterations, composed with the DPVI initialisation (see the ledger)", "delta": self.c.delta_mcmc, "start": start_json(&self.start) },
             "dp_sgld": { "epsilon": "Poisson-subsampled Gaussian, classic conversion, after (burn-in + t) steps", "delta": self.c.delta_sgld, "start": "θ₀ ~ N(0, I)", "variants": self.c.sgld_variants.iter().map(|v| sgld_name(*v)).collect::<Vec<_>>() },
             "dp_sgld_tight": { "epsilon": "the published DP-SGLD's rows re-plotted at its tight ε (privacy-loss distribution, an upper bound with slack 0.005; privpost account --mechanism sgld)", "checkpoints": self.sgld_tight },
             "errors": "|running moment − reference| per coordinate; mean and standard error over runs",
-        })
+        });
+        if let (false, Some(map)) = (self.added.methods().is_empty(), details.as_object_mut()) {
+            map.insert("added_chains".into(), self.added.manifest());
+        }
+        details
     }
 }

@@ -15,6 +15,7 @@
 //! privacy is stated by the dominating pair (`privacy::sg_mcmc`); the corrected
 //! DP-SGLD draws noise 2h and runs the largest count RDP allows for the same pair.
 
+pub mod gmm;
 pub mod plot;
 
 use rand::Rng;

@@ -1,0 +1,483 @@
+//! `raisa2021/gmm`: Räisä et al.'s samplers on Heikkilä et al.'s GMM (issue 34), so
+//! the two papers' claims meet on one problem. The figure is heikkila2019 Fig. 3 —
+//! the same data, DPVI start, Barker DP-MCMC and DP-SGLD runs, checkpoints and scores
+//! (error of the running mean and variance against the exact tempered posterior, vs
+//! ε spent) — with three chains added, each configured by its own table:
+//!
+//! - `[penalty]`: the penalty algorithm (Yildirim & Ermis 2019) with a random-walk
+//!   proposal, on the full tempered data ([`TemperedGmm`]);
+//! - `[dp_hmc]`: DP-HMC (Räisä, Koskela, Honkela 2021);
+//! - `[sgnht]`: DP-SGNHT (a b-record batch without replacement, as Räisä et al.).
+//!
+//! Their ε at a checkpoint after t iterations: penalty and DP-HMC by the tight
+//! Gaussian-composition PLD of t iterations (`privacy::gaussian_pld`, the authors'
+//! accounting); DP-SGNHT by the RDP of its dominating Poisson pair
+//! (`privacy::sg_mcmc`) with the classic conversion, as Fig. 3 states DP-SGLD's.
+//! Fig. 3 adds DPVI's ε to every chain that starts where DPVI lands (basic
+//! composition); the new chains start there too.
+
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+
+use crate::config::{check, ParamError};
+use crate::dpmcmc::exact_mh::{DpHmc, Penalty, VanDerCorput};
+use crate::dpmcmc::gmm::TemperedGmm;
+use crate::dpmcmc::sg_mcmc::{SgKind, SgMcmc};
+use crate::privacy::accountant::SgldAccount;
+use crate::privacy::gaussian_pld::{event_mu, Accountant};
+use crate::privacy::ledger::{Entry, Event, Guarantee};
+use crate::privacy::rdp::Conversion;
+
+/// The chain length and what of it is recorded: after `burn_in` iterations, every
+/// `every` (as Fig. 3's DP-MCMC); the keys `iterations`, `burn_in`, `every` of each table.
+#[derive(Debug, Clone, Copy)]
+pub struct Schedule {
+    pub iterations: u64,
+    pub burn_in: u64,
+    pub every: u64,
+}
+
+/// `[penalty]`: τ, the random-walk proposal sd per coordinate and b (ratios clipped
+/// to ±b‖θ′ − θ‖, in units of the tempered terms).
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PenaltyTable {
+    tau: f64,
+    proposal_sd: f64,
+    clip: f64,
+    iterations: u64,
+    burn_in: u64,
+    every: u64,
+}
+
+/// `[dp_hmc]`: Räisä et al.'s parameters (facts file §2).
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HmcTable {
+    tau_l: f64,
+    tau_g: f64,
+    step: f64,
+    leapfrog: u64,
+    clip_ratio: f64,
+    clip_grad: f64,
+    iterations: u64,
+    burn_in: u64,
+    every: u64,
+}
+
+/// `[sgnht]`: batch b, clip C (tempered terms), η (h = η/N) and the diffusion A.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SgnhtTable {
+    batch: u64,
+    clip: f64,
+    eta: f64,
+    diffusion: f64,
+    iterations: u64,
+    burn_in: u64,
+    every: u64,
+}
+
+/// The added chains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Added {
+    Penalty,
+    DpHmc,
+    DpSgnht,
+}
+
+impl Added {
+    pub const ALL: [Added; 3] = [Added::Penalty, Added::DpHmc, Added::DpSgnht];
+
+    /// The `method` column and the config table's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Added::Penalty => "penalty",
+            Added::DpHmc => "dp_hmc",
+            Added::DpSgnht => "dp_sgnht",
+        }
+    }
+
+    /// The config table of the chain.
+    pub fn table(self) -> &'static str {
+        match self {
+            Added::Penalty => "penalty",
+            Added::DpHmc => "dp_hmc",
+            Added::DpSgnht => "sgnht",
+        }
+    }
+}
+
+/// The optional tables of a Fig. 3 config (absent in heikkila2019/fig3's own).
+#[derive(Debug, Clone, Default)]
+pub struct AddedChains {
+    pub penalty: Option<PenaltyTable>,
+    pub dp_hmc: Option<HmcTable>,
+    pub sgnht: Option<SgnhtTable>,
+}
+
+/// One configured chain.
+#[derive(Debug, Clone, Copy)]
+enum Sampler {
+    Penalty(Penalty),
+    DpHmc(DpHmc),
+    Sgnht(SgMcmc),
+}
+
+/// Most iterations of an added chain (each a pass over the N records for the
+/// penalty algorithm and L + 2 passes for DP-HMC).
+const MAX_ITERATIONS: u64 = 100_000_000;
+
+impl AddedChains {
+    /// The configured chains, in [`Added::ALL`] order.
+    pub fn methods(&self) -> Vec<Added> {
+        Added::ALL
+            .into_iter()
+            .filter(|m| self.schedule(*m).is_some())
+            .collect()
+    }
+
+    pub fn schedule(&self, m: Added) -> Option<Schedule> {
+        match m {
+            Added::Penalty => self
+                .penalty
+                .as_ref()
+                .map(|t| (t.iterations, t.burn_in, t.every)),
+            Added::DpHmc => self
+                .dp_hmc
+                .as_ref()
+                .map(|t| (t.iterations, t.burn_in, t.every)),
+            Added::DpSgnht => self
+                .sgnht
+                .as_ref()
+                .map(|t| (t.iterations, t.burn_in, t.every)),
+        }
+        .map(|(iterations, burn_in, every)| Schedule {
+            iterations,
+            burn_in,
+            every,
+        })
+    }
+
+    fn sampler(&self, m: Added) -> Option<Sampler> {
+        Some(match m {
+            Added::Penalty => {
+                let t = self.penalty.as_ref()?;
+                Sampler::Penalty(Penalty {
+                    tau: t.tau,
+                    n_exponent: 0.5,
+                    proposal_sd: t.proposal_sd,
+                    clip: t.clip,
+                    corrected: true,
+                })
+            }
+            Added::DpHmc => {
+                let t = self.dp_hmc.as_ref()?;
+                Sampler::DpHmc(DpHmc {
+                    tau_l: t.tau_l,
+                    tau_g: t.tau_g,
+                    clip_ratio: t.clip_ratio,
+                    clip_grad: t.clip_grad,
+                    leapfrog: t.leapfrog as usize,
+                    step: t.step,
+                })
+            }
+            Added::DpSgnht => {
+                let t = self.sgnht.as_ref()?;
+                Sampler::Sgnht(SgMcmc {
+                    batch: t.batch as usize,
+                    clip: t.clip,
+                    eta: t.eta,
+                    kind: SgKind::Sgnht {
+                        diffusion: t.diffusion,
+                    },
+                })
+            }
+        })
+    }
+
+    /// Checks every configured table (keys named `table.key`), and that each chain's
+    /// ε can be computed at its last checkpoint.
+    pub fn validate(&self, n_data: u64, delta: f64) -> Result<(), ParamError> {
+        let positive = |key: String, v: f64| check::positive(&key, v).map(|_| ());
+        for m in self.methods() {
+            let table = m.table();
+            let key = |k: &str| format!("{table}.{k}");
+            if let Some(s) = self.schedule(m) {
+                if !(2..=MAX_ITERATIONS).contains(&s.iterations) {
+                    return Err(ParamError::new(
+                        key("iterations"),
+                        s.iterations.to_string(),
+                        format!("2 ..= {MAX_ITERATIONS}"),
+                    ));
+                }
+                if s.burn_in >= s.iterations {
+                    return Err(ParamError::new(
+                        key("burn_in"),
+                        format!(
+                            "{} with {} = {}",
+                            s.burn_in,
+                            key("iterations"),
+                            s.iterations
+                        ),
+                        format!("{} < {}", key("burn_in"), key("iterations")),
+                    ));
+                }
+                check::at_least(&key("every"), s.every, 1)?;
+                if s.every > s.iterations - s.burn_in {
+                    return Err(ParamError::new(
+                        key("every"),
+                        s.every.to_string(),
+                        format!(
+                            "at most {} − {} (one checkpoint at least)",
+                            key("iterations"),
+                            key("burn_in")
+                        ),
+                    ));
+                }
+            }
+            match m {
+                Added::Penalty => {
+                    let t = self
+                        .penalty
+                        .as_ref()
+                        .map(|t| (t.tau, t.proposal_sd, t.clip));
+                    if let Some((tau, sd, clip)) = t {
+                        positive(key("tau"), tau)?;
+                        check::within(
+                            &key("proposal_sd"),
+                            sd,
+                            1e-6,
+                            1e3,
+                            "a random-walk step on the GMM's scale",
+                        )?;
+                        positive(key("clip"), clip)?;
+                    }
+                }
+                Added::DpHmc => {
+                    if let Some(t) = &self.dp_hmc {
+                        positive(key("tau_l"), t.tau_l)?;
+                        positive(key("tau_g"), t.tau_g)?;
+                        check::within(
+                            &key("step"),
+                            t.step,
+                            1e-9,
+                            10.0,
+                            "a leapfrog step on the GMM's scale",
+                        )?;
+                        positive(key("clip_ratio"), t.clip_ratio)?;
+                        positive(key("clip_grad"), t.clip_grad)?;
+                        if !(1..=1000).contains(&t.leapfrog) {
+                            return Err(ParamError::new(
+                                key("leapfrog"),
+                                t.leapfrog.to_string(),
+                                "1 ..= 1000 leapfrog steps",
+                            ));
+                        }
+                    }
+                }
+                Added::DpSgnht => {
+                    if let Some(t) = &self.sgnht {
+                        if t.batch == 0 || t.batch > n_data {
+                            return Err(ParamError::new(
+                                key("batch"),
+                                t.batch.to_string(),
+                                "1 ..= n_data",
+                            ));
+                        }
+                        positive(key("clip"), t.clip)?;
+                        check::within(
+                            &key("eta"),
+                            t.eta,
+                            1e-9,
+                            1e9,
+                            "η with h = η/N a step on the GMM's scale",
+                        )?;
+                        check::within(
+                            &key("diffusion"),
+                            t.diffusion,
+                            1e-6,
+                            1e6,
+                            "the thermostat's diffusion A",
+                        )?;
+                    }
+                }
+            }
+            // the privacy of the whole chain must be a finite number
+            let last = self.checkpoints(m).last().copied().unwrap_or(0);
+            let eps = self.epsilons(m, n_data, delta, &[last]).map_err(|e| {
+                ParamError::new(
+                    key("iterations"),
+                    e.to_string(),
+                    "settings whose ε can be computed",
+                )
+            })?;
+            if !eps.iter().all(|e| e.is_finite()) {
+                return Err(ParamError::new(
+                    key(if m == Added::DpSgnht { "clip" } else { "tau" }),
+                    format!("ε after {last} iterations is not finite"),
+                    "noise large enough for a finite ε",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checkpoints of a chain: the burn-in plus every `every` iterations.
+    pub fn checkpoints(&self, m: Added) -> Vec<u64> {
+        self.schedule(m).map_or_else(Vec::new, |s| {
+            (1..=(s.iterations - s.burn_in) / s.every)
+                .map(|k| s.burn_in + k * s.every)
+                .collect()
+        })
+    }
+
+    /// One iteration's Gaussian-composition event (penalty, DP-HMC).
+    fn step_event(&self, m: Added, n: usize) -> Option<Event> {
+        match self.sampler(m)? {
+            Sampler::Penalty(p) => Some(p.event(n)),
+            Sampler::DpHmc(h) => Some(h.event(n)),
+            Sampler::Sgnht(_) => None,
+        }
+    }
+
+    /// DP-SGNHT's accounting question (T given per call).
+    fn sgnht_account(&self, n: usize, delta: f64, iterations: u64) -> Option<SgldAccount> {
+        match self.sampler(Added::DpSgnht)? {
+            Sampler::Sgnht(sg) => {
+                let p = sg.privacy(n);
+                Some(SgldAccount {
+                    q: p.q(),
+                    sigma: p.dominating_sigma(),
+                    iterations,
+                    delta,
+                    alpha_max: 512,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// ε of the chain alone after each of `ts` iterations, at δ.
+    pub fn epsilons(
+        &self,
+        m: Added,
+        n_data: u64,
+        delta: f64,
+        ts: &[u64],
+    ) -> anyhow::Result<Vec<f64>> {
+        let n = n_data as usize;
+        if let Some(step) = self.step_event(m, n) {
+            let mu =
+                event_mu(&step).ok_or_else(|| anyhow::anyhow!("not a Gaussian composition"))?;
+            return Ok(ts
+                .iter()
+                .map(|&t| Accountant::Pld.epsilon(t, mu, delta))
+                .collect());
+        }
+        let account = self
+            .sgnht_account(n, delta, 0)
+            .ok_or_else(|| anyhow::anyhow!("{} is not configured", m.name()))?;
+        Ok(account
+            .curve(ts, Conversion::Classic)?
+            .iter()
+            .map(|s| s.epsilon)
+            .collect())
+    }
+
+    /// The chain's own ledger entries at its checkpoints, named `method=…, iteration=t`.
+    pub fn entries(&self, m: Added, n_data: u64, delta: f64) -> anyhow::Result<Vec<Entry>> {
+        let n = n_data as usize;
+        let ts = self.checkpoints(m);
+        let series = |t: u64| format!("method={}, iteration={t}", m.name());
+        if let Some(step) = self.step_event(m, n) {
+            let eps = self.epsilons(m, n_data, delta, &ts)?;
+            return Ok(ts
+                .iter()
+                .zip(eps)
+                .map(|(&t, epsilon)| {
+                    Entry::new(
+                        series(t),
+                        Event::repeat(t, step.clone()),
+                        Guarantee::ApproxDp {
+                            epsilon,
+                            delta,
+                            conversion: "pld".into(),
+                            order: None,
+                        },
+                    )
+                })
+                .collect());
+        }
+        let account = self
+            .sgnht_account(n, delta, 0)
+            .ok_or_else(|| anyhow::anyhow!("{} is not configured", m.name()))?;
+        Ok(account
+            .entries(&ts, Conversion::Classic, series)?
+            .into_iter()
+            .map(|e| e.when("a fixed-size batch without replacement under substitution, stated by its dominating Poisson pair with σ = s/(2C) (privacy::sg_mcmc)"))
+            .collect())
+    }
+
+    /// The manifest's account of the added chains: their settings and accounting.
+    pub fn manifest(&self) -> serde_json::Value {
+        serde_json::json!({
+            "penalty": self.penalty,
+            "dp_hmc": self.dp_hmc,
+            "sgnht": self.sgnht,
+            "model": "the tempered GMM: record i contributes τ ln p(xᵢ | θ), τ = N₀/N; clip bounds are in units of these terms",
+            "start": "where DP-MCMC starts (DPVI's point, its ε composed as for DP-MCMC)",
+            "epsilon": "penalty and DP-HMC: tight Gaussian-composition PLD of t iterations at delta_mcmc (privacy::gaussian_pld); DP-SGNHT: RDP of the dominating Poisson pair σ = s/(2C), classic conversion, at delta_mcmc",
+        })
+    }
+
+    /// Estimated flops of one chain on n records.
+    pub fn cost(&self, m: Added, n_data: u64) -> f64 {
+        let (n, t) = (
+            n_data as f64,
+            self.schedule(m).map_or(0, |s| s.iterations) as f64,
+        );
+        match self.sampler(m) {
+            Some(Sampler::Penalty(_)) => t * n * 40.0,
+            Some(Sampler::DpHmc(h)) => t * n * 40.0 * (h.leapfrog as f64 + 2.0),
+            Some(Sampler::Sgnht(s)) => t * s.batch as f64 * 60.0,
+            None => 0.0,
+        }
+    }
+
+    /// Runs chain `m` from `theta` on the tempered data, calling `after(t, θ)` after
+    /// iteration t (1-based).
+    pub fn run(
+        &self,
+        m: Added,
+        model: &TemperedGmm,
+        theta: &mut [f64; 2],
+        rng: &mut ChaCha8Rng,
+        mut after: impl FnMut(u64, &[f64; 2]),
+    ) -> anyhow::Result<()> {
+        let s = self
+            .schedule(m)
+            .ok_or_else(|| anyhow::anyhow!("{} is not configured", m.name()))?;
+        let mut scratch = Vec::new();
+        match self.sampler(m) {
+            Some(Sampler::Penalty(p)) => {
+                for t in 1..=s.iterations {
+                    p.step(model, theta, &mut scratch, rng);
+                    after(t, theta);
+                }
+            }
+            Some(Sampler::DpHmc(h)) => {
+                let mut jitter = VanDerCorput::new(rng);
+                for t in 1..=s.iterations {
+                    h.step(model, theta, jitter.next_value(), &mut scratch, rng);
+                    after(t, theta);
+                }
+            }
+            Some(Sampler::Sgnht(sg)) => {
+                sg.run(model, theta, s.iterations, rng, after);
+            }
+            None => anyhow::bail!("{} is not configured", m.name()),
+        }
+        Ok(())
+    }
+}
