@@ -93,6 +93,24 @@ fn clip_add<const D: usize>(sum: &mut [f64; D], g: &[f64; D], bound: f64) -> u64
     clipped
 }
 
+/// The trait's generic clipped-gradient sums (all records, or `batch`): what a
+/// model's fused overrides are tested against.
+#[cfg(test)]
+pub(crate) fn generic_clipped_sum<const D: usize>(
+    model: &impl RecordModel<D>,
+    theta: &[f64; D],
+    bound: f64,
+    batch: Option<&[usize]>,
+) -> ([f64; D], u64) {
+    let (mut sum, mut clipped) = ([0.0; D], 0);
+    let mut add = |g: &[f64; D]| clipped += clip_add(&mut sum, g, bound);
+    match batch {
+        Some(b) => model.batch_grads(theta, b, &mut add),
+        None => model.for_each_grad(theta, &mut add),
+    }
+    (sum, clipped)
+}
+
 fn distance<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
     a.iter()
         .zip(b)

@@ -514,18 +514,8 @@ mod tests {
         assert_eq!(k, data.len());
         for bound in [f64::INFINITY, 0.05, 1e-6] {
             let (fused, fused_clipped) = m.clipped_grad_sum(&theta, bound);
-            let (mut generic, mut generic_clipped) = ([0.0; 2], 0);
-            m.for_each_grad(&theta, &mut |g| {
-                let norm = (g[0] * g[0] + g[1] * g[1]).sqrt();
-                let s = if norm > bound {
-                    generic_clipped += 1;
-                    bound / norm
-                } else {
-                    1.0
-                };
-                generic[0] += s * g[0];
-                generic[1] += s * g[1];
-            });
+            let (generic, generic_clipped) =
+                crate::dpmcmc::exact_mh::generic_clipped_sum(&m, &theta, bound, None);
             assert_eq!(fused_clipped, generic_clipped, "bound {bound}");
             for j in 0..2 {
                 assert!(
@@ -565,18 +555,8 @@ mod tests {
         let many: Vec<usize> = (0..300).map(|k| (k * 37) % data.len()).collect();
         for bound in [f64::INFINITY, 0.05, 1e-6] {
             let (fused, fused_clipped) = m.clipped_batch_grad_sum(&theta, bound, &many);
-            let (mut want, mut want_clipped) = ([0.0; 2], 0);
-            m.batch_grads(&theta, &many, &mut |g| {
-                let norm = (g[0] * g[0] + g[1] * g[1]).sqrt();
-                let s = if norm > bound {
-                    want_clipped += 1;
-                    bound / norm
-                } else {
-                    1.0
-                };
-                want[0] += s * g[0];
-                want[1] += s * g[1];
-            });
+            let (want, want_clipped) =
+                crate::dpmcmc::exact_mh::generic_clipped_sum(&m, &theta, bound, Some(&many));
             assert_eq!(fused_clipped, want_clipped);
             for j in 0..2 {
                 assert!((fused[j] - want[j]).abs() <= 1e-12 * want[j].abs().max(1.0));

@@ -444,18 +444,8 @@ mod tests {
             // the fused minibatch sum (chunks of 64) against the trait's generic one
             let batch: Vec<usize> = (0..150).map(|i| (i * 37) % 5000).collect();
             let (f, cf) = banana.clipped_batch_grad_sum(&theta, b, &batch);
-            let (mut g, mut cg) = ([0.0; 2], 0);
-            banana.batch_grads(&theta, &batch, &mut |x| {
-                let norm = (x[0] * x[0] + x[1] * x[1]).sqrt();
-                let s = if norm > b {
-                    cg += 1;
-                    b / norm
-                } else {
-                    1.0
-                };
-                g[0] += s * x[0];
-                g[1] += s * x[1];
-            });
+            let (g, cg) =
+                crate::dpmcmc::exact_mh::generic_clipped_sum(&banana, &theta, b, Some(&batch));
             assert_eq!(cf, cg);
             for k in 0..2 {
                 assert!(

@@ -112,14 +112,16 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "dp_sgld_corrected" => style("DP-SGLD (noise 2h)", GREEN, Triangle),
         "dp_sgld_tight" => style("DP-SGLD (as published), tight PLD ε", PURPLE, Diamond),
         "hmc" => style("HMC (privpost)", BLUE, Circle),
-        "dp_hmc" => style("DP-HMC", BLUE, Circle),
+        // sky and black, not blue and purple: raisa2021/gmm draws them beside DP-MCMC
+        // and the tight DP-SGLD curve
+        "dp_hmc" => style("DP-HMC", SKY, Ring),
         "penalty" => style("Penalty algorithm", ORANGE, Square),
         "dp_sgld_published" => style(
             "DP-SGLD (as published: their count, noise h)",
             VERMILLION,
             Square,
         ),
-        "dp_sgnht" => style("DP-SGNHT (as published)", PURPLE, Diamond),
+        "dp_sgnht" => style("DP-SGNHT", BLACK_, Cross),
         "paper_slice" => style("Slice sampler (paper)", VERMILLION, Square),
         "laplace_naive" => style("Laplace, naive (Foulds)", VERMILLION, Square),
         "laplace_noise_aware" => style("Laplace, noise-aware (exact)", SKY, Circle),
@@ -528,7 +530,23 @@ mod tests {
     /// mechanisms that share a figure share a colour.
     #[test]
     fn mechanisms_that_share_a_figure_are_told_apart() {
-        let figures: [&[&str]; 7] = [
+        let figures: [&[&str]; 9] = [
+            &[
+                "dp_mcmc",
+                "dp_sgld",
+                "dp_sgld_corrected",
+                "dp_sgld_tight",
+                "penalty",
+                "dp_hmc",
+                "dp_sgnht",
+            ],
+            &[
+                "penalty",
+                "dp_hmc",
+                "dp_sgld_published",
+                "dp_sgld_corrected",
+                "dp_sgnht",
+            ],
             &["concentrated", "diffuse", "ops", "true_posterior", "gibbs"],
             &[
                 "laplace",

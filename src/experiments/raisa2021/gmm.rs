@@ -481,3 +481,124 @@ impl AddedChains {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chains() -> AddedChains {
+        let t: toml::Table = toml::from_str(
+            r#"
+            [penalty]
+            tau = 13.0
+            proposal_sd = 0.1
+            clip = 3e-4
+            iterations = 2000
+            burn_in = 500
+            every = 25
+            [dp_hmc]
+            tau_l = 2.0
+            tau_g = 5.0
+            step = 0.2
+            leapfrog = 10
+            clip_ratio = 3e-4
+            clip_grad = 3e-4
+            iterations = 200
+            burn_in = 50
+            every = 5
+            [sgnht]
+            batch = 100
+            clip = 3e-4
+            eta = 70.0
+            diffusion = 1.0
+            iterations = 60000
+            burn_in = 10000
+            every = 10000
+            "#,
+        )
+        .unwrap();
+        AddedChains {
+            penalty: Some(t["penalty"].clone().try_into().unwrap()),
+            dp_hmc: Some(t["dp_hmc"].clone().try_into().unwrap()),
+            sgnht: Some(t["sgnht"].clone().try_into().unwrap()),
+        }
+    }
+
+    /// Each chain's ε per checkpoint is its accounting by hand: penalty and DP-HMC
+    /// the Gaussian PLD of t·μ with μ = 1/(2τ²n) (+ (L + 1)/(2τ_g²n) for DP-HMC);
+    /// DP-SGNHT the RDP of the Poisson pair with σ = b√(2A)/(2C√(ηn)); every ledger
+    /// entry states that ε and verifies against its event.
+    #[test]
+    fn added_chains_are_accounted_as_by_hand() {
+        let (c, n, delta) = (chains(), 1_000_000u64, 1e-6);
+        assert_eq!(c.methods(), Added::ALL.to_vec());
+        c.validate(n, delta).unwrap();
+        let ts = c.checkpoints(Added::Penalty);
+        assert_eq!((ts.len(), ts[0], ts[59]), (60, 525, 2000));
+        let nf = n as f64;
+        let by_hand = |t: u64, mu: f64| crate::privacy::gaussian_pld::epsilon(delta, t as f64 * mu);
+        for (m, mu) in [
+            (Added::Penalty, 1.0 / (2.0 * 13.0 * 13.0 * nf)),
+            (
+                Added::DpHmc,
+                1.0 / (2.0 * 4.0 * nf) + 11.0 / (2.0 * 25.0 * nf),
+            ),
+        ] {
+            let ts = c.checkpoints(m);
+            let eps = c.epsilons(m, n, delta, &ts).unwrap();
+            let entries = c.entries(m, n, delta).unwrap();
+            assert_eq!(entries.len(), ts.len());
+            for ((t, e), entry) in ts.iter().zip(&eps).zip(&entries) {
+                assert!((e - by_hand(*t, mu)).abs() <= 1e-12 * e, "{m:?} {t}");
+                assert_eq!(entry.guarantee.epsilon_delta(), (*e, delta));
+                entry.verify(1e-9).unwrap();
+            }
+            assert!(eps.windows(2).all(|w| w[0] < w[1]));
+        }
+        // 200 DP-HMC iterations at these settings: about 0.040 (the figure's notes)
+        let hmc = c.epsilons(Added::DpHmc, n, delta, &[200]).unwrap()[0];
+        assert!((hmc - 0.0401).abs() < 5e-4, "{hmc}");
+        let ts = c.checkpoints(Added::DpSgnht);
+        let sigma = 100.0 * 2f64.sqrt() / (2.0 * 3e-4 * (70.0 * nf).sqrt());
+        let account = SgldAccount {
+            q: 1e-4,
+            sigma,
+            iterations: 0,
+            delta,
+            alpha_max: 512,
+        };
+        let want: Vec<f64> = account
+            .curve(&ts, Conversion::Classic)
+            .unwrap()
+            .iter()
+            .map(|s| s.epsilon)
+            .collect();
+        assert_eq!(c.epsilons(Added::DpSgnht, n, delta, &ts).unwrap(), want);
+        for (entry, e) in c
+            .entries(Added::DpSgnht, n, delta)
+            .unwrap()
+            .iter()
+            .zip(&want)
+        {
+            assert_eq!(entry.guarantee.epsilon_delta().0, *e);
+            entry.verify(1e-9).unwrap();
+        }
+    }
+
+    /// Bad tables are refused naming `table.key`.
+    #[test]
+    fn bad_tables_name_their_key() {
+        let mut c = chains();
+        c.dp_hmc.as_mut().unwrap().leapfrog = 0;
+        let e = c.validate(1_000_000, 1e-6).unwrap_err();
+        assert_eq!(e.key, "dp_hmc.leapfrog", "{e:?}");
+        let mut c = chains();
+        c.penalty.as_mut().unwrap().every = 5000;
+        let e = c.validate(1_000_000, 1e-6).unwrap_err();
+        assert_eq!(e.key, "penalty.every", "{e:?}");
+        let mut c = chains();
+        c.sgnht.as_mut().unwrap().batch = 2_000_000;
+        let e = c.validate(1_000_000, 1e-6).unwrap_err();
+        assert_eq!(e.key, "sgnht.batch", "{e:?}");
+    }
+}
