@@ -404,13 +404,18 @@ impl Figure for Fig3 {
             }
             _ => format!("{:e}", self.c.delta_mcmc),
         };
-        vec![
+        let mut out = vec![
             parameter("synthetic GMM data, N", self.c.n_data),
             parameter("batch b", self.test.batch),
-            parameter("DP-MCMC δ", mcmc_delta),
+            parameter("DP-MCMC δ", mcmc_delta.clone()),
             parameter("DP-SGLD δ", format!("{:e}", self.c.delta_sgld)),
             parameter("runs", self.c.runs),
-        ]
+        ];
+        if !self.added.methods().is_empty() {
+            // the added chains start where DP-MCMC does and are stated at its δ
+            out.insert(4, parameter("penalty, DP-HMC, DP-SGNHT δ", mcmc_delta));
+        }
+        out
     }
 
     fn task_count(&self) -> usize {
