@@ -82,6 +82,18 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
+        // a paper-scale run of 2026-11-26 (2 jobs, 1354 s) shared the 2 cores with
+        // another 2-job run: its DP-SGLD tasks ran at 2.1× heikkila2019/fig3's idle
+        // seconds per unit, so the measured 4.617e-10 s/unit and 34.1 s are divided by 2.1
+        id: "raisa2021/gmm",
+        per_unit: 2.1986e-10,
+        fixed: 16.2,
+        paper: Cost {
+            total: 5.718400e+12,
+            max: 9.600000e+10,
+        },
+    },
+    Rate {
         // calibrated on a 2-repeat paper-scale run of 2026-11-26 (2 jobs, 318 s, idle)
         id: "raisa2021/gauss",
         per_unit: 2.8117e-09,

@@ -440,7 +440,8 @@ impl AddedChains {
         match self.sampler(m) {
             Some(Sampler::Penalty(_)) => t * n * 40.0,
             Some(Sampler::DpHmc(h)) => t * n * 40.0 * (h.leapfrog as f64 + 2.0),
-            Some(Sampler::Sgnht(s)) => t * s.batch as f64 * 60.0,
+            // a gathered record costs about twice a streamed one (per-task times)
+            Some(Sampler::Sgnht(s)) => t * s.batch as f64 * 100.0,
             None => 0.0,
         }
     }
