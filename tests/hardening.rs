@@ -594,6 +594,38 @@ fn manifests_hold_no_rust_debug_text() {
 /// Räisä et al.'s comparison refuses τ ≤ 0, clip ≤ 0, L = 0 and an ε whose budget
 /// leaves a method fewer than 2 iterations per chain, with exit 2 naming the key,
 /// before any work (issue 34).
+/// A DP-SGNHT chain whose step is far too large diverges: its moments are written as
+/// empty cells and its summary rows count 0 runs — never a NaN, never a made-up number.
+#[test]
+fn a_diverged_gmm_chain_is_reported_empty() {
+    let out = tempfile::tempdir().unwrap();
+    let o = run(
+        out.path(),
+        &["raisa2021/gmm", "--smoke", "--set", "sgnht.eta=1e9"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = std::fs::read_dir(out.path().join("raisa2021"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let rows: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.contains(",dp_sgnht,"))
+        .collect();
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert!(r.ends_with(",,,,,0"), "{r}");
+    }
+    assert!(!summary.to_lowercase().contains("nan"));
+    // the other chains are unaffected
+    assert!(summary
+        .lines()
+        .any(|l| l.contains(",dp_hmc,") && !l.ends_with(",0")));
+}
+
 /// raisa2021/gmm's added chains: each table's keys are checked by name, before any
 /// data is made (nothing is written).
 #[test]

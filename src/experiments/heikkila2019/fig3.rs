@@ -13,7 +13,7 @@ use crate::experiments::{Deferred, Figure, Plan};
 use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
 use crate::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
 use crate::results::manifest::DatasetRecord;
-use crate::results::table::{Row, Table};
+use crate::results::table::{Cell, Row, Table};
 use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -449,6 +449,15 @@ impl Figure for Fig3 {
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         use rand_distr::{Distribution, StandardNormal};
         let mut rows = Vec::new();
+        // a diverged chain (an added chain's step too large) has no finite moment:
+        // its cells are empty, and the summary counts the runs that have one
+        let finite = |x: f64| {
+            if x.is_finite() {
+                Cell::from(x)
+            } else {
+                Cell::Empty
+            }
+        };
         let mut record = |method: &str, run: u64, t: u64, eps: f64, r: &Running| {
             let (m, v) = r.moments();
             rows.push(vec![
@@ -456,10 +465,10 @@ impl Figure for Fig3 {
                 run.into(),
                 t.into(),
                 eps.into(),
-                m[0].into(),
-                m[1].into(),
-                v[0].into(),
-                v[1].into(),
+                finite(m[0]),
+                finite(m[1]),
+                finite(v[0]),
+                finite(v[1]),
             ]);
         };
         match self.tasks[index] {
@@ -621,19 +630,29 @@ impl Figure for Fig3 {
                     let mut me = crate::stats::Moments::default();
                     let mut ve = crate::stats::Moments::default();
                     for &i in idx {
-                        me.push((data.f(i, cols[p]) - reference[p]).abs());
-                        ve.push((data.f(i, cols[2 + p]) - reference[2 + p]).abs());
+                        let (m, v) = (data.f(i, cols[p]), data.f(i, cols[2 + p]));
+                        if m.is_finite() && v.is_finite() {
+                            me.push((m - reference[p]).abs());
+                            ve.push((v - reference[2 + p]).abs());
+                        }
                     }
+                    let stat = |x: f64| {
+                        if me.count > 0 && x.is_finite() {
+                            Cell::from(x)
+                        } else {
+                            Cell::Empty
+                        }
+                    };
                     rows.push(vec![
                         key.0.clone().into(),
                         (*name).into(),
                         data.rows[idx[0]][iteration].clone(),
                         data.rows[idx[0]][epsilon].clone(),
                         (*param).into(),
-                        me.mean.into(),
-                        me.se().into(),
-                        ve.mean.into(),
-                        ve.se().into(),
+                        stat(me.mean),
+                        stat(me.se()),
+                        stat(ve.mean),
+                        stat(ve.se()),
                         me.count.into(),
                     ]);
                 }

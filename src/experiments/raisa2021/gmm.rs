@@ -314,7 +314,11 @@ impl AddedChains {
             })?;
             if !eps.iter().all(|e| e.is_finite()) {
                 return Err(ParamError::new(
-                    key(if m == Added::DpSgnht { "clip" } else { "tau" }),
+                    key(match m {
+                        Added::Penalty => "tau",
+                        Added::DpHmc => "tau_l",
+                        Added::DpSgnht => "clip",
+                    }),
                     format!("ε after {last} iterations is not finite"),
                     "noise large enough for a finite ε",
                 ));
