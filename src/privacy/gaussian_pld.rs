@@ -38,6 +38,11 @@ pub fn ln_phi(x: f64) -> f64 {
 /// δ(ε) of a composition of Gaussian mechanisms with total μ = Σ Δⱼ²/(2σⱼ²)
 /// (module docs). μ = 0 releases nothing: δ = 0 for ε ≥ 0.
 pub fn delta(epsilon: f64, mu: f64) -> f64 {
+    // no noise (μ = ∞, e.g. σ underflowed to 0) or no number: nothing is guaranteed
+    // (the closed form would give ∞ − ∞ = NaN, which `max` would turn into δ = 0)
+    if mu.is_nan() || mu == f64::INFINITY {
+        return 1.0;
+    }
     if mu <= 0.0 {
         return if epsilon >= 0.0 {
             0.0
@@ -58,11 +63,17 @@ pub fn delta(epsilon: f64, mu: f64) -> f64 {
 /// The smallest ε ≥ 0 with δ(ε) ≤ `target` (to within a relative 1e-12, rounded up),
 /// for total μ. `target` in (0, 1).
 pub fn epsilon(target: f64, mu: f64) -> f64 {
+    if mu.is_nan() || mu == f64::INFINITY {
+        return f64::INFINITY;
+    }
     if delta(0.0, mu) <= target {
         return 0.0;
     }
     let (mut lo, mut hi) = (0.0, 1.0);
     while delta(hi, mu) > target {
+        if !hi.is_finite() {
+            return f64::INFINITY;
+        }
         lo = hi;
         hi *= 2.0;
     }
@@ -203,6 +214,22 @@ pub fn event_mu(event: &Event) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    /// No noise (μ = ∞, as when τ underflows σ to 0) or μ = NaN guarantees nothing:
+    /// δ = 1 and ε = ∞, never the 0 the closed form's NaN would turn into.
+    #[test]
+    fn infinite_or_nan_mu_guarantees_nothing() {
+        for mu in [f64::INFINITY, f64::NAN] {
+            assert_eq!(delta(1.0, mu), 1.0);
+            assert_eq!(epsilon(1e-6, mu), f64::INFINITY);
+            assert_eq!(Accountant::Pld.epsilon(10, mu, 1e-6), f64::INFINITY);
+        }
+        // a tiny τ: σ = τ√n underflows, μ = 1/(2σ²) = ∞
+        let mu = penalty_mu(1e-300, 100_000, 0.5);
+        assert_eq!(Accountant::Pld.epsilon(1, mu, 1e-6), f64::INFINITY);
+        // finite μ is unchanged
+        assert!(epsilon(1e-6, 0.5).is_finite() && epsilon(1e-6, 0.5) > 0.0);
+    }
+
     use super::*;
 
     /// δ(ε) against the erfc form of Sommer et al. evaluated directly where it has no

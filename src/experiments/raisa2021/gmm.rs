@@ -300,25 +300,54 @@ impl AddedChains {
                             1e6,
                             "the thermostat's diffusion A",
                         )?;
+                        // the dominating pair's noise multiplier b√(2A)/(2C√(ηN)) must be
+                        // one the accountant resolves
+                        let sigma = match self.sampler(m) {
+                            Some(Sampler::Sgnht(sg)) => {
+                                sg.privacy(n_data as usize).dominating_sigma()
+                            }
+                            _ => f64::NAN,
+                        };
+                        if !(sigma.is_finite() && (1e-6..=1e6).contains(&sigma)) {
+                            return Err(ParamError::new(
+                                key("clip"),
+                                format!(
+                                    "{} = {}, {} = {}, {} = {}, {} = {} give the noise multiplier b√(2A)/(2C√(ηN)) = {}",
+                                    key("batch"),
+                                    t.batch,
+                                    key("clip"),
+                                    check::short(t.clip),
+                                    key("eta"),
+                                    check::short(t.eta),
+                                    key("diffusion"),
+                                    check::short(t.diffusion),
+                                    check::short(sigma)
+                                ),
+                                "clip, eta, batch and diffusion whose noise multiplier lies in [10⁻⁶, 10⁶]",
+                            ));
+                        }
                     }
                 }
             }
-            // the privacy of the whole chain must be a finite number
+            // the privacy of the whole chain must be a finite number; a failure is blamed
+            // on the key that sets the noise (for DP-HMC the release whose noise underflows)
+            let noise_key = key(match (m, &self.dp_hmc) {
+                (Added::Penalty, _) => "tau",
+                (Added::DpHmc, Some(t)) if t.tau_l * t.tau_l * n_data as f64 > 0.0 => "tau_g",
+                (Added::DpHmc, _) => "tau_l",
+                (Added::DpSgnht, _) => "clip",
+            });
             let last = self.checkpoints(m).last().copied().unwrap_or(0);
             let eps = self.epsilons(m, n_data, delta, &[last]).map_err(|e| {
                 ParamError::new(
-                    key("iterations"),
+                    noise_key.clone(),
                     e.to_string(),
                     "settings whose ε can be computed",
                 )
             })?;
             if !eps.iter().all(|e| e.is_finite()) {
                 return Err(ParamError::new(
-                    key(match m {
-                        Added::Penalty => "tau",
-                        Added::DpHmc => "tau_l",
-                        Added::DpSgnht => "clip",
-                    }),
+                    noise_key,
                     format!("ε after {last} iterations is not finite"),
                     "noise large enough for a finite ε",
                 ));

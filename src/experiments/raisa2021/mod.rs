@@ -372,6 +372,38 @@ impl Config {
     /// Total iterations of `m` at ε (index `e`): the budget its accounting allows.
     fn iterations(&self, m: Method, e: usize) -> Result<u64, ParamError> {
         let (eps, n) = (self.epsilons[e], self.n_data as usize);
+        // a τ so small that σ underflows to 0 releases without noise: no budget at all
+        let noise_free = |key: &str, mu: f64| {
+            if mu.is_finite() {
+                Ok(())
+            } else {
+                Err(ParamError::new(
+                    key,
+                    format!("its noise underflows to 0 (μ per iteration = {mu})"),
+                    "τ large enough that τ√n is a positive number",
+                ))
+            }
+        };
+        match m {
+            Method::Penalty => noise_free(
+                "penalty.tau",
+                crate::privacy::gaussian_pld::penalty_mu(self.penalty.tau, self.n_data, 0.5),
+            )?,
+            Method::DpHmc => {
+                let h = &self.dp_hmc;
+                // the release whose noise underflows: the ratio's or the gradients'
+                let key = if h.tau_l * h.tau_l * self.n_data as f64 > 0.0 {
+                    "dp_hmc.tau_g"
+                } else {
+                    "dp_hmc.tau_l"
+                };
+                noise_free(
+                    key,
+                    crate::privacy::gaussian_pld::hmc_mu(h.tau_l, h.tau_g, h.leapfrog, self.n_data),
+                )?
+            }
+            _ => {}
+        }
         let total = match m {
             Method::Penalty => Accountant::Pld.max_iterations(
                 crate::privacy::gaussian_pld::penalty_mu(self.penalty.tau, self.n_data, 0.5),
