@@ -123,8 +123,8 @@ fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     StandardNormal.sample(rng)
 }
 
-/// Σᵢ clip(rᵢ, ±bound) and how many were clipped.
-fn clipped_sum(ratios: &[f64], bound: f64) -> (f64, u64) {
+/// Σᵢ clip(rᵢ, ±bound) and how many were clipped, added in order.
+pub(crate) fn clipped_sum(ratios: &[f64], bound: f64) -> (f64, u64) {
     let mut sum = 0.0;
     let mut clipped = 0;
     for &r in ratios {
