@@ -128,14 +128,22 @@ pub(crate) fn clipped_sum(ratios: &[f64], bound: f64) -> (f64, u64) {
     let mut sum = 0.0;
     let mut clipped = 0;
     for &r in ratios {
-        if r.abs() > bound {
-            sum += bound.copysign(r);
-            clipped += 1;
-        } else {
-            sum += r;
-        }
+        clipped += add_clipped(&mut sum, r, bound);
     }
     (sum, clipped)
+}
+
+/// Adds clip(r, ±bound) to `sum` (±|bound| with r's sign when |r| > bound, so a NaN
+/// passes through); 1 if r was clipped.
+#[inline(always)]
+pub(crate) fn add_clipped(sum: &mut f64, r: f64, bound: f64) -> u64 {
+    if r.abs() > bound {
+        *sum += bound.copysign(r);
+        1
+    } else {
+        *sum += r;
+        0
+    }
 }
 
 /// What one iteration did.
