@@ -6,8 +6,9 @@ usage: check_page.py CHROMIUM PAGE.html SCREENSHOT.png
 Drives the browser over the DevTools protocol on a pipe (--remote-debugging-pipe:
 commands on fd 3, replies on fd 4, NUL-separated JSON), so only the Python standard
 library is needed. Collects console messages, uncaught exceptions and browser log
-entries (a failed image or link load is logged there), waits for the load event,
-reads every <img>'s naturalWidth, saves a full-page screenshot, and prints one JSON
+entries (a failed image or link load is logged there), waits for the load event
+and then, lazy images set to eager as a reader's scrolling would fetch them,
+(up to 30 s) for every <img> to be complete, reads every <img>'s naturalWidth, saves a full-page screenshot, and prints one JSON
 object: {"images": [[src, naturalWidth], ...], "errors": [...], "title": ...}.
 Exits 1 if any image has naturalWidth 0 or anything was logged at error level,
 2 on any other failure (usage, the browser, the protocol, the screenshot file),
@@ -132,6 +133,28 @@ def check(argv):
         send("Page.navigate", {"url": url}, session)
         wait_event("Page.loadEventFired", session)
         time.sleep(0.5)  # late console messages
+        # lazy images (the gallery's thumbnails) below the viewport are not fetched
+        # until a reader scrolls to them, and whether the browser has them by now
+        # depends on timing: ask for all of them, as scrolling would, then wait (up to
+        # 30 s) until every image is complete, loaded or failed, before reading widths
+        send(
+            "Runtime.evaluate",
+            {"expression": "Array.from(document.images).forEach(i => { i.loading = 'eager'; })"},
+            session,
+        )
+        settle = time.time() + 30
+        while time.time() < settle:
+            done = send(
+                "Runtime.evaluate",
+                {
+                    "expression": "Array.from(document.images).every(i => i.complete)",
+                    "returnByValue": True,
+                },
+                session,
+            )
+            if done["result"].get("value") is True:
+                break
+            time.sleep(0.2)
         result = send(
             "Runtime.evaluate",
             {
