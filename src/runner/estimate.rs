@@ -71,11 +71,12 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
-        // calibrated on a 2-repeat paper-scale run of 2026-11-26 (2 jobs, 786 s, idle);
+        // calibrated on a 2-repeat paper-scale run of 2026-11-26 with the AVX2 kernels
+        // (2 jobs, 441 s, a build sharing the cores part of the time: conservative);
         // the paper's 10 repeats cost 5× the units
         id: "raisa2021/banana",
-        per_unit: 4.1522e-09,
-        fixed: 0.198,
+        per_unit: 2.3312e-09,
+        fixed: 0.138,
         paper: Cost {
             total: 1.892310e+12,
             max: 3.004187e+10,
@@ -94,10 +95,11 @@ const RATES: &[Rate] = &[
         },
     },
     Rate {
-        // calibrated on a 2-repeat paper-scale run of 2026-11-26 (2 jobs, 318 s, idle)
+        // calibrated on its paper-scale run of 2026-11-26 with the AVX2 kernels (10
+        // repeats, 2 jobs, 738 s, idle)
         id: "raisa2021/gauss",
-        per_unit: 2.8117e-09,
-        fixed: 0.135,
+        per_unit: 1.3040e-09,
+        fixed: 0.137,
         paper: Cost {
             total: 1.131466e+12,
             max: 3.019600e+10,
