@@ -202,6 +202,35 @@ fn account_agrees_with_dp_accounting_autodp_and_prv_accountant() {
         );
         eprintln!("{args:?} T = {k}: closed form {ours:.6}, dp-accounting PLD [{lo:.6}, {hi:.6}]");
     }
+    // 7. Laplace + Gaussians through `--event`: the tight answer inside dp-accounting's
+    //    PLD bracket or above it by at most its slack, the RDP answer within 0.5 %
+    let lg = &or["laplace_gaussian"];
+    let dir = tempfile::tempdir().unwrap();
+    let ev = dir.path().join("laplace_gaussian.json");
+    std::fs::write(&ev, LAPLACE_GAUSSIAN).unwrap();
+    let v = account_json(&["--event", ev.to_str().unwrap(), "--delta", "1e-5"]);
+    let answer = |name: &str| {
+        v["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["accountant"] == name)
+            .map(|a| (f(&a["epsilon"]), a["slack"].as_f64().unwrap_or(0.0)))
+            .unwrap_or_else(|| panic!("no {name} answer: {v}"))
+    };
+    let (tight, slack) = answer("pld");
+    let (lo, hi) = (f(&lg["optimistic"]), f(&lg["pessimistic"]));
+    assert!(
+        tight >= lo - 1e-9 && tight <= hi + slack,
+        "Laplace + Gaussian: pld {tight} outside dp-accounting's [{lo}, {hi}] + {slack}"
+    );
+    let (improved, _) = answer("rdp_improved");
+    let theirs = f(&lg["rdp"]);
+    assert!(
+        rel(improved, theirs) < 0.005,
+        "Laplace + Gaussian: RDP {improved} vs dp-accounting's {theirs}"
+    );
+    eprintln!("Laplace + 10 Gaussians: pld {tight:.6} in [{lo:.6}, {hi:.6}], RDP {improved:.6} vs {theirs:.6}");
     // 5. autodp reproduces the Heikkilä headline
     let headline = f(&or["autodp_barker"]["epsilon"]);
     let v = account_json(&[
@@ -219,3 +248,11 @@ fn account_agrees_with_dp_accounting_autodp_and_prv_accountant() {
     let ours = f(&v["results"][0]["classic"]["epsilon"]);
     assert!(rel(ours, headline) < 1e-8, "{ours} vs autodp {headline}");
 }
+
+/// Laplace(scale 10) + 10 × Gaussian(σ 5), sensitivity 1 (`times` as a float, as
+/// configs write counts).
+const LAPLACE_GAUSSIAN: &str = r#"{"schema": "privpost-event/1", "event": {"mechanism": "compose",
+  "composition": "sequential", "parts": [
+  {"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 10.0},
+  {"mechanism": "repeat", "times": 1e1, "event":
+    {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 5.0, "rdp_scale": 0.5}}]}}"#;

@@ -116,6 +116,87 @@ fn an_event_file_is_answered_by_the_same_accountants() {
     assert!(ev["answers"][0]["sigma"].as_f64().unwrap() > 1.0);
 }
 
+/// Laplace(scale 10) + 10 × Gaussian(σ 5), sensitivity 1, at δ = 10⁻⁵ (issue 46):
+/// the Laplace part's RDP is its exact curve (Mironov 2017, Prop. 6), not its pure ε
+/// at every order (which gave 2.914), and the composition gets the tight PLD answer.
+/// Reference values: dp-accounting 0.6.0 (`tests/reference/oracles.py`, section 7, run
+/// on 2026-11-26; `tests/oracles.rs` recomputes them live): RDP 2.848722, PLD bracket
+/// [2.627086, 2.627588]. `times` written as 1e1 is accepted, as configs accept counts;
+/// `--pld-slack` and `--alpha-max` apply.
+#[test]
+fn laplace_and_gaussian_events_get_the_exact_rdp_and_the_tight_pld() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "lg.json",
+        r#"{"schema": "privpost-event/1", "event": {"mechanism": "compose", "composition": "sequential",
+            "parts": [{"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 10.0},
+                      {"mechanism": "repeat", "times": 1e1, "event":
+                        {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 5.0, "rdp_scale": 0.5}}]}}"#,
+    );
+    let answers = |extra: &[&str]| {
+        let mut args = vec!["account", "--event", &f, "--delta", "1e-5", "--json"];
+        args.extend_from_slice(extra);
+        let o = privpost(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["answers"].as_array().unwrap().clone()
+    };
+    let pick = |a: &[serde_json::Value], name: &str| {
+        a.iter()
+            .find(|x| x["accountant"] == name)
+            .unwrap_or_else(|| panic!("{name}: {a:?}"))
+            .clone()
+    };
+    let a = answers(&[]);
+    let rdp = pick(&a, "rdp_improved")["epsilon"].as_f64().unwrap();
+    assert!((rdp / 2.848722 - 1.0).abs() < 0.005, "RDP {rdp}");
+    let pld = pick(&a, "pld");
+    let (eps, slack) = (
+        pld["epsilon"].as_f64().unwrap(),
+        pld["slack"].as_f64().unwrap(),
+    );
+    assert_eq!(slack, 0.005);
+    assert!(
+        eps >= 2.627086 - 1e-9 && eps <= 2.627588 + slack,
+        "PLD {eps}"
+    );
+    // a finer slack: still inside the bracket + its slack; an order cap: the best order below it
+    let a = answers(&["--pld-slack", "1e-4", "--alpha-max", "5"]);
+    let pld = pick(&a, "pld");
+    assert_eq!(pld["slack"].as_f64().unwrap(), 1e-4);
+    let eps = pld["epsilon"].as_f64().unwrap();
+    assert!(
+        eps >= 2.627086 - 1e-9 && eps <= 2.627588 + 1e-4,
+        "PLD {eps}"
+    );
+    let order = pick(&a, "rdp_improved")["order"].as_f64().unwrap();
+    assert!(order < 5.0, "order {order}");
+    // --no-tight: no PLD answer
+    assert!(answers(&["--no-tight"])
+        .iter()
+        .all(|x| x["accountant"] != "pld"));
+    // flags that do not apply are refused, never ignored
+    for (args, want) in [
+        (vec!["--pld-slack", "0"], "--pld-slack"),
+        (vec!["--alpha-max", "1"], "--alpha-max"),
+    ] {
+        let mut all = vec!["account", "--event", &f, "--delta", "1e-5"];
+        all.extend_from_slice(&args);
+        let o = privpost(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    let m = write(dir.path(), "manifest.json", r#"{"privacy": []}"#);
+    let o = privpost(&["account", "--manifest", &m, "--pld-slack", "0.01"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("do not apply to --manifest"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn bad_event_files_exit_2_naming_the_file_and_key() {
     let dir = tempfile::tempdir().unwrap();
@@ -139,6 +220,30 @@ fn bad_event_files_exit_2_naming_the_file_and_key() {
         (
             r#"{"event": {"mechanism": "poisson_subsampled_gaussian", "q": 2.0, "sigma": 1.0}}"#,
             vec!["key `event`", "q = 2"],
+        ),
+        // unknown keys are refused, at any depth, never ignored
+        (
+            r#"{"mechanism": "laplace", "l1_sensitivity": 1, "scale": 3, "sensitivty": 2}"#,
+            vec!["key `sensitivty`", "unknown"],
+        ),
+        (
+            r#"{"schema": "privpost-event/1", "event": {"mechanism": "repeat", "times": 3,
+                "event": {"mechanism": "gaussian", "l2_sensitivity": 1, "sigma": 2, "rdp_scale": 0.5, "sigam": 1}}}"#,
+            vec!["key `event.event.sigam`", "unknown"],
+        ),
+        (
+            r#"{"schema": "privpost-event/1", "evnt": 1, "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 1}}"#,
+            vec!["key `evnt`"],
+        ),
+        (
+            r#"{"series": "s", "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 1},
+                "guarantee": {"kind": "pure_dp", "epsilon": 1}, "conditons": []}"#,
+            vec!["key `conditons`", "unknown"],
+        ),
+        // a count must be whole
+        (
+            r#"{"mechanism": "repeat", "times": 1.5, "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 1}}"#,
+            vec!["1.5 is not a count"],
         ),
     ] {
         let f = write(dir.path(), "e.json", text);
@@ -267,6 +372,65 @@ fn built_in_score_files_give_the_audits_own_bounds() {
         checked += 1;
     }
     assert!(checked >= 10, "{checked} score files");
+    // the half-scale Laplace is exactly 2-DP: its scores pass ε = 2 and fail ε = 1
+    // (issue 46: float rounding of the exact log ratio once made it fail ε = 2)
+    let half = dir.join("scores-laplace_counts-statistical-half_scale.csv");
+    for (claim, code) in [("epsilon=2", 0), ("epsilon=1", 1)] {
+        let o = privpost(&[
+            "audit",
+            "--samples",
+            half.to_str().unwrap(),
+            "--claim",
+            claim,
+        ]);
+        assert_eq!(o.status.code(), Some(code), "{claim}: {}", stdout(&o));
+    }
+}
+
+/// Scores carrying a few ulps of rounding give the same verdict as exact ones, and
+/// the report says when comparing exactly would have changed it (issue 46: the D draws'
+/// extreme log ratios 2.0000000000000004 against the D′ draws' 2.0 made an event of
+/// rounding and failed an exactly 2-DP mechanism).
+#[test]
+fn rounding_noise_in_scores_does_not_change_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    // the half-scale Laplace on a count (b = 0.5, ε = 2), seeded, scored by its exact
+    // log ratio clamped to ±2; the D draws' 2.0 written one ulp up
+    let mut state = 0x9E3779B97F4A7C15u64;
+    let mut unif = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut text = String::from("label,score\n");
+    for label in [1, 0] {
+        let centre = if label == 1 { 1.0 } else { 0.0 };
+        // 4000 a side: every distinct selection score is a candidate threshold
+        for _ in 0..4_000 {
+            let u = unif() - 0.5;
+            let x = centre - 0.5 * u.signum() * (1.0 - 2.0 * u.abs()).max(1e-300).ln();
+            let s: f64 = ((x.abs() - (x - 1.0).abs()) / 0.5).clamp(-2.0, 2.0);
+            let s = match (label, s >= 2.0 - 1e-12) {
+                (1, true) => 2.0f64.next_up(),
+                (_, true) => 2.0,
+                _ => s,
+            };
+            text.push_str(&format!("{label},{s:?}\n"));
+        }
+    }
+    let f = write(dir.path(), "scores.csv", &text);
+    let o = privpost(&["audit", "--samples", &f, "--claim", "epsilon=2", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{v}");
+    assert_eq!(v["verdict"], "PASS");
+    assert_eq!(v["verdict_exact_comparison"], "FAIL", "{v}");
+    assert!(v["audited_epsilon"].as_f64().unwrap() <= 2.0);
+    let o = privpost(&["audit", "--samples", &f, "--claim", "epsilon=2"]);
+    assert!(stdout(&o).contains("a different verdict"), "{}", stdout(&o));
+    // a real excess still fails: claim 1 for the 2-DP mechanism
+    let o = privpost(&["audit", "--samples", &f, "--claim", "epsilon=1"]);
+    assert_eq!(o.status.code(), Some(1));
 }
 
 #[test]

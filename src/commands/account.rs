@@ -102,9 +102,10 @@ pub struct AccountArgs {
     /// SGLD: skip the tight (privacy-loss distribution) accountant.
     #[arg(long)]
     pub no_tight: bool,
-    /// SGLD: ε slack η of the tight accountant (its answer exceeds the exact ε by about η).
-    #[arg(long, default_value_t = 0.005)]
-    pub pld_slack: f64,
+    /// ε slack η of the tight (PLD) accountants, for SGLD and --event (the answer
+    /// exceeds the exact ε by at most about η) [default: 0.005].
+    #[arg(long)]
+    pub pld_slack: Option<f64>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -169,10 +170,26 @@ fn order_warnings(
 
 /// Privacy budget of a planned DP-MCMC or DP-SGLD run, or the inverse question.
 pub fn account(a: AccountArgs) -> Result<(), CommandError> {
+    if let Some(slack) = a.pld_slack {
+        if !(slack > 0.0 && slack <= 1.0) {
+            return Err(input(format!("--pld-slack = {slack}: 0 < η ≤ 1")));
+        }
+    }
     if let Some(path) = &a.event {
+        if a.alpha_max.is_some_and(|m| m < 2) {
+            return Err(input(format!(
+                "--alpha-max = {}: ≥ 2 (--event searches the orders 1.1 … 1024 below it)",
+                a.alpha_max.unwrap_or(0)
+            )));
+        }
         return super::account_event::event(path, &a);
     }
     if let Some(path) = &a.manifest {
+        if a.pld_slack.is_some() || a.alpha_max.is_some() {
+            return Err(input(
+                "--pld-slack and --alpha-max do not apply to --manifest: a ledger entry is verified with the accountant its claim names",
+            ));
+        }
         return super::account_event::manifest(path, a.json);
     }
     for (name, v) in [
@@ -212,9 +229,6 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
             "--alpha-max = {}: ≥ 3 (orders run from 2 to alpha-max − 1)",
             a.alpha_max.unwrap_or(0)
         )));
-    }
-    if !(a.pld_slack > 0.0 && a.pld_slack <= 1.0) {
-        return Err(input(format!("--pld-slack = {}: 0 < η ≤ 1", a.pld_slack)));
     }
     if matches!(
         a.mechanism,
@@ -591,7 +605,7 @@ fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
         return Ok((lines, value, Vec::new()));
     }
     let opts = PldOptions {
-        epsilon_slack: a.pld_slack,
+        epsilon_slack: a.pld_slack.unwrap_or(crate::privacy::ledger::PLD_SLACK),
         ..PldOptions::default()
     };
     let head = "DP-SGLD/DPVI, Poisson-subsampled Gaussian mechanism (RDP: Mironov, Talwar, Zhang 2019; tight: privacy-loss distribution)";

@@ -34,6 +34,47 @@ enum Holding {
     Entry(Box<Entry>),
 }
 
+/// The first key of `input` (a path like `event.parts[1].scale`) that the parsed
+/// value does not hold: a key serde skipped, i.e. one the vocabulary does not know.
+fn unknown_key(input: &Value, parsed: &Value, at: &str) -> Option<String> {
+    match (input, parsed) {
+        (Value::Object(i), Value::Object(p)) => i.iter().find_map(|(k, v)| {
+            let here = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            match p.get(k) {
+                None => Some(here),
+                Some(pv) => unknown_key(v, pv, &here),
+            }
+        }),
+        (Value::Array(i), Value::Array(p)) => i
+            .iter()
+            .zip(p)
+            .enumerate()
+            .find_map(|(j, (a, b))| unknown_key(a, b, &format!("{at}[{j}]"))),
+        _ => None,
+    }
+}
+
+/// Refuses keys the parsed `value` (re-serialised) does not hold, naming the key.
+fn refuse_unknown<T: serde::Serialize>(
+    path: &Path,
+    input: &Value,
+    value: &T,
+    prefix: &str,
+) -> Result<(), CommandError> {
+    let parsed = serde_json::to_value(value).map_err(|e| CommandError::failed(e.to_string()))?;
+    match unknown_key(input, &parsed, prefix) {
+        Some(k) => Err(CommandError::input(format!(
+            "{}: key `{k}`: unknown (a misspelt key would be ignored; the event vocabulary's keys: README, \"Your privacy events\")",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
     let v = read_json(path)?;
     let bad = |key: &str, m: String| {
@@ -52,10 +93,11 @@ fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
     }
     // a bare event first: a `repeat` event has an `event` field of its own
     let (key, value) = if v.get("mechanism").is_some() {
-        ("mechanism", v)
+        ("mechanism", v.clone())
     } else if v.get("guarantee").is_some() {
         let entry: Entry =
-            serde_json::from_value(v).map_err(|e| bad("guarantee", e.to_string()))?;
+            serde_json::from_value(v.clone()).map_err(|e| bad("guarantee", e.to_string()))?;
+        refuse_unknown(path, &v, &entry, "")?;
         entry.event.validate().map_err(|e| bad("event", e))?;
         return Ok(Holding::Entry(Box::new(entry)));
     } else if let Some(e) = v.get("event") {
@@ -63,7 +105,19 @@ fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
     } else {
         return Err(bad("event", "missing".into()));
     };
-    let event: Event = serde_json::from_value(value).map_err(|e| bad(key, e.to_string()))?;
+    let event: Event =
+        serde_json::from_value(value.clone()).map_err(|e| bad(key, e.to_string()))?;
+    if key == "mechanism" {
+        refuse_unknown(path, &value, &event, "")?;
+    } else {
+        if let Some(k) = v
+            .as_object()
+            .and_then(|o| o.keys().find(|k| *k != "schema" && *k != "event"))
+        {
+            return Err(bad(k, "unknown (allowed at the top: schema, event)".into()));
+        }
+        refuse_unknown(path, &value, &event, "event")?;
+    }
     event.validate().map_err(|e| bad(key, e))?;
     Ok(Holding::Event(event))
 }
@@ -85,8 +139,18 @@ fn answer_json(a: &Answer, iterations: Option<u64>) -> Value {
         "epsilon": a.epsilon,
         "delta": a.delta,
         "order": a.order,
+        "slack": a.slack,
         "iterations": iterations,
     })
+}
+
+/// The accountants' settings from the command line.
+fn options(a: &AccountArgs) -> event_account::Options {
+    event_account::Options {
+        tight: !a.no_tight,
+        pld_slack: a.pld_slack.unwrap_or(crate::privacy::ledger::PLD_SLACK),
+        alpha_max: a.alpha_max.map(f64::from),
+    }
 }
 
 /// Prints the answer: the JSON object (`--json`) or the text lines.
@@ -119,8 +183,13 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                         "account: --target-epsilon = {target}: a finite ε > 0"
                     )));
                 }
-                let t = event_account::largest_repeat(&event, target, a.delta)
-                    .map_err(|e| CommandError::input(format!("{file}: {e}")))?;
+                let t = event_account::largest_repeat(
+                    &event,
+                    target,
+                    a.delta,
+                    a.alpha_max.map(f64::from),
+                )
+                .map_err(|e| CommandError::input(format!("{file}: {e}")))?;
                 let (lines, answers) = match t {
                     Some(t) => {
                         let e = Event::repeat(
@@ -130,10 +199,16 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                                 other => other.clone(),
                             },
                         );
+                        // the inverse search covers the Gaussian closed form, not the
+                        // grids: check forward with the same accountants
                         let gaussian = crate::privacy::gaussian_pld::event_mu(&e).is_some();
-                        let fwd = event_account::forward(&e, a.delta, gaussian && !a.no_tight)
+                        let opts = event_account::Options {
+                            tight: gaussian && !a.no_tight,
+                            ..options(a)
+                        };
+                        let fwd = event_account::forward(&e, a.delta, &opts)
                             .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
-                        let best = event_account::best(&fwd).cloned();
+                        let best = event_account::best(&fwd.answers).cloned();
                         (
                             vec![format!(
                                 "{mechanism}: largest T with ε ≤ {target}: {t} (checked forward: ε = {:.6} by {})",
@@ -155,8 +230,9 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                     lines,
                 );
             }
-            let answers = event_account::forward(&event, a.delta, !a.no_tight)
+            let fwd = event_account::forward(&event, a.delta, &options(a))
                 .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
+            let answers = fwd.answers;
             let iterations = match &event {
                 Event::Repeat { times, .. } => Some(*times),
                 _ => None,
@@ -172,14 +248,22 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                     } else {
                         String::new()
                     },
-                    x.order.map_or(String::new(), |o| format!(" (α = {o})"))
+                    match (x.order, x.slack > 0.0) {
+                        (Some(o), _) => format!(" (α = {o})"),
+                        (None, true) =>
+                            format!(" (an upper bound within {} of the exact ε)", x.slack),
+                        (None, false) => String::new(),
+                    }
                 ));
+            }
+            for w in &fwd.warnings {
+                eprintln!("WARNING: {w}");
             }
             print(
                 a.json,
                 json!({"schema": OUTPUT_SCHEMA, "question": "forward", "mechanism": mechanism,
                        "answers": answers.iter().map(|x| answer_json(x, iterations)).collect::<Vec<_>>(),
-                       "warnings": []}),
+                       "warnings": fwd.warnings}),
                 lines,
             )
         }

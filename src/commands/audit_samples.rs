@@ -136,6 +136,8 @@ pub fn audit_samples(
         | ScoreClaim::Rdp { epsilon, .. } => epsilon,
     };
     let verdict = crate::experiments::audit::verdict(a.audited, claim_eps, 0.0);
+    let exact_verdict =
+        crate::experiments::audit::verdict(a.exact_comparison.unwrap_or(a.audited), claim_eps, 0.0);
     if json_out {
         crate::outln!(
             "{}",
@@ -150,6 +152,9 @@ pub fn audit_samples(
                 "draws_d_prime": a.draws_d_prime,
                 "confidence": confidence,
                 "verdict": verdict,
+                "score_tolerance": crate::privacy::audit::SCORE_TOLERANCE,
+                "audited_epsilon_exact_comparison": a.exact_comparison.unwrap_or(a.audited),
+                "verdict_exact_comparison": exact_verdict,
             }))
             .map_err(|e| CommandError::failed(e.to_string()))?
         );
@@ -164,6 +169,13 @@ pub fn audit_samples(
             a.draws_d,
             a.draws_d_prime
         );
+        if let Some(raw) = a.exact_comparison {
+            crate::outln!(
+                "note: compared exactly (no tolerance), the scores give ε = {raw:.6} — {exact_verdict}{}: scores within {:e} of each other (float rounding) are one value here",
+                if exact_verdict == verdict { "" } else { ", a different verdict" },
+                crate::privacy::audit::SCORE_TOLERANCE
+            );
+        }
     }
     if verdict == "PASS" {
         Ok(())

@@ -52,7 +52,7 @@ const GROUP: usize = 16;
 #[inline(always)]
 fn ratios_staged(xs: &[f64], from: [f64; 2], to: [f64; 2], mut emit: impl FnMut(f64)) {
     let full = xs.len() / GROUP * GROUP;
-    for xc in xs[..full].chunks_exact(GROUP) {
+    for xc in xs[..full].as_chunks::<GROUP>().0 {
         // [0, GROUP): θ′ = to, [GROUP, 2·GROUP): θ = from
         let (mut top, mut gap) = ([0.0; 2 * GROUP], [0.0; 2 * GROUP]);
         for k in 0..GROUP {

@@ -243,15 +243,14 @@ fn banana_clipped(xs: &[[f64; 2]], theta: [f64; 2], k: [f64; 4]) -> ([f64; 2], u
     banana_clipped_inner(xs, theta, k)
 }
 
-/// The first and second coordinates of 4 banana records (a `chunks_exact(4)` chunk)
+/// The first and second coordinates of 4 banana records (an `as_chunks::<4>()` chunk)
 /// as two vectors whose lanes hold the records (0, 2, 1, 3): what unpacking the two
 /// interleaved loads gives.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn load_banana4(chunk: &[[f64; 2]]) -> [std::arch::x86_64::__m256d; 2] {
+fn load_banana4(chunk: &[[f64; 2]; 4]) -> [std::arch::x86_64::__m256d; 2] {
     use std::arch::x86_64::*;
-    assert_eq!(chunk.len(), 4);
     // SAFETY: 4 records of 2 f64 each are 8 contiguous f64
     let (lo, hi) = unsafe {
         let p = chunk.as_ptr().cast::<f64>();
@@ -301,8 +300,7 @@ fn banana_clipped_avx2(xs: &[[f64; 2]], theta: [f64; 2], k: [f64; 4]) -> ([f64; 
         _mm256_setzero_pd(),
         _mm256_setzero_si256(),
     );
-    let chunks = xs.chunks_exact(BANANA_LANES);
-    let rest = chunks.remainder();
+    let (chunks, rest) = xs.as_chunks::<BANANA_LANES>();
     for chunk in chunks {
         let [x0, x1] = load_banana4(chunk);
         let e = _mm256_mul_pd(vtau2, _mm256_sub_pd(x1, vc));
@@ -373,8 +371,7 @@ fn banana_ratio_sum_avx2(xs: &[[f64; 2]], from: [f64; 2], to: [f64; 2], k: [f64;
         _mm256_mul_pd(half, _mm256_add_pd(q0, q1))
     };
     let (mut sum, mut clipped) = (0.0, 0u64);
-    let chunks = xs.chunks_exact(4);
-    let rest = chunks.remainder();
+    let (chunks, rest) = xs.as_chunks::<4>();
     let mut v = [0.0; 4];
     for chunk in chunks {
         let [x0, x1] = load_banana4(chunk);

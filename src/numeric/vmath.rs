@@ -139,7 +139,7 @@ const GROUP: usize = 16;
 fn log_sigmoid_into(out: &mut [f64], v: impl Fn(usize) -> f64) {
     let full = out.len() / GROUP * GROUP;
     let (head, tail) = out.split_at_mut(full);
-    for (g, chunk) in head.chunks_exact_mut(GROUP).enumerate() {
+    for (g, chunk) in head.as_chunks_mut::<GROUP>().0.iter_mut().enumerate() {
         let base = g * GROUP;
         let mut x = [0.0; GROUP];
         for (k, xk) in x.iter_mut().enumerate() {
@@ -231,13 +231,13 @@ fn logistic_blocks<const WITH_LOGP: bool, const CURVED: bool, const B: usize>(
 #[inline(always)]
 fn add_lanes(lanes: &mut [f64; LANES], xs: &[f64]) {
     // blocks are multiples of LANES long except the last, so lane = index mod 4 globally
-    let mut it = xs.chunks_exact(LANES);
-    for c in &mut it {
+    let (chunks, rest) = xs.as_chunks::<LANES>();
+    for c in chunks {
         for k in 0..LANES {
             lanes[k] += c[k];
         }
     }
-    for (k, &x) in it.remainder().iter().enumerate() {
+    for (k, &x) in rest.iter().enumerate() {
         lanes[k] += x;
     }
 }

@@ -54,17 +54,43 @@ pub struct EpsilonLowerBound {
     pub direction: &'static str,
 }
 
+/// The scores' precision: a threshold test never separates two scores within
+/// `SCORE_TOLERANCE · max(1, |τ|)` of each other. Exact log-likelihood ratios computed
+/// in floating point carry errors of a few ulps (≈ 10⁻¹⁶ relative); a threshold between
+/// 2.0 and 2.0000000000000004 is an event made of rounding, not of the mechanism, and
+/// gave the half-scale Laplace (exactly 2-DP) an ε_lcb of 3.1686. So a score of the
+/// selection half is a candidate threshold τ only if no selection score lies in
+/// [τ − tol·max(1, |τ|), τ), and the event applied to the held-out half is
+/// {score ≥ τ − tol·max(1, |τ|)}: a fixed threshold chosen from the selection half
+/// alone, so the Clopper–Pearson bounds stay valid, and scores a rounding error below
+/// τ count as reaching it.
+pub const SCORE_TOLERANCE: f64 = 1e-9;
+
 /// ε_lcb from scores of outputs on D (`on_d`) and on D′ (`on_d2`), where a high score
-/// suggests D; `confidence` is the joint level (e.g. 0.95).
+/// suggests D; `confidence` is the joint level (e.g. 0.95). Scores closer than
+/// [`SCORE_TOLERANCE`] are not told apart.
 pub fn epsilon_lower_bound(
     on_d: &[f64],
     on_d2: &[f64],
     delta: f64,
     confidence: f64,
 ) -> EpsilonLowerBound {
-    let forward = one_direction(on_d, on_d2, delta, confidence, "d");
+    epsilon_lower_bound_at(on_d, on_d2, delta, confidence, SCORE_TOLERANCE)
+}
+
+/// [`epsilon_lower_bound`] with scores compared at relative tolerance `tol` (0: exact
+/// float comparison, the audit's behaviour before the tolerance; kept to report when a
+/// verdict depends on rounding).
+pub fn epsilon_lower_bound_at(
+    on_d: &[f64],
+    on_d2: &[f64],
+    delta: f64,
+    confidence: f64,
+    tol: f64,
+) -> EpsilonLowerBound {
+    let forward = one_direction(on_d, on_d2, delta, confidence, "d", tol);
     let neg = |x: &[f64]| x.iter().map(|v| -v).collect::<Vec<_>>();
-    let backward = one_direction(&neg(on_d2), &neg(on_d), delta, confidence, "d_prime");
+    let backward = one_direction(&neg(on_d2), &neg(on_d), delta, confidence, "d_prime", tol);
     if backward.epsilon > forward.epsilon {
         backward
     } else {
@@ -78,6 +104,7 @@ fn one_direction(
     delta: f64,
     confidence: f64,
     direction: &'static str,
+    tol: f64,
 ) -> EpsilonLowerBound {
     let level = 1.0 - (1.0 - confidence) / 2.0;
     let (p1, p2) = pos.split_at(pos.len() / 2);
@@ -97,12 +124,33 @@ fn one_direction(
             ((tpr - delta) / fpr).ln().max(0.0)
         }
     };
+    // the event's threshold for a candidate t: t lowered by the scores' precision
+    let lowered = |t: f64| {
+        if t.is_finite() {
+            t - tol * t.abs().max(1.0)
+        } else {
+            t
+        }
+    };
+    // the largest selection score below t (either sample), to keep t only where no
+    // selection score lies within the precision below it
+    let below = |t: f64| {
+        let last = |s: &[f64]| s[..s.partition_point(|&x| x < t)].last().copied();
+        match (last(&sorted_p), last(&sorted_n)) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    };
     let mut candidates: Vec<f64> = sorted_p.clone();
     candidates.dedup();
+    if tol > 0.0 {
+        candidates.retain(|&t| below(t).is_none_or(|b| b < lowered(t)));
+    }
     // at most 2000 candidate thresholds (quantiles of the D scores)
     let stride = candidates.len().div_ceil(2000).max(1);
     let mut best = (f64::INFINITY, -1.0);
     for &t in candidates.iter().step_by(stride) {
+        let t = lowered(t);
         let b = bound(
             count_ge(&sorted_p, t),
             sorted_p.len(),
@@ -322,6 +370,10 @@ pub struct ScoreAudit {
     pub method: String,
     pub draws_d: usize,
     pub draws_d_prime: usize,
+    /// For a threshold test: the audited value with scores compared exactly (no
+    /// [`SCORE_TOLERANCE`]) when it differs from `audited`, i.e. when rounding noise
+    /// in the scores moves the bound.
+    pub exact_comparison: Option<f64>,
 }
 
 /// Audits `claim` from scores of outputs drawn on D (`on_d`) and on D′ (`on_d2`),
@@ -347,6 +399,7 @@ pub fn audit_scores(on_d: &[f64], on_d2: &[f64], claim: ScoreClaim, confidence: 
                 method: format!("Rényi divergence {dir} of order {order} from the log ratios, {confidence} interval [{:.4}, {:.4}]", e.lower, e.upper),
                 draws_d: on_d.len(),
                 draws_d_prime: on_d2.len(),
+                exact_comparison: None,
             }
         }
         ScoreClaim::Pure { .. } | ScoreClaim::Approx { .. } => {
@@ -355,15 +408,17 @@ pub fn audit_scores(on_d: &[f64], on_d2: &[f64], claim: ScoreClaim, confidence: 
                 _ => 0.0,
             };
             let b = epsilon_lower_bound(on_d, on_d2, delta, confidence);
+            let raw = epsilon_lower_bound_at(on_d, on_d2, delta, confidence, 0.0).epsilon;
             ScoreAudit {
                 audited: b.epsilon,
                 estimate: if b.estimate.is_finite() { b.estimate.max(0.0) } else { f64::INFINITY },
                 method: format!(
-                    "threshold {:.6} ({}), held-out hits {}/{} vs {}/{}, Clopper–Pearson at {confidence}",
+                    "threshold {:.6} ({}), held-out hits {}/{} vs {}/{}, Clopper–Pearson at {confidence}, scores equal within {SCORE_TOLERANCE:e} relative",
                     b.threshold, b.direction, b.hits, b.n_d, b.false_hits, b.n_d2
                 ),
                 draws_d: on_d.len(),
                 draws_d_prime: on_d2.len(),
+                exact_comparison: (raw != b.epsilon).then_some(raw),
             }
         }
     }
@@ -428,6 +483,40 @@ mod tests {
             broken.epsilon > claim,
             "the audit must fail the broken mechanism: {broken:?}"
         );
+    }
+
+    /// Rounding noise cannot make an event: the half-scale Laplace (exactly 2-DP) with
+    /// the D draws' extreme scores 2.0 carried as 2.0000000000000004 (one ulp above, as
+    /// a float log ratio gives) passes its exact ε = 2 with the tolerance, and fails it
+    /// with exact float comparisons (the audit's behaviour before the tolerance).
+    #[test]
+    fn one_ulp_of_rounding_does_not_fail_an_exact_claim() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(7);
+        // ≤ 2000 distinct selection scores: every one is a candidate threshold
+        let n = 4_000;
+        // the plateau ε = 2 (x ≥ 1) written 2.0000000000000004 on D, 2.0 on D′
+        let score = |x: f64, top: f64| {
+            let s = (x.abs() - (x - 1.0).abs()) / 0.5;
+            if s >= 2.0 - 1e-12 {
+                top
+            } else {
+                s
+            }
+        };
+        let up = 2.0f64.next_up();
+        let on_d: Vec<f64> = (0..n)
+            .map(|_| score(laplace(&mut rng, 1.0, 0.5), up))
+            .collect();
+        let on_d2: Vec<f64> = (0..n)
+            .map(|_| score(laplace(&mut rng, 0.0, 0.5), 2.0))
+            .collect();
+        let exact = epsilon_lower_bound_at(&on_d, &on_d2, 0.0, 0.95, 0.0);
+        assert!(exact.epsilon > 2.5, "rounding made an event: {exact:?}");
+        let grid = epsilon_lower_bound(&on_d, &on_d2, 0.0, 0.95);
+        assert!(grid.epsilon <= 2.0 && grid.epsilon > 1.3, "{grid:?}");
+        let a = audit_scores(&on_d, &on_d2, ScoreClaim::Pure { epsilon: 2.0 }, 0.95);
+        assert_eq!(a.audited, grid.epsilon);
+        assert_eq!(a.exact_comparison, Some(exact.epsilon));
     }
 
     /// N(0, 1) vs N(μ, 1) by quadrature: Rényi α μ²/2 (closed form), the hockey stick

@@ -20,36 +20,78 @@ pub struct Answer {
     pub epsilon: f64,
     pub delta: f64,
     pub order: Option<f64>,
+    /// How far above the exact ε this answer may lie (the PLD grids' η; 0 for the
+    /// closed forms).
+    pub slack: f64,
 }
 
-/// The orders searched: 1.25 to 1.75 in quarters, every integer 2 … 256, then
-/// 288 … 1024 in steps of 32 (the RDP of a composition is the sum at each order,
-/// so one grid serves every event; integer-only events skip the fractional ones).
+/// How the accountants search: the PLD accountants on or off and their ε slack η,
+/// and the largest order (exclusive) of the RDP search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    pub tight: bool,
+    pub pld_slack: f64,
+    pub alpha_max: Option<f64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            tight: true,
+            pld_slack: super::ledger::PLD_SLACK,
+            alpha_max: None,
+        }
+    }
+}
+
+/// The answers with what could not be answered and why.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Forward {
+    pub answers: Vec<Answer>,
+    pub warnings: Vec<String>,
+}
+
+/// The orders searched: 1.1 to 10.9 in tenths (as dp-accounting's default grid),
+/// every integer 11 … 256, then 288 … 1024 in steps of 32 (the RDP of a composition
+/// is the sum at each order, so one grid serves every event; events whose RDP is
+/// known at integer orders only — the Poisson-subsampled Gaussian, the listed points
+/// of an RDP curve — answer at those).
 pub fn orders() -> Vec<f64> {
-    let mut v = vec![1.25, 1.5, 1.75];
-    v.extend((2..=256).map(f64::from));
+    let mut v: Vec<f64> = (11..=109).map(|k| f64::from(k) / 10.0).collect();
+    v.extend((11..=256).map(f64::from));
     v.extend((9..=32).map(|k| f64::from(k * 32)));
     v
 }
 
+fn orders_below(alpha_max: Option<f64>) -> Vec<f64> {
+    orders()
+        .into_iter()
+        .filter(|&a| alpha_max.is_none_or(|m| a < m))
+        .collect()
+}
+
 /// Every answer the accountants give for `event` (at `delta`, where given). An
-/// event with no pure ε needs a δ; `tight` adds the PLD accountant where it applies.
-pub fn forward(event: &Event, delta: Option<f64>, tight: bool) -> Result<Vec<Answer>, String> {
+/// event with no pure ε needs a δ; `opts.tight` adds the PLD accountants where they
+/// apply: the closed form of Gaussian compositions, the pessimistic grid of
+/// compositions with Laplace releases ([`super::laplace_pld`]), the Poisson-subsampled
+/// Gaussian's FFT accountant ([`super::pld`]), each with the slack `opts.pld_slack`.
+pub fn forward(event: &Event, delta: Option<f64>, opts: &Options) -> Result<Forward, String> {
     event.validate()?;
-    let mut out = Vec::new();
+    let mut out = Forward::default();
     if let Event::NonPrivate = event {
         return Err("a non-private release has no privacy guarantee (ε = ∞)".into());
     }
     if let Some(epsilon) = event.pure_epsilon() {
-        out.push(Answer {
+        out.answers.push(Answer {
             accountant: "pure",
             epsilon,
             delta: 0.0,
             order: None,
+            slack: 0.0,
         });
     }
     let Some(delta) = delta else {
-        return if out.is_empty() {
+        return if out.answers.is_empty() {
             Err("this event has no pure ε: give --delta for an (ε, δ) answer".into())
         } else {
             Ok(out)
@@ -62,12 +104,13 @@ pub fn forward(event: &Event, delta: Option<f64>, tight: bool) -> Result<Vec<Ans
         ("rdp_classic", Conversion::Classic),
         ("rdp_improved", Conversion::Improved),
     ] {
-        if let Some((epsilon, order)) = best_conversion(event, delta, conversion) {
-            out.push(Answer {
+        if let Some((epsilon, order)) = best_conversion(event, delta, conversion, opts.alpha_max) {
+            out.answers.push(Answer {
                 accountant: name,
                 epsilon,
                 delta,
                 order: Some(order),
+                slack: 0.0,
             });
         }
     }
@@ -83,35 +126,21 @@ pub fn forward(event: &Event, delta: Option<f64>, tight: bool) -> Result<Vec<Ans
     );
     if !has_rdp(event) {
         if let Some(epsilon) = theorem.recomputed_epsilon().filter(|e| e.is_finite()) {
-            out.push(Answer {
+            out.answers.push(Answer {
                 accountant: "theorem",
                 epsilon,
                 delta,
                 order: None,
+                slack: 0.0,
             });
         }
     }
-    if tight && (is_poisson_gaussian(event) || super::gaussian_pld::event_mu(event).is_some()) {
-        let entry = Entry::new(
-            "",
-            event.clone(),
-            Guarantee::ApproxDp {
-                epsilon: 0.0,
-                delta,
-                conversion: "pld".into(),
-                order: None,
-            },
-        );
-        if let Some(epsilon) = entry.recomputed_epsilon() {
-            out.push(Answer {
-                accountant: "pld",
-                epsilon,
-                delta,
-                order: None,
-            });
+    if opts.tight {
+        if let Some(answer) = tight(event, delta, opts.pld_slack, &mut out.warnings) {
+            out.answers.push(answer);
         }
     }
-    if out.is_empty() {
+    if out.answers.is_empty() {
         return Err(format!(
             "no accountant gives an (ε, δ = {delta}) answer for this event"
         ));
@@ -119,21 +148,60 @@ pub fn forward(event: &Event, delta: Option<f64>, tight: bool) -> Result<Vec<Ans
     Ok(out)
 }
 
+/// The PLD answer where one applies (a declined grid is said in `warnings`).
+fn tight(event: &Event, delta: f64, slack: f64, warnings: &mut Vec<String>) -> Option<Answer> {
+    let answer = |epsilon: f64, slack: f64| Answer {
+        accountant: "pld",
+        epsilon,
+        delta,
+        order: None,
+        slack,
+    };
+    if let Some((laplace, mu)) = event.laplace_gaussian_parts() {
+        if laplace.is_empty() {
+            // Gaussians only: the closed form (exact, rounded up)
+            return Some(answer(super::gaussian_pld::epsilon(delta, mu), 0.0));
+        }
+        return match super::laplace_pld::epsilon(&laplace, mu, delta, slack) {
+            Ok(e) => Some(answer(e, slack)),
+            Err(why) => {
+                warnings.push(format!("pld: not computed: {why}"));
+                None
+            }
+        };
+    }
+    let (times, inner) = match event {
+        Event::Repeat { times, event } => (*times, event.as_ref()),
+        e => (1, e),
+    };
+    let Event::PoissonSubsampledGaussian { q, sigma } = inner else {
+        return None;
+    };
+    let options = super::pld::PldOptions {
+        epsilon_slack: slack,
+        ..Default::default()
+    };
+    match super::pld::poisson_gaussian_epsilon(*q, *sigma, times, delta, &options) {
+        Ok(t) => Some(answer(t.epsilon, t.epsilon_slack)),
+        Err(e) => {
+            warnings.push(format!("pld: not computed: {e}"));
+            None
+        }
+    }
+}
+
 fn has_rdp(event: &Event) -> bool {
     orders().iter().any(|&a| event.rdp_epsilon(a).is_some())
 }
 
-fn is_poisson_gaussian(event: &Event) -> bool {
-    match event {
-        Event::PoissonSubsampledGaussian { .. } => true,
-        Event::Repeat { event, .. } => matches!(**event, Event::PoissonSubsampledGaussian { .. }),
-        _ => false,
-    }
-}
-
-/// The smallest ε over the order grid by `conversion`, with its order.
-fn best_conversion(event: &Event, delta: f64, conversion: Conversion) -> Option<(f64, f64)> {
-    orders()
+/// The smallest ε over the order grid below `alpha_max` by `conversion`, with its order.
+fn best_conversion(
+    event: &Event,
+    delta: f64,
+    conversion: Conversion,
+    alpha_max: Option<f64>,
+) -> Option<(f64, f64)> {
+    orders_below(alpha_max)
         .into_iter()
         .filter(|&a| a > 1.0)
         .filter_map(|a| {
@@ -160,6 +228,7 @@ pub fn largest_repeat(
     event: &Event,
     target: f64,
     delta: Option<f64>,
+    alpha_max: Option<f64>,
 ) -> Result<Option<u64>, String> {
     let Event::Repeat { event: inner, .. } = event else {
         return Err(
@@ -171,7 +240,7 @@ pub fn largest_repeat(
     // `Event::rdp_epsilon` computes it): the part's curve is computed once
     event.validate()?;
     let pure = inner.pure_epsilon();
-    let curve: Vec<(f64, f64)> = orders()
+    let curve: Vec<(f64, f64)> = orders_below(alpha_max)
         .into_iter()
         .filter(|&a| a > 1.0)
         .filter_map(|a| inner.rdp_epsilon(a).map(|r| (a, r)))
@@ -241,6 +310,12 @@ fn rdp_repeat(
 mod tests {
     use super::*;
 
+    const NO_PLD: Options = Options {
+        tight: false,
+        pld_slack: 0.005,
+        alpha_max: None,
+    };
+
     /// Pure events compose and convert as their closed forms; a Gaussian's classic
     /// conversion at its best order matches the minimum over α of
     /// α/(2σ²) + ln(1/δ)/(α − 1), found here by brute force on a fine grid.
@@ -251,7 +326,7 @@ mod tests {
             scale: 20.0,
         };
         let r = Event::repeat(7, lap.clone());
-        let a = forward(&r, None, false).unwrap();
+        let a = forward(&r, None, &NO_PLD).unwrap().answers;
         assert_eq!(a.len(), 1);
         assert!((a[0].epsilon - 0.7).abs() < 1e-12);
         let g = Event::Gaussian {
@@ -259,13 +334,13 @@ mod tests {
             sigma: 5.0,
             rdp_scale: 0.5,
         };
-        let a = forward(&g, Some(1e-5), false).unwrap();
+        let a = forward(&g, Some(1e-5), &NO_PLD).unwrap().answers;
         let classic = a.iter().find(|x| x.accountant == "rdp_classic").unwrap();
         let brute = (0..200_000)
             .map(|i| 1.0 + 1e-3 * (i + 1) as f64)
             .map(|al| al / 50.0 + (1e5f64).ln() / (al - 1.0))
             .fold(f64::INFINITY, f64::min);
-        // the integer grid is within 0.5 % of the continuous minimum, and never below it
+        // the grid is within 0.5 % of the continuous minimum, and never below it
         assert!(
             classic.epsilon >= brute - 1e-12 && classic.epsilon < brute * 1.005,
             "{} vs {brute}",
@@ -273,13 +348,13 @@ mod tests {
         );
         let improved = a.iter().find(|x| x.accountant == "rdp_improved").unwrap();
         assert!(improved.epsilon < classic.epsilon);
-        assert!(forward(&g, None, false).unwrap_err().contains("--delta"));
+        assert!(forward(&g, None, &NO_PLD).unwrap_err().contains("--delta"));
         let bad = Event::Gaussian {
             l2_sensitivity: 1.0,
             sigma: 0.0,
             rdp_scale: 0.5,
         };
-        assert!(forward(&bad, Some(1e-5), false)
+        assert!(forward(&bad, Some(1e-5), &NO_PLD)
             .unwrap_err()
             .contains("sigma"));
     }
@@ -291,13 +366,17 @@ mod tests {
             q: 0.01,
             sigma: 1.0,
         };
-        let t = largest_repeat(&Event::repeat(1, step.clone()), 2.0, Some(1e-5))
+        let t = largest_repeat(&Event::repeat(1, step.clone()), 2.0, Some(1e-5), None)
             .unwrap()
             .unwrap();
         let eps = |t: u64| {
-            best(&forward(&Event::repeat(t, step.clone()), Some(1e-5), false).unwrap())
-                .unwrap()
-                .epsilon
+            best(
+                &forward(&Event::repeat(t, step.clone()), Some(1e-5), &NO_PLD)
+                    .unwrap()
+                    .answers,
+            )
+            .unwrap()
+            .epsilon
         };
         assert!(eps(t) <= 2.0 && eps(t + 1) > 2.0, "T = {t}");
         let lap = Event::Laplace {
@@ -305,7 +384,7 @@ mod tests {
             scale: 10.0,
         };
         // pure: T·0.1 ≤ 1 → T = 10 (up to rounding of 10 × 0.1)
-        let t = largest_repeat(&Event::repeat(1, lap), 1.0 + 1e-12, None).unwrap();
+        let t = largest_repeat(&Event::repeat(1, lap), 1.0 + 1e-12, None, None).unwrap();
         assert_eq!(t, Some(10));
     }
 }

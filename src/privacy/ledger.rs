@@ -54,6 +54,28 @@ fn de_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     }
 }
 
+/// A count written as an integer or as a whole number in float notation (`1e5`, as
+/// configs accept it), up to 2⁵³ where every whole float is exact.
+fn de_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Count {
+        U(u64),
+        F(f64),
+    }
+    match Count::deserialize(d)? {
+        Count::U(n) => Ok(n),
+        Count::F(x)
+            if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_992.0 =>
+        {
+            Ok(x as u64)
+        }
+        Count::F(x) => Err(serde::de::Error::custom(format!(
+            "{x} is not a count: a whole number 0 … 2^53 (e.g. 100000 or 1e5)"
+        ))),
+    }
+}
+
 /// Points as [`ser_points`] writes them.
 fn de_points<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(f64, f64)>, D::Error> {
     #[derive(Deserialize)]
@@ -160,7 +182,11 @@ pub enum Event {
         parts: Vec<Event>,
     },
     /// The same release repeated `times` times on the same data (e.g. T MCMC steps).
-    Repeat { times: u64, event: Box<Event> },
+    Repeat {
+        #[serde(deserialize_with = "de_count")]
+        times: u64,
+        event: Box<Event>,
+    },
 }
 
 impl Event {
@@ -375,10 +401,50 @@ impl Event {
         }
     }
 
+    /// The event as Laplace releases (pure ε of each, with its repetitions) and
+    /// Gaussian releases of total μ = Σ Δ²/(2σ²), composed sequentially; `None` when
+    /// it holds anything else (or a parallel composition that involves a Laplace
+    /// release). The input of the Laplace–Gaussian PLD ([`super::laplace_pld`]).
+    pub fn laplace_gaussian_parts(&self) -> Option<(Vec<(f64, u64)>, f64)> {
+        match self {
+            Event::Laplace { .. } => Some((vec![(self.pure_epsilon()?, 1)], 0.0)),
+            Event::Gaussian { .. } => Some((Vec::new(), super::gaussian_pld::event_mu(self)?)),
+            Event::Repeat { times, event } => {
+                let (lap, mu) = event.laplace_gaussian_parts()?;
+                let lap = lap
+                    .into_iter()
+                    .map(|(e, t)| Some((e, t.checked_mul(*times)?)))
+                    .collect::<Option<Vec<_>>>()?;
+                Some((lap, mu * *times as f64))
+            }
+            Event::Compose { composition, parts } => {
+                if *composition == Composition::ParallelDisjointRecords {
+                    // Gaussians only: the worst part's μ (gaussian_pld::event_mu)
+                    return Some((Vec::new(), super::gaussian_pld::event_mu(self)?));
+                }
+                let (mut lap, mut mu) = (Vec::new(), 0.0);
+                for p in parts {
+                    let (l, m) = p.laplace_gaussian_parts()?;
+                    lap.extend(l);
+                    mu += m;
+                }
+                Some((lap, mu))
+            }
+            _ => None,
+        }
+    }
+
     /// ε of (λ, ε)-RDP at `order`, recomputed from the event's parameters; `None`
     /// when the event has no RDP statement at that order.
     pub fn rdp_epsilon(&self, order: f64) -> Option<f64> {
         match self {
+            // Mironov 2017, Proposition 6: the exact curve, below the pure ε at every
+            // finite order
+            Event::Laplace {
+                l1_sensitivity,
+                scale,
+            } => (order >= 1.0)
+                .then(|| super::laplace_pld::laplace_rdp(l1_sensitivity / scale, order)),
             Event::Gaussian {
                 l2_sensitivity,
                 sigma,
@@ -417,6 +483,10 @@ impl Event {
         }
     }
 }
+
+/// The ε slack of the PLD accountants when a ledger entry is verified (their answer
+/// exceeds the exact ε by at most this much).
+pub const PLD_SLACK: f64 = 0.005;
 
 /// The guarantee a ledger entry claims.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -653,6 +723,10 @@ impl Entry {
         if let Some(mu) = super::gaussian_pld::event_mu(&self.event) {
             return Some(super::gaussian_pld::epsilon(delta, mu));
         }
+        // with Laplace releases: the pessimistic grid, within the default slack
+        if let Some((laplace, mu)) = self.event.laplace_gaussian_parts() {
+            return super::laplace_pld::epsilon(&laplace, mu, delta, PLD_SLACK).ok();
+        }
         let (times, event) = match &self.event {
             Event::Repeat { times, event } => (*times, event.as_ref()),
             e => (1, e),
@@ -710,7 +784,10 @@ mod tests {
             scale: 4.0,
         };
         assert_eq!(e.pure_epsilon(), Some(0.5));
-        assert_eq!(e.rdp_epsilon(7.0), Some(0.5));
+        // RDP: Mironov's exact curve, below the pure ε at finite orders
+        let r = e.rdp_epsilon(7.0).unwrap();
+        assert_eq!(r, super::super::laplace_pld::laplace_rdp(0.5, 7.0));
+        assert!(r < 0.5 && r > 0.35, "{r}");
         let ok = Entry::new("x", e.clone(), Guarantee::PureDp { epsilon: 0.5 });
         assert!(ok.verify(1e-12).is_ok());
         let loose = Entry::new("x", e, Guarantee::PureDp { epsilon: 0.25 });

@@ -12,6 +12,7 @@ pub mod float_attack;
 pub mod gaussian;
 pub mod gaussian_pld;
 pub mod laplace;
+pub mod laplace_pld;
 pub mod ledger;
 pub mod noise;
 pub mod pld;

@@ -118,5 +118,22 @@ for name, parts, k in [("penalty", [(0.17 * ROOT_N, 1)], 580),
         row[key] = step.self_compose(k).get_epsilon_for_delta(1e-6)
     out["gaussian_composition"].append(row)
 
+# 7. a composition of a Laplace and Gaussian mechanisms (issue 46): Laplace(scale 10) +
+#    10 x Gaussian(sigma 5), sensitivity 1, delta = 1e-5 -- dp-accounting's PLD bracket
+#    (pessimistic, optimistic) and its RDP accountant (default orders)
+from dp_accounting import dp_event, rdp as rdp_mod
+row = {"delta": 1e-5}
+for flag, key in [(True, "pessimistic"), (False, "optimistic")]:
+    lap = pld.privacy_loss_distribution.from_laplace_mechanism(
+        parameter=10.0, sensitivity=1.0, pessimistic_estimate=flag,
+        value_discretization_interval=1e-4)
+    gau = gaussian_pld(5.0, flag).self_compose(10)
+    row[key] = lap.compose(gau).get_epsilon_for_delta(1e-5)
+acc = rdp_mod.RdpAccountant()
+acc.compose(dp_event.ComposedDpEvent([dp_event.LaplaceDpEvent(10.0),
+                                      dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(5.0), 10)]))
+row["rdp"] = acc.get_epsilon(1e-5)
+out["laplace_gaussian"] = row
+
 json.dump(out, sys.stdout, indent=1)
 print()

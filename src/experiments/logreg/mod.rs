@@ -519,11 +519,22 @@ pub fn shared_scores(
     }
     let mut rng = ChaCha8Rng::from_seed(id);
     let scores = Arc::new(score_draws(task, cal, sampler, k, &mut rng)?);
-    let room = STORED.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-        (n + scores.len() <= STORE_CAP).then_some(n + scores.len())
-    });
-    if room.is_ok() {
-        *slot = Some(scores.clone());
+    // reserve room under the cap (a compare-exchange loop: `fetch_update` is deprecated
+    // on newer toolchains)
+    let mut stored = STORED.load(Ordering::Relaxed);
+    while stored + scores.len() <= STORE_CAP {
+        match STORED.compare_exchange_weak(
+            stored,
+            stored + scores.len(),
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => {
+                *slot = Some(scores.clone());
+                break;
+            }
+            Err(now) => stored = now,
+        }
     }
     Ok(scores)
 }
