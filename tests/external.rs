@@ -285,6 +285,18 @@ fn bad_commands_events_and_rows_exit_2_naming_the_key_task_or_row() {
             "[profile.x]\nrepeats = 2\n[profile.x.plot]\nx = \"x\"\ny = \"z\"".into(),
             vec!["plot.y", "\"z\""],
         ),
+        // a [[privacy]] series naming no key of the figure: refused before any task
+        (
+            GOOD.into(),
+            "[[privacy]]\nseries = \"seires=mine\"\nevent = { mechanism = \"laplace\", l1_sensitivity = 1.0, scale = 2.0 }\n".into(),
+            vec!["privacy[0].series", "\"seires\" names no grid key", "string columns"],
+        ),
+        // … a grid value or parameter the figure does not have
+        (
+            GOOD.into(),
+            "[[privacy]]\nseries = \"series=mine, x=7\"\nevent = { mechanism = \"laplace\", l1_sensitivity = 1.0, scale = 2.0 }\n".into(),
+            vec!["privacy[0].series", "x = 7 is not a value of grid.x"],
+        ),
     ];
     for (script, extra, wants) in cases {
         let cfg = config(d, &script, &extra);
@@ -322,6 +334,45 @@ fn bad_commands_events_and_rows_exit_2_naming_the_key_task_or_row() {
             })
             .count();
         assert_eq!(new_rows, 0, "{wants:?}: rows of a failed task were cached");
+    }
+}
+
+/// A `[[privacy]]` series naming a value no row has, or a drawn series without an
+/// entry, is refused with exit 2 once the rows are in, before anything is written
+/// (issue 46: a misspelt series was accepted and the real one left unledgered). The
+/// task rows themselves are right and stay cached.
+#[test]
+fn privacy_series_must_name_the_drawn_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cfg = config(d, GOOD, "");
+    let o = privpost_in(d, &["run", &cfg, "--out", "out"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let data = std::fs::read(d.join("out/lab/mine/data.csv")).unwrap();
+    let misspelt = "[[privacy]]\nseries = \"series=mien\"\nevent = { mechanism = \"laplace\", l1_sensitivity = 1.0, scale = 2.0 }\n";
+    for (script, extra, wants) in [
+        (
+            GOOD,
+            misspelt,
+            vec!["privacy[0].series", "series = \"mien\"", "its values: mine"],
+        ),
+        (
+            "echo series,y\necho mine,0.5\necho other,0.25\n",
+            "",
+            vec!["series = \"other\" has no [[privacy]] entry"],
+        ),
+    ] {
+        let cfg = config(d, script, extra);
+        let o = privpost_in(d, &["run", &cfg, "--out", "out"], &[]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{wants:?}: {e}");
+        for w in &wants {
+            assert!(e.contains(w), "`{w}` not in: {e}");
+        }
+        assert_eq!(
+            std::fs::read(d.join("out/lab/mine/data.csv")).unwrap(),
+            data
+        );
     }
 }
 

@@ -167,7 +167,7 @@ fn laplace_and_gaussian_events_get_the_exact_rdp_and_the_tight_pld() {
     assert_eq!(pld["slack"].as_f64().unwrap(), 1e-4);
     let eps = pld["epsilon"].as_f64().unwrap();
     assert!(
-        eps >= 2.627086 - 1e-9 && eps <= 2.627588 + 1e-4,
+        (2.627086 - 1e-9..=2.627588 + 1e-4).contains(&eps),
         "PLD {eps}"
     );
     let order = pick(&a, "rdp_improved")["order"].as_f64().unwrap();

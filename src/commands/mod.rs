@@ -120,6 +120,12 @@ impl From<crate::runner::RunError> for CommandError {
             {
                 CommandError::Input(e.into())
             }
+            // the rows contradict the config's declarations (external figures)
+            crate::runner::RunError::Summary { ref source, .. }
+                if source.is::<crate::experiments::external::DeclarationError>() =>
+            {
+                CommandError::Input(e.into())
+            }
             e => CommandError::Failed(e.into()),
         }
     }

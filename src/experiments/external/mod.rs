@@ -489,6 +489,7 @@ pub fn ledger_of(c: &Config) -> Result<Ledger, ParamError> {
                 }
             },
         };
+        check_series(c, &key, &d.series)?;
         let mut entry = Entry::new(d.series.clone(), event, guarantee);
         entry.conditions.push(DECLARED.into());
         entry.conditions.extend(d.conditions.iter().cloned());
@@ -502,6 +503,147 @@ pub fn ledger_of(c: &Config) -> Result<Ledger, ParamError> {
         entries.push(entry);
     }
     Ok(entries)
+}
+
+/// The `KEY=VALUE` pairs of a `[[privacy]]` series (`"mechanism=mine, epsilon=0.1"`).
+fn series_pairs(series: &str) -> Vec<(&str, &str)> {
+    series
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => (p, ""),
+        })
+        .collect()
+}
+
+/// Whether a series value names a TOML value: equal text, or equal numbers.
+fn names_value(text: &str, v: &toml::Value) -> bool {
+    let shown = match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if shown == text {
+        return true;
+    }
+    let number = |v: &toml::Value| match v {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    matches!((text.parse::<f64>(), number(v)), (Ok(a), Some(b)) if a == b)
+}
+
+/// A `[[privacy]]` series must name what the figure draws: `KEY=VALUE` pairs whose
+/// keys are grid keys, `[params]` keys or string columns, a grid key's value one of
+/// its grid values and a parameter's its value (a string column's values are known
+/// only from the command's rows: [`check_series_rows`]). A misspelt series would
+/// leave the real series without a ledger entry.
+fn check_series(c: &Config, key: &str, series: &str) -> Result<(), ParamError> {
+    let strings: Vec<&str> = c
+        .columns
+        .iter()
+        .filter(|col| col.kind == ColumnType::String)
+        .map(|col| col.name.as_str())
+        .collect();
+    let allowed = || {
+        let mut keys: Vec<String> = c.grid.keys().cloned().collect();
+        keys.extend(c.params.keys().cloned());
+        keys.extend(strings.iter().map(|s| s.to_string()));
+        format!(
+            "KEY=VALUE pairs separated by commas, KEY one of: {} (grid keys, [params] keys, string columns)",
+            keys.join(", ")
+        )
+    };
+    let bad = |what: String| ParamError::new(format!("{key}.series"), what, allowed());
+    let pairs = series_pairs(series);
+    if pairs.is_empty() {
+        return Err(bad("empty".into()));
+    }
+    for (k, v) in pairs {
+        if v.is_empty() {
+            return Err(bad(format!("{k:?} is not KEY=VALUE")));
+        }
+        if let Some(values) = c.grid.get(k) {
+            let listed = values
+                .as_array()
+                .map(|a| a.iter().any(|x| names_value(v, x)));
+            if listed == Some(false) {
+                return Err(bad(format!("{k} = {v} is not a value of grid.{k}")));
+            }
+        } else if let Some(p) = c.params.get(k) {
+            if !names_value(v, p) {
+                return Err(bad(format!("{k} = {v}, but params.{k} = {p}")));
+            }
+        } else if !strings.contains(&k) {
+            return Err(bad(format!(
+                "{k:?} names no grid key, parameter or string column"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A declaration the command's rows contradict (a `[[privacy]]` series naming a
+/// value no row has): bad input, exit 2; found before anything is written.
+#[derive(Debug, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct DeclarationError {
+    pub key: String,
+    pub message: String,
+}
+
+/// Every string-column value a `[[privacy]]` series names appears in the rows, and
+/// every value of the plotted series column is covered by some entry (else its
+/// curve would be drawn without a ledger entry).
+fn check_series_rows(c: &Config, data: &Table) -> Result<(), DeclarationError> {
+    let values = |col: &str| -> Option<std::collections::BTreeSet<String>> {
+        let j = data.col(col).ok()?;
+        Some((0..data.rows.len()).map(|i| data.s(i, j)).collect())
+    };
+    for (i, d) in c.privacy.iter().enumerate() {
+        for (k, v) in series_pairs(&d.series) {
+            if c.grid.contains_key(k) || c.params.contains_key(k) {
+                continue;
+            }
+            if let Some(seen) = values(k) {
+                if !seen.contains(v) {
+                    return Err(DeclarationError {
+                        key: format!("privacy[{i}].series"),
+                        message: format!(
+                            "{:?} names {k} = {v:?}, which no row of the command has (its values: {}); a misspelt series would leave the real one without a ledger entry",
+                            d.series,
+                            seen.into_iter().collect::<Vec<_>>().join(", ")
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(col) = &c.plot.series {
+        if c.columns
+            .iter()
+            .any(|x| &x.name == col && x.kind == ColumnType::String)
+        {
+            for value in values(col).unwrap_or_default() {
+                let covered = c.privacy.iter().any(|d| {
+                    let pairs = series_pairs(&d.series);
+                    !pairs.iter().any(|(k, _)| k == col)
+                        || pairs.iter().any(|(k, v)| k == col && *v == value)
+                });
+                if !covered {
+                    return Err(DeclarationError {
+                        key: "privacy".into(),
+                        message: format!(
+                            "the series {col} = {value:?} has no [[privacy]] entry (series = \"{col}={value}\"; mechanism = \"non_private\" for a baseline)"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn from_toml<T: serde::de::DeserializeOwned>(t: &toml::Table) -> Result<T, String> {
@@ -786,6 +928,7 @@ impl Figure for External {
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+        check_series_rows(&self.c, data)?;
         summarize(&self.c, data)
     }
 
