@@ -286,25 +286,81 @@ fn a_manifest_ledger_is_reverified_and_composed() {
     let out = tempfile::tempdir().unwrap();
     let o = privpost(&[
         "run",
-        "foulds2016/fig2",
+        "heikkila2019/fig3",
         "--smoke",
         "--out",
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let m = out.path().join("foulds2016/fig2/manifest.json");
+    let m = std::fs::read_dir(out.path().join("heikkila2019"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("manifest.json"))
+        .find(|p| p.is_file())
+        .unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
     let o = privpost(&["account", "--manifest", m.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let entries = v["entries"].as_array().unwrap();
-    assert!(!entries.is_empty());
     assert!(entries.iter().all(|e| e["holds"] == true), "{v}");
-    let sum: f64 = entries
-        .iter()
-        .filter_map(|e| e["claim_epsilon"].as_f64())
-        .filter(|e| e.is_finite())
-        .sum();
-    assert!((v["composed"]["epsilon"].as_f64().unwrap() - sum).abs() < 1e-12);
+    // issue 46: the running checkpoints of one chain are one release, at its last
+    // checkpoint, with the figure's own claim there; methods are not composed
+    let releases = v["releases"].as_array().unwrap();
+    assert_eq!(releases.len(), 5, "{v}");
+    let ledger = manifest["privacy"].as_array().unwrap();
+    for r in releases {
+        let series = r["series"].as_str().unwrap();
+        assert!(!series.contains("iteration"), "{series}");
+        if series == "method=nonprivate_chain" {
+            assert_eq!(r["private"], false);
+            assert!(r["epsilon"].is_null());
+            continue;
+        }
+        // the last checkpoint's entry and its claim
+        let last = ledger
+            .iter()
+            .filter(|e| {
+                e["series"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("{series}, iteration="))
+            })
+            .max_by_key(|e| {
+                let s = e["series"].as_str().unwrap();
+                s.rsplit('=').next().unwrap().parse::<u64>().unwrap()
+            })
+            .unwrap();
+        assert_eq!(r["entry"], last["series"]);
+        assert_eq!(r["epsilon"], last["guarantee"]["epsilon"], "{series}");
+    }
+    assert_eq!(v["composed"].as_array().unwrap().len(), 0);
+    let text = stdout(&privpost(&["account", "--manifest", m.to_str().unwrap()]));
+    assert!(
+        text.contains("method=nonprivate_chain: not private"),
+        "{text}"
+    );
+    assert!(text.contains("δ = 2e-6"), "{text}");
+    assert!(!text.contains("inf") && !text.contains("999999"), "{text}");
+    // entries tagged as released together are composed, and only those
+    let dir = tempfile::tempdir().unwrap();
+    let tagged = write(
+        dir.path(),
+        "tagged.json",
+        r#"{"privacy": [
+          {"series": "part=a", "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 2},
+           "guarantee": {"kind": "pure_dp", "epsilon": 0.5}, "released_with": "survey"},
+          {"series": "part=b", "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 4},
+           "guarantee": {"kind": "pure_dp", "epsilon": 0.25}, "released_with": "survey"},
+          {"series": "other", "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 1},
+           "guarantee": {"kind": "pure_dp", "epsilon": 1}}]}"#,
+    );
+    let o = privpost(&["account", "--manifest", &tagged, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = v["composed"].as_array().unwrap();
+    assert_eq!(c.len(), 1, "{v}");
+    assert_eq!(c[0]["epsilon"].as_f64().unwrap(), 0.75);
+    assert_eq!(v["releases"].as_array().unwrap().len(), 3);
     // a manifest without a ledger: exit 2
     let bad = out.path().join("x.json");
     std::fs::write(&bad, "{}").unwrap();

@@ -331,10 +331,78 @@ fn verify_entry(entry: &Entry, json_out: bool, file: &str) -> Result<(), Command
     })
 }
 
-/// `account --manifest MANIFEST.json`: every ledger entry re-verified, then all
-/// composed by basic composition (as if every release were on one dataset — an
-/// upper bound on the figure's total; entries on disjoint simulated data would
-/// compose in parallel).
+/// A number to 6 significant digits, trailing zeros dropped (`1.26433`, `2e-6`).
+fn sig(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let a = x.abs();
+    if (1e-4..1e6).contains(&a) {
+        let decimals = (5 - a.log10().floor() as i32).max(0) as usize;
+        let t = format!("{x:.decimals$}");
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
+    } else {
+        let t = format!("{x:.5e}");
+        let (m, e) = t.split_once('e').unwrap_or((&t, "0"));
+        let m = if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            m
+        };
+        format!("{m}e{e}")
+    }
+}
+
+/// The key of a series label that marks a running checkpoint of one chain: the
+/// entries that differ only in it are one release, made at the last checkpoint.
+const CHECKPOINT_KEYS: [&str; 1] = ["iteration"];
+
+/// A series label without its checkpoint pair, and the checkpoint's value.
+fn release_of(series: &str) -> (String, Option<f64>) {
+    let mut at = None;
+    let kept: Vec<&str> = series
+        .split(',')
+        .map(str::trim)
+        .filter(|p| {
+            let checkpoint = p.split_once('=').and_then(|(k, v)| {
+                CHECKPOINT_KEYS
+                    .contains(&k.trim())
+                    .then(|| v.trim().parse::<f64>().ok())
+                    .flatten()
+            });
+            if let Some(v) = checkpoint {
+                at = Some(v);
+            }
+            checkpoint.is_none()
+        })
+        .collect();
+    (kept.join(", "), at)
+}
+
+/// What a claim says, in words and short numbers.
+fn claim_text(g: &crate::privacy::ledger::Guarantee) -> String {
+    use crate::privacy::ledger::Guarantee;
+    match g {
+        Guarantee::None => "not private".into(),
+        Guarantee::PureDp { epsilon } => format!("ε = {}", sig(*epsilon)),
+        Guarantee::ApproxDp { epsilon, delta, .. } => {
+            format!("ε = {}, δ = {}", sig(*epsilon), sig(*delta))
+        }
+        Guarantee::Rdp { order, epsilon } => format!("RDP ε({}) = {}", sig(*order), sig(*epsilon)),
+        Guarantee::RdpCurve { points } => format!("an RDP curve at {} orders", points.len()),
+    }
+}
+
+/// `account --manifest MANIFEST.json`: every ledger entry re-verified, then the
+/// figure's releases: entries that differ only in a running checkpoint (`iteration`)
+/// are one chain, released at its last checkpoint (earlier checkpoints are not
+/// composed with it); other entries are alternatives (methods, ε, data) and are not
+/// composed with each other. Entries the manifest tags as released together
+/// (`released_with`) are composed by basic composition.
 pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
     let v = read_json(path)?;
     let file = path.display().to_string();
@@ -347,50 +415,102 @@ pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
         .map_err(|e| CommandError::input(format!("{file}: key `privacy`: {e}")))?;
     let mut rows = Vec::new();
     let mut lines = vec![format!("{file}: {} ledger entries", entries.len())];
-    let (mut eps, mut delta, mut composed, mut skipped) = (0.0, 0.0, 0usize, Vec::new());
     let mut failures = Vec::new();
-    for e in &entries {
+    // releases in order of first appearance: (series, index of the last checkpoint's entry, checkpoints)
+    let mut releases: Vec<(String, usize, usize, Option<f64>)> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
         let holds = e.verify(1e-9);
         let (ce, cd) = e.guarantee.epsilon_delta();
-        if ce.is_finite() {
-            eps += ce;
-            delta += cd;
-            composed += 1;
-        } else {
-            skipped.push(e.series.clone());
-        }
-        lines.push(format!(
-            "  {}: ε = {ce}{} — {}",
-            e.series,
-            if cd > 0.0 {
-                format!(", δ = {cd:e}")
-            } else {
-                String::new()
-            },
-            if holds.is_ok() {
-                "holds"
-            } else {
-                "DOES NOT HOLD"
-            }
-        ));
         if let Err(m) = &holds {
             failures.push(m.clone());
         }
         rows.push(
             json!({"series": e.series, "claim": e.guarantee, "claim_epsilon": ce,
                          "claim_delta": cd, "recomputed_epsilon": e.recomputed_epsilon(),
-                         "holds": holds.is_ok()}),
+                         "holds": holds.is_ok(), "released_with": e.released_with}),
+        );
+        let (series, at) = release_of(&e.series);
+        match releases.iter_mut().find(|r| r.0 == series) {
+            Some(r) => {
+                r.2 += 1;
+                if at.unwrap_or(f64::NEG_INFINITY) >= r.3.unwrap_or(f64::NEG_INFINITY) {
+                    (r.1, r.3) = (i, at);
+                }
+            }
+            None => releases.push((series, i, 1, at)),
+        }
+    }
+    let checked = entries.len() - failures.len();
+    lines.push(format!(
+        "  {checked} of {} claims follow from their events{}",
+        entries.len(),
+        if failures.is_empty() {
+            String::new()
+        } else {
+            format!("; DO NOT HOLD: {}", failures.join("; "))
+        }
+    ));
+    lines.push(format!("releases ({}):", releases.len()));
+    let mut release_rows = Vec::new();
+    for (series, last, checkpoints, at) in &releases {
+        let e = &entries[*last];
+        let (ce, cd) = e.guarantee.epsilon_delta();
+        let private = !matches!(e.event, Event::NonPrivate);
+        lines.push(format!(
+            "  {series}: {}{}{}",
+            claim_text(&e.guarantee),
+            match at {
+                Some(t) if *checkpoints > 1 => format!(
+                    " (its last of {checkpoints} checkpoints, iteration {}; the earlier ones are the same chain, not composed)",
+                    sig(*t)
+                ),
+                _ => String::new(),
+            },
+            if e.verify(1e-9).is_ok() { "" } else { " — DOES NOT HOLD" }
+        ));
+        release_rows.push(
+            json!({"series": series, "entry": e.series, "checkpoints": checkpoints,
+                                 "private": private, "guarantee": e.guarantee,
+                                 "epsilon": if private { json!(ce) } else { Value::Null },
+                                 "delta": cd}),
         );
     }
-    lines.push(format!(
-        "composed (basic composition of {composed} entries, as if on one dataset): ε = {eps}, δ = {delta:e}{}",
-        if skipped.is_empty() { String::new() } else { format!("; not composed (no (ε, δ) claim): {}", skipped.join("; ")) }
-    ));
+    // compositions: only across entries tagged as released together
+    let mut groups: Vec<(String, Vec<&Entry>)> = Vec::new();
+    for e in &entries {
+        if let Some(tag) = &e.released_with {
+            match groups.iter_mut().find(|g| &g.0 == tag) {
+                Some(g) => g.1.push(e),
+                None => groups.push((tag.clone(), vec![e])),
+            }
+        }
+    }
+    let mut composed = Vec::new();
+    if groups.is_empty() {
+        lines.push(
+            "composed: nothing — no entries are marked as released together (`released_with`); the releases above are alternatives, each with its own guarantee".into(),
+        );
+    }
+    for (tag, members) in &groups {
+        let (mut eps, mut delta) = (0.0, 0.0);
+        for m in members {
+            let (e, d) = m.guarantee.epsilon_delta();
+            eps += e;
+            delta += d;
+        }
+        lines.push(format!(
+            "composed `{tag}` (basic composition of {} entries released together): ε = {}, δ = {}",
+            members.len(),
+            sig(eps),
+            sig(delta)
+        ));
+        composed.push(json!({"released_with": tag, "entries": members.iter().map(|m| &m.series).collect::<Vec<_>>(),
+                             "epsilon": eps, "delta": delta}));
+    }
     print(
         json_out,
         json!({"schema": OUTPUT_SCHEMA, "question": "manifest", "entries": rows,
-               "composed": {"epsilon": eps, "delta": delta, "entries": composed, "not_composed": skipped},
-               "warnings": []}),
+               "releases": release_rows, "composed": composed, "warnings": []}),
         lines,
     )?;
     if failures.is_empty() {
@@ -401,5 +521,33 @@ pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
             failures.len(),
             failures.join("; ")
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_have_six_significant_digits() {
+        assert_eq!(sig(3.6739999999998896e-3), "0.003674");
+        assert_eq!(sig(1694.123456789), "1694.12");
+        assert_eq!(sig(2e-6), "2e-6");
+        assert_eq!(sig(1.2643345355950448), "1.26433");
+        assert_eq!(sig(1e-5), "1e-5");
+        assert_eq!(sig(0.5), "0.5");
+        assert_eq!(sig(f64::INFINITY), "inf");
+    }
+
+    #[test]
+    fn checkpoints_are_one_release() {
+        assert_eq!(
+            release_of("method=dp_mcmc, iteration=200"),
+            ("method=dp_mcmc".into(), Some(200.0))
+        );
+        assert_eq!(
+            release_of("method=x, epsilon=1"),
+            ("method=x, epsilon=1".into(), None)
+        );
     }
 }

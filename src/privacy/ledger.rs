@@ -565,6 +565,11 @@ pub struct Entry {
     /// with its own claim (the entry's ε and δ are their sums).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub parts: Vec<Entry>,
+    /// Entries with the same tag are released together on the same data, so their
+    /// guarantees compose (`account --manifest`); untagged entries are alternatives
+    /// (other methods, ε, data or checkpoints of one chain) and are not composed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub released_with: Option<String>,
 }
 
 impl Entry {
@@ -576,6 +581,7 @@ impl Entry {
             guarantee,
             conditions: Vec::new(),
             parts: Vec::new(),
+            released_with: None,
         }
     }
 
@@ -601,6 +607,7 @@ impl Entry {
             },
             conditions: Vec::new(),
             parts,
+            released_with: None,
         }
     }
 
