@@ -110,6 +110,60 @@ fn readme_figure_table_rows_come_from_the_notes() {
     );
 }
 
+/// README.md rendered as GitHub renders it (CommonMark with GFM tables, by
+/// pulldown-cmark): the figure table is one table holding a row for every registry
+/// figure (issue 46: a blank line before the raisa2021 rows cut the table in two, and
+/// the rows after it showed as text).
+#[test]
+fn readme_figure_table_renders_as_one_table() {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let readme = read("README.md");
+    let mut tables: Vec<(Vec<String>, usize)> = Vec::new();
+    let (mut in_table, mut in_head) = (false, false);
+    for ev in Parser::new_ext(&readme, Options::ENABLE_TABLES) {
+        match ev {
+            Event::Start(Tag::Table(_)) => {
+                in_table = true;
+                tables.push((Vec::new(), 0));
+            }
+            Event::End(TagEnd::Table) => in_table = false,
+            Event::Start(Tag::TableHead) => in_head = true,
+            Event::End(TagEnd::TableHead) => in_head = false,
+            Event::Start(Tag::TableRow) if in_table && !in_head => {
+                tables.last_mut().unwrap().1 += 1;
+            }
+            Event::Html(t) | Event::InlineHtml(t) | Event::Text(t) | Event::Code(t) if in_table => {
+                tables.last_mut().unwrap().0.push(t.to_string());
+            }
+            _ => {}
+        }
+    }
+    let figure_tables: Vec<&(Vec<String>, usize)> = tables
+        .iter()
+        .filter(|(text, _)| text.iter().any(|t| t.contains("docs/figures/thumbs/")))
+        .collect();
+    assert_eq!(
+        figure_tables.len(),
+        1,
+        "the figure table renders as {} tables",
+        figure_tables.len()
+    );
+    let (text, rows) = figure_tables[0];
+    let text = text.join(" ");
+    assert_eq!(
+        *rows,
+        privpost::experiments::REGISTRY.len(),
+        "rows of the rendered figure table"
+    );
+    for spec in privpost::experiments::REGISTRY {
+        assert!(
+            text.contains(&format!("alt=\"{}\"", spec.id)),
+            "{} is not in the rendered figure table",
+            spec.id
+        );
+    }
+}
+
 /// docs/figures/README.md is the notes files rendered (`privpost gallery
 /// --notes-page`), so the page, the gallery and the README table cannot disagree.
 #[test]
