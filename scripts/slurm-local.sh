@@ -166,7 +166,7 @@ merge_job="$(echo "$submitted" | sed -n 's/^merge job: \([0-9]*\)$/\1/p')"
 wait_jobs "${arrays[@]}" "$merge_job"
 [ "$(job_state "$merge_job")" = COMPLETED ] || { log "merge job $merge_job: $(job_state "$merge_job")"; exit 1; }
 compare
-manifest="$work/cluster/foulds2016/fig2@epsilon=1/manifest.json"
+manifest="$work/cluster/foulds2016/fig2@smoke,epsilon=1/manifest.json"
 grep -q '"slurm_job": "'"${arrays[0]}"'_' "$manifest" || { log "manifest does not record the array job"; exit 1; }
 # --jobs inside an array task follows SLURM_CPUS_PER_TASK (--cpus-per-task 1)
 grep -q '"jobs": 1,' "$work"/cluster/.privpost-shards/*/shard-1-of-4.json \

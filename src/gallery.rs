@@ -130,16 +130,19 @@ fn scan(root: &Path) -> std::io::Result<Vec<Folder>> {
             .position(|s| s.id == id)
             .unwrap_or(usize::MAX)
     };
-    // the figure's own folder first, then its sweep points, then combined folders
-    let sub = |f: &Folder| match f.kind {
+    // the figure's own folder first, then its other folders (profiles, sweep
+    // points), then comparison runs drawn beside an external figure, then
+    // combined folders
+    let sub = |f: &Folder| match &f.kind {
         Kind::Figure(_)
             if f.rel
                 .ends_with(&f.id[f.id.find('/').map_or(0, |i| i + 1)..]) =>
         {
             0
         }
+        Kind::Figure(Ok(m)) if m.get("compare_for").is_some_and(Value::is_string) => 2,
         Kind::Figure(_) => 1,
-        Kind::Combined => 2,
+        Kind::Combined => 3,
     };
     found.sort_by(|a, b| {
         (rank(&a.id), &a.id, sub(a), &a.rel).cmp(&(rank(&b.id), &b.id, sub(b), &b.rel))
@@ -370,9 +373,12 @@ fn render(folders: &[Folder]) -> String {
     );
     // contents
     h.push_str(
-        "<p>The status says how each folder was run: at the paper's scale (with the \
-         figure's status there, e.g. reproduced), at a profile such as smoke (reduced: \
-         never a reproduction), or with overrides and sweep points (off the paper's setting).</p>\n\
+        "<p>The status says how each folder was run, as its run recorded it: at the paper's \
+         setting (the shipped config as it is, with the figure's status there, e.g. reproduced), \
+         or how it departs from it — the user's own config, a profile such as smoke (reduced: \
+         never a reproduction), values changed by overrides or sweep points, a comparison run \
+         drawn beside an external figure. A sweep point equal to the config's value is at the \
+         paper's setting.</p>\n\
          <table><tr><th></th><th>figure</th><th>paper</th><th>status</th><th>wall time</th></tr>\n",
     );
     for f in folders {
@@ -610,7 +616,15 @@ fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
         },
         Kind::Figure(Err(_)) => "unreadable manifest".into(),
         Kind::Figure(Ok(m)) => {
-            let parts = off_paper(m);
+            // computed by the run (issue 46); a manifest written before has none
+            let parts = match m.get("departures").and_then(Value::as_array) {
+                Some(d) => d
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+                None => off_paper(m),
+            };
             if parts.is_empty() {
                 format!("paper scale: {}", paper_status.unwrap_or("no notes"))
             } else {

@@ -15,7 +15,7 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
     let o = privpost(&["audit", "--smoke", "--out", out.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains("every real mechanism passed; every broken variant failed"));
-    let dir = out.path().join("audit/mechanisms");
+    let dir = out.path().join("audit/mechanisms@smoke");
     // the written tables re-render: `plot` accepts the infinite ε estimates of
     // broken variants in data.csv's `value` column
     let o = privpost(&["plot", dir.to_str().unwrap()]);
@@ -136,8 +136,8 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
     let full = std::fs::read(&summary).unwrap();
     let subset = out
         .path()
-        .join("audit/mechanisms@audits=[barker_step],broken=false");
-    assert!(stderr(&o).contains("mechanisms@audits=[barker_step],broken=false"));
+        .join("audit/mechanisms@smoke,audits=[barker_step],broken=false");
+    assert!(stderr(&o).contains("mechanisms@smoke,audits=[barker_step],broken=false"));
     let sub_h = header(&subset.join("summary.csv"));
     let (sub_audit, sub_variant) = (col(&sub_h, "audit"), col(&sub_h, "variant"));
     assert_eq!(sub_h[..2], ["set.audits", "set.broken"]);

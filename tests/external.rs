@@ -34,10 +34,10 @@ fn the_worked_example_runs_beside_foulds_fig2_with_cache_shards_and_gallery() {
     let out = tempfile::tempdir().unwrap();
     let o = run_in(out.path(), &["-j", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let fig = out.path().join("examples/laplace_public_n");
+    let fig = out.path().join("examples/laplace_public_n@smoke");
     let cmp = out
         .path()
-        .join("foulds2016/fig2@for=examples_laplace_public_n");
+        .join("foulds2016/fig2@smoke,for=examples_laplace_public_n");
     assert_eq!(
         header(&fig.join("data.csv")),
         ["n", "mechanism", "l1_error"]
@@ -76,7 +76,7 @@ fn the_worked_example_runs_beside_foulds_fig2_with_cache_shards_and_gallery() {
     for f in ["data.csv", "summary.csv"] {
         assert_eq!(
             std::fs::read(fig.join(f)).unwrap(),
-            std::fs::read(one.path().join("examples/laplace_public_n").join(f)).unwrap()
+            std::fs::read(one.path().join("examples/laplace_public_n@smoke").join(f)).unwrap()
         );
     }
     let o = run_in(out.path(), &[]);
@@ -92,7 +92,13 @@ fn the_worked_example_runs_beside_foulds_fig2_with_cache_shards_and_gallery() {
     for f in ["data.csv", "summary.csv"] {
         assert_eq!(
             std::fs::read(fig.join(f)).unwrap(),
-            std::fs::read(sharded.path().join("examples/laplace_public_n").join(f)).unwrap(),
+            std::fs::read(
+                sharded
+                    .path()
+                    .join("examples/laplace_public_n@smoke")
+                    .join(f)
+            )
+            .unwrap(),
             "{f} after shards + merge"
         );
     }
@@ -114,19 +120,19 @@ fn the_worked_example_runs_beside_foulds_fig2_with_cache_shards_and_gallery() {
     assert!(o.status.success(), "{}", stderr(&o));
     let p1 = out
         .path()
-        .join("examples/laplace_public_n@params.epsilon=1");
+        .join("examples/laplace_public_n@smoke,params.epsilon=1");
     let m = manifest(&p1.join("manifest.json"));
     assert_eq!(m["privacy"][0]["event"]["scale"], 1.0);
     assert_eq!(m["privacy"][0]["guarantee"]["epsilon"], 1.0);
     let p05 = out
         .path()
-        .join("examples/laplace_public_n@params.epsilon=0.5");
+        .join("examples/laplace_public_n@smoke,params.epsilon=0.5");
     let o = privpost(&["combine", p05.to_str().unwrap(), p1.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     // the gallery shows the external figure with its notes
     let html = std::fs::read_to_string(out.path().join("index.html")).unwrap();
     assert!(
-        html.contains("examples/laplace_public_n") && html.contains("your own mechanism"),
+        html.contains("examples/laplace_public_n@smoke") && html.contains("your own mechanism"),
         "gallery"
     );
 }

@@ -705,7 +705,8 @@ fn the_second_round_cases_are_refused_or_fixed() {
     );
     assert_eq!(o.code, Some(0), "{} (timed out: {})", o.stderr, o.timed_out);
     let m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("heikkila2019/fig3@sgld_every=1/manifest.json")).unwrap(),
+        &std::fs::read_to_string(out.join("heikkila2019/fig3@smoke,sgld_every=1/manifest.json"))
+            .unwrap(),
     )
     .unwrap();
     let t = &m["timings"];
@@ -748,7 +749,7 @@ fn the_second_round_cases_are_refused_or_fixed() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         for f in ["summary.csv", "data.csv", "manifest.json", "parameters.csv"] {
-            let _ = std::fs::copy(base.join(fig).join(f), dir.join(f));
+            let _ = std::fs::copy(base.join(format!("{fig}@smoke")).join(f), dir.join(f));
         }
         let text = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
         std::fs::write(dir.join("summary.csv"), edit(&text)).unwrap();

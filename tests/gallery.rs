@@ -179,13 +179,16 @@ fn the_gallery_shows_every_figure_and_loads_in_a_browser() {
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000);
 
     // the check can fail: a figure removed after the page was written
-    std::fs::remove_file(out.join("bun2018/fig2/figure.png")).unwrap();
+    std::fs::remove_file(out.join("bun2018/fig2@smoke/figure.png")).unwrap();
     let (code, report) = check_in_browser(&chromium, &page, &tmp.path().join("broken.png"));
     assert_eq!(code, 1, "{report}");
     // the figure and its thumbnail in the contents table (issue 30)
     assert_eq!(
         report["broken_images"],
-        serde_json::json!(["./bun2018/fig2/figure.png", "./bun2018/fig2/figure.png"])
+        serde_json::json!([
+            "./bun2018/fig2%40smoke/figure.png",
+            "./bun2018/fig2%40smoke/figure.png"
+        ])
     );
     assert!(
         report["errors"].to_string().contains("ERR_FILE_NOT_FOUND"),
@@ -212,7 +215,7 @@ fn the_gallery_verb_refuses_bad_folders_and_survives_bad_manifests() {
         let o = privpost(&["run", id, "--smoke", "--out", out.to_str().unwrap(), "-q"]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    std::fs::write(out.join("bun2018/fig2/manifest.json"), "{ not json").unwrap();
+    std::fs::write(out.join("bun2018/fig2@smoke/manifest.json"), "{ not json").unwrap();
     let o = privpost(&["gallery", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
@@ -265,7 +268,7 @@ fn statuses_say_how_each_folder_was_run_and_stale_combines_are_flagged() {
     };
     run(&["foulds2016/fig2", "--smoke"]);
     run(&["foulds2016/fig2", "--smoke", "--set", "epsilon=0.1,100"]);
-    let points: Vec<String> = ["fig2@epsilon=0.1", "fig2@epsilon=100"]
+    let points: Vec<String> = ["fig2@smoke,epsilon=0.1", "fig2@smoke,epsilon=100"]
         .iter()
         .map(|p| out.path().join("foulds2016").join(p).display().to_string())
         .collect();
@@ -278,7 +281,13 @@ fn statuses_say_how_each_folder_was_run_and_stale_combines_are_flagged() {
     let contents = &html[..html.find("</table>").unwrap()];
     assert!(!contents.contains("paper scale: reproduced"), "{contents}");
     assert!(contents.contains("smoke profile (reduced, not the paper&#39;s scale)"));
-    assert!(contents.contains("off-paper setting: sweep point epsilon=100"));
+    // issue 46: the point at the config's own ε is no departure; ε = 100 is
+    assert!(
+        contents.contains("epsilon = 100 (config: 0.1)"),
+        "{contents}"
+    );
+    assert!(!contents.contains("epsilon = 0.1 (config"), "{contents}");
+    assert!(!contents.contains("off-paper"), "{contents}");
     assert!(contents.contains("combined sweep points"));
     assert!(!contents.contains("STALE"));
     // re-running a point after the combine makes the combine stale
@@ -292,7 +301,7 @@ fn statuses_say_how_each_folder_was_run_and_stale_combines_are_flagged() {
     let html = page();
     let contents = &html[..html.find("</table>").unwrap()];
     assert!(
-        contents.contains("STALE combine: fig2@epsilon=0.1, fig2@epsilon=100"),
+        contents.contains("STALE combine: fig2@smoke,epsilon=0.1, fig2@smoke,epsilon=100"),
         "{contents}"
     );
 }

@@ -77,8 +77,11 @@ fn no_nan_in_any_csv() {
         &["foulds2016/fig2", "--smoke", "--set", "repeats=1"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let summary =
-        std::fs::read_to_string(out.path().join("foulds2016/fig2@repeats=1/summary.csv")).unwrap();
+    let summary = std::fs::read_to_string(
+        out.path()
+            .join("foulds2016/fig2@smoke,repeats=1/summary.csv"),
+    )
+    .unwrap();
     assert!(!summary.to_lowercase().contains("nan"), "{summary}");
     assert!(
         summary.lines().nth(1).unwrap().ends_with(",,1"),
@@ -230,10 +233,11 @@ fn oversized_plans_are_refused_with_the_estimate() {
 fn the_swap_is_atomic_under_a_kill_at_every_step() {
     let out = tempfile::tempdir().unwrap();
     let reference = tempfile::tempdir().unwrap();
-    // two configs of the figure that differ in their seed: both write the
-    // figure's own folder (a `--set seed=…` would write `fig2@seed=…`)
+    // two configs of the figure that differ in their seed: with one own `id`
+    // both write the same folder (a `--set seed=…` would write `…@seed=…`)
     let configs = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(repo().join("configs/bun2018/fig2.toml")).unwrap();
+    let text = "id = \"swap/test\"\n".to_string()
+        + &std::fs::read_to_string(repo().join("configs/bun2018/fig2.toml")).unwrap();
     for seed in ["1", "2"] {
         let changed: String = text
             .lines()
@@ -276,9 +280,9 @@ fn the_swap_is_atomic_under_a_kill_at_every_step() {
     };
     // the two complete results: seed 1 (old) and seed 2 (new)
     assert!(o(reference.path(), "2", None).status.success());
-    let new = snapshot(&reference.path().join("bun2018/fig2"));
+    let new = snapshot(&reference.path().join("swap/test@smoke"));
     assert!(o(out.path(), "1", None).status.success());
-    let dir = out.path().join("bun2018/fig2");
+    let dir = out.path().join("swap/test@smoke");
     let old = snapshot(&dir);
     let mut killed = 0;
     for n in 1..=16 {
@@ -310,11 +314,11 @@ fn the_swap_is_atomic_under_a_kill_at_every_step() {
     );
     // the next run removes what the killed runs left beside the folder
     assert!(o(out.path(), "1", None).status.success());
-    let leftovers: Vec<String> = std::fs::read_dir(out.path().join("bun2018"))
+    let leftovers: Vec<String> = std::fs::read_dir(out.path().join("swap"))
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "fig2")
+        .filter(|n| n != "test@smoke")
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
@@ -576,14 +580,19 @@ fn manifests_hold_no_rust_debug_text() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     for fig in ["foulds2016/fig3", "geumlek2017/fig3"] {
-        let text = std::fs::read_to_string(out.path().join(fig).join("manifest.json")).unwrap();
+        let text = std::fs::read_to_string(
+            out.path()
+                .join(format!("{fig}@smoke"))
+                .join("manifest.json"),
+        )
+        .unwrap();
         for debug in ["Preset {", "Hmc {", "Slice {", "Some(", "[\\\""] {
             assert!(!text.contains(debug), "{fig}: `{debug}` in the manifest");
         }
     }
-    let m = common::manifest(&out.path().join("geumlek2017/fig3/manifest.json"));
+    let m = common::manifest(&out.path().join("geumlek2017/fig3@smoke/manifest.json"));
     assert_eq!(m["details"]["sampler"]["kind"], "hmc", "{}", m["details"]);
-    let m = common::manifest(&out.path().join("foulds2016/fig3/manifest.json"));
+    let m = common::manifest(&out.path().join("foulds2016/fig3@smoke/manifest.json"));
     assert!(
         m["datasets"][0]["source"]["settings"]["months"].is_u64(),
         "{}",

@@ -56,7 +56,7 @@ fn exact_mode_is_byte_reproducible_and_labelled() {
     }
     for figure in figures {
         // a --set that changes a value runs into `<figure>@key=value` (issue 30)
-        let point = format!("{figure}@noise=exact");
+        let point = format!("{figure}@smoke,noise=exact");
         let f = point.as_str();
         for file in ["data.csv", "summary.csv"] {
             assert!(
@@ -84,8 +84,12 @@ fn exact_mode_is_byte_reproducible_and_labelled() {
         assert!(params.contains("exact (CKS20"), "{f}: {params}");
     }
     // the exact releases are integers: Foulds Fig. 1's noisy counts
-    let data =
-        String::from_utf8(read(a.path(), "foulds2016/fig1@noise=exact", "data.csv")).unwrap();
+    let data = String::from_utf8(read(
+        a.path(),
+        "foulds2016/fig1@smoke,noise=exact",
+        "data.csv",
+    ))
+    .unwrap();
     let laplace: Vec<&str> = data.lines().filter(|l| l.starts_with("laplace,")).collect();
     assert!(!laplace.is_empty());
     for l in laplace {
@@ -107,7 +111,7 @@ fn float_spelled_out_is_the_default() {
         b.path(),
         &["foulds2016/fig2", "--smoke", "--set", "noise=float"],
     ));
-    let f = "foulds2016/fig2";
+    let f = "foulds2016/fig2@smoke";
     assert!(read(a.path(), f, "data.csv") == read(b.path(), f, "data.csv"));
     let (ma, mb) = (manifest(a.path(), f), manifest(b.path(), f));
     assert_eq!(ma["cache"]["run_key"], mb["cache"]["run_key"]);
@@ -135,7 +139,7 @@ fn float_spelled_out_is_the_default() {
 fn secure_mode_is_fresh_every_run() {
     let out = tempfile::tempdir().unwrap();
     let f = "foulds2016/fig2";
-    let point = "foulds2016/fig2@noise=secure";
+    let point = "foulds2016/fig2@smoke,noise=secure";
     ok(&run(out.path(), &[f, "--smoke", "--set", "noise=secure"]));
     let first = read(out.path(), point, "data.csv");
     ok(&run(out.path(), &[f, "--smoke", "--set", "noise=secure"]));
@@ -247,7 +251,7 @@ fn the_float_attack_audit_fails_float_and_passes_exact() {
     // a subset runs into its own folder, with a set.audits column first
     let summary = out
         .path()
-        .join("audit/mechanisms@audits=[float_attack,laplace_counts_discrete]/summary.csv");
+        .join("audit/mechanisms@smoke,audits=[float_attack,laplace_counts_discrete]/summary.csv");
     let h = common::header(&summary);
     let rows = common::rows(&summary);
     let at = |name: &str| h.iter().position(|c| c == name).unwrap();

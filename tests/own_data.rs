@@ -62,8 +62,20 @@ fn a_csv_dataset_runs_with_its_checksum_in_the_manifest_and_the_cache_key() {
     };
     let o = run(&[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let fig = dir.path().join("out/minami2016/logreg");
+    // issue 46: a config on the user's own data never lands in the paper's folder
+    let fig = dir.path().join("out/minami2016/logreg@config=toy,smoke");
+    assert!(!dir.path().join("out/minami2016/logreg").exists());
+    assert!(!dir.path().join("out/minami2016/logreg@smoke").exists());
     let m = manifest(&fig.join("manifest.json"));
+    let own = m["departures"][0].as_str().unwrap();
+    assert!(
+        own.starts_with("own config ")
+            && own
+                .contains("toy.toml: differs from the shipped configs/minami2016/logreg.toml in ")
+            && own.contains("`csv_datasets`")
+            && own.contains("`datasets`"),
+        "{own}"
+    );
     let ds = &m["datasets"][0];
     assert_eq!(ds["name"], "toy");
     assert_eq!(ds["files"][0], "toy.csv");
@@ -100,7 +112,7 @@ fn a_csv_dataset_runs_with_its_checksum_in_the_manifest_and_the_cache_key() {
     assert!(o.status.success(), "{}", stderr(&o));
     let fig = dir
         .path()
-        .join("out/minami2016/logreg@datasets=[csv:short.csv]");
+        .join("out/minami2016/logreg@config=toy,smoke,datasets=[csv:short.csv]");
     let m = manifest(&fig.join("manifest.json"));
     assert_eq!(m["datasets"][0]["name"], "short");
     assert_eq!(m["datasets"][0]["source"]["dim"], 2);
@@ -150,7 +162,7 @@ fn bad_csv_datasets_are_refused_before_anything_runs() {
     let args = ["run", cfg, "--smoke", "--out", "out"];
     let o = privpost_in(dir.path(), &args, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let fig = dir.path().join("out/minami2016/logreg");
+    let fig = dir.path().join("out/minami2016/logreg@config=toy,smoke");
     let before = std::fs::read(fig.join("data.csv")).unwrap();
     let cache_files = || {
         let mut v: Vec<_> = walk(&dir.path().join("out/.privpost-cache"));
@@ -309,15 +321,29 @@ fn exported_adult_read_back_as_csv_gives_the_built_in_results() {
         assert!(o.status.success(), "{name}: {}", stderr(&o));
     }
     for file in ["data.csv", "summary.csv"] {
-        let a = std::fs::read_to_string(dir.path().join("builtin/geumlek2017/fig3").join(file))
-            .unwrap();
-        let b =
-            std::fs::read_to_string(dir.path().join("csv/geumlek2017/fig3").join(file)).unwrap();
+        let a = std::fs::read_to_string(
+            dir.path()
+                .join("builtin/geumlek2017/fig3@config=builtin,smoke")
+                .join(file),
+        )
+        .unwrap();
+        let b = std::fs::read_to_string(
+            dir.path()
+                .join("csv/geumlek2017/fig3@config=csv,smoke")
+                .join(file),
+        )
+        .unwrap();
         assert!(b.contains("adult_csv,"));
         assert_eq!(a, b.replace("adult_csv,", "adult,"), "{file} differs");
     }
-    let m = manifest(&dir.path().join("csv/geumlek2017/fig3/manifest.json"));
-    let b = manifest(&dir.path().join("builtin/geumlek2017/fig3/manifest.json"));
+    let m = manifest(
+        &dir.path()
+            .join("csv/geumlek2017/fig3@config=csv,smoke/manifest.json"),
+    );
+    let b = manifest(
+        &dir.path()
+            .join("builtin/geumlek2017/fig3@config=builtin,smoke/manifest.json"),
+    );
     assert_eq!(
         m["datasets"][0]["source"]["content_sha256"],
         b["datasets"][0]["source"]["content_sha256"]

@@ -383,7 +383,7 @@ fn built_in_score_files_give_the_audits_own_bounds() {
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let dir = out.path().join("audit/mechanisms");
+    let dir = out.path().join("audit/mechanisms@smoke");
     let t = rows(&dir.join("summary.csv"));
     let h = header(&dir.join("summary.csv"));
     let c = |n: &str| h.iter().position(|x| x == n).unwrap();

@@ -98,14 +98,21 @@ fn shards_then_merge_equal_one_machine() {
     let o = privpost(&["merge", out.path().to_str().unwrap(), "-j", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_same_csvs(single.path(), out.path());
-    let m = manifest(&out.path().join("bun2018/fig2@epsilon=1/manifest.json"));
+    let m = manifest(
+        &out.path()
+            .join("bun2018/fig2@smoke,epsilon=1/manifest.json"),
+    );
     let shards = m["shards"]["shards"].as_array().unwrap();
     assert_eq!(m["shards"]["count"], 3);
     let tasks: u64 = shards.iter().map(|s| s["tasks"].as_u64().unwrap()).sum();
     assert_eq!(tasks, m["tasks"].as_u64().unwrap());
     assert_eq!(m["cache"]["tasks_computed"], 0);
     // a single-machine manifest has no shards
-    let m = manifest(&single.path().join("bun2018/fig2@epsilon=1/manifest.json"));
+    let m = manifest(
+        &single
+            .path()
+            .join("bun2018/fig2@smoke,epsilon=1/manifest.json"),
+    );
     assert!(m.get("shards").is_none());
     // merging again: up to date
     let o = privpost(&["merge", out.path().to_str().unwrap()]);
@@ -131,7 +138,10 @@ fn merge_refuses_missing_foreign_and_stale_shards() {
     let e = stderr(&o);
     assert!(e.contains("owed by 1 of 3 shards"), "{e}");
     assert!(e.contains("shard 3/3 has not finished"), "{e}");
-    assert!(e.contains("foulds2016/fig2@epsilon=0.1: tasks "), "{e}");
+    assert!(
+        e.contains("foulds2016/fig2@smoke,epsilon=0.1: tasks "),
+        "{e}"
+    );
     assert!(e.contains("--shard 3/3"), "{e}");
     assert!(!out.path().join("foulds2016").exists() && !out.path().join("bun2018").exists());
 
@@ -221,7 +231,7 @@ fn merge_refuses_rows_of_changed_configs() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o)
-            .contains("for other inputs (the configs or data files of bun2018/fig2 changed since)"),
+            .contains("for other inputs (the configs or data files of bun2018/fig2@config=fig2,smoke changed since)"),
         "{}",
         stderr(&o)
     );

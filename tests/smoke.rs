@@ -28,7 +28,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
     }
     for spec in privpost::experiments::REGISTRY {
         let id = spec.id;
-        let d = one.path().join(id);
+        let d = one.path().join(format!("{id}@smoke"));
         for f in [
             "data.csv",
             "summary.csv",
@@ -50,6 +50,21 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
                 .unwrap();
         assert_eq!(manifest["figure"], id);
         assert_eq!(manifest["profile"], "smoke");
+        // issue 46: a smoke run never takes the paper's folder, and says what it is
+        assert!(
+            !one.path().join(id).exists(),
+            "{id}: a smoke run wrote the paper's folder"
+        );
+        assert_eq!(
+            manifest["departures"][0], "smoke profile (reduced, not the paper's scale)",
+            "{id}"
+        );
+        let note = std::fs::read_to_string(d.join("departures.txt")).unwrap();
+        assert!(note.contains("smoke profile"), "{id}: {note}");
+        assert!(
+            svg.contains("NOT THE PAPER"),
+            "{id}: the figure does not say it is a smoke run"
+        );
         assert!(manifest["seed"].is_u64() && manifest["wall_seconds"].is_f64());
         // a privacy ledger produced by the mechanisms, and the command line
         let ledger = manifest["privacy"].as_array().unwrap();
@@ -63,7 +78,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         assert!(manifest["command_line"][1] == "run", "{id}");
         for f in ["data.csv", "summary.csv"] {
             let a = std::fs::read(d.join(f)).unwrap();
-            let b = std::fs::read(two.path().join(id).join(f)).unwrap();
+            let b = std::fs::read(two.path().join(format!("{id}@smoke")).join(f)).unwrap();
             assert!(a == b, "{id}/{f} differs between --jobs 1 and --jobs 2");
         }
     }
@@ -88,7 +103,7 @@ fn check_values(out: &Path) {
     check_logreg(out);
     check_hmm(out);
     // Fig 1: direct sampling (r = 1) is finite below λ* = 7 and infinite above.
-    let fig1 = rows(&out.join("geumlek2017/fig1/summary.csv"));
+    let fig1 = rows(&out.join("geumlek2017/fig1@smoke/summary.csv"));
     for r in &fig1 {
         let (c, lambda, eps): (f64, f64, &str) =
             (r[1].parse().unwrap(), r[2].parse().unwrap(), &r[3]);
@@ -97,8 +112,8 @@ fn check_values(out: &Path) {
         }
     }
     // Fig 2: every released coefficient meets its target.
-    let fig2 = rows(&out.join("geumlek2017/fig2/summary.csv"));
-    let h = header(&out.join("geumlek2017/fig2/summary.csv"));
+    let fig2 = rows(&out.join("geumlek2017/fig2@smoke/summary.csv"));
+    let h = header(&out.join("geumlek2017/fig2@smoke/summary.csv"));
     let (eps, ach) = (
         h.iter().position(|x| x == "epsilon").unwrap(),
         h.iter().position(|x| x == "achieved_epsilon").unwrap(),
@@ -111,7 +126,7 @@ fn check_values(out: &Path) {
         }
     }
     // Bun Fig 3: each exact output distribution sums to one; the audit found no violation.
-    let fig3 = rows(&out.join("bun2018/fig3/summary.csv"));
+    let fig3 = rows(&out.join("bun2018/fig3@smoke/summary.csv"));
     for panel in ["b", "c"] {
         for mech in ["hellinger_em", "laplace_hist", "laplace_dim"] {
             let total: f64 = fig3
@@ -123,7 +138,7 @@ fn check_values(out: &Path) {
         }
     }
     let m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("bun2018/fig3/manifest.json")).unwrap(),
+        &std::fs::read_to_string(out.join("bun2018/fig3@smoke/manifest.json")).unwrap(),
     )
     .unwrap();
     for a in m["details"]["privacy_audit"].as_array().unwrap() {
@@ -133,7 +148,7 @@ fn check_values(out: &Path) {
         );
     }
     // Heikkilä Fig 1(b): b = 100, T = 10 → 0.677 (classic, as the paper's figure)
-    let h = rows(&out.join("heikkila2019/fig1/summary.csv"));
+    let h = rows(&out.join("heikkila2019/fig1@smoke/summary.csv"));
     let r = h
         .iter()
         .find(|r| r[0] == "b" && r[2] == "100" && r[4] == "10" && r[8] == "classic")
@@ -145,10 +160,10 @@ fn check_values(out: &Path) {
     let frac = |r: &Vec<String>| r[10].parse::<f64>().unwrap();
     assert!(frac(c[0]) < frac(c[1]) && frac(c[1]) < 0.1, "{c:?}");
     // Heikkilä Fig 2: both chains recorded after burn-in; the manifest states ε of the private chain
-    let h2 = rows(&out.join("heikkila2019/fig2/summary.csv"));
+    let h2 = rows(&out.join("heikkila2019/fig2@smoke/summary.csv"));
     assert_eq!(h2.iter().filter(|r| r[0] == "private").count(), 1300);
     let m2: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("heikkila2019/fig2/manifest.json")).unwrap(),
+        &std::fs::read_to_string(out.join("heikkila2019/fig2@smoke/manifest.json")).unwrap(),
     )
     .unwrap();
     // the ledger composes the chain with the DPVI initialisation (basic composition)
@@ -163,7 +178,7 @@ fn check_values(out: &Path) {
     assert!((private["guarantee"]["epsilon"].as_f64().unwrap() - sum).abs() < 1e-12);
     assert_eq!(m2["datasets"][0]["name"], "gmm");
     // Heikkilä Fig 3: every method against both references, ε increasing along each curve
-    let h3 = rows(&out.join("heikkila2019/fig3/summary.csv"));
+    let h3 = rows(&out.join("heikkila2019/fig3@smoke/summary.csv"));
     for method in ["dp_mcmc", "dp_sgld", "dp_sgld_corrected"] {
         for reference in ["exact", "nonprivate_chain"] {
             let eps: Vec<f64> = h3
@@ -178,7 +193,7 @@ fn check_values(out: &Path) {
         }
     }
     // Heikkilä Fig 3: the data.csv epsilon column is the ledger's claim at each checkpoint
-    let m3 = manifest(&out.join("heikkila2019/fig3/manifest.json"));
+    let m3 = manifest(&out.join("heikkila2019/fig3@smoke/manifest.json"));
     let claims: std::collections::HashMap<String, f64> = m3["privacy"]
         .as_array()
         .unwrap()
@@ -190,7 +205,7 @@ fn check_values(out: &Path) {
             ))
         })
         .collect();
-    let d3 = out.join("heikkila2019/fig3/data.csv");
+    let d3 = out.join("heikkila2019/fig3@smoke/data.csv");
     let hd = header(&d3);
     let col = |n: &str| hd.iter().position(|x| x == n).unwrap();
     let mut matched = 0;
@@ -220,7 +235,7 @@ fn check_values(out: &Path) {
     assert!(matched > 0);
     // Foulds Fig 1: OPS at ε = 1, a₀ = 0.2 has temperature 2 ln 4 ≈ 2.77.
     let m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("foulds2016/fig1/manifest.json")).unwrap(),
+        &std::fs::read_to_string(out.join("foulds2016/fig1@smoke/manifest.json")).unwrap(),
     )
     .unwrap();
     let ops = &m["privacy"][2];
@@ -231,7 +246,7 @@ fn check_values(out: &Path) {
 /// HMM case study: the planted regime change is recovered under Laplace ε = 5 (up to
 /// relabelling); emission distributions sum to one; the manifest states the privacy cost.
 fn check_hmm(out: &Path) {
-    let f = out.join("foulds2016/fig3/summary.csv");
+    let f = out.join("foulds2016/fig3@smoke/summary.csv");
     let h = header(&f);
     let (m, t) = (
         h.iter().position(|x| x == "modal_state").unwrap(),
@@ -240,8 +255,8 @@ fn check_hmm(out: &Path) {
     let r = rows(&f);
     let agree = r.iter().filter(|x| x[m] == x[t]).count() as f64 / r.len() as f64;
     assert!(agree.max(1.0 - agree) > 0.9, "agreement {agree}");
-    let e = rows(&out.join("foulds2016/fig4_5/summary.csv"));
-    let p = header(&out.join("foulds2016/fig4_5/summary.csv"))
+    let e = rows(&out.join("foulds2016/fig4_5@smoke/summary.csv"));
+    let p = header(&out.join("foulds2016/fig4_5@smoke/summary.csv"))
         .iter()
         .position(|x| x == "probability")
         .unwrap();
@@ -256,7 +271,7 @@ fn check_hmm(out: &Path) {
         }
     }
     let man: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("foulds2016/fig3/manifest.json")).unwrap(),
+        &std::fs::read_to_string(out.join("foulds2016/fig3@smoke/manifest.json")).unwrap(),
     )
     .unwrap();
     let entry = &man["privacy"][0];
@@ -266,7 +281,7 @@ fn check_hmm(out: &Path) {
     assert_eq!(man["datasets"][0]["name"], "iraq");
     // Fig 7 (OPS, afghanistan): three states, the last sample mostly agrees with the
     // modal estimate but not everywhere would be the paper's picture; here check shape
-    let f7 = out.join("foulds2016/fig7/summary.csv");
+    let f7 = out.join("foulds2016/fig7@smoke/summary.csv");
     let h7 = header(&f7);
     let col7 = |n: &str| h7.iter().position(|x| x == n).unwrap();
     let r7 = rows(&f7);
@@ -275,7 +290,7 @@ fn check_hmm(out: &Path) {
     assert_eq!(states.len(), 3);
     assert!(r7.iter().all(|x| x[col7("date")].starts_with("20")));
     let man: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("foulds2016/fig7/manifest.json")).unwrap(),
+        &std::fs::read_to_string(out.join("foulds2016/fig7@smoke/manifest.json")).unwrap(),
     )
     .unwrap();
     let p = &man["privacy"];
@@ -284,7 +299,7 @@ fn check_hmm(out: &Path) {
     assert_eq!(p[1]["guarantee"]["epsilon"], 2.0 * 60.0 * 5.0);
     // recovery: the non-private sampler finds the planted states; every private
     // mechanism recovers states and emissions better at ε = 5 than at ε = 0.5
-    let rf = out.join("foulds2016/recovery/summary.csv");
+    let rf = out.join("foulds2016/recovery@smoke/summary.csv");
     let hr = header(&rf);
     let colr = |n: &str| hr.iter().position(|x| x == n).unwrap();
     let rr = rows(&rf);
@@ -305,7 +320,7 @@ fn check_hmm(out: &Path) {
     }
     // Fig 6: three panels in config order, four mechanisms, finite likelihoods; the
     // non-private value does not depend on ε; Laplace improves with ε
-    let f6_all = rows(&out.join("foulds2016/fig6/summary.csv"));
+    let f6_all = rows(&out.join("foulds2016/fig6@smoke/summary.csv"));
     // + the noise-aware series on the naive-Bayes panel (after its mechanisms)
     let (f6, noise_aware): (Vec<_>, Vec<_>) = f6_all
         .into_iter()
@@ -351,7 +366,7 @@ fn check_logreg(out: &Path) {
         "minami2016/logreg",
         "geumlek2017/samplers",
     ] {
-        let m = manifest(&out.join(fig).join("manifest.json"));
+        let m = manifest(&out.join(format!("{fig}@smoke")).join("manifest.json"));
         let ds = m["datasets"].as_array().unwrap();
         assert!(!ds.is_empty(), "{fig}");
         for d in ds {
@@ -374,7 +389,7 @@ fn check_logreg(out: &Path) {
             assert!(d["rows"].as_u64().unwrap() > 0);
         }
     }
-    let d = out.join("geumlek2017/fig3");
+    let d = out.join("geumlek2017/fig3@smoke");
     assert!(d.join("figure_loglik.png").is_file() && d.join("figure_loglik.svg").is_file());
     let h = header(&d.join("summary.csv"));
     let col = |name: &str| h.iter().position(|x| x == name).unwrap();
@@ -415,7 +430,7 @@ fn check_logreg(out: &Path) {
         );
     }
     // Minami: Theorem 7's β never above 1; Corollary 8 covered at small ε only
-    let m = out.join("minami2016/logreg/summary.csv");
+    let m = out.join("minami2016/logreg@smoke/summary.csv");
     let h = header(&m);
     let col = |name: &str| h.iter().position(|x| x == name).unwrap();
     let (ds, le, mech, rho, cov) = (
@@ -435,7 +450,7 @@ fn check_logreg(out: &Path) {
         }
     }
     // Samplers: HMC agrees with the reference chains
-    let s = out.join("geumlek2017/samplers/summary.csv");
+    let s = out.join("geumlek2017/samplers@smoke/summary.csv");
     let h = header(&s);
     let col = |name: &str| h.iter().position(|x| x == name).unwrap();
     let (sm, z, rhat) = (col("sampler"), col("mean_z_max"), col("rhat_max"));

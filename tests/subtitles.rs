@@ -40,8 +40,8 @@ fn heikkila_subtitles_state_the_plotted_guarantee() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // Fig. 2: the classic claim first, as the paper, the improved one beside it
-    let shown = parameter(out.path(), "heikkila2019/fig2", "(b) ε");
-    let entries = ledger(out.path(), "heikkila2019/fig2");
+    let shown = parameter(out.path(), "heikkila2019/fig2@smoke", "(b) ε");
+    let entries = ledger(out.path(), "heikkila2019/fig2@smoke");
     let claim = |conversion: &str| -> (f64, f64) {
         let e = entries
             .iter()
@@ -63,8 +63,8 @@ fn heikkila_subtitles_state_the_plotted_guarantee() {
         "{shown}"
     );
     // Fig. 3: DP-MCMC's δ is the composed claim's
-    let shown = parameter(out.path(), "heikkila2019/fig3", "DP-MCMC δ");
-    let mcmc = ledger(out.path(), "heikkila2019/fig3")
+    let shown = parameter(out.path(), "heikkila2019/fig3@smoke", "DP-MCMC δ");
+    let mcmc = ledger(out.path(), "heikkila2019/fig3@smoke")
         .into_iter()
         .find(|e| e["series"].as_str().unwrap().starts_with("method=dp_mcmc"))
         .unwrap();

@@ -34,7 +34,7 @@ fn cache_use(dir: &Path) -> (u64, u64) {
 #[test]
 fn reruns_compute_nothing_and_force_recomputes() {
     let out = tempfile::tempdir().unwrap();
-    let dir = out.path().join("bun2018/fig2");
+    let dir = out.path().join("bun2018/fig2@smoke");
     let o = run(out.path(), &["bun2018/fig2", "--smoke", "-j", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (computed, cached) = cache_use(&dir);
@@ -64,7 +64,7 @@ fn reruns_compute_nothing_and_force_recomputes() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     // ... written beside the figure's own folder, which it leaves as it was
-    let point = out.path().join("bun2018/fig2@epsilon=2");
+    let point = out.path().join("bun2018/fig2@smoke,epsilon=2");
     assert_eq!(cache_use(&point), (computed, 0));
     assert_eq!(cache_use(&dir), (0, computed));
     assert_eq!(read(&dir.join("data.csv")), data);
@@ -174,7 +174,7 @@ fn ctrl_c_says_what_was_kept_and_the_rerun_resumes() {
         log.push('\n');
     }
     let status = child.wait().unwrap();
-    let fig = "foulds2016/recovery@repeats=40";
+    let fig = "foulds2016/recovery@smoke,repeats=40";
     if out.path().join(fig).exists() {
         // the run finished before the signal arrived: nothing to check
         return;
@@ -233,7 +233,7 @@ fn killed_runs_resume_to_byte_identical_outputs() {
     let reference = tempfile::tempdir().unwrap();
     let o = run(reference.path(), &[&args[..], &["--no-cache"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    let fig = "foulds2016/recovery@repeats=6";
+    let fig = "foulds2016/recovery@smoke,repeats=6";
     let n = manifest(&reference.path().join(fig).join("manifest.json"))["tasks"]
         .as_u64()
         .unwrap();
@@ -308,7 +308,10 @@ fn extending_a_sweep_computes_only_the_new_point_and_combine_joins_them() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert_eq!(text.matches("(up to date)").count(), 2, "{text}");
-    let p = |v: &str| out.path().join(format!("foulds2016/fig2@epsilon={v}"));
+    let p = |v: &str| {
+        out.path()
+            .join(format!("foulds2016/fig2@smoke,epsilon={v}"))
+    };
     let (computed, cached) = cache_use(&p("10"));
     assert!(computed > 0 && cached == 0);
     assert!(text.contains(&format!("{computed} of {} tasks computed", 3 * computed)));
@@ -349,7 +352,7 @@ fn extending_a_sweep_computes_only_the_new_point_and_combine_joins_them() {
     assert_eq!(listing["overlay"]["y"], "mean");
 
     // combine refuses other figures and non-figure folders
-    let other = out.path().join("bun2018/fig2");
+    let other = out.path().join("bun2018/fig2@smoke");
     let o = run(out.path(), &["bun2018/fig2", "--smoke"]);
     assert!(o.status.success());
     let o = privpost(&["combine", &dirs[0], other.to_str().unwrap()]);
@@ -384,7 +387,7 @@ fn concurrent_runs_leave_a_complete_result() {
     });
     assert!(a.status.success(), "{}", stderr(&a));
     assert!(b.status.success(), "{}", stderr(&b));
-    let fig = "foulds2016/recovery";
+    let fig = "foulds2016/recovery@smoke";
     for f in ["data.csv", "summary.csv"] {
         assert_eq!(
             read(&out.path().join(fig).join(f)),
@@ -434,7 +437,7 @@ fn logs_get_heartbeats_and_quiet_runs_do_not() {
     assert!(o.status.success(), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
-        e.contains("[1/1] foulds2016/recovery@repeats=4: 56 tasks to run"),
+        e.contains("[1/1] foulds2016/recovery@smoke,repeats=4: 56 tasks to run"),
         "{e}"
     );
     let beats: Vec<&str> = e.lines().filter(|l| l.contains("elapsed, ETA")).collect();
@@ -448,7 +451,7 @@ fn logs_get_heartbeats_and_quiet_runs_do_not() {
     assert!(beats.iter().all(|l| stamped(l)), "{beats:?}");
     assert!(
         e.lines()
-            .filter(|l| l.contains("foulds2016/recovery@repeats=4: 56 tasks"))
+            .filter(|l| l.contains("foulds2016/recovery@smoke,repeats=4: 56 tasks"))
             .all(stamped),
         "{e}"
     );
@@ -495,7 +498,7 @@ fn the_set_grammar_sweeps_any_key() {
     );
     assert_eq!(
         labels(&[&f2[..], &["epsilon=geomspace(0.01,1,3)"]].concat()),
-        ["epsilon=0.01", "epsilon=0.1", "epsilon=1.0"]
+        ["epsilon=0.01", "epsilon=0.1", "epsilon=1"]
     );
     assert_eq!(
         labels(&[&f2[..], &["epsilon=0.5,2"]].concat()),
@@ -657,12 +660,12 @@ fn subtitle_parameters_follow_the_sweep_point_and_a_damaged_file_is_refused() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     for (point, eps) in [("epsilon=0.5", "0.5"), ("epsilon=2", "2")] {
-        let dir = out.path().join(format!("foulds2016/fig1@{point}"));
+        let dir = out.path().join(format!("foulds2016/fig1@smoke,{point}"));
         let text = std::fs::read_to_string(dir.join("parameters.csv")).unwrap();
         assert!(text.starts_with("parameter,value\n"), "{text}");
         assert!(text.contains(&format!("\nε,{eps}\n")), "{point}: {text}");
     }
-    let dir = out.path().join("foulds2016/fig1@epsilon=2");
+    let dir = out.path().join("foulds2016/fig1@smoke,epsilon=2");
     let png = read(&dir.join("figure.png"));
     std::fs::write(dir.join("parameters.csv"), "name,value\nε,2\n").unwrap();
     let o = privpost(&["plot", dir.to_str().unwrap()]);
@@ -703,7 +706,7 @@ fn task_times_log_each_computed_task_once() {
         let o = privpost_in(&repo(), &args, &[("PRIVPOST_TASK_TIMES", &log)]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    let n = manifest(&out.path().join("foulds2016/fig1/manifest.json"))["tasks"]
+    let n = manifest(&out.path().join("foulds2016/fig1@smoke/manifest.json"))["tasks"]
         .as_u64()
         .unwrap() as usize;
     let text = std::fs::read_to_string(&log).unwrap();
@@ -712,7 +715,7 @@ fn task_times_log_each_computed_task_once() {
     assert_eq!(lines.len(), 1 + 2 * n, "{text}");
     for l in &lines[1..] {
         let f: Vec<&str> = l.split(',').collect();
-        assert_eq!(f[0], "foulds2016/fig1", "{l}");
+        assert_eq!(f[0], "foulds2016/fig1@smoke", "{l}");
         assert!(f[1].parse::<usize>().unwrap() < n, "{l}");
         assert!(f[2].parse::<f64>().unwrap() > 0.0, "{l}");
         assert!(f[3].parse::<f64>().unwrap() >= 0.0, "{l}");

@@ -18,7 +18,7 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let data = out.path().join("foulds2016/fig1/data.csv");
+    let data = out.path().join("foulds2016/fig1@smoke/data.csv");
     let before = std::fs::read(&data).unwrap();
 
     let cfg = tempfile::tempdir().unwrap();
@@ -158,8 +158,8 @@ fn sweeps_check_and_plot() {
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let a = out.path().join("foulds2016/fig2@epsilon=0.1");
-    let b = out.path().join("foulds2016/fig2@epsilon=1");
+    let a = out.path().join("foulds2016/fig2@smoke,epsilon=0.1");
+    let b = out.path().join("foulds2016/fig2@smoke,epsilon=1");
     assert!(a.join("summary.csv").is_file() && b.join("summary.csv").is_file());
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(b.join("manifest.json")).unwrap()).unwrap();
@@ -597,7 +597,7 @@ fn geumlek_prior_is_the_papers_natural_parameterisation() {
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let path = out.path().join("geumlek2017/fig2/summary.csv");
+    let path = out.path().join("geumlek2017/fig2@smoke/summary.csv");
     let h = header(&path);
     let c = |n: &str| h.iter().position(|x| x == n).unwrap();
     let rows = rows(&path);

@@ -13,7 +13,10 @@ use crate::results::{replace_dir, temp_dir_for, write_text};
 /// Join sweep-point folders of one figure into combined.csv, an overlay figure and combined.json.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  privpost run foulds2016/fig2 --smoke --set epsilon=0.1,1,10\n  privpost combine results/foulds2016/fig2      (= results/foulds2016/fig2@*)\n\
+    after_help = "Example:\n  privpost run foulds2016/fig2 --smoke --set epsilon=0.1,1,10\n  privpost combine results/foulds2016/fig2      (= its sweep points results/foulds2016/fig2@*)\n\
+  privpost combine results/foulds2016/fig2 --where profile=smoke --where n=100\n\
+Points must share one profile and one base config (the same resolved config but for the\n\
+swept keys); a mixture is refused naming the folders. Points are drawn in value order.\n\
 writes results/foulds2016/fig2.combined/{combined.csv, combined.png, combined.svg, combined.json}"
 )]
 pub struct CombineArgs {
@@ -27,6 +30,10 @@ pub struct CombineArgs {
     /// One overlay panel per value of this swept key (a second sweep axis).
     #[arg(long, value_name = "KEY")]
     pub facet: Option<String>,
+    /// Keep only the points whose swept KEY has this value (numbers compared
+    /// as numbers), or `profile=NAME` (`profile=none`: no profile); repeatable.
+    #[arg(long = "where", value_name = "KEY=VALUE")]
+    pub filters: Vec<String>,
 }
 
 /// One sweep point as read.
@@ -37,6 +44,116 @@ struct Point {
     /// The swept keys and values (`set.KEY` columns of its summary).
     set: Vec<(String, String)>,
     summary: Table,
+}
+
+impl Point {
+    fn profile(&self) -> Option<&str> {
+        self.manifest.get("profile").and_then(|p| p.as_str())
+    }
+
+    /// The external figure this folder was drawn beside, if it is a
+    /// `[compare]` helper run (not a sweep point).
+    fn compare_for(&self) -> Option<&str> {
+        self.manifest.get("compare_for").and_then(|p| p.as_str())
+    }
+
+    /// What must be equal across the points of one sweep: the figure, its
+    /// own id, the profile, and the resolved config and seed with the swept
+    /// keys taken out.
+    fn base(&self) -> serde_json::Value {
+        let mut config = self
+            .manifest
+            .get("resolved_config")
+            .cloned()
+            .unwrap_or_default();
+        let mut seed = self.manifest.get("seed").cloned().unwrap_or_default();
+        for (key, _) in &self.set {
+            if key == "seed" {
+                seed = serde_json::Value::Null;
+            }
+            remove_dotted(&mut config, key);
+        }
+        // an external figure's comparison folder label, derived from its sweep point
+        remove_dotted(&mut config, "compare.label");
+        serde_json::json!({
+            "figure": self.manifest.get("figure"),
+            "id": self.manifest.get("id"),
+            "profile": self.profile(),
+            "seed": seed,
+            "config": config,
+        })
+    }
+}
+
+fn remove_dotted(v: &mut serde_json::Value, key: &str) {
+    match key.split_once('.') {
+        None => {
+            if let Some(o) = v.as_object_mut() {
+                o.remove(key);
+            }
+        }
+        Some((head, rest)) => {
+            if let Some(inner) = v.get_mut(head) {
+                remove_dotted(inner, rest);
+            }
+        }
+    }
+}
+
+/// Two swept values are the same point when equal as numbers (`1` and
+/// `1.0`), else as text.
+fn same_value(a: &str, b: &str) -> bool {
+    match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Value order of two swept values: numbers by value (before text), text by text.
+fn value_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.total_cmp(&y),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        _ => a.cmp(b),
+    }
+}
+
+/// The top-level keys in which two bases differ (for the refusal message).
+fn differing(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    for part in ["figure", "id", "profile", "seed"] {
+        if a.get(part) != b.get(part) {
+            keys.push(part.to_string());
+        }
+    }
+    let empty = serde_json::Map::new();
+    let (ca, cb) = (
+        a["config"].as_object().unwrap_or(&empty),
+        b["config"].as_object().unwrap_or(&empty),
+    );
+    let mut names: Vec<&String> = ca.keys().chain(cb.keys()).collect();
+    names.sort();
+    names.dedup();
+    for k in names {
+        if ca.get(k) != cb.get(k) {
+            keys.push(format!("`{k}`"));
+        }
+    }
+    keys
+}
+
+/// A `--where KEY=VALUE` filter.
+fn keep(p: &Point, filters: &[(String, String)]) -> bool {
+    filters.iter().all(|(k, v)| {
+        if k == "profile" {
+            return match p.profile() {
+                Some(name) => name == v,
+                None => v == "none",
+            };
+        }
+        p.set.iter().any(|(pk, pv)| pk == k && same_value(pv, v))
+    })
 }
 
 fn read_point(dir: &Path) -> Result<(Point, &'static Spec), CommandError> {
@@ -136,10 +253,25 @@ fn points_of(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
         .map(|e| dir.with_file_name(e.file_name()))
-        .filter(|p| p.join("manifest.json").is_file())
+        .filter(|p| is_sweep_point(p))
         .collect();
     found.sort();
     found
+}
+
+/// Whether a folder holds a sweep point: a manifest with a sweep point that
+/// is not a `[compare]` helper run (a plain profile run such as `fig2@smoke`
+/// is no point of a sweep).
+fn is_sweep_point(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join("manifest.json")) else {
+        return false;
+    };
+    let Ok(m) = serde_json::from_str::<serde_json::Value>(&text) else {
+        // unreadable: kept, so that reading it names the problem
+        return true;
+    };
+    m.get("sweep_point").is_some_and(|p| p.is_string())
+        && !m.get("compare_for").is_some_and(|p| p.is_string())
 }
 
 /// The folders to combine: each argument as given, except a figure's base
@@ -182,7 +314,87 @@ fn expand(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, CommandError> {
     Ok(out)
 }
 
+fn parse_filters(args: &CombineArgs) -> Result<Vec<(String, String)>, CommandError> {
+    args.filters
+        .iter()
+        .map(|f| match f.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(CommandError::input(format!(
+                "--where {f}: expected KEY=VALUE (allowed: a swept key and its value, e.g. epsilon=1, or profile=NAME / profile=none)"
+            ))),
+        })
+        .collect()
+}
+
+/// The points must be one sweep: one profile and one base config ([`Point::base`]),
+/// and no point twice (`epsilon=1` beside `epsilon=1.0`); else refused with the
+/// folders of each group named.
+fn check_like(points: &[Point]) -> Result<(), CommandError> {
+    let mut groups: Vec<(serde_json::Value, Vec<&Point>)> = Vec::new();
+    for p in points {
+        let b = p.base();
+        match groups.iter_mut().find(|(g, _)| *g == b) {
+            Some((_, members)) => members.push(p),
+            None => groups.push((b, vec![p])),
+        }
+    }
+    if groups.len() > 1 {
+        let first = &groups[0].0;
+        let lines: Vec<String> = groups
+            .iter()
+            .enumerate()
+            .map(|(i, (b, members))| {
+                let profile = b["profile"]
+                    .as_str()
+                    .map_or("no profile".to_string(), |p| format!("profile {p}"));
+                let differs = if i == 0 {
+                    String::new()
+                } else {
+                    format!(
+                        "; differs from group 1 in {}",
+                        differing(first, b).join(", ")
+                    )
+                };
+                format!(
+                    "  group {} ({profile}{differs}): {}",
+                    i + 1,
+                    members
+                        .iter()
+                        .map(|p| p.dir.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        return Err(CommandError::input(format!(
+            "these folders are not points of one sweep (one profile, one base config):\n{}\n(allowed: the folders of one group; pick one with --where profile=NAME or --where KEY=VALUE, or name its folders)",
+            lines.join("\n")
+        )));
+    }
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            let same = a.set.len() == b.set.len()
+                && a.set
+                    .iter()
+                    .all(|(k, va)| b.set.iter().any(|(kb, vb)| kb == k && same_value(va, vb)));
+            if same {
+                return Err(CommandError::input(format!(
+                    "{} and {}: the same sweep point twice ({} and {}) (allowed: each point once)",
+                    a.dir.display(),
+                    b.dir.display(),
+                    label(a),
+                    label(b)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
+    let filters = parse_filters(args)?;
     let dirs = expand(&args.dirs)?;
     let mut points = Vec::new();
     let mut spec: Option<&'static Spec> = None;
@@ -205,10 +417,46 @@ pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
                 dir.display()
             )));
         }
+        if let Some(external) = point.compare_for() {
+            return Err(CommandError::input(format!(
+                "{}: a comparison run drawn beside the external figure {external}, not a sweep point (allowed: sweep-point folders of one figure)",
+                dir.display()
+            )));
+        }
         spec = Some(s);
         points.push(point);
     }
     let spec = spec.ok_or_else(|| CommandError::input("combine: no folders given"))?;
+    let given = points.len();
+    points.retain(|p| keep(p, &filters));
+    if points.is_empty() {
+        return Err(CommandError::input(format!(
+            "--where {}: none of the {given} folder(s) matches (their points: {})",
+            args.filters.join(" --where "),
+            dirs.iter()
+                .map(|d| d
+                    .file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into_owned()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    check_like(&points)?;
+    // in value order: by each swept key in turn, numbers by value
+    points.sort_by(|a, b| {
+        for (k, va) in &a.set {
+            let vb = b
+                .set
+                .iter()
+                .find(|(kb, _)| kb == k)
+                .map(|(_, v)| v.as_str());
+            let o = value_order(va, vb.unwrap_or(""));
+            if o.is_ne() {
+                return o;
+            }
+        }
+        a.name.cmp(&b.name)
+    });
     // set.KEY columns: every key swept in any point, in first-seen order
     let mut keys: Vec<String> = Vec::new();
     for p in &points {
@@ -261,10 +509,19 @@ pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
         CommandError::input(format!("{}: cannot draw the overlay: {}", spec.id, e.0))
     })?;
     let chart = OverlayChart {
-        title: format!("{} — {} sweep point(s)", spec.id, points.len()),
+        title: format!(
+            "{} — {} sweep point(s){}",
+            spec.id,
+            points.len(),
+            points[0]
+                .profile()
+                .map(|p| format!(", {p} profile (not the paper's scale)"))
+                .unwrap_or_default()
+        ),
         x: spec.overlay.x_label.to_string(),
         y: spec.overlay.y_label.to_string(),
         panels,
+        points: points.iter().map(label).collect(),
     };
     let listing = serde_json::json!({
         "figure": spec.id,

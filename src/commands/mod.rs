@@ -207,12 +207,9 @@ impl Planned {
         )
     }
 
-    /// `figure@point`.
+    /// `figure@point`: the folder below the output root.
     pub fn name(&self) -> String {
-        match &self.resolved.sweep_label {
-            Some(l) => format!("{}@{l}", self.resolved.experiment),
-            None => self.resolved.experiment.clone(),
-        }
+        self.resolved.name()
     }
 }
 
@@ -463,27 +460,33 @@ fn plan_external(
     for mut resolved in resolve_all(file, external::validate, profile, overrides)? {
         let file_name = resolved.file();
         let bad = |e: ParamError| param_error(e, &file_name, overrides);
-        if !resolved.params.contains_key("id") {
-            resolved
-                .params
-                .insert("id".into(), toml::Value::String(format!("external/{stem}")));
-        }
+        // an external figure's id is its own parameter (its folder and figure name)
+        let id = resolved
+            .id
+            .take()
+            .unwrap_or_else(|| format!("external/{stem}"));
+        resolved.params.insert("id".into(), toml::Value::String(id));
         let mut c = external::parse(&resolved.params).map_err(bad)?;
         let id = c.id.clone().unwrap_or_default();
         if let Some(cmp) = c.compare.as_mut() {
-            let label = cmp.label.clone().unwrap_or_else(|| {
-                let mut l = format!("for={}", id.replace('/', "_"));
-                if let Some(s) = &resolved.sweep_label {
-                    l.push(',');
-                    l.push_str(s);
-                }
-                l.replace(['/', '\\', ' ', '"'], "_")
-            });
-            cmp.label = Some(label.clone());
-            if let Some(toml::Value::Table(t)) = resolved.params.get_mut("compare") {
-                t.insert("label".into(), toml::Value::String(label.clone()));
+            // one comparison folder per sweep point (a label the user gave too)
+            let mut label = cmp
+                .label
+                .clone()
+                .unwrap_or_else(|| format!("for={}", id.replace('/', "_")));
+            if let Some(s) = &resolved.sweep_label {
+                label.push(',');
+                label.push_str(s);
             }
-            planned.push(plan_compare(cmp, &label, &resolved, profile)?);
+            let label = label.replace(['/', '\\', ' ', '"'], "_");
+            let p = plan_compare(cmp, &label, &resolved, profile)?;
+            // the plot finds the comparison by its folder's label (profile included)
+            let folder = p.resolved.folder_label().unwrap_or(label);
+            cmp.label = Some(folder.clone());
+            if let Some(toml::Value::Table(t)) = resolved.params.get_mut("compare") {
+                t.insert("label".into(), toml::Value::String(folder));
+            }
+            planned.push(p);
         }
         let spec = external::spec(&c, &id);
         let plan = (spec.validate)(&resolved.params, resolved.seed).map_err(bad)?;
@@ -495,6 +498,16 @@ fn plan_external(
         });
     }
     Ok(())
+}
+
+fn lookup_dotted<'a>(table: &'a toml::Table, path: &[&str]) -> Option<&'a toml::Value> {
+    let (first, rest) = path.split_first()?;
+    let v = table.get(*first)?;
+    if rest.is_empty() {
+        Some(v)
+    } else {
+        lookup_dotted(v.as_table()?, rest)
+    }
 }
 
 /// The built-in figure an external figure is drawn beside.
@@ -528,7 +541,55 @@ fn plan_compare(
         .into_iter()
         .next()
         .ok_or_else(|| CommandError::input(format!("{}: no run", config.display())))?;
+    // `"$KEY"` takes the external run's value (a dotted key of its config, or
+    // `params.KEY`): the comparison follows a sweep point (issue 46)
+    let mut followed: Vec<String> = Vec::new();
+    let mut set = toml::Table::new();
     for (k, v) in &cmp.set {
+        let value = match v.as_str().and_then(|s| s.strip_prefix('$')) {
+            None => v.clone(),
+            Some(name) => {
+                let path: Vec<&str> = name.split('.').collect();
+                let found = lookup_dotted(&external.params, &path)
+                    .map(|v| (name.to_string(), v))
+                    .or_else(|| {
+                        let mut p = vec!["params"];
+                        p.extend(&path);
+                        lookup_dotted(&external.params, &p).map(|v| (format!("params.{name}"), v))
+                    });
+                let Some((key, value)) = found else {
+                    return Err(CommandError::input(format!(
+                        "{}: key `compare.set.{k}`: \"${name}\" names no key of this config (allowed: \"$KEY\" for a key of [params], e.g. \"$epsilon\", or a dotted key, e.g. \"$params.epsilon\")",
+                        external.file()
+                    )));
+                };
+                followed.push(key);
+                value.clone()
+            }
+        };
+        set.insert(k.clone(), value);
+    }
+    // a setting of the external run's mechanism ([params], [grid]) changed by
+    // a sweep point or a --set that the comparison does not follow would pair the user's curve at one setting
+    // with the built-in one at another, under one label: refused
+    if let Some((key, value)) = external.sweep.iter().find(|(key, _)| {
+        (key.starts_with("params.") || key.starts_with("grid.")) && !followed.contains(key)
+    }) {
+        let leaf = key.rsplit('.').next().unwrap_or(key);
+        return Err(ConfigError {
+            file: external.file(),
+            key: Some("compare.set".into()),
+            message: format!(
+                "this run sets {key} = {value}, but the built-in {} it is drawn beside does not follow it: the pair would compare different settings under one label",
+                spec.id
+            ),
+            allowed: Some(format!(
+                "map it into the comparison, e.g. compare.set = {{ {leaf} = \"${key}\" }} (the built-in key that means the same), or run without changing {key}"
+            )),
+        }
+        .into());
+    }
+    for (k, v) in &set {
         if !resolved.params.contains_key(k) {
             return Err(CommandError::input(format!(
                 "{}: key `compare.set.{k}`: {} has no key `{k}` (allowed: {})",
@@ -547,6 +608,20 @@ fn plan_compare(
     resolved.seed = external.seed;
     resolved.sweep_label = Some(label.to_string());
     resolved.sweep = Vec::new();
+    let for_id = external
+        .params
+        .get("id")
+        .and_then(toml::Value::as_str)
+        .unwrap_or(&external.experiment)
+        .to_string();
+    resolved.departures.push(format!(
+        "drawn beside the external figure {for_id} (its seed {}{}): a comparison run, not a sweep point",
+        external.seed,
+        set.iter()
+            .map(|(k, v)| format!(", {k} = {v}"))
+            .collect::<String>()
+    ));
+    resolved.compare_for = Some(for_id);
     let plan = (spec.validate)(&resolved.params, resolved.seed).map_err(|e| {
         CommandError::from(ConfigError {
             file: format!(
@@ -598,7 +673,7 @@ pub fn plan(
     let overrides = overrides(set)?;
     let mut planned = Vec::new();
     for path in paths {
-        let file = ConfigFile::load(path)?;
+        let mut file = ConfigFile::load(path)?;
         if file.experiment == experiments::external::KIND {
             plan_external(path, &file, profile, &overrides, &mut planned)?;
             continue;
@@ -617,7 +692,23 @@ pub fn plan(
                 )),
             }
         })?;
+        file.set_shipped(spec.config_text, Path::new(spec.config))?;
         for resolved in resolve_all(&file, spec.validate, profile, &overrides)? {
+            if let Some(id) = resolved
+                .id
+                .as_deref()
+                .filter(|id| experiments::REGISTRY.iter().any(|s| s.id == *id))
+            {
+                return Err(ConfigError {
+                    file: resolved.file(),
+                    key: Some("id".into()),
+                    message: format!(
+                        "\"{id}\" is a built-in figure's id: its folder holds the paper's run"
+                    ),
+                    allowed: Some("your own \"GROUP/NAME\", e.g. \"mystudy/adult-csv\"".into()),
+                }
+                .into());
+            }
             let plan = (spec.validate)(&resolved.params, resolved.seed)
                 .map_err(|e| param_error(e, &resolved.file(), &overrides))?;
             planned.push(Planned {

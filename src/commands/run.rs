@@ -149,12 +149,9 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// `figure@point`.
+    /// `figure@point`: the folder below the output root.
     pub fn name(&self) -> String {
-        match &self.resolved.sweep_label {
-            Some(l) => format!("{}@{l}", self.resolved.experiment),
-            None => self.resolved.experiment.clone(),
-        }
+        self.resolved.name()
     }
 }
 
@@ -187,16 +184,10 @@ fn prepare_planned(
             }
         );
         for (k, p) in planned.iter().enumerate() {
-            let label = p
-                .resolved
-                .sweep_label
-                .as_deref()
-                .map(|l| format!("@{l}"))
-                .unwrap_or_default();
             eprintln!(
-                "  [{}/{points}] {}{label}: {}",
+                "  [{}/{points}] {}: {}",
                 k + 1,
-                p.resolved.experiment,
+                p.resolved.name(),
                 p.plan.describe()
             );
         }

@@ -397,6 +397,20 @@ fn unchanged(old: Option<&toml::Value>, key: &[String], new: &toml::Value) -> bo
     }
 }
 
+/// An override's value in the type of the config's value it replaces: an
+/// integer where the config has a float becomes that float (`epsilon=1` over
+/// `epsilon = 0.1` runs, keys the cache and labels exactly like `epsilon=1.0`).
+fn like(old: Option<&toml::Value>, new: toml::Value) -> toml::Value {
+    use toml::Value::{Array, Float, Integer};
+    match (old, new) {
+        (Some(Float(_)), Integer(i)) => Float(i as f64),
+        (Some(Array(o)), Array(items)) if !o.is_empty() => {
+            Array(items.into_iter().map(|x| like(o.first(), x)).collect())
+        }
+        (_, new) => new,
+    }
+}
+
 /// Equal as config values: numbers as numbers, lists item by item.
 fn same_value(a: &toml::Value, b: &toml::Value) -> bool {
     use toml::Value::{Array, Float, Integer};
@@ -404,6 +418,11 @@ fn same_value(a: &toml::Value, b: &toml::Value) -> bool {
         (Integer(i), Float(f)) | (Float(f), Integer(i)) => *i as f64 == *f,
         (Array(x), Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
+        }
+        (toml::Value::Table(x), toml::Value::Table(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, p)| y.get(k).is_some_and(|q| same_value(p, q)))
         }
         _ => a == b,
     }
@@ -423,9 +442,23 @@ fn compact(v: &toml::Value) -> String {
     }
 }
 
+/// A value as a label shows it, one spelling per number: an integral float
+/// is written like the integer (`1.0` and `1` label the same point, issue 46).
 fn show(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
+        toml::Value::Float(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{x:.0}"),
+        toml::Value::Array(items) => {
+            // numbers as above, strings quoted as TOML writes them
+            let item = |v: &toml::Value| match v {
+                toml::Value::String(_) => v.to_string(),
+                other => show(other),
+            };
+            format!(
+                "[{}]",
+                items.iter().map(item).collect::<Vec<_>>().join(", ")
+            )
+        }
         // a float far from 1 in scientific form (1e-300, not 300 digits)
         toml::Value::Float(x) if *x != 0.0 && !(1e-4..1e15).contains(&x.abs()) => format!("{x:e}"),
         other => other.to_string(),
@@ -439,6 +472,10 @@ pub struct ConfigFile {
     pub experiment: String,
     table: toml::Table,
     profiles: BTreeMap<String, toml::Table>,
+    /// The figure's shipped config, when known ([`ConfigFile::set_shipped`]):
+    /// a config that differs from it is the user's own, and its runs are
+    /// labelled so (never written to the paper's folder).
+    shipped: Option<Box<ConfigFile>>,
 }
 
 /// A fully resolved run: profile and overrides applied, one point of a sweep.
@@ -454,17 +491,59 @@ pub struct Resolved {
     pub sweep_label: Option<String>,
     /// The swept keys and this point's values (as shown in the label).
     pub sweep: Vec<(String, String)>,
-    /// Experiment parameters (everything but experiment/seed/description).
+    /// Experiment parameters (everything but experiment/seed/description/id).
     pub params: toml::Table,
+    /// The config's own `id` (`GROUP/NAME`): its output folder instead of the
+    /// figure's. For an external figure the caller moves it into `params`.
+    pub id: Option<String>,
+    /// The config's file stem when it differs from the figure's shipped
+    /// config and declares no `id`: the folder is labelled `config=<stem>`.
+    pub own_config: Option<String>,
+    /// How this run departs from the paper's setting, one line each (its own
+    /// config, a profile, values changed from the config's); empty for a run
+    /// of the shipped config as it is. Written to the manifest and to
+    /// [`DEPARTURES`], shown by the gallery and on the figure.
+    pub departures: Vec<String>,
+    /// The external figure this run is drawn beside (`[compare]`): a helper
+    /// folder, not a sweep point of its own figure.
+    pub compare_for: Option<String>,
 }
+
+/// The file of a figure folder listing its run's departures from the paper's
+/// setting (absent for a paper-scale run): read by the plots and the gallery.
+pub const DEPARTURES: &str = "departures.txt";
 
 impl Resolved {
     pub fn file(&self) -> String {
         self.path.display().to_string()
     }
+
+    /// The folder label after `@`: `config=<stem>` for an own config without
+    /// an `id`, then the profile's name, then the sweep point (`key=value,…`);
+    /// `None` for the shipped config at the paper's setting.
+    pub fn folder_label(&self) -> Option<String> {
+        let mut parts: Vec<String> = Vec::new();
+        if self.id.is_none() {
+            if let Some(stem) = &self.own_config {
+                parts.push(format!("config={stem}"));
+            }
+        }
+        parts.extend(self.profile.clone());
+        parts.extend(self.sweep_label.clone());
+        (!parts.is_empty()).then(|| parts.join(","))
+    }
+
+    /// `<id or figure>[@label]`: the folder below the output root.
+    pub fn name(&self) -> String {
+        let base = self.id.as_deref().unwrap_or(&self.experiment);
+        match self.folder_label() {
+            Some(l) => format!("{base}@{l}"),
+            None => base.to_string(),
+        }
+    }
 }
 
-const RESERVED: [&str; 4] = ["experiment", "seed", "description", "profile"];
+const RESERVED: [&str; 5] = ["experiment", "seed", "description", "profile", "id"];
 
 /// The shared profiles file's name (see [`ConfigFile::shared_profiles_path`]).
 pub const SHARED_PROFILES: &str = "profiles.toml";
@@ -614,7 +693,63 @@ impl ConfigFile {
             experiment,
             table,
             profiles,
+            shipped: None,
         })
+    }
+
+    /// Sets the figure's shipped config (its text and the path it ships as),
+    /// against which [`ConfigFile::resolve`] tells the user's own config from
+    /// the paper's. Profiles the user's file gained from a shared profiles file
+    /// are given to the shipped one too, so they compare equal.
+    pub fn set_shipped(&mut self, text: &str, path: &Path) -> Result<(), ConfigError> {
+        let mut shipped = Self::parse(text, path)?;
+        for (name, p) in &self.profiles {
+            shipped
+                .profiles
+                .entry(name.clone())
+                .or_insert_with(|| p.clone());
+        }
+        self.shipped = Some(Box::new(shipped));
+        Ok(())
+    }
+
+    /// The top-level keys (with `profile` applied to both) in which this
+    /// config differs from the shipped one, sorted; `None` without one.
+    fn differs_from_shipped(
+        &self,
+        table: &toml::Table,
+        profile: Option<&str>,
+    ) -> Option<Vec<String>> {
+        let shipped = self.shipped.as_ref()?;
+        let mut theirs = shipped.table.clone();
+        if let Some(p) = profile.and_then(|name| shipped.profiles.get(name)) {
+            for (k, v) in p {
+                merge(&mut theirs, k, v);
+            }
+        }
+        let ignore = |t: &toml::Table| -> toml::Table {
+            t.iter()
+                .filter(|(k, v)| {
+                    let bookkeeping = ["description", "id", "profile"].contains(&k.as_str());
+                    let default_noise = k.as_str() == NOISE_KEY && v.as_str() == Some("float");
+                    !bookkeeping && !default_noise
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        let (ours, theirs) = (ignore(table), ignore(&theirs));
+        let mut keys: Vec<String> = ours
+            .keys()
+            .chain(theirs.keys())
+            .filter(|k| match (ours.get(*k), theirs.get(*k)) {
+                (Some(a), Some(b)) => !same_value(a, b),
+                _ => true,
+            })
+            .cloned()
+            .collect();
+        keys.sort();
+        keys.dedup();
+        Some(keys)
     }
 
     pub fn profile_names(&self) -> impl Iterator<Item = &String> {
@@ -663,11 +798,16 @@ impl ConfigFile {
             }
         }
         check_distinct(overrides)?;
+        let own = self.differs_from_shipped(&table, profile);
+        // the config's values (profile applied), against which an override
+        // or a sweep point is a departure
+        let config_table = table.clone();
         // Plain overrides first; sweeps become axes. A plain override that
         // changes the config's value labels the run like a sweep point, so it
         // never replaces the figure's default folder.
         let mut fixed: Vec<(String, String)> = Vec::new();
         let mut set_plain = |table: &mut toml::Table, o: &Override, v: toml::Value| {
+            let v = like(lookup(table, &o.key), v);
             if !unchanged(lookup(table, &o.key), &o.key, &v) {
                 fixed.push((o.dotted(), compact(&v)));
             }
@@ -724,12 +864,14 @@ impl ConfigFile {
                 allowed: Some("fewer values per key, or several commands".into()),
             });
         }
+        let n_fixed = fixed.len();
         let mut grid: Vec<(toml::Table, Vec<(String, String)>)> = vec![(table, fixed)];
         for (o, values) in &axes {
             let mut next = Vec::new();
             for (t, labels) in &grid {
                 for v in values {
                     let mut t = t.clone();
+                    let v = &like(lookup(&t, &o.key), v.clone());
                     insert(&mut t, &o.key, v.clone()).map_err(|m| o.error(m, None))?;
                     let mut labels = labels.clone();
                     labels.push((o.dotted(), show(v)));
@@ -739,7 +881,53 @@ impl ConfigFile {
             grid = next;
         }
         grid.into_iter()
-            .map(|(t, labels)| self.finish(t, profile, overrides, labels))
+            .map(|(t, labels)| {
+                let mut departures = Vec::new();
+                if let Some(keys) = own.as_ref().filter(|k| !k.is_empty()) {
+                    let shipped = self.shipped.as_ref().map(|s| s.path.display().to_string());
+                    departures.push(format!(
+                        "own config {}: differs from the shipped {} in {}",
+                        self.path.display(),
+                        shipped.unwrap_or_default(),
+                        keys.iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                if let Some(p) = profile {
+                    departures.push(format!("{p} profile (reduced, not the paper's scale)"));
+                }
+                // plain overrides that changed a value, then the swept values
+                // that differ from the config's (a point equal to it is not a departure)
+                for (k, shown) in
+                    labels
+                        .iter()
+                        .take(n_fixed)
+                        .chain(labels.iter().skip(n_fixed).filter(|(k, _)| {
+                            let key: Vec<String> = k.split('.').map(str::to_string).collect();
+                            match (lookup(&config_table, &key), lookup(&t, &key)) {
+                                (old, Some(new)) => !unchanged(old, &key, new),
+                                _ => true,
+                            }
+                        }))
+                {
+                    let key: Vec<String> = k.split('.').map(str::to_string).collect();
+                    let was = lookup(&config_table, &key)
+                        .map_or_else(|| "its default".to_string(), compact);
+                    departures.push(format!("{k} = {shown} (config: {was})"));
+                }
+                let own_stem = own.as_ref().filter(|k| !k.is_empty()).map(|_| {
+                    self.path
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                });
+                let mut r = self.finish(t, profile, overrides, labels)?;
+                r.own_config = own_stem;
+                r.departures = departures;
+                Ok(r)
+            })
             .collect()
     }
 
@@ -797,6 +985,31 @@ impl ConfigFile {
             .find(|o| o.key == [NOISE_KEY])
             .map_or_else(|| file.clone(), |o| format!("--set {}", o.text));
         check_noise(&mut table, &noise_file)?;
+        let id = match table.remove("id") {
+            None => None,
+            Some(toml::Value::String(s))
+                if s.split('/').count() == 2
+                    && s.split('/').all(|p| {
+                        !p.is_empty()
+                            && !p.starts_with('.')
+                            && p.chars()
+                                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+                    }) =>
+            {
+                Some(s)
+            }
+            Some(other) => {
+                return Err(ConfigError {
+                    file,
+                    key: Some("id".into()),
+                    message: format!("invalid value {other}"),
+                    allowed: Some(
+                        "\"GROUP/NAME\" of letters, digits, `_`, `-`, `.` (the output folder <out>/GROUP/NAME)"
+                            .into(),
+                    ),
+                })
+            }
+        };
         let description = match table.remove("description") {
             None => None,
             Some(toml::Value::String(s)) => Some(s),
@@ -829,6 +1042,10 @@ impl ConfigFile {
             },
             sweep: labels,
             params: table,
+            id,
+            own_config: None,
+            departures: Vec::new(),
+            compare_for: None,
         })
     }
 }
@@ -1252,11 +1469,8 @@ epsilon = 0.5
         assert_eq!(values("e=range(0.1,0.5,0.1)"), ["0.1", "0.2", "0.3", "0.4"]);
         assert_eq!(values("e=range(1,4)"), ["1", "2", "3"]);
         assert_eq!(values("e=range(5,1,-2)"), ["5", "3"]);
-        assert_eq!(values("e=linspace(0,1,3)"), ["0.0", "0.5", "1.0"]);
-        assert_eq!(
-            values("e=geomspace(0.01,10,4)"),
-            ["0.01", "0.1", "1.0", "10.0"]
-        );
+        assert_eq!(values("e=linspace(0,1,3)"), ["0", "0.5", "1"]);
+        assert_eq!(values("e=geomspace(0.01,10,4)"), ["0.01", "0.1", "1", "10"]);
         assert_eq!(values("m=tight,loose"), ["tight", "loose"]);
         assert_eq!(values("m=[[1,2],[3]]"), ["[1, 2]", "[3]"]);
         assert_eq!(values("m=\"a,b\""), ["a,b"]);

@@ -195,6 +195,9 @@ pub struct Spec {
     pub title: &'static str,
     /// Default config, relative to the repository root.
     pub config: &'static str,
+    /// The default config's text as shipped: a config that differs from it
+    /// is the user's own (its runs never land in the paper's folder).
+    pub config_text: &'static str,
     /// The figure's notes (`docs/figures/<id>.toml`: paper, figure number, the
     /// paper's claim, what matches and what differs), shown by the gallery and
     /// shared with the README's figure table; parsed by [`Notes::parse`].
@@ -222,6 +225,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig1",
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
         config: "configs/geumlek2017/fig1.toml",
+        config_text: include_str!("../../configs/geumlek2017/fig1.toml"),
         notes: include_str!("../../docs/figures/geumlek2017/fig1.toml"),
         validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
         plot: geumlek2017::plot::fig1,
@@ -239,6 +243,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig2",
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
         config: "configs/geumlek2017/fig2.toml",
+        config_text: include_str!("../../configs/geumlek2017/fig2.toml"),
         notes: include_str!("../../docs/figures/geumlek2017/fig2.toml"),
         validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
         plot: geumlek2017::plot::fig2,
@@ -256,6 +261,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig3",
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
         config: "configs/geumlek2017/fig3.toml",
+        config_text: include_str!("../../configs/geumlek2017/fig3.toml"),
         notes: include_str!("../../docs/figures/geumlek2017/fig3.toml"),
         validate: geumlek2017::validate_fig3,
         plot: logreg::plot::draw_fig3,
@@ -273,6 +279,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/samplers",
         title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
         config: "configs/geumlek2017/samplers.toml",
+        config_text: include_str!("../../configs/geumlek2017/samplers.toml"),
         notes: include_str!("../../docs/figures/geumlek2017/samplers.toml"),
         validate: geumlek2017::samplers::validate,
         plot: logreg::plot::draw_samplers,
@@ -290,6 +297,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig1",
         title: "True, OPS and Laplace-mechanism posteriors (ε = 1, N = 20)",
         config: "configs/foulds2016/fig1.toml",
+        config_text: include_str!("../../configs/foulds2016/fig1.toml"),
         notes: include_str!("../../docs/figures/foulds2016/fig1.toml"),
         validate: |p, s| ready(foulds2016::build_fig1(p, s)),
         plot: foulds2016::plot::fig1,
@@ -307,6 +315,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig2",
         title: "L1 error of one private posterior sample vs N",
         config: "configs/foulds2016/fig2.toml",
+        config_text: include_str!("../../configs/foulds2016/fig2.toml"),
         notes: include_str!("../../docs/figures/foulds2016/fig2.toml"),
         validate: |p, s| ready(foulds2016::build_fig2(p, s)),
         plot: foulds2016::plot::fig2,
@@ -324,6 +333,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "minami2016/logreg",
         title: "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
         config: "configs/minami2016/logreg.toml",
+        config_text: include_str!("../../configs/minami2016/logreg.toml"),
         notes: include_str!("../../docs/figures/minami2016/logreg.toml"),
         validate: minami2016::validate,
         plot: logreg::plot::draw_minami,
@@ -341,6 +351,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig3",
         title: "HMM state assignments per region over time (Laplace, ε = 5, synthetic Iraq)",
         config: "configs/foulds2016/fig3.toml",
+        config_text: include_str!("../../configs/foulds2016/fig3.toml"),
         notes: include_str!("../../docs/figures/foulds2016/fig3.toml"),
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig3,
@@ -358,6 +369,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig4_5",
         title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
         config: "configs/foulds2016/fig4_5.toml",
+        config_text: include_str!("../../configs/foulds2016/fig4_5.toml"),
         notes: include_str!("../../docs/figures/foulds2016/fig4_5.toml"),
         validate: foulds2016::hmm::validate_fig4_5,
         plot: foulds2016::hmm::plot::draw_fig4_5,
@@ -375,6 +387,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig6",
         title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
         config: "configs/foulds2016/fig6.toml",
+        config_text: include_str!("../../configs/foulds2016/fig6.toml"),
         notes: include_str!("../../docs/figures/foulds2016/fig6.toml"),
         validate: foulds2016::hmm::validate_fig6,
         plot: foulds2016::hmm::plot::draw_fig6,
@@ -392,6 +405,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig7",
         title: "HMM state assignments under OPS (ε = 5, M = 100, synthetic Afghanistan): last 100 samples vs last sample",
         config: "configs/foulds2016/fig7.toml",
+        config_text: include_str!("../../configs/foulds2016/fig7.toml"),
         notes: include_str!("../../docs/figures/foulds2016/fig7.toml"),
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig7,
@@ -409,6 +423,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/recovery",
         title: "HMM recovery of the planted states (ARI) and emissions (TV) vs ε, per mechanism (beyond the paper)",
         config: "configs/foulds2016/recovery.toml",
+        config_text: include_str!("../../configs/foulds2016/recovery.toml"),
         notes: include_str!("../../docs/figures/foulds2016/recovery.toml"),
         validate: foulds2016::hmm::recovery::validate,
         plot: foulds2016::hmm::plot::draw_recovery,
@@ -426,6 +441,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "bun2018/fig2",
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
         config: "configs/bun2018/fig2.toml",
+        config_text: include_str!("../../configs/bun2018/fig2.toml"),
         notes: include_str!("../../docs/figures/bun2018/fig2.toml"),
         validate: |p, s| ready(bun2018::build_fig2(p, s)),
         plot: bun2018::plot::fig2,
@@ -443,6 +459,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "bun2018/fig3",
         title: "Distance quartiles vs prior strength; exact output distributions",
         config: "configs/bun2018/fig3.toml",
+        config_text: include_str!("../../configs/bun2018/fig3.toml"),
         notes: include_str!("../../docs/figures/bun2018/fig3.toml"),
         validate: |p, s| ready(bun2018::build_fig3(p, s)),
         plot: bun2018::plot::fig3,
@@ -460,6 +477,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig1",
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         config: "configs/heikkila2019/fig1.toml",
+        config_text: include_str!("../../configs/heikkila2019/fig1.toml"),
         notes: include_str!("../../docs/figures/heikkila2019/fig1.toml"),
         validate: heikkila2019::validate_fig1,
         plot: heikkila2019::plot::fig1,
@@ -477,6 +495,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig2",
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
         config: "configs/heikkila2019/fig2.toml",
+        config_text: include_str!("../../configs/heikkila2019/fig2.toml"),
         notes: include_str!("../../docs/figures/heikkila2019/fig2.toml"),
         validate: heikkila2019::validate_fig2,
         plot: heikkila2019::plot::fig2,
@@ -494,6 +513,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig3",
         title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
         config: "configs/heikkila2019/fig3.toml",
+        config_text: include_str!("../../configs/heikkila2019/fig3.toml"),
         notes: include_str!("../../docs/figures/heikkila2019/fig3.toml"),
         validate: heikkila2019::validate_fig3,
         plot: heikkila2019::plot::fig3,
@@ -511,6 +531,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "audit/mechanisms",
         title: "Privacy audit: every mechanism's claim against its exact or sampled privacy loss",
         config: "configs/audit/mechanisms.toml",
+        config_text: include_str!("../../configs/audit/mechanisms.toml"),
         notes: include_str!("../../docs/figures/audit/mechanisms.toml"),
         validate: |p, s| ready(audit::build(p, s)),
         plot: audit::plot::draw,
@@ -528,6 +549,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "calibration/beta_bernoulli",
         title: "Calibration of naive, noise-aware and OPS posteriors (Beta-Bernoulli)",
         config: "configs/calibration/beta_bernoulli.toml",
+        config_text: include_str!("../../configs/calibration/beta_bernoulli.toml"),
         notes: include_str!("../../docs/figures/calibration/beta_bernoulli.toml"),
         validate: |p, s| ready(calibration::build(p, s)),
         plot: calibration::plot::draw,
@@ -545,6 +567,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "calibration/dirichlet",
         title: "Calibration of naive and noise-aware posteriors (Dirichlet-Categorical, TARP)",
         config: "configs/calibration/dirichlet.toml",
+        config_text: include_str!("../../configs/calibration/dirichlet.toml"),
         notes: include_str!("../../docs/figures/calibration/dirichlet.toml"),
         validate: |p, s| ready(calibration::dirichlet::build(p, s)),
         plot: calibration::plot::draw_dirichlet,
@@ -562,6 +585,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "calibration/logistic",
         title: "Calibration of the Concentrated, Diffuse, Gibbs and OPS posteriors (logistic regression, TARP)",
         config: "configs/calibration/logistic.toml",
+        config_text: include_str!("../../configs/calibration/logistic.toml"),
         notes: include_str!("../../docs/figures/calibration/logistic.toml"),
         validate: |p, s| ready(calibration::logistic::build(p, s)),
         plot: calibration::plot::draw_logistic,
@@ -579,6 +603,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "raisa2021/banana",
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the banana (MMD, errors, R̂ vs ε)",
         config: "configs/raisa2021/banana.toml",
+        config_text: include_str!("../../configs/raisa2021/banana.toml"),
         notes: include_str!("../../docs/figures/raisa2021/banana.toml"),
         validate: |p, s| ready(raisa2021::build_banana(p, s)),
         plot: raisa2021::plot::banana,
@@ -596,6 +621,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "raisa2021/gauss",
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the ill-conditioned 10-d Gaussian",
         config: "configs/raisa2021/gauss.toml",
+        config_text: include_str!("../../configs/raisa2021/gauss.toml"),
         notes: include_str!("../../docs/figures/raisa2021/gauss.toml"),
         validate: |p, s| ready(raisa2021::build_gauss(p, s)),
         plot: raisa2021::plot::gauss,
@@ -613,6 +639,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "raisa2021/gmm",
         title: "Heikkilä's GMM: the penalty algorithm, DP-HMC and DP-SGNHT beside DP-MCMC and DP-SGLD (running error vs ε)",
         config: "configs/raisa2021/gmm.toml",
+        config_text: include_str!("../../configs/raisa2021/gmm.toml"),
         notes: include_str!("../../docs/figures/raisa2021/gmm.toml"),
         validate: heikkila2019::validate_fig3,
         plot: heikkila2019::plot::fig3,
@@ -757,6 +784,39 @@ mod tests {
             ] {
                 assert!(!v.trim().is_empty(), "{}: empty `{field}`", s.id);
             }
+        }
+    }
+
+    /// A status is what was reproduced, never a measurement that goes stale
+    /// (issue 46: "1.7 min" stayed after the kernels made it 100 s); wall
+    /// times come from each run's manifest.
+    #[test]
+    fn statuses_carry_no_wall_times() {
+        for s in REGISTRY {
+            let status = s.notes().unwrap().status;
+            let words: Vec<&str> = status
+                .split(|c: char| !c.is_alphanumeric() && c != '.')
+                .collect();
+            for w in words.windows(2) {
+                let number = w[0].parse::<f64>().is_ok();
+                let unit = ["s", "sec", "seconds", "min", "minutes", "h", "hours"].contains(&w[1]);
+                assert!(
+                    !(number && unit),
+                    "{}: status {status:?} holds a time",
+                    s.id
+                );
+            }
+        }
+    }
+
+    /// Each figure's shipped config is embedded as it is on disk (a copy of
+    /// it is the paper's config; anything else is the user's own).
+    #[test]
+    fn shipped_configs_are_embedded() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for s in REGISTRY {
+            let disk = std::fs::read_to_string(root.join(s.config)).unwrap();
+            assert_eq!(disk, s.config_text, "{}", s.id);
         }
     }
 

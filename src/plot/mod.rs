@@ -368,15 +368,43 @@ pub fn render_as_in<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), PlotEr
     })
 }
 
-/// Renders `<stem>.png` and `<stem>.svg`.
+/// Most characters of the departures line a figure shows (the manifest and
+/// `departures.txt` keep them all).
+const MAX_DEPARTURE_CHARS: usize = 600;
+
+/// The line above a figure whose run departs from the paper's setting
+/// ([`crate::config::DEPARTURES`] in its folder: own config, a profile such
+/// as smoke, changed values); `None` for a paper-scale run.
+pub fn departures(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(crate::config::DEPARTURES)).ok()?;
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let all = format!("NOT THE PAPER'S SETTING: {}", lines.join("; "));
+    Some(all.chars().take(MAX_DEPARTURE_CHARS).collect())
+}
+
+/// Renders `<stem>.png` and `<stem>.svg`; a run that departs from the
+/// paper's setting says so in a subtitle line above the figure ([`departures`]).
 pub fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError> {
-    let size = d.size();
+    let note = departures(dir);
+    let (w, h) = d.size();
+    let extra = note
+        .as_deref()
+        .map_or(0, |n| style::heading_height(None, Some(n), w));
+    let size = (w, h + extra);
     let io = |e: std::io::Error| DrawError(e.to_string());
     let png_tmp = dir.join(format!(".{stem}.tmp.png"));
     {
         let root = BitMapBackend::new(&png_tmp, size).into_drawing_area();
         root.fill(&WHITE)?;
-        d.draw(&root)?;
+        let body = style::heading(&root, None, note.as_deref())?;
+        d.draw(&body)?;
         root.present()?;
     }
     crate::results::fault_point();
@@ -384,7 +412,8 @@ pub fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError
     {
         let root = SVGBackend::new(&svg_tmp, size).into_drawing_area();
         root.fill(&WHITE)?;
-        d.draw(&root)?;
+        let body = style::heading(&root, None, note.as_deref())?;
+        d.draw(&body)?;
         root.present()?;
     }
     crate::results::fault_point();

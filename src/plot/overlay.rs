@@ -1,9 +1,12 @@
-//! The overlay figure of `privpost combine`, in the house style (issue 30): the
-//! figure's main metric (its registry row's [`Overlay`]) against its x, colour
-//! = the mechanism as in the figure itself, marker = sweep point, ± one
-//! standard error as a band where the summary has one, a series that is the
-//! same at every sweep point drawn once, axis labels from the figure, and
-//! optionally one panel per value of a second key (`--facet KEY`).
+//! The overlay figure of `privpost combine`, in the house style (issues 30,
+//! 46): the figure's main metric (its registry row's [`Overlay`]) against its
+//! x; hue and marker = the mechanism as in the figure itself, shade = the sweep
+//! point (light → dark in the points' order, which `combine` sorts by value),
+//! so the legend has one entry per mechanism and one grey shade per point
+//! instead of one per pair; ± one standard error as a band where the summary
+//! has one, a series that is the same at every sweep point drawn once, axis
+//! labels from the figure, and optionally one panel per value of a second key
+//! (`--facet KEY`).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -31,20 +34,36 @@ pub const MAX_LINES: usize = 40;
 /// drawn in its colour).
 const MECHANISM_COLUMNS: [&str; 4] = ["algorithm", "mechanism", "sampler", "method"];
 
-/// Markers of the sweep points, in order.
-const POINT_MARKERS: [Marker; 6] = [
-    Marker::Circle,
-    Marker::Square,
-    Marker::Triangle,
-    Marker::Diamond,
-    Marker::Cross,
-    Marker::Ring,
-];
+/// How far towards white the first sweep point's shade lies (the last point
+/// has the mechanism's own colour).
+const LIGHTEST: f64 = 0.62;
+
+/// The shade of point `i` of `n` of a colour: from [`LIGHTEST`] towards white
+/// (the first) to the colour itself (the last).
+pub fn shade(color: RGBColor, i: usize, n: usize) -> RGBColor {
+    let t = if n <= 1 {
+        1.0
+    } else {
+        i as f64 / (n - 1) as f64
+    };
+    let w = LIGHTEST * (1.0 - t);
+    let mix = |c: u8| (c as f64 + (255.0 - c as f64) * w).round() as u8;
+    RGBColor(mix(color.0), mix(color.1), mix(color.2))
+}
+
+/// The neutral colour of the legend's point shades.
+const POINT_GREY: RGBColor = RGBColor(40, 40, 40);
 
 /// One drawn line: its legend label, look, points and (x, low, high) band.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
     pub label: String,
+    /// The series (mechanism) it belongs to, as the legend names it.
+    pub series: String,
+    /// Its sweep point's position among the points (`None`: the same at every point).
+    pub point: Option<usize>,
+    /// The series' own colour (the line's colour is its shade for the point).
+    pub base: RGBColor,
     pub color: RGBColor,
     pub marker: Marker,
     pub points: Vec<(f64, f64)>,
@@ -64,6 +83,8 @@ pub struct OverlayChart {
     pub x: String,
     pub y: String,
     pub panels: Vec<Panel>,
+    /// The sweep points' labels, in drawing (value) order: the legend's shades.
+    pub points: Vec<String>,
 }
 
 /// The standard-error column of `y`, if the table has one: `se` beside
@@ -174,6 +195,7 @@ pub fn panels(
     }
     let mut out = Vec::new();
     let mut drawn = 0;
+    let n_points = points.len();
     for f in &facets {
         let mut lines = Vec::new();
         for (k, s) in series.iter().enumerate() {
@@ -182,40 +204,42 @@ pub fn panels(
                 .filter(|((gf, gs, _), _, _)| gf == f && gs == s)
                 .collect();
             let Some(first) = mine.first() else { continue };
-            let color = first
-                .1
-                .as_deref()
-                .map_or_else(|| style::sequence(k), |m| style::series(m, k).color);
+            let (color, marker) = first.1.as_deref().map_or_else(
+                || (style::sequence(k), Marker::Circle),
+                |m| {
+                    let st = style::series(m, k);
+                    (st.color, st.marker)
+                },
+            );
             // the same at every sweep point: drawn once
             let invariant = points.len() > 1
                 && mine.len() == points.len()
                 && mine.iter().all(|g| g.2 == first.2);
             let shown: Vec<_> = if invariant {
-                vec![(
-                    format!("{s} (the same at every point)"),
-                    *first,
-                    Marker::Circle,
-                )]
+                vec![(format!("{s} (the same at every point)"), *first, None)]
             } else {
                 mine.iter()
                     .map(|g| {
                         let p = points.iter().position(|p| *p == g.0 .2).unwrap_or(0);
-                        (
-                            format!("{s} · {}", g.0 .2),
-                            *g,
-                            POINT_MARKERS[p % POINT_MARKERS.len()],
-                        )
+                        (format!("{s} · {}", g.0 .2), *g, Some(p))
                     })
                     .collect()
             };
-            for (label, g, marker) in shown {
+            for (label, g, point) in shown {
                 if drawn == MAX_LINES {
                     break;
                 }
                 drawn += 1;
                 lines.push(Line {
                     label,
-                    color,
+                    series: if invariant {
+                        format!("{s} (the same at every point)")
+                    } else {
+                        s.clone()
+                    },
+                    point,
+                    base: color,
+                    color: point.map_or(color, |p| shade(color, p, n_points)),
                     marker,
                     points: g.2.iter().map(|&(x, y, _)| (x, y)).collect(),
                     band: if se.is_some() && g.2.iter().any(|q| q.2 > 0.0) {
@@ -262,15 +286,28 @@ impl OverlayChart {
         self.panels.iter().flat_map(|p| p.lines.iter())
     }
 
-    /// One legend entry per distinct label (a facet repeats its series).
-    fn entries(&self) -> Vec<Entry> {
+    /// The legend: one entry per series in its own colour and marker (a
+    /// facet repeats its series), then one grey shade per sweep point.
+    pub fn entries(&self) -> Vec<Entry> {
         let mut out: Vec<Entry> = Vec::new();
         for l in self.lines() {
-            if !out.iter().any(|e| e.label == l.label) {
+            if !out.iter().any(|e| e.label == l.series) {
                 out.push(Entry {
-                    label: l.label.clone(),
-                    color: l.color,
+                    label: l.series.clone(),
+                    color: l.base,
                     marker: Some(l.marker),
+                    line: true,
+                    dashed: false,
+                });
+            }
+        }
+        if self.lines().any(|l| l.point.is_some()) {
+            let n = self.points.len();
+            for (i, p) in self.points.iter().enumerate() {
+                out.push(Entry {
+                    label: p.clone(),
+                    color: shade(POINT_GREY, i, n),
+                    marker: None,
                     line: true,
                     dashed: false,
                 });
@@ -444,13 +481,51 @@ mod tests {
         assert_eq!(p.len(), 1);
         let lines = &p[0].lines;
         assert_eq!(lines.len(), 3, "{lines:?}");
-        let laplace = style::series("laplace", 0).color;
-        assert!(lines[..2].iter().all(|l| l.color == laplace));
-        assert_ne!(lines[0].marker, lines[1].marker);
+        let laplace = style::series("laplace", 0);
+        // one hue and marker per mechanism, a shade per point: light, then its own colour
+        assert!(lines[..2].iter().all(|l| l.base == laplace.color));
+        assert!(lines[..2].iter().all(|l| l.marker == laplace.marker));
+        assert_eq!(lines[1].color, laplace.color);
+        assert_ne!(lines[0].color, lines[1].color);
+        let lighter = |a: RGBColor, b: RGBColor| {
+            (a.0 as u32 + a.1 as u32 + a.2 as u32) > (b.0 as u32 + b.1 as u32 + b.2 as u32)
+        };
+        assert!(lighter(lines[0].color, lines[1].color));
         assert_eq!(lines[0].band, vec![(1.0, 0.4, 0.6)]);
         assert_eq!(lines[2].label, "OPS (the same at every point)");
         assert!(lines[2].band.is_empty());
         assert_eq!(lines[2].color, style::series("ops", 0).color);
+    }
+
+    /// Eleven points of three mechanisms: a legend of 3 + 11 entries, not 33.
+    #[test]
+    fn the_legend_names_mechanisms_and_point_shades_not_every_pair() {
+        let mut rows = Vec::new();
+        let names: Vec<String> = (0..11).map(|i| format!("e={i}")).collect();
+        for (i, p) in names.iter().enumerate() {
+            for m in ["laplace", "ops", "non_private"] {
+                rows.push((p.as_str(), m, 1.0, i as f64 + m.len() as f64, 0.1));
+            }
+        }
+        let t = table(&rows);
+        let panels = panels(&t, &OVERLAY, 0, None).unwrap();
+        let chart = OverlayChart {
+            title: String::new(),
+            x: String::new(),
+            y: String::new(),
+            panels,
+            points: names.clone(),
+        };
+        let e = chart.entries();
+        assert_eq!(
+            e.len(),
+            14,
+            "{:?}",
+            e.iter().map(|e| &e.label).collect::<Vec<_>>()
+        );
+        assert_eq!(e[0].label, "Laplace");
+        assert_eq!(e[3].label, "e=0");
+        assert_eq!(e[13].label, "e=10");
     }
 
     #[test]

@@ -82,6 +82,16 @@ pub struct Manifest {
     pub profile: Option<String>,
     pub overrides: Vec<String>,
     pub sweep_point: Option<String>,
+    /// The config's own `id` (the folder), when it declares one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// How the run departs from the paper's setting (own config, profile,
+    /// changed values); empty for the shipped config at the paper's setting.
+    pub departures: Vec<String>,
+    /// The external figure a `[compare]` run is drawn beside (a helper
+    /// folder, not a sweep point).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare_for: Option<String>,
     pub seed: u64,
     pub resolved_config: serde_json::Value,
     /// The privpost command line that produced the folder.

@@ -170,13 +170,18 @@ pub enum RunError {
     Plot(#[from] crate::plot::PlotError),
 }
 
-/// Output folder of a resolved config: `<out>/<paper>/<figure>`, with
-/// `@key=value,…` appended for a sweep point.
+/// Output folder of a resolved config: `<out>/<paper>/<figure>` (or the
+/// config's own `id`), with `@label` appended for anything but the shipped
+/// config at the paper's setting ([`Resolved::folder_label`]: own config,
+/// profile, sweep point).
 pub fn output_dir(out: &Path, resolved: &Resolved) -> PathBuf {
-    let mut name = resolved.experiment.clone();
-    if let Some(label) = &resolved.sweep_label {
+    let mut name = resolved
+        .id
+        .clone()
+        .unwrap_or_else(|| resolved.experiment.clone());
+    if let Some(label) = resolved.folder_label() {
         name.push('@');
-        name.push_str(&folder_label(label));
+        name.push_str(&folder_label(&label));
     }
     out.join(name)
 }
@@ -416,12 +421,7 @@ impl Monitor {
 
 /// `[k/N] figure@label` for progress lines.
 fn display_name(resolved: &Resolved, position: (usize, usize)) -> String {
-    let mut name = format!("[{}/{}] {}", position.0, position.1, resolved.experiment);
-    if let Some(label) = &resolved.sweep_label {
-        name.push('@');
-        name.push_str(label);
-    }
-    name
+    format!("[{}/{}] {}", position.0, position.1, resolved.name())
 }
 
 /// The key of this run in the task cache.
@@ -790,8 +790,8 @@ pub fn run(
             eprintln!("{name}: up to date ({n} tasks) -> {}", final_dir.display());
         }
         return Ok(Report {
-            figure: id,
-            label: resolved.sweep_label.clone(),
+            figure: resolved.id.clone().unwrap_or(id),
+            label: resolved.folder_label(),
             dir: final_dir,
             tasks: n,
             computed: 0,
@@ -922,6 +922,11 @@ pub fn run(
                 source,
             })?;
         }
+        if !resolved.departures.is_empty() {
+            let mut text = resolved.departures.join("\n");
+            text.push('\n');
+            write_text(&tmp.join(crate::config::DEPARTURES), &text)?;
+        }
         let plot_clock = Instant::now();
         crate::plot::render_dir(&id, &tmp, spec.plot)?;
         let plot_seconds = plot_clock.elapsed().as_secs_f64();
@@ -936,6 +941,9 @@ pub fn run(
             profile: resolved.profile.clone(),
             overrides: resolved.overrides.clone(),
             sweep_point: resolved.sweep_label.clone(),
+            id: resolved.id.clone(),
+            departures: resolved.departures.clone(),
+            compare_for: resolved.compare_for.clone(),
             seed: resolved.seed,
             resolved_config: serde_json::to_value(&resolved.params).unwrap_or_default(),
             command_line: std::env::args().collect(),
@@ -991,8 +999,8 @@ pub fn run(
         ));
     }
     Ok(Report {
-        figure: id,
-        label: resolved.sweep_label.clone(),
+        figure: resolved.id.clone().unwrap_or(id),
+        label: resolved.folder_label(),
         dir: final_dir,
         tasks: n,
         computed: todo.len(),

@@ -765,6 +765,7 @@ pub fn spec(c: &Config, id: &str) -> &'static Spec {
         id: leak(id.to_string()),
         title: leak(title),
         config: "",
+        config_text: "",
         notes: leak(notes),
         validate,
         plot: plot::draw,
