@@ -350,3 +350,87 @@ fn exported_adult_read_back_as_csv_gives_the_built_in_results() {
     );
     assert_eq!(m["datasets"][0]["rows"], 45222);
 }
+
+/// Issue 46, part 8: a bound that clips most rows is said by `check` and `run`
+/// (how many, and what to do); declared ranges that fit are silent; an
+/// intercept column is optional, counted in the dimension and the norm, and
+/// refused beyond the bound.
+#[test]
+fn a_bound_that_clips_most_rows_is_said_and_an_intercept_is_optional() {
+    let dir = tempfile::tempdir().unwrap();
+    write_toy(&dir.path().join("toy.csv"), 90);
+    let config = toy_config(dir.path());
+    let cfg = config.to_str().unwrap();
+    let warning = "warning: csv dataset `toy` (toy.csv): the declared bound max_norm = 1 clips ";
+    let o = privpost_in(dir.path(), &["check", cfg, "--smoke"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(warning) && e.contains("of 90 rows"), "{e}");
+    assert!(e.contains("scaling = \"bounds\""), "{e}");
+    let o = privpost_in(
+        dir.path(),
+        &["run", cfg, "--smoke", "--out", "out", "-q"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+    let m = manifest(
+        &dir.path()
+            .join("out/minami2016/logreg@config=toy,smoke/manifest.json"),
+    );
+    let clipped = m["datasets"][0]["source"]["rows_clipped"].as_u64().unwrap();
+    assert!(clipped > 80, "{clipped}");
+    assert!(m["datasets"][0]["source"]["preprocessing"]
+        .as_str()
+        .unwrap()
+        .contains("no intercept (the model is w·x)"));
+
+    // declared ranges and a bound that holds: silent, nothing clipped; with an intercept
+    let text = std::fs::read_to_string(&config).unwrap();
+    let fitted = text.replace(
+        "max_norm = 1.0\n",
+        "max_norm = 1.3\nscaling = \"bounds\"\nbounds = { x1 = [-3.0, 3.0], x2 = [-1.0, 1.0] }\nintercept = 0.5\n",
+    );
+    assert_ne!(fitted, text);
+    std::fs::write(&config, &fitted).unwrap();
+    let o = privpost_in(dir.path(), &["check", cfg, "--smoke"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("warning: csv dataset"),
+        "{}",
+        stderr(&o)
+    );
+    let o = privpost_in(
+        dir.path(),
+        &["run", cfg, "--smoke", "--out", "out", "-q"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("warning: csv dataset"),
+        "{}",
+        stderr(&o)
+    );
+    let m = manifest(
+        &dir.path()
+            .join("out/minami2016/logreg@config=toy,smoke/manifest.json"),
+    );
+    let src = &m["datasets"][0]["source"];
+    assert_eq!(src["rows_clipped"], 0);
+    assert_eq!(src["intercept"], 0.5);
+    // x1, x2, three colours and the intercept
+    assert_eq!(src["dim"], 6);
+    // an intercept beyond the bound is refused naming the key
+    std::fs::write(
+        &config,
+        fitted.replace("intercept = 0.5", "intercept = 2.0"),
+    )
+    .unwrap();
+    let o = privpost_in(dir.path(), &["check", cfg, "--smoke"], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("csv_datasets.toy.intercept") && stderr(&o).contains("≤ max_norm"),
+        "{}",
+        stderr(&o)
+    );
+}

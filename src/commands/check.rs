@@ -65,6 +65,17 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
             p.plan.describe()
         );
     }
+    if !args.resolved {
+        // a user's CSV dataset the declared bound would mostly clip (issue 46)
+        let mut seen = std::collections::BTreeSet::new();
+        for p in &planned {
+            for w in crate::experiments::logreg::csv_warnings(&p.resolved.params) {
+                if seen.insert(w.clone()) {
+                    eprintln!("{w}");
+                }
+            }
+        }
+    }
     if !args.resolved && points > paths.len() {
         crate::outln!("{points} run(s) from {} config(s)", paths.len());
     }

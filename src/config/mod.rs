@@ -270,7 +270,7 @@ fn parse_set_value(text: &str) -> Result<SetValue, String> {
 }
 
 /// Prints a warning on stderr once per process (an override is parsed more than once).
-fn warn_once(message: String) {
+pub(crate) fn warn_once(message: String) {
     static SEEN: std::sync::Mutex<std::collections::BTreeSet<String>> =
         std::sync::Mutex::new(std::collections::BTreeSet::new());
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());

@@ -97,7 +97,15 @@ pub struct CsvDataset {
     /// dropped and counted (default: none; any such cell is an error)
     #[serde(default)]
     pub missing: Vec<String>,
+    /// a constant feature of this value appended to every row after scaling (the
+    /// model's intercept; default none: the model is w·x without one). It counts
+    /// towards ‖x‖ ≤ max_norm, so 0 < intercept ≤ max_norm.
+    pub intercept: Option<f64>,
 }
+
+/// The share of rows the declared bound may clip before a run warns (issue 46:
+/// a default config clipped every row of a CSV to norm 1 without a word).
+pub const CLIP_WARN_FRACTION: f64 = 0.1;
 
 /// Where a logistic figure's dataset comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +156,7 @@ pub fn shorthand(path: &str) -> CsvDataset {
         split_column: None,
         scaling: ScalingName::None,
         bounds: None,
+        intercept: None,
         rows: RowsName::Clip,
         max_norm: 1.0,
         missing: Vec::new(),
@@ -177,6 +186,18 @@ impl CsvDataset {
                 format!("{}", self.max_norm),
                 "0 < max_norm ≤ 1e6 (the declared bound c on every example's norm)",
             ));
+        }
+        if let Some(v) = self.intercept {
+            if !(v.is_finite() && v > 0.0 && v <= self.max_norm) {
+                return Err(ParamError::new(
+                    format!("{key}.intercept"),
+                    format!("{v}"),
+                    format!(
+                        "0 < intercept ≤ max_norm = {} (a constant feature; it counts towards every row's norm)",
+                        self.max_norm
+                    ),
+                ));
+            }
         }
         for (field, list) in [
             ("features", self.features.as_deref().unwrap_or(&[])),
@@ -271,7 +292,30 @@ impl CsvDataset {
         } else {
             "; categorical columns one-hot on the levels seen in the training rows (the dimension depends on which levels occur)".into()
         };
-        format!("{scaling}; {rows}{levels}")
+        let intercept = match self.intercept {
+            Some(v) => format!("; a constant intercept feature {v} appended after scaling"),
+            None => "; no intercept (the model is w·x)".into(),
+        };
+        format!("{scaling}; {rows}{levels}{intercept}")
+    }
+
+    /// The warning when the declared bound clipped more than
+    /// [`CLIP_WARN_FRACTION`] of the rows: how many, and what to do.
+    pub fn clip_warning(&self, task: &Task) -> Option<String> {
+        let n = task.train_x.nrows() + task.test_x.nrows();
+        if n == 0 || (task.clipped as f64) <= CLIP_WARN_FRACTION * n as f64 {
+            return None;
+        }
+        Some(format!(
+            "warning: csv dataset `{}` ({}): the declared bound max_norm = {} clips {} of {} rows ({:.0} %) to norm {}: the model sees those rows shrunk. Declare per-column ranges (scaling = \"bounds\"), use the paper's scaling (scaling = \"paper\", data-dependent) or a larger max_norm that holds for your data",
+            task.name,
+            self.path,
+            self.max_norm,
+            task.clipped,
+            n,
+            100.0 * task.clipped as f64 / n as f64,
+            self.max_norm
+        ))
     }
 
     /// Reads, checks and preprocesses the file: the task and the file's SHA-256.
@@ -286,7 +330,10 @@ impl CsvDataset {
             RowsName::Clip => RowNorm::Clip,
             RowsName::Scale => RowNorm::Scale,
         };
-        Ok((raw.preprocess(&scaling, rows, self.max_norm), sha))
+        Ok((
+            raw.preprocess(&scaling, rows, self.max_norm, self.intercept),
+            sha,
+        ))
     }
 
     /// Reads the file into a raw table (and its SHA-256).
@@ -673,7 +720,7 @@ mod tests {
         assert_eq!(raw.labels, [1.0, -1.0, 1.0]);
         assert_eq!(raw.is_train, [true, false, true]);
         assert_eq!(raw.dropped, 1);
-        let t = raw.preprocess(&Scaling::None, RowNorm::Clip, 1.0);
+        let t = raw.preprocess(&Scaling::None, RowNorm::Clip, 1.0, None);
         // levels from the training rows only (green, red), sorted
         assert_eq!(t.features, ["colour=green", "colour=red", "x"]);
         let e = parse(&s, "colour,x,y,part\nred,1,maybe,train\n").unwrap_err();
@@ -697,24 +744,24 @@ mod tests {
             dropped: 0,
         };
         let data = [[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]];
-        let t = raw(data).preprocess(&Scaling::None, RowNorm::Clip, 2.0);
+        let t = raw(data).preprocess(&Scaling::None, RowNorm::Clip, 2.0, None);
         assert_eq!(t.train_x.row(0).norm(), 2.0);
         assert_eq!(t.train_x[(1, 0)], 0.3); // below c: unchanged, bit for bit
         assert_eq!(t.test_x.row(0).norm(), 0.0);
-        let t = raw(data).preprocess(&Scaling::None, RowNorm::Scale, 2.0);
+        let t = raw(data).preprocess(&Scaling::None, RowNorm::Scale, 2.0, None);
         assert!((t.train_x.row(1).norm() - 2.0).abs() < 1e-15);
         let mut b = BTreeMap::new();
         b.insert("a".to_string(), [0.0, 10.0]);
         b.insert("b".to_string(), [0.0, 1.0]);
-        let t = raw(data).preprocess(&Scaling::Bounds(b), RowNorm::Clip, 10.0);
+        let t = raw(data).preprocess(&Scaling::Bounds(b), RowNorm::Clip, 10.0, None);
         assert_eq!(t.train_x[(0, 0)], -0.2); // 3 of [0, 10] → 0.3 − 0.5
         assert_eq!(t.train_x[(0, 1)], 0.5); // 4 clipped to 1 → 0.5
         assert_eq!(t.max_norm, 10.0);
         // the content hash sees every value
-        let a = raw(data).preprocess(&Scaling::None, RowNorm::Clip, 2.0);
+        let a = raw(data).preprocess(&Scaling::None, RowNorm::Clip, 2.0, None);
         let mut other = data;
         other[2][1] = 1e-300;
-        let b = raw(other).preprocess(&Scaling::None, RowNorm::Clip, 2.0);
+        let b = raw(other).preprocess(&Scaling::None, RowNorm::Clip, 2.0, None);
         assert_ne!(a.content_sha256, b.content_sha256);
     }
 

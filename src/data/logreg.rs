@@ -34,6 +34,9 @@ pub struct Task {
     /// the declared bound c on every row's norm (1 for the built-in datasets); the
     /// calibrations never use a smaller c than this
     pub max_norm: f64,
+    /// rows (train and test) whose norm exceeded c and were scaled down to it
+    /// (`RowNorm::Clip`; 0 under `Scale`, which scales every row by design)
+    pub clipped: usize,
     /// SHA-256 of the prepared values (sizes, then every train and test value and
     /// label, bit for bit): what a posterior's draws depend on, wherever the rows
     /// were read from
@@ -134,12 +137,21 @@ impl RawData {
 
     /// The built-in preprocessing of §5.2 (min–max on the training split, rows to norm 1).
     pub fn paper(self) -> Task {
-        self.preprocess(&Scaling::Paper, RowNorm::Scale, 1.0)
+        self.preprocess(&Scaling::Paper, RowNorm::Scale, 1.0, None)
     }
 
     /// One-hot encodes categoricals (levels seen in training, in sorted order),
     /// scales features by `scaling`, and brings rows to norm ≤ `c` by `rows`.
-    pub fn preprocess(self, scaling: &Scaling, rows: RowNorm, c: f64) -> Task {
+    /// Scales the columns, appends the constant `intercept` column if asked
+    /// (after scaling: it is not a data column; it counts towards ‖x‖ ≤ c), and
+    /// brings every row to norm ≤ c by `rows`.
+    pub fn preprocess(
+        self,
+        scaling: &Scaling,
+        rows: RowNorm,
+        c: f64,
+        intercept: Option<f64>,
+    ) -> Task {
         let RawData {
             name,
             columns,
@@ -203,7 +215,12 @@ impl RawData {
                 };
             }
         }
+        if let Some(v) = intercept {
+            features.push("intercept".into());
+            values.push(vec![v; labels.len()]);
+        }
         let d = values.len();
+        let clipped = std::cell::Cell::new(0usize);
         let make = |train: bool| {
             let idx: Vec<usize> = (0..labels.len())
                 .filter(|&i| is_train[i] == train)
@@ -215,6 +232,9 @@ impl RawData {
                     RowNorm::Scale => norm > 0.0,
                     RowNorm::Clip => norm > c,
                 };
+                if scale && rows == RowNorm::Clip {
+                    clipped.set(clipped.get() + 1);
+                }
                 if scale {
                     // `/= norm` first: with c = 1 this is the §5.2 arithmetic, bit for bit
                     row /= norm;
@@ -240,6 +260,7 @@ impl RawData {
             features,
             dropped,
             max_norm: c,
+            clipped: clipped.get(),
             content_sha256,
         }
     }

@@ -316,9 +316,46 @@ pub fn load(
                         "a CSV file as described in the README (\"Your own data\")",
                     )
                 })?;
+                if let Some(w) = spec.clip_warning(&t) {
+                    crate::config::warn_once(w);
+                }
                 let record = csv_record(&t, spec, sha, split_seed);
                 Ok((Arc::new(t), record))
             }
+        })
+        .collect()
+}
+
+/// The clipping warnings of the CSV datasets a figure's parameters name
+/// (`datasets`, `[csv_datasets.NAME]`, `split_seed`): read and preprocessed
+/// as a run would, so `check` says before a run what the run will say. A file
+/// that cannot be read is left to the run's own error.
+pub fn csv_warnings(params: &toml::Table) -> Vec<String> {
+    let names: Vec<String> = params
+        .get("datasets")
+        .and_then(toml::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let tables = params.get("csv_datasets").and_then(toml::Value::as_table);
+    let split_seed = params
+        .get("split_seed")
+        .and_then(toml::Value::as_integer)
+        .map_or(1, |s| s.max(0) as u64);
+    let Ok(sources) = check_datasets(&names, tables) else {
+        return Vec::new();
+    };
+    sources
+        .iter()
+        .filter_map(|s| match s {
+            DatasetSource::Csv { name, spec } => {
+                let (t, _) = spec.load(name, split_seed).ok()?;
+                spec.clip_warning(&t)
+            }
+            DatasetSource::Builtin(_) => None,
         })
         .collect()
 }
@@ -383,6 +420,8 @@ fn csv_record(t: &Task, spec: &CsvDataset, sha: String, split_seed: u64) -> Data
                 None => format!("seeded 2/3–1/3 (split_seed = {split_seed})"),
             },
             "max_norm": spec.max_norm,
+            "rows_clipped": t.clipped,
+            "intercept": spec.intercept,
             "preprocessing": spec.describe(),
             "content_sha256": t.content_sha256,
         }),
@@ -743,7 +782,7 @@ mod tests {
             is_train: (0..60).map(|i| i < 40).collect(),
             dropped: 0,
         }
-        .preprocess(&data::Scaling::None, data::RowNorm::Clip, 1.0)
+        .preprocess(&data::Scaling::None, data::RowNorm::Clip, 1.0, None)
     }
 
     const HMC: Sampler = Sampler::Hmc {
