@@ -642,7 +642,7 @@ pub const REGISTRY: &[Spec] = &[
         config_text: include_str!("../../configs/raisa2021/gmm.toml"),
         notes: include_str!("../../docs/figures/raisa2021/gmm.toml"),
         validate: heikkila2019::validate_fig3,
-        plot: heikkila2019::plot::fig3,
+        plot: heikkila2019::plot::gmm,
         data_columns: &heikkila2019::FIG3_DATA,
         summary_columns: &heikkila2019::FIG3_SUMMARY,
         overlay: Overlay {

@@ -22,9 +22,41 @@ pub struct PanelGrid {
     pub x_log10: bool,
     /// a line under the panels' titles: fixed parameters, "synthetic data", …
     pub subtitle: Option<String>,
+    /// the y label of each panel, in panel order (empty: `y_desc` for all), for
+    /// panels of different metrics (issue 46: Räisä's four were all "score")
+    pub y_descs: Vec<String>,
+    /// one y range for every panel (cells of one quantity, compared across
+    /// panels); else each panel fits its own
+    pub shared_y: bool,
+}
+
+/// The y range (mean ± spread) of the finite points of some bands.
+fn span<'a>(bands: impl Iterator<Item = &'a Band>) -> (f64, f64) {
+    let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in bands.flat_map(|b| b.1.iter()).filter(|p| p.1.is_finite()) {
+        y_lo = y_lo.min(p.1 - p.2.max(0.0));
+        y_hi = y_hi.max(p.1 + p.2.max(0.0));
+    }
+    (y_lo, y_hi)
 }
 
 impl PanelGrid {
+    /// Each panel's y range before padding: its own, or with `shared_y` the
+    /// range of every panel's points.
+    pub fn y_ranges(&self) -> Vec<(f64, f64)> {
+        let all = span(self.panels.iter().flat_map(|p| p.1.iter()));
+        self.panels
+            .iter()
+            .map(|(_, bands)| {
+                if self.shared_y {
+                    all
+                } else {
+                    span(bands.iter())
+                }
+            })
+            .collect()
+    }
+
     fn entries(&self) -> Vec<Entry> {
         self.order
             .iter()
@@ -57,23 +89,19 @@ impl Draw for PanelGrid {
         let (body, legend_area) = style::with_legend(root, &entries);
         let body = style::heading(&body, None, self.subtitle.as_deref())?;
         let areas = body.split_evenly((self.rows.max(1), self.cols.max(1)));
-        for ((title, bands), area) in self.panels.iter().zip(areas.iter()) {
+        let y_ranges = self.y_ranges();
+        for (k, ((title, bands), area)) in self.panels.iter().zip(areas.iter()).enumerate() {
             let pts = bands
                 .iter()
                 .flat_map(|b| b.1.iter())
                 .filter(|p| p.1.is_finite());
-            let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-            );
+            let (mut x_lo, mut x_hi) = (f64::INFINITY, f64::NEG_INFINITY);
             for p in pts {
                 x_lo = x_lo.min(p.0);
                 x_hi = x_hi.max(p.0);
-                y_lo = y_lo.min(p.1 - p.2.max(0.0));
-                y_hi = y_hi.max(p.1 + p.2.max(0.0));
             }
+            let (y_lo, y_hi) = y_ranges[k];
+            let y_desc = self.y_descs.get(k).unwrap_or(&self.y_desc);
             if !x_lo.is_finite() {
                 continue;
             }
@@ -99,7 +127,7 @@ impl Draw for PanelGrid {
                 )?;
             style::mesh(&mut chart)
                 .x_desc(self.x_desc.as_str())
-                .y_desc(self.y_desc.as_str())
+                .y_desc(y_desc.as_str())
                 .x_label_formatter(&|v: &f64| {
                     if self.x_log10 {
                         if (v - v.round()).abs() < 1e-9 {
@@ -140,9 +168,10 @@ impl Draw for PanelGrid {
                     ShapeStyle::from(&color).stroke_width(style::LINE + below.min(2) as u32);
                 let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
                 chart.draw_series(LineSeries::new(line, line_style))?;
-                chart.draw_series(pts.iter().map(|&(x, m, s)| {
-                    ErrorBar::new_vertical(x, m - s, m, m + s, color.stroke_width(2), 10)
-                }))?;
+                chart.draw_series(
+                    pts.iter()
+                        .map(|&(x, m, s)| style::Whisker::new((x, m - s), (x, m + s), color, 5)),
+                )?;
                 chart.draw_series(pts.iter().map(|&(x, m, _)| {
                     style::Mark::new((x, m), st.marker, color, 4 + 2 * below as i32)
                 }))?;
@@ -150,5 +179,36 @@ impl Draw for PanelGrid {
         }
         style::legend_strip(&legend_area, &entries)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(shared_y: bool) -> PanelGrid {
+        let band = |y: f64| -> Band { ("laplace".into(), vec![(0.0, y, 0.1), (1.0, -y, 0.0)]) };
+        PanelGrid {
+            rows: 1,
+            cols: 2,
+            panels: vec![("a".into(), vec![band(0.2)]), ("b".into(), vec![band(0.6)])],
+            x_desc: "x".into(),
+            y_desc: "y".into(),
+            order: vec!["laplace".into()],
+            x_log10: false,
+            subtitle: None,
+            y_descs: Vec::new(),
+            shared_y,
+        }
+    }
+
+    /// Cells of one quantity share one y range (issue 46); others fit their own.
+    #[test]
+    fn shared_y_gives_every_panel_the_range_of_all() {
+        let own = grid(false).y_ranges();
+        assert_eq!(own[0], (-0.2, 0.30000000000000004));
+        assert_eq!(own[1], (-0.6, 0.7));
+        let shared = grid(true).y_ranges();
+        assert_eq!(shared, vec![(-0.6, 0.7), (-0.6, 0.7)]);
     }
 }

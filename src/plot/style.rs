@@ -257,6 +257,62 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Mark<C> {
     }
 }
 
+/// `color` mixed towards white by `1 − alpha` (an opaque tint; plotters'
+/// `mix` is a transparency, which a `Whisker` does not take).
+pub fn shade_of(color: RGBColor, alpha: f64) -> RGBColor {
+    let mix = |c: u8| (c as f64 * alpha + 255.0 * (1.0 - alpha)).round() as u8;
+    RGBColor(mix(color.0), mix(color.1), mix(color.2))
+}
+
+/// A vertical error bar from `lo` to `hi` (data points at the same x) with caps
+/// of `cap` px each side, and nothing at the mean: plotters' `ErrorBar` draws a
+/// hollow circle there, which hid every series' own marker (issue 46). Draw
+/// the markers after the bars.
+pub struct Whisker<C> {
+    pub ends: [C; 2],
+    pub color: RGBColor,
+    pub cap: i32,
+    pub width: u32,
+}
+
+impl<C> Whisker<C> {
+    pub fn new(lo: C, hi: C, color: RGBColor, cap: i32) -> Self {
+        Whisker {
+            ends: [lo, hi],
+            color,
+            cap,
+            width: 2,
+        }
+    }
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a Whisker<C> {
+    type Point = &'a C;
+    type IntoIter = std::slice::Iter<'a, C>;
+    fn point_iter(self) -> Self::IntoIter {
+        self.ends.iter()
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for Whisker<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut points: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let (Some(a), Some(b)) = (points.next(), points.next()) else {
+            return Ok(());
+        };
+        let line = self.color.stroke_width(self.width);
+        backend.draw_line(a, b, &line)?;
+        for (x, y) in [a, b] {
+            backend.draw_line((x - self.cap, y), (x + self.cap, y), &line)?;
+        }
+        Ok(())
+    }
+}
+
 /// One legend entry: a label, its colour and marker, and whether it is a line
 /// (else a marker alone).
 #[derive(Debug, Clone)]

@@ -161,13 +161,15 @@ impl Draw for Fig2 {
                 let color = st.color;
                 let line = ShapeStyle::from(&color).stroke_width(style::LINE);
                 chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), line))?;
+                let faint = style::shade_of(color, 0.6);
+                chart.draw_series(
+                    pts.iter()
+                        .map(|p| style::Whisker::new((p.0, p.2), (p.0, p.3), faint, 4)),
+                )?;
                 chart.draw_series(
                     pts.iter()
                         .map(|p| style::Mark::new((p.0, p.1), st.marker, color, 5)),
                 )?;
-                chart.draw_series(pts.iter().map(|p| {
-                    ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.mix(0.6).stroke_width(2), 8)
-                }))?;
             }
             for (j, (mech, x)) in crossings.iter().enumerate() {
                 let (color, _) = style_of(mech);
@@ -339,13 +341,11 @@ impl Draw for Fig3 {
                 for p in pts {
                     if bin(p.0) != last_bin {
                         last_bin = bin(p.0);
-                        bars.push(ErrorBar::new_vertical(
-                            p.0 * shift,
-                            p.2,
-                            p.1,
-                            p.3,
-                            color.stroke_width(2),
-                            6,
+                        bars.push(style::Whisker::new(
+                            (p.0 * shift, p.2),
+                            (p.0 * shift, p.3),
+                            color,
+                            3,
                         ));
                     }
                 }

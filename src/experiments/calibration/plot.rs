@@ -92,5 +92,7 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
         order,
         x_log10: false,
         subtitle: Some(subtitle.into()),
+        y_descs: Vec::new(),
+        shared_y: true,
     })
 }

@@ -346,10 +346,7 @@ impl ExternalPlot {
                     } else {
                         chart.draw_series(LineSeries::new(line.clone(), stroke))?;
                     }
-                    chart.draw_series(
-                        line.iter()
-                            .map(|&p| style::Mark::new(p, st.marker, color, 5)),
-                    )?;
+                    // bars first, the series' marker on top (as in the legend)
                     chart.draw_series(
                         c.points
                             .iter()
@@ -360,8 +357,12 @@ impl ExternalPlot {
                                     && (!self.log_y || p.1 - p.2 > 0.0)
                             })
                             .map(|&(x, y, se)| {
-                                ErrorBar::new_vertical(x, y - se, y, y + se, color.filled(), 6)
+                                style::Whisker::new((x, y - se), (x, y + se), color, 3)
                             }),
+                    )?;
+                    chart.draw_series(
+                        line.iter()
+                            .map(|&p| style::Mark::new(p, st.marker, color, 5)),
                     )?;
                 }
             }};

@@ -205,22 +205,14 @@ impl Draw for Fig2 {
                 .map(|p| (p.0, p.1))
                 .collect();
             chart.draw_series(LineSeries::new(line.clone(), line_style))?;
+            // bars first, the series' marker on top (as in the legend)
+            chart.draw_series(pts.iter().filter(|p| p.1 > 0.0 && p.2.is_finite()).map(
+                |&(x, y, se)| style::Whisker::new((x, (y - se).max(y_lo)), (x, y + se), color, 5),
+            ))?;
             chart.draw_series(
                 line.iter()
                     .map(|&p| style::Mark::new(p, st.marker, color, 5)),
             )?;
-            chart.draw_series(pts.iter().filter(|p| p.1 > 0.0 && p.2.is_finite()).map(
-                |&(x, y, se)| {
-                    ErrorBar::new_vertical(
-                        x,
-                        (y - se).max(y_lo),
-                        y,
-                        y + se,
-                        color.stroke_width(2),
-                        10,
-                    )
-                },
-            ))?;
         }
         style::legend_strip(&legend_area, &entries)?;
         Ok(())

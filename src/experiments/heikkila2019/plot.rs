@@ -333,7 +333,14 @@ type ErrorSeries = (String, String, Vec<(f64, f64, f64, f64, f64)>);
 /// Figure 3: error of the running mean (a) and variance (b) vs ε, against the exact posterior.
 pub struct Fig3 {
     series: Vec<ErrorSeries>,
+    /// ε on a log axis (Räisä's samplers beside Heikkilä's on one GMM figure:
+    /// their budgets span decades, issue 46); Heikkilä's own Fig. 3 keeps the
+    /// paper's linear axis.
+    log_eps: bool,
 }
+
+/// Positive ε values spanning a decade or more (this ratio) are drawn on a log axis.
+const DECADES_FOR_LOG: f64 = 10.0;
 
 impl Fig3 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
@@ -369,7 +376,23 @@ impl Fig3 {
                 series.push((m.clone(), p.to_string(), pts));
             }
         }
-        Ok(Self { series })
+        Ok(Self {
+            series,
+            log_eps: false,
+        })
+    }
+
+    /// On a log ε axis when the positive ε values span a decade or more.
+    fn with_log_eps_if_wide(mut self) -> Self {
+        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+        for p in self.series.iter().flat_map(|s| s.2.iter()) {
+            if p.0 > 0.0 && p.0.is_finite() {
+                lo = lo.min(p.0);
+                hi = hi.max(p.0);
+            }
+        }
+        self.log_eps = hi / lo >= DECADES_FOR_LOG;
+        self
     }
 }
 
@@ -408,16 +431,21 @@ impl Draw for Fig3 {
         for (k, area) in areas.iter().enumerate() {
             let value =
                 |p: &(f64, f64, f64, f64, f64)| if k == 0 { (p.1, p.2) } else { (p.3, p.4) };
+            // the drawn x: ε, or log10 ε on a log axis (ε ≤ 0 left out there)
+            let log = self.log_eps;
+            let x_of = |e: f64| if log { e.log10() } else { e };
+            let shown = |p: &&(f64, f64, f64, f64, f64)| p.0.is_finite() && (!log || p.0 > 0.0);
             let all = self
                 .series
                 .iter()
                 .flat_map(|s| s.2.iter())
-                .filter(|p| p.0.is_finite());
+                .filter(shown)
+                .map(|p| (x_of(p.0), p.1, p.2, p.3, p.4));
             let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
             for p in all {
                 x_lo = x_lo.min(p.0);
                 x_hi = x_hi.max(p.0);
-                let (v, se) = value(p);
+                let (v, se) = value(&p);
                 if v.is_finite() {
                     y_hi = y_hi.max(v + se.max(0.0));
                 }
@@ -439,16 +467,36 @@ impl Draw for Fig3 {
                     crate::plot::axis(x_lo..x_hi)?,
                     crate::plot::axis(0.0..(y_hi * 1.1).max(1e-6))?,
                 )?;
+            let log_tick = |v: &f64| {
+                if (v - v.round()).abs() < 1e-9 {
+                    tick(&10f64.powf(v.round()))
+                } else {
+                    String::new()
+                }
+            };
             style::mesh(&mut chart)
-                .x_desc("ε spent")
+                .x_desc(if log {
+                    "ε spent (log scale)"
+                } else {
+                    "ε spent"
+                })
                 .y_desc("|running − exact|, mean ± s.e.")
-                .x_labels(6)
+                .x_labels(if log {
+                    ((x_hi - x_lo).ceil() as usize + 1).clamp(2, 12)
+                } else {
+                    6
+                })
                 .y_labels(6)
-                .x_label_formatter(&tick)
+                .x_label_formatter(&|v: &f64| if log { log_tick(v) } else { tick(v) })
                 .y_label_formatter(&tick)
                 .draw()?;
             for (n, (method, param, pts)) in self.series.iter().enumerate() {
                 let color = style::series(method, n).color;
+                let pts: Vec<(f64, f64, f64, f64, f64)> = pts
+                    .iter()
+                    .filter(shown)
+                    .map(|p| (x_of(p.0), p.1, p.2, p.3, p.4))
+                    .collect();
                 let mut band: Vec<(f64, f64)> =
                     pts.iter().map(|p| (p.0, value(p).0 + value(p).1)).collect();
                 band.extend(
@@ -492,4 +540,15 @@ pub fn fig2(dir: &Path) -> Result<(), DrawError> {
 /// Heikkilä Fig. 3 from `summary.csv`.
 pub fn fig3(dir: &Path) -> Result<(), DrawError> {
     render_headed(Fig3::from_summary(&summary(dir)?)?, dir, None, None)
+}
+
+/// `raisa2021/gmm`: Fig. 3's panels with Räisä's samplers, ε on a log axis
+/// when the budgets span decades.
+pub fn gmm(dir: &Path) -> Result<(), DrawError> {
+    render_headed(
+        Fig3::from_summary(&summary(dir)?)?.with_log_eps_if_wide(),
+        dir,
+        None,
+        None,
+    )
 }

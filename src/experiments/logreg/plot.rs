@@ -72,6 +72,9 @@ pub fn fig3(t: &Table, metric: &str, y_desc: &str) -> Result<PanelGrid, DrawErro
         subtitle: Some(
             "(λ, ε)-RDP; mean ± s.e. over independent draws; rows: Rényi order λ".into(),
         ),
+
+        y_descs: Vec::new(),
+        shared_y: false,
     })
 }
 
@@ -112,6 +115,8 @@ pub fn minami(t: &Table) -> Result<PanelGrid, DrawError> {
         order,
         x_log10: false,
         subtitle: Some(format!("(ε, δ)-DP at δ = {delta}; logistic regression")),
+        y_descs: Vec::new(),
+        shared_y: false,
     })
 }
 

@@ -10,13 +10,29 @@ use crate::results::table::Table;
 const BANANA: &str = "Banana (d = 2), n = 10⁵, δ = 10⁻⁶; chains sharing each budget, first half dropped; against the exact posterior; mean ± s.e. over repeats";
 const GAUSS: &str = "Ill-conditioned Gaussian (d = 10), n = 10⁵, δ = 10⁻⁶; chains sharing each budget, first half dropped; against the exact posterior; mean ± s.e. over repeats";
 
-/// The four score panels: (summary column stem, panel title).
-const PANELS: [(&str, &str); 4] = [
-    ("mmd", "MMD to exact draws"),
-    ("mean_error", "‖mean − exact mean‖"),
-    ("var_error", "max |variance ratio − 1|"),
-    ("rhat", "split-R̂ (largest)"),
+/// The four score panels: (summary column stem, panel title, its y label:
+/// the metric it shows, issue 46).
+const PANELS: [(&str, &str, &str); 4] = [
+    (
+        "mmd",
+        "MMD to exact draws",
+        "MMD (Gaussian kernel), mean ± s.e.",
+    ),
+    (
+        "mean_error",
+        "‖mean − exact mean‖",
+        "‖mean − exact‖, mean ± s.e.",
+    ),
+    (
+        "var_error",
+        "max |variance ratio − 1|",
+        "max |var. ratio − 1|, mean ± s.e.",
+    ),
+    ("rhat", "split-R̂ (largest)", "largest split-R̂, mean ± s.e."),
 ];
+
+/// Positive ε values spanning a decade or more (this ratio) are drawn on a log axis.
+const DECADES_FOR_LOG: f64 = 10.0;
 
 pub fn banana(dir: &Path) -> Result<(), DrawError> {
     render(&grid(&summary(dir)?, BANANA)?, dir)
@@ -29,8 +45,17 @@ pub fn gauss(dir: &Path) -> Result<(), DrawError> {
 fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
     let (m, e) = (t.col("method")?, t.col("epsilon")?);
     let methods = distinct(t, m);
+    let eps: Vec<f64> = (0..t.rows.len())
+        .map(|i| t.f(i, e))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    let (lo, hi) = eps
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    let log = hi / lo >= DECADES_FOR_LOG;
+    let x_of = |x: f64| if log { x.log10() } else { x };
     let mut panels = Vec::new();
-    for (stem, title) in PANELS {
+    for (stem, title, _) in PANELS {
         let (mean, se) = (
             t.col(&format!("{stem}_mean"))?,
             t.col(&format!("{stem}_se"))?,
@@ -40,7 +65,8 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
             .map(|name| {
                 let pts = (0..t.rows.len())
                     .filter(|&i| t.s(i, m) == *name && t.f(i, mean).is_finite())
-                    .map(|i| (t.f(i, e), t.f(i, mean), t.f(i, se).max(0.0)))
+                    .filter(|&i| !log || t.f(i, e) > 0.0)
+                    .map(|i| (x_of(t.f(i, e)), t.f(i, mean), t.f(i, se).max(0.0)))
                     .collect();
                 (name.clone(), pts)
             })
@@ -51,10 +77,12 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
         rows: 1,
         cols: PANELS.len(),
         panels,
-        x_desc: "ε".into(),
-        y_desc: "score".into(),
+        x_desc: if log { "ε (log scale)" } else { "ε" }.into(),
+        y_desc: String::new(),
         order: methods,
-        x_log10: false,
+        x_log10: log,
         subtitle: Some(subtitle.into()),
+        y_descs: PANELS.iter().map(|p| p.2.to_string()).collect(),
+        shared_y: false,
     })
 }

@@ -437,6 +437,9 @@ pub fn fig6(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
             "Synthetic war logs; mean ± s.e. over train/test splits; OPS: M samples averaged"
                 .into(),
         ),
+
+        y_descs: Vec::new(),
+        shared_y: false,
     })
 }
 
@@ -480,6 +483,8 @@ pub fn recovery(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
         order,
         x_log10: true,
         subtitle: Some("Synthetic war logs with planted states; model states = planted".into()),
+        y_descs: Vec::new(),
+        shared_y: false,
     })
 }
 

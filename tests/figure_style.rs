@@ -1,0 +1,59 @@
+//! Issue 46, part 9: figures a reader can tell apart in grey print. Error bars
+//! carry no circle of their own (plotters' `ErrorBar` drew a hollow one over
+//! every marker, so squares and triangles read as circles), the markers are
+//! drawn on top as in the legend, each panel names its metric, and ε spanning
+//! a decade or more is drawn on a log axis.
+
+mod common;
+
+use common::{privpost, stderr};
+
+fn svg(out: &std::path::Path, folder: &str) -> String {
+    std::fs::read_to_string(out.join(folder).join("figure.svg")).unwrap()
+}
+
+#[test]
+fn markers_show_over_error_bars_and_panels_name_their_metric() {
+    let out = tempfile::tempdir().unwrap();
+    let o = privpost(&[
+        "run",
+        "foulds2016/fig2",
+        "raisa2021/banana",
+        "raisa2021/gmm",
+        "--smoke",
+        "-q",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Foulds Fig. 2: non-private circles, Laplace squares, OPS triangles — filled,
+    // and no unfilled circle (the error bar's) anywhere
+    let f2 = svg(out.path(), "foulds2016/fig2@smoke");
+    let hollow = f2
+        .split("<circle")
+        .skip(1)
+        .filter(|c| c.split('>').next().unwrap_or("").contains("fill=\"none\""))
+        .count();
+    assert_eq!(hollow, 0, "an error bar still draws a hollow circle");
+    assert!(
+        f2.contains("<rect") && f2.contains("<polygon"),
+        "markers missing"
+    );
+    // Räisä's panels: each names its metric on its y axis, none says "score"
+    let banana = svg(out.path(), "raisa2021/banana@smoke");
+    for label in [
+        "MMD (Gaussian kernel), mean ± s.e.",
+        "‖mean − exact‖, mean ± s.e.",
+        "max |var. ratio − 1|, mean ± s.e.",
+        "largest split-R̂, mean ± s.e.",
+    ] {
+        assert!(banana.contains(label), "no y label {label:?}");
+    }
+    assert!(!banana.contains(">score<"));
+    // the GMM comparison's budgets span decades: a log ε axis
+    let gmm = svg(out.path(), "raisa2021/gmm@smoke");
+    assert!(
+        gmm.contains("ε spent (log scale)"),
+        "raisa2021/gmm: linear ε axis"
+    );
+}
