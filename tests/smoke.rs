@@ -96,6 +96,95 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
         }
     }
     check_values(one.path());
+    for spec in privpost::experiments::REGISTRY {
+        check_releases(&one.path().join(format!("{}@smoke", spec.id)));
+    }
+}
+
+/// Issue 46: `account --manifest` answers per release, and the answer is the
+/// figure's own claim: each release's ε is its ledger entry's claim — for a
+/// chain, the entry of its last checkpoint — every series has a release, and
+/// for the running-ε figures the ε plotted last for each method.
+fn check_releases(dir: &Path) {
+    let o = privpost(&[
+        "account",
+        "--manifest",
+        dir.join("manifest.json").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}: {}", dir.display(), stderr(&o));
+    let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = manifest(&dir.join("manifest.json"));
+    let ledger = m["privacy"].as_array().unwrap();
+    assert!(
+        answer["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["holds"] == true),
+        "{}",
+        dir.display()
+    );
+    let releases = answer["releases"].as_array().unwrap();
+    // the series of a ledger entry without its checkpoint
+    let base = |s: &str| -> String {
+        s.split(", ")
+            .filter(|p| !p.starts_with("iteration="))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let iteration = |s: &str| -> u64 {
+        s.split(", ")
+            .find_map(|p| p.strip_prefix("iteration="))
+            .map_or(0, |i| i.parse().unwrap())
+    };
+    for e in ledger {
+        let series = base(e["series"].as_str().unwrap());
+        assert!(
+            releases.iter().any(|r| r["series"] == series.as_str()),
+            "{}: series {series} has no release",
+            dir.display()
+        );
+    }
+    for r in releases {
+        let series = r["series"].as_str().unwrap();
+        let last = ledger
+            .iter()
+            .filter(|e| base(e["series"].as_str().unwrap()) == series)
+            .max_by_key(|e| iteration(e["series"].as_str().unwrap()))
+            .unwrap();
+        assert_eq!(r["entry"], last["series"], "{}: {series}", dir.display());
+        assert_eq!(
+            r["guarantee"],
+            last["guarantee"],
+            "{}: {series}",
+            dir.display()
+        );
+        if r["epsilon"].is_number() {
+            assert_eq!(r["epsilon"], last["guarantee"]["epsilon"], "{series}");
+        }
+        assert_eq!(r["private"], last["guarantee"]["kind"] != "none");
+    }
+    // the running-ε figures: the release is the ε their curves end at
+    let id = m["figure"].as_str().unwrap();
+    if ["heikkila2019/fig3", "raisa2021/gmm"].contains(&id) {
+        let summary = dir.join("summary.csv");
+        let h = header(&summary);
+        let (mc, ec) = (col(&h, "method"), col(&h, "epsilon"));
+        for r in releases.iter().filter(|r| r["private"] == true) {
+            let method = r["series"].as_str().unwrap().trim_start_matches("method=");
+            let plotted = rows(&summary)
+                .iter()
+                .filter(|row| row[mc] == method && !row[ec].is_empty())
+                .map(|row| row[ec].parse::<f64>().unwrap())
+                .fold(0.0f64, f64::max);
+            let said = r["epsilon"].as_f64().unwrap();
+            assert!(
+                (said - plotted).abs() <= 1e-12 * plotted,
+                "{id} {method}: account says {said}, the figure ends at {plotted}"
+            );
+        }
+    }
 }
 
 /// Facts the smoke outputs must show, whatever the seed.
@@ -458,4 +547,11 @@ fn check_logreg(out: &Path) {
         assert!(r[z].parse::<f64>().unwrap() < 6.0, "{r:?}");
         assert!(r[rhat].parse::<f64>().unwrap() < 1.1, "{r:?}");
     }
+}
+
+fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
