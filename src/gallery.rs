@@ -616,21 +616,28 @@ fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
         },
         Kind::Figure(Err(_)) => "unreadable manifest".into(),
         Kind::Figure(Ok(m)) => {
-            // computed by the run (issue 46); a manifest written before has none
-            let parts = match m.get("departures").and_then(Value::as_array) {
-                Some(d) => d
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect(),
-                None => off_paper(m),
-            };
+            let parts = departures_of(m);
             if parts.is_empty() {
                 format!("paper scale: {}", paper_status.unwrap_or("no notes"))
             } else {
                 parts.join("; ")
             }
         }
+    }
+}
+
+/// How a run departs from the paper's setting, as its manifest records it
+/// (issue 46: own config, profile, changed values, comparison run); a manifest
+/// written before that field existed is read by [`off_paper`]. Empty for a
+/// paper-scale run.
+fn departures_of(m: &Value) -> Vec<String> {
+    match m.get("departures").and_then(Value::as_array) {
+        Some(d) => d
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        None => off_paper(m),
     }
 }
 

@@ -47,7 +47,7 @@ pub fn write(root: &Path, out: &Path) -> Result<Thumbnails, String> {
 /// The figure PNG of a paper-scale folder, or why there is none.
 fn source(dir: &Path) -> Result<PathBuf, String> {
     let manifest = super::read_manifest(dir)?;
-    let off = super::off_paper(&manifest);
+    let off = super::departures_of(&manifest);
     if !off.is_empty() {
         return Err(off.join("; "));
     }
