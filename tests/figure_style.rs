@@ -2,7 +2,8 @@
 //! carry no circle of their own (plotters' `ErrorBar` drew a hollow one over
 //! every marker, so squares and triangles read as circles), the markers are
 //! drawn on top as in the legend, each panel names its metric, and ε spanning
-//! a decade or more is drawn on a log axis.
+//! a decade or more is drawn on a log axis (raisa2021/gmm, whose added
+//! samplers also get a zoomed row).
 
 mod common;
 
@@ -56,4 +57,21 @@ fn markers_show_over_error_bars_and_panels_name_their_metric() {
         gmm.contains("ε spent (log scale)"),
         "raisa2021/gmm: linear ε axis"
     );
+    // and the added samplers again on their own ε range (they spend a narrow band)
+    assert!(
+        gmm.contains("(c) as (a), added samplers zoomed"),
+        "no zoomed row"
+    );
+    let f3 = privpost(&[
+        "run",
+        "heikkila2019/fig3",
+        "--smoke",
+        "-q",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(f3.status.success(), "{}", stderr(&f3));
+    // Heikkilä's own Fig. 3 keeps the paper's linear axis and its two panels
+    let f3 = svg(out.path(), "heikkila2019/fig3@smoke");
+    assert!(!f3.contains("log scale") && !f3.contains("zoomed"));
 }

@@ -333,10 +333,13 @@ type ErrorSeries = (String, String, Vec<(f64, f64, f64, f64, f64)>);
 /// Figure 3: error of the running mean (a) and variance (b) vs ε, against the exact posterior.
 pub struct Fig3 {
     series: Vec<ErrorSeries>,
-    /// ε on a log axis (Räisä's samplers beside Heikkilä's on one GMM figure:
-    /// their budgets span decades, issue 46); Heikkilä's own Fig. 3 keeps the
-    /// paper's linear axis.
+    /// ε on a log axis where a row's budgets span a decade (Räisä's samplers
+    /// beside Heikkilä's on one GMM figure, issue 46); Heikkilä's own Fig. 3
+    /// keeps the paper's linear axis.
     log_eps: bool,
+    /// Methods drawn again in a second row on their own ε range (Räisä's
+    /// samplers spend a small band of ε, squeezed beside DP-MCMC's; issue 46).
+    zoom: Vec<String>,
 }
 
 /// Positive ε values spanning a decade or more (this ratio) are drawn on a log axis.
@@ -379,21 +382,33 @@ impl Fig3 {
         Ok(Self {
             series,
             log_eps: false,
+            zoom: Vec::new(),
         })
     }
 
-    /// On a log ε axis when the positive ε values span a decade or more.
-    fn with_log_eps_if_wide(mut self) -> Self {
-        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-        for p in self.series.iter().flat_map(|s| s.2.iter()) {
-            if p.0 > 0.0 && p.0.is_finite() {
-                lo = lo.min(p.0);
-                hi = hi.max(p.0);
-            }
-        }
-        self.log_eps = hi / lo >= DECADES_FOR_LOG;
+    /// A row's ε on a log axis when its positive ε values span a decade or
+    /// more; `zoom`'s methods drawn again in a second row on their own range.
+    fn for_gmm(mut self, zoom: &[&str]) -> Self {
+        self.log_eps = true;
+        self.zoom = zoom
+            .iter()
+            .map(|m| m.to_string())
+            .filter(|m| self.series.iter().any(|s| &s.0 == m))
+            .collect();
         self
     }
+}
+
+/// Whether the positive ε of some series span a decade or more.
+fn spans_decade(series: &[&ErrorSeries]) -> bool {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for p in series.iter().flat_map(|s| s.2.iter()) {
+        if p.0 > 0.0 && p.0.is_finite() {
+            lo = lo.min(p.0);
+            hi = hi.max(p.0);
+        }
+    }
+    hi / lo >= DECADES_FOR_LOG
 }
 
 impl Fig3 {
@@ -418,7 +433,11 @@ impl Fig3 {
 
 impl Draw for Fig3 {
     fn size(&self) -> (u32, u32) {
-        (1400, 600 + style::legend_height(&self.entries(), 1400))
+        let rows = if self.zoom.is_empty() { 1 } else { 2 };
+        (
+            1400,
+            600 * rows + style::legend_height(&self.entries(), 1400),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
@@ -427,16 +446,22 @@ impl Draw for Fig3 {
     {
         let entries = self.entries();
         let (body, legend_area) = style::with_legend(root, &entries);
-        let areas = body.split_evenly((1, 2));
-        for (k, area) in areas.iter().enumerate() {
+        let rows = if self.zoom.is_empty() { 1 } else { 2 };
+        let areas = body.split_evenly((rows, 2));
+        for (cell, area) in areas.iter().enumerate() {
+            let (row, k) = (cell / 2, cell % 2);
+            let series: Vec<&ErrorSeries> = self
+                .series
+                .iter()
+                .filter(|s| row == 0 || self.zoom.contains(&s.0))
+                .collect();
             let value =
                 |p: &(f64, f64, f64, f64, f64)| if k == 0 { (p.1, p.2) } else { (p.3, p.4) };
             // the drawn x: ε, or log10 ε on a log axis (ε ≤ 0 left out there)
-            let log = self.log_eps;
+            let log = self.log_eps && spans_decade(&series);
             let x_of = |e: f64| if log { e.log10() } else { e };
             let shown = |p: &&(f64, f64, f64, f64, f64)| p.0.is_finite() && (!log || p.0 > 0.0);
-            let all = self
-                .series
+            let all = series
                 .iter()
                 .flat_map(|s| s.2.iter())
                 .filter(shown)
@@ -453,10 +478,11 @@ impl Draw for Fig3 {
             if !x_lo.is_finite() {
                 continue;
             }
-            let title = if k == 0 {
-                "(a) error of the running mean"
-            } else {
-                "(b) error of the running variance"
+            let title = match (row, k) {
+                (0, 0) => "(a) error of the running mean".to_string(),
+                (0, _) => "(b) error of the running variance".to_string(),
+                (_, 0) => "(c) as (a), added samplers zoomed".to_string(),
+                _ => "(d) as (b), added samplers zoomed".to_string(),
             };
             let mut chart = ChartBuilder::on(area)
                 .caption(title, ("sans-serif", style::TITLE))
@@ -490,7 +516,14 @@ impl Draw for Fig3 {
                 .x_label_formatter(&|v: &f64| if log { log_tick(v) } else { tick(v) })
                 .y_label_formatter(&tick)
                 .draw()?;
-            for (n, (method, param, pts)) in self.series.iter().enumerate() {
+            for s in &series {
+                let (method, param, pts) = (&s.0, &s.1, &s.2);
+                // the legend's index of the series (colours of unknown names)
+                let n = self
+                    .series
+                    .iter()
+                    .position(|x| std::ptr::eq(x, *s))
+                    .unwrap_or(0);
                 let color = style::series(method, n).color;
                 let pts: Vec<(f64, f64, f64, f64, f64)> = pts
                     .iter()
@@ -542,11 +575,12 @@ pub fn fig3(dir: &Path) -> Result<(), DrawError> {
     render_headed(Fig3::from_summary(&summary(dir)?)?, dir, None, None)
 }
 
-/// `raisa2021/gmm`: Fig. 3's panels with Räisä's samplers, ε on a log axis
-/// when the budgets span decades.
+/// `raisa2021/gmm`: Fig. 3's panels with Räisä's samplers, and a second row
+/// with those samplers alone on their own ε range (they spend a narrow band of
+/// ε beside DP-MCMC's); a row's ε on a log axis when it spans a decade.
 pub fn gmm(dir: &Path) -> Result<(), DrawError> {
     render_headed(
-        Fig3::from_summary(&summary(dir)?)?.with_log_eps_if_wide(),
+        Fig3::from_summary(&summary(dir)?)?.for_gmm(&["penalty", "dp_hmc", "dp_sgnht"]),
         dir,
         None,
         None,
