@@ -278,6 +278,34 @@ fn bad_event_files_exit_2_naming_the_file_and_key() {
         "{}",
         stderr(&o)
     );
+    // issue 47: claims whose own parameters are no guarantee never "hold" — a
+    // conversion at order 0.5 (it recomputed ε = 0), an RDP order −3, δ = −1
+    for claim in [
+        r#"{"kind": "approx_dp", "epsilon": 0.001, "delta": 1e-5, "conversion": "classic", "order": 0.5}"#,
+        r#"{"kind": "approx_dp", "epsilon": 0.001, "delta": 1e-5, "conversion": "improved", "order": 0.5}"#,
+        r#"{"kind": "rdp", "order": -3, "epsilon": 0.0}"#,
+        r#"{"kind": "approx_dp", "epsilon": 0.001, "delta": -1, "conversion": "pld", "order": null}"#,
+    ] {
+        let f = write(
+            dir.path(),
+            "bad-claim.json",
+            &format!(
+                r#"{{"series": "mine", "event": {{"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 1.0, "rdp_scale": 0.5}}, "guarantee": {claim}}}"#
+            ),
+        );
+        let o = privpost(&["account", "--event", &f, "--delta", "1e-5"]);
+        assert_eq!(o.status.code(), Some(1), "{claim}: {}", stdout(&o));
+        assert!(
+            stdout(&o).contains("DOES NOT HOLD") && !stdout(&o).contains("— holds"),
+            "{claim}: {}",
+            stdout(&o)
+        );
+        assert!(
+            stderr(&o).contains("the claim is not a guarantee"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 /// `account --manifest` re-verifies a real run's ledger and composes it.

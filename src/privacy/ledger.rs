@@ -536,6 +536,67 @@ impl Guarantee {
         }
     }
 
+    /// The claim's own parameters are ones a guarantee can have (issue 47): ε ≥ 0,
+    /// RDP orders λ ≥ 1, 0 ≤ δ < 1, and an RDP conversion (`classic`,
+    /// `improved`) at an order λ > 1. Checked by [`Entry::verify`] before any
+    /// recomputation — the one check behind the ledger, `account --event`,
+    /// `account --manifest` and an external figure's `[[privacy]]` — so a claim
+    /// at order 0.5 or δ = −1 can never "hold".
+    pub fn check(&self) -> Result<(), String> {
+        let eps = |e: f64| {
+            if e >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("ε = {e} (allowed: ε ≥ 0)"))
+            }
+        };
+        // an RDP claim: λ ≥ 1 (λ = 1 is the KL limit, Mironov 2017 Def. 3; Geumlek
+        // et al.'s Fig. 3 plots it); a conversion to (ε, δ) divides by λ − 1
+        let rdp_order = |a: f64| {
+            if a >= 1.0 && a.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("RDP order λ = {a} (allowed: a finite λ ≥ 1)"))
+            }
+        };
+        let order = |a: f64| {
+            if a > 1.0 && a.is_finite() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "conversion order λ = {a} (allowed: a finite λ > 1: the conversion divides by λ − 1)"
+                ))
+            }
+        };
+        match self {
+            Guarantee::PureDp { epsilon } => eps(*epsilon),
+            Guarantee::Rdp { order: a, epsilon } => rdp_order(*a).and(eps(*epsilon)),
+            Guarantee::RdpCurve { points } => points
+                .iter()
+                .try_for_each(|&(a, e)| rdp_order(a).and(eps(e))),
+            Guarantee::ApproxDp {
+                epsilon,
+                delta,
+                conversion,
+                order: a,
+            } => {
+                eps(*epsilon)?;
+                if !(*delta >= 0.0 && *delta < 1.0) {
+                    return Err(format!("δ = {delta} (allowed: 0 ≤ δ < 1)"));
+                }
+                match (conversion.as_str(), a) {
+                    ("classic" | "improved", Some(a)) => order(*a),
+                    ("classic" | "improved", None) => Err(format!(
+                        "conversion `{conversion}` without an order (allowed: an RDP order λ > 1)"
+                    )),
+                    (_, Some(a)) => order(*a),
+                    (_, None) => Ok(()),
+                }
+            }
+            Guarantee::None => Ok(()),
+        }
+    }
+
     /// (ε, δ) from RDP at `order` with a named conversion.
     pub fn converted(rdp: f64, order: f64, delta: f64, conversion: Conversion) -> Self {
         Guarantee::ApproxDp {
@@ -626,6 +687,9 @@ impl Entry {
     /// claims added up); `None` where the event cannot give it (and for an RDP
     /// curve or no guarantee, which have no single ε).
     pub fn recomputed_epsilon(&self) -> Option<f64> {
+        // nothing is recomputed for a claim that is no guarantee (an RDP
+        // conversion at order 0.5 would give ε = 0)
+        self.guarantee.check().ok()?;
         match &self.guarantee {
             Guarantee::PureDp { .. } => self.event.pure_epsilon(),
             Guarantee::Rdp { order, .. } => self.event.rdp_epsilon(*order),
@@ -659,6 +723,9 @@ impl Entry {
     pub fn verify(&self, rel: f64) -> Result<(), String> {
         let close = |claimed: f64, recomputed: f64| claimed >= recomputed * (1.0 - rel);
         let fail = |what: String| Err(format!("{}: {what}", self.series));
+        if let Err(what) = self.guarantee.check() {
+            return fail(format!("the claim is not a guarantee: {what}"));
+        }
         match &self.guarantee {
             Guarantee::None => match self.event {
                 Event::NonPrivate => Ok(()),
@@ -782,6 +849,74 @@ mod tests {
             serde_json::to_string(&g).unwrap(),
             r#"{"kind":"rdp_curve","points":[[2.0,0.5],[30.0,"inf"]]}"#
         );
+    }
+
+    /// Issue 47: a claim whose own parameters are no guarantee never holds —
+    /// a conversion at order 0.5 recomputed to ε = 0, an RDP order −3, δ = −1.
+    #[test]
+    fn claims_outside_the_guarantees_domain_never_hold() {
+        let g = Event::Gaussian {
+            l2_sensitivity: 1.0,
+            sigma: 1.0,
+            rdp_scale: 0.5,
+        };
+        let approx = |conversion: &str, order: Option<f64>, delta: f64| {
+            Entry::new(
+                "x",
+                g.clone(),
+                Guarantee::ApproxDp {
+                    epsilon: 0.001,
+                    delta,
+                    conversion: conversion.into(),
+                    order,
+                },
+            )
+        };
+        for e in [
+            approx("classic", Some(0.5), 1e-5),
+            approx("improved", Some(0.5), 1e-5),
+            approx("classic", None, 1e-5),
+            approx("pld", None, -1.0),
+            approx("classic", Some(2.0), 1.0),
+            Entry::new(
+                "x",
+                g.clone(),
+                Guarantee::Rdp {
+                    order: -3.0,
+                    epsilon: 0.0,
+                },
+            ),
+            Entry::new(
+                "x",
+                g.clone(),
+                Guarantee::RdpCurve {
+                    points: vec![(2.0, 1.0), (0.5, 0.0)],
+                },
+            ),
+            Entry::new("x", g.clone(), Guarantee::PureDp { epsilon: -1.0 }),
+        ] {
+            let why = e.verify(1e-9).unwrap_err();
+            assert!(why.contains("the claim is not a guarantee"), "{why}");
+        }
+        // λ = 1 is an RDP order (the KL limit; Geumlek et al.'s Fig. 3 plots it),
+        // though no conversion can use it
+        assert!(Guarantee::Rdp {
+            order: 1.0,
+            epsilon: 0.1
+        }
+        .check()
+        .is_ok());
+        // the honest claim at a valid order still holds: ε(λ = 20) classic ≈ 0.5 + ln(1e5)/19
+        let rdp = g.rdp_epsilon(20.0).unwrap();
+        let honest = Conversion::Classic.epsilon(rdp, 20.0, 1e-5);
+        let mut ok = approx("classic", Some(20.0), 1e-5);
+        ok.guarantee = Guarantee::ApproxDp {
+            epsilon: honest,
+            delta: 1e-5,
+            conversion: "classic".into(),
+            order: Some(20.0),
+        };
+        assert!(ok.verify(1e-9).is_ok());
     }
 
     #[test]
