@@ -381,3 +381,45 @@ fn a_comparison_that_ignores_the_sweep_is_refused() {
     let o = run(&[]);
     refused(&o, &["compare.set.epsilon", "$epsilonn"]);
 }
+
+/// Issue 47, item 1: an external figure's `id` that climbs out of `--out`
+/// (`../victim` replaced the folder beside it) is refused before anything
+/// runs, and the folder beside `--out` is untouched.
+#[test]
+fn an_external_id_never_leaves_the_output_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let victim = d.join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep.txt"), "mine").unwrap();
+    let text =
+        std::fs::read_to_string(repo().join("examples/laplace_public_n/config.toml")).unwrap();
+    for id in ["../victim", "../..", "a/../../victim", ".hidden/x"] {
+        let evil = text.replace(
+            "id = \"examples/laplace_public_n\"",
+            &format!("id = {id:?}"),
+        );
+        assert_ne!(evil, text);
+        let cfg = d.join("evil.toml");
+        std::fs::write(&cfg, evil).unwrap();
+        let out = d.join("out");
+        let o = privpost_in(
+            &repo(),
+            &[
+                "run",
+                cfg.to_str().unwrap(),
+                "--smoke",
+                "-q",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        refused(&o, &["evil.toml", "key `id`", "GROUP/NAME"]);
+        assert!(!out.exists(), "{id}: something was written");
+        assert_eq!(
+            std::fs::read_to_string(victim.join("keep.txt")).unwrap(),
+            "mine"
+        );
+    }
+}
