@@ -585,6 +585,117 @@ fn bad_samples_exit_2_naming_the_file_and_line() {
     }
 }
 
+/// Exact log ratios that no claim survives fail the audit (issue 47 item 3: one `inf`
+/// among 300 on D, `-inf` on D′, or one ratio of 800 had passed with the ε of the
+/// file without it); values no draw can have are refused with file and line (blank
+/// lines counted); `/dev/zero` and duplicate claim keys are refused.
+#[test]
+fn extreme_log_ratios_fail_and_impossible_ones_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // the Gaussian mechanism at Δ/σ = 1: L ~ N(1/2, 1) on D, N(−1/2, 1) on D′ (D_2 = 1)
+    let mut state = 0x2545F4914F6CDD1Du64;
+    let mut normal = || {
+        let mut u = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        };
+        let (a, b) = (u(), u());
+        (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
+    };
+    let rows: Vec<(u8, f64)> = (0..600)
+        .map(|i| {
+            if i < 300 {
+                (1, 0.5 + normal())
+            } else {
+                (0, -0.5 + normal())
+            }
+        })
+        .collect();
+    // a file of the rows with row `at` (0-based, header excluded) set to `value`
+    let file = |name: &str, edit: Option<(usize, f64)>| {
+        let mut r = rows.clone();
+        if let Some((at, value)) = edit {
+            r[at].1 = value;
+        }
+        let text: String = std::iter::once("label,score\n".to_string())
+            .chain(r.iter().map(|(l, s)| format!("{l},{s}\n")))
+            .collect();
+        write(dir.path(), name, &text)
+    };
+    let audit = |f: &str, claim: &str| {
+        privpost(&[
+            "audit",
+            "--samples",
+            f,
+            "--claim",
+            claim,
+            "--log-ratio",
+            "--json",
+        ])
+    };
+    let clean = file("clean.csv", None);
+    let o = audit(&clean, "epsilon=1.5,order=2");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for (name, at, value) in [
+        ("inf_d.csv", 5, f64::INFINITY),
+        ("ninf_d2.csv", 305, f64::NEG_INFINITY),
+        ("big_d.csv", 5, 800.0),
+        ("big_d2.csv", 305, -800.0),
+    ] {
+        let f = file(name, Some((at, value)));
+        for claim in ["epsilon=1.5,order=2", "epsilon=4"] {
+            let o = audit(&f, claim);
+            assert_eq!(o.status.code(), Some(1), "{name} {claim}: {}", stdout(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(v["verdict"], "FAIL", "{name} {claim}: {v}");
+            let a = &v["audited_epsilon"];
+            assert!(a == "inf" || a.as_f64().unwrap() > 700.0, "{name}: {v}");
+        }
+    }
+    // impossible for exact log ratios: −∞ on D (p(x) = 0 at a draw from p), +∞ on D′;
+    // a blank line before the bad row counts in the line number
+    let mut text = String::from("label,score\n\n");
+    for (l, s) in &rows[..40] {
+        text.push_str(&format!("{l},{s}\n"));
+    }
+    text.push_str("1,-inf\n");
+    for (l, s) in &rows[300..340] {
+        text.push_str(&format!("{l},{s}\n"));
+    }
+    let f = write(dir.path(), "impossible.csv", &text);
+    let o = audit(&f, "epsilon=1,order=2");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("impossible.csv: line 43: column `score` = -inf on D"),
+        "{}",
+        stderr(&o)
+    );
+    let f = file("impossible2.csv", Some((310, f64::INFINITY)));
+    let o = audit(&f, "epsilon=1,order=2");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("line 312: column `score` = inf on D′"),
+        "{}",
+        stderr(&o)
+    );
+    // without --log-ratio an infinite score is only a score: ordered, no refusal
+    let o = privpost(&["audit", "--samples", &f, "--claim", "epsilon=4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for (claim, want) in [
+        ("epsilon=100,epsilon=0.1", "epsilon given twice"),
+        ("epsilon=1,delta=1e-5,delta=0", "delta given twice"),
+    ] {
+        let o = privpost(&["audit", "--samples", &clean, "--claim", claim]);
+        assert_eq!(o.status.code(), Some(2), "{claim}");
+        assert!(stderr(&o).contains(want), "{claim}: {}", stderr(&o));
+    }
+    let o = privpost(&["audit", "--samples", "/dev/zero", "--claim", "epsilon=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/dev/zero: a device"), "{}", stderr(&o));
+}
+
 /// Every `account --json` output, built-in or `--event`, forward or inverse, has
 /// the same fields: schema, question, answers with integer iteration counts.
 #[test]

@@ -22,8 +22,8 @@ pub const EVENT_SCHEMA: &str = "privpost-event/1";
 pub(super) const OUTPUT_SCHEMA: &str = "privpost-account/1";
 
 fn read_json(path: &Path) -> Result<Value, CommandError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CommandError::input(format!("{}: cannot read: {e}", path.display())))?;
+    let text = crate::data::read_input_text(path, crate::data::MAX_JSON_BYTES)
+        .map_err(|e| CommandError::input(e.to_string()))?;
     serde_json::from_str(&text)
         .map_err(|e| CommandError::input(format!("{}: not valid JSON: {e}", path.display())))
 }

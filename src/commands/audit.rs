@@ -67,7 +67,9 @@ pub struct AuditArgs {
     #[arg(long, value_name = "CLAIM", requires = "samples")]
     pub claim: Option<String>,
     /// With --samples: `score` is the exact log density ratio ln p(x)/p′(x) of each
-    /// output, which the Rényi estimator of an RDP claim needs.
+    /// output, which the Rényi estimator of an RDP claim needs. A ratio of +inf on D
+    /// (or −inf on D′) makes the divergence infinite; a pure claim also fails when any
+    /// draw's |ratio| exceeds ε.
     #[arg(long, requires = "samples")]
     pub log_ratio: bool,
     /// With --samples: the joint confidence level of the bounds.

@@ -33,6 +33,12 @@ pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, String> {
                 ))
             }
         };
+        if slot.is_some() {
+            return Err(format!(
+                "--claim {text:?}: {} given twice; {allowed}",
+                k.trim()
+            ));
+        }
         *slot = Some(x);
     }
     let epsilon = eps.ok_or_else(|| format!("--claim {text:?}: no epsilon; {allowed}"))?;
@@ -59,12 +65,16 @@ pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, String> {
 }
 
 /// Reads `label,score` rows: scores on D (label 1) and on D′ (label 0), in file order.
-pub fn read_samples(path: &Path) -> Result<(Vec<f64>, Vec<f64>), String> {
+/// Line numbers are the file's own (blank lines counted). With `log_ratio` the
+/// scores are exact log density ratios ln p(x)/p′(x), and a value no draw can have
+/// is refused: −∞ on D (p(x) = 0 at a draw from p) or +∞ on D′.
+pub fn read_samples(path: &Path, log_ratio: bool) -> Result<(Vec<f64>, Vec<f64>), String> {
     let shown = path.display().to_string();
+    let bytes =
+        crate::data::read_input(path, crate::data::MAX_TABLE_BYTES).map_err(|e| e.to_string())?;
     let mut r = csv::ReaderBuilder::new()
         .flexible(true)
-        .from_path(path)
-        .map_err(|e| format!("{shown}: cannot read: {e}"))?;
+        .from_reader(bytes.as_slice());
     let header: Vec<String> = r
         .headers()
         .map_err(|e| format!("{shown}: line 1: {e}"))?
@@ -78,9 +88,12 @@ pub fn read_samples(path: &Path) -> Result<(Vec<f64>, Vec<f64>), String> {
     };
     let (lc, sc) = (col("label")?, col("score")?);
     let (mut on_d, mut on_d2) = (Vec::new(), Vec::new());
-    for (i, rec) in r.records().enumerate() {
-        let line = i + 2;
-        let rec = rec.map_err(|e| format!("{shown}: line {line}: {e}"))?;
+    for rec in r.records() {
+        let rec = rec.map_err(|e| match e.position() {
+            Some(p) => format!("{shown}: line {}: {e}", p.line()),
+            None => format!("{shown}: {e}"),
+        })?;
+        let line = rec.position().map_or(0, |p| p.line());
         if rec.len() != header.len() {
             return Err(format!(
                 "{shown}: line {line}: {} fields, expected {}",
@@ -96,7 +109,19 @@ pub fn read_samples(path: &Path) -> Result<(Vec<f64>, Vec<f64>), String> {
                     rec.get(sc).unwrap_or_default()
                 )
             })?;
+        let impossible = |inf: f64, on: &str, zero: &str| {
+            format!(
+                "{shown}: line {line}: column `score` = {inf} on {on}: with --log-ratio a score is ln p(x)/p′(x), and a draw on {on} cannot have {zero} = 0; allowed: a finite log ratio, or {} (the other density vanishes there)",
+                -inf
+            )
+        };
         match rec.get(lc).unwrap_or_default().trim() {
+            "1" if log_ratio && score == f64::NEG_INFINITY => {
+                return Err(impossible(score, "D", "p(x)"))
+            }
+            "0" if log_ratio && score == f64::INFINITY => {
+                return Err(impossible(score, "D′", "p′(x)"))
+            }
             "1" => on_d.push(score),
             "0" => on_d2.push(score),
             other => return Err(format!("{shown}: line {line}: column `label` = {other:?}; allowed: 1 (drawn on D) or 0 (on D′)")),
@@ -111,6 +136,16 @@ pub fn read_samples(path: &Path) -> Result<(Vec<f64>, Vec<f64>), String> {
         }
     }
     Ok((on_d, on_d2))
+}
+
+/// A number for JSON: infinities as the strings "inf" / "-inf" (JSON has no
+/// infinity, and `null` would read as "no value").
+fn number(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        json!(if x > 0.0 { "inf" } else { "-inf" })
+    }
 }
 
 /// `privpost audit --samples FILE --claim …`.
@@ -128,8 +163,8 @@ pub fn audit_samples(
     }
     let claim =
         parse_claim(claim, log_ratio).map_err(|e| CommandError::input(format!("audit: {e}")))?;
-    let (on_d, on_d2) = read_samples(path).map_err(CommandError::input)?;
-    let a = audit_scores(&on_d, &on_d2, claim, confidence);
+    let (on_d, on_d2) = read_samples(path, log_ratio).map_err(CommandError::input)?;
+    let a = audit_scores(&on_d, &on_d2, claim, confidence, log_ratio);
     let claim_eps = match claim {
         ScoreClaim::Pure { epsilon }
         | ScoreClaim::Approx { epsilon, .. }
@@ -145,15 +180,15 @@ pub fn audit_samples(
                 "schema": "privpost-audit-samples/1",
                 "file": path.display().to_string(),
                 "claim": claim,
-                "audited_epsilon": a.audited,
-                "estimate_epsilon": a.estimate,
+                "audited_epsilon": number(a.audited),
+                "estimate_epsilon": number(a.estimate),
                 "method": a.method,
                 "draws_d": a.draws_d,
                 "draws_d_prime": a.draws_d_prime,
                 "confidence": confidence,
                 "verdict": verdict,
                 "score_tolerance": crate::privacy::audit::SCORE_TOLERANCE,
-                "audited_epsilon_exact_comparison": a.exact_comparison.unwrap_or(a.audited),
+                "audited_epsilon_exact_comparison": number(a.exact_comparison.unwrap_or(a.audited)),
                 "verdict_exact_comparison": exact_verdict,
             }))
             .map_err(|e| CommandError::failed(e.to_string()))?

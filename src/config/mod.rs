@@ -561,12 +561,15 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 impl ConfigFile {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: file.clone(),
-            key: None,
-            message: format!("cannot read the config: {e}"),
-            allowed: None,
-        })?;
+        let text =
+            crate::data::read_input_text(path, crate::data::MAX_JSON_BYTES).map_err(|e| {
+                ConfigError {
+                    file: file.clone(),
+                    key: None,
+                    message: format!("cannot read the config: {}", e.message),
+                    allowed: None,
+                }
+            })?;
         let mut config = Self::parse(&text, path)?;
         config.add_shared_profiles()?;
         Ok(config)

@@ -344,15 +344,7 @@ impl CsvDataset {
             path: shown.clone(),
             message: m,
         };
-        let size = std::fs::metadata(path)
-            .map_err(|e| io(format!("cannot read: {e}")))?
-            .len();
-        if size > MAX_BYTES {
-            return Err(io(format!(
-                "{size} bytes; at most {MAX_BYTES} bytes are read"
-            )));
-        }
-        let bytes = std::fs::read(path).map_err(|e| io(format!("cannot read: {e}")))?;
+        let bytes = crate::data::read_input(path, MAX_BYTES).map_err(|e| io(e.message))?;
         let sha = sha256_hex(&bytes);
         let raw = self.parse(&bytes, name, split_seed)?;
         Ok((raw, sha))

@@ -108,7 +108,8 @@ pub fn read_csv(
     types: Option<&[String]>,
     categories: Option<&[String]>,
 ) -> Result<CsvRecords, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes =
+        crate::data::read_input(path, crate::data::MAX_TABLE_BYTES).map_err(|e| e.to_string())?;
     let sha256 = format!("{:x}", Sha256::digest(&bytes));
     let file = path.display().to_string();
     let mut reader = csv::ReaderBuilder::new()

@@ -21,7 +21,7 @@ use crate::hellinger::laplace::{LaplaceCounts, Rounding};
 use crate::hellinger::{ExpMech, Space};
 use crate::numeric::quadrature::GaussLegendre;
 use crate::privacy::audit::{
-    epsilon_for_delta, epsilon_lower_bound, renyi_from_draws, Discrete, EpsilonLowerBound,
+    epsilon_for_delta, epsilon_lower_bound, renyi_audit, Discrete, EpsilonLowerBound,
 };
 use crate::privacy::float_attack;
 use crate::privacy::gaussian::GaussianCalibration;
@@ -858,22 +858,15 @@ pub fn logistic_statistical(kind: Logistic, s: &Settings, rng: &mut ChaCha8Rng) 
     );
     match claim {
         Claim::Rdp { order, .. } => {
-            let fwd = renyi_from_draws(&on_d, order, s.confidence);
-            let back: Vec<f64> = on_d2.iter().map(|v| -v).collect();
-            let bwd = renyi_from_draws(&back, order, s.confidence);
-            let (e, dir) = if bwd.lower > fwd.lower {
-                (bwd, "D′ ‖ D")
-            } else {
-                (fwd, "D ‖ D′")
-            };
+            let r = renyi_audit(&on_d, &on_d2, order, s.confidence);
             Outcome {
                 claim,
-                witness: format!("{witness}; Rényi divergence {dir} from the draws"),
-                audited: e.lower,
-                estimate: e.estimate,
-                ci_low: e.lower,
-                ci_high: Some(e.upper),
-                draws: e.draws,
+                witness: format!("{witness}; {}", r.method),
+                audited: r.audited,
+                estimate: r.estimate,
+                ci_low: r.audited,
+                ci_high: Some(r.interval.1),
+                draws: on_d.len(),
                 tolerance: 0.0,
                 scores: Some((on_d, on_d2)),
             }
