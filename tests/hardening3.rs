@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{privpost, stderr};
+use common::{privpost, privpost_within, stderr};
 
 /// Exit 2, naming `key`, and no panic.
 fn refused(o: &std::process::Output, key: &str) {
@@ -38,4 +38,42 @@ fn devices_are_not_read_as_inputs() {
         refused(&o, "/dev/zero: a device");
     }
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+}
+
+/// Issue 47 item 4: statrs panicked in a worker and the run waited forever. A
+/// Dirichlet prior outside the documented [1e-6, 1e6] is refused naming `prior`;
+/// a Beta prior inside it ([10000, 10], whose truncated posterior holds 10⁻¹⁸⁹ of
+/// its mass inside OPS's interval) runs to the end; so do the two priors whose runs
+/// stalled at 22/500 tasks and did nothing in 120 s (statrs' inverse Beta CDF looping
+/// in a far tail).
+#[test]
+fn priors_that_panicked_or_stalled_are_refused_or_run() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    let r = privpost_within(
+        60,
+        &[
+            "run",
+            "calibration/dirichlet",
+            "--smoke",
+            "-q",
+            "--out",
+            o,
+            "--set",
+            "prior=[5.0, 5.0, 1e20]",
+        ],
+    );
+    refused(&r, "key `prior`: 1e20");
+    for (figure, prior) in [
+        ("calibration/beta_bernoulli", "prior=[10000.0, 10.0]"),
+        ("calibration/beta_bernoulli", "prior=[65634.8, 10.0]"),
+        ("foulds2016/fig2", "prior=[1.0, 50000]"),
+        ("calibration/dirichlet", "prior=[1e6, 1e-6, 1.0]"),
+    ] {
+        let r = privpost_within(
+            120,
+            &["run", figure, "--smoke", "-q", "--out", o, "--set", prior],
+        );
+        assert_eq!(r.status.code(), Some(0), "{figure} {prior}: {}", stderr(&r));
+    }
 }

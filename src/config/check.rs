@@ -84,13 +84,25 @@ pub fn probability(key: &str, v: f64) -> Result<f64, ParamError> {
 
 pub fn prior(key: &str, v: &[f64]) -> Result<(f64, f64), ParamError> {
     match v {
-        [a, b] if *a > 0.0 && *b > 0.0 && a.is_finite() && b.is_finite() => Ok((*a, *b)),
+        [a, b] if hyperparameter(*a) && hyperparameter(*b) => Ok((*a, *b)),
         _ => Err(ParamError::new(
             key,
             format!("invalid Beta prior {v:?}"),
-            "[alpha, beta] with both > 0, e.g. [6.0, 18.0]",
+            HYPERPARAMETERS,
         )),
     }
+}
+
+/// What Beta and Dirichlet hyperparameters may be: the documented range, in which
+/// every posterior's CDF, inverse CDF and normaliser is evaluated (a Dirichlet
+/// prior of 1e20 had lost the other parameters to rounding and panicked in a
+/// worker).
+pub const HYPERPARAMETERS: &str =
+    "[alpha, beta] with 1e-6 ≤ alpha, beta ≤ 1e6, e.g. [6.0, 18.0] (Dirichlet: each of α₁, …, α_K)";
+
+/// A Beta or Dirichlet hyperparameter inside [1e-6, 1e6].
+pub fn hyperparameter(v: f64) -> bool {
+    (1e-6..=1e6).contains(&v)
 }
 
 pub fn at_least(key: &str, v: u64, min: u64) -> Result<u64, ParamError> {

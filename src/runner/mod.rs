@@ -11,6 +11,7 @@
 //! merge`) assembles the folders from it.
 
 pub mod estimate;
+mod panics;
 pub mod shard;
 
 use std::io::IsTerminal;
@@ -535,32 +536,43 @@ fn compute(
         let next = AtomicUsize::new(0);
         let done: Mutex<Vec<(usize, anyhow::Result<Vec<Row>>)>> =
             Mutex::new(Vec::with_capacity(todo.len()));
-        pool.install(|| {
-            rayon::broadcast(|_| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&i) = order.get(k) else { break };
-                let clock = Instant::now();
-                let rows = figure.run_task(i, &mut task_rng(seed, i));
-                if let Some(log) = &timing_log {
-                    log.record(i, figure.task_cost(i), clock.elapsed().as_secs_f64());
-                }
-                let rows = match (rows, cache) {
-                    (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
-                    (r, _) => r,
-                };
-                monitor.task_done(cost(i));
-                done.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((i, rows));
+        // a panicking task becomes that task's error and stops the others taking
+        // new tasks; the watcher is stopped whatever happens (a panic had left it,
+        // and the run, waiting forever)
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                rayon::broadcast(|_| loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = order.get(k) else { break };
+                    let clock = Instant::now();
+                    let rows = panics::catching(|| figure.run_task(i, &mut task_rng(seed, i)));
+                    if rows.is_err() && panics::was_panic(&rows) {
+                        next.store(order.len(), Ordering::Relaxed);
+                    }
+                    if let Some(log) = &timing_log {
+                        log.record(i, figure.task_cost(i), clock.elapsed().as_secs_f64());
+                    }
+                    let rows = match (rows, cache) {
+                        (Ok(rows), Some(c)) => c.store(i, &rows).map(|()| rows).map_err(Into::into),
+                        (r, _) => r,
+                    };
+                    monitor.task_done(cost(i));
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, rows));
+                })
             })
-        });
+        }));
+        let _ = stop.send(());
+        let _ = watcher.join();
+        if let Err(payload) = caught {
+            std::panic::resume_unwind(payload);
+        }
         // back into the order of `todo`
         let mut results = done.into_inner().unwrap_or_else(|e| e.into_inner());
         let position: std::collections::HashMap<usize, usize> =
             todo.iter().enumerate().map(|(k, &i)| (i, k)).collect();
         results.sort_by_key(|(i, _)| position[i]);
-        let _ = stop.send(());
-        let _ = watcher.join();
         results
     });
     monitor.finish();
@@ -1026,6 +1038,64 @@ mod tests {
             status_text(0, 4, 1.0, None),
             "0/4 tasks, 1 s elapsed, ETA unknown"
         );
+    }
+
+    use crate::privacy::ledger::Ledger;
+    use rand_chacha::ChaCha8Rng;
+
+    /// A figure whose task 3 panics (as statrs did on a Dirichlet prior of 1e20).
+    struct Panicky;
+
+    impl Figure for Panicky {
+        fn task_count(&self) -> usize {
+            40
+        }
+        fn grid_description(&self) -> String {
+            "40 tasks".into()
+        }
+        fn run_task(&self, index: usize, _rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
+            if index == 3 {
+                panic!("BNotGreaterThanZero");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            Ok(vec![vec![Cell::from(index as f64)]])
+        }
+        fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
+            Ok(data.clone())
+        }
+        fn manifest_details(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+        fn ledger(&self) -> anyhow::Result<Ledger> {
+            Ok(Ledger::default())
+        }
+    }
+
+    /// A panic in a worker ends the computation with that task's error, carrying
+    /// the panic's message, and the other workers stop taking tasks (it had left
+    /// the run waiting forever at "0/16 tasks").
+    #[test]
+    fn a_panicking_task_ends_the_run_with_its_message() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let options = Options::new(Progress::Quiet, None, Duration::from_secs(60), (1, 1));
+        let todo: Vec<usize> = (0..40).collect();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let r = compute(&Panicky, 1, &todo, None, &pool, &options, "test/panicky");
+            let _ = tx.send(
+                r.map(|rows| rows.len())
+                    .map_err(|e| format!("{:#}", anyhow::Error::from(e))),
+            );
+        });
+        let r = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the run hung after a panic");
+        let e = r.unwrap_err();
+        assert!(e.contains("task 3 failed"), "{e}");
+        assert!(e.contains("BNotGreaterThanZero"), "{e}");
     }
 
     /// Weighted by cost: one task of cost 9 done of costs (9, 1) leaves a ninth

@@ -26,6 +26,32 @@ pub fn privpost_in(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
     c.output().expect("binary runs")
 }
 
+/// Runs `privpost` in the repository like [`privpost`], but kills it and fails the
+/// test if it has not ended within `seconds` (a hang fails instead of stalling).
+pub fn privpost_within(seconds: u64, args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_privpost"))
+        .args(args)
+        .current_dir(repo())
+        .env("CI", "true")
+        .env_remove("PRIVPOST_DATA")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(seconds)) {
+        Ok(o) => o.expect("binary runs"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("privpost {args:?} did not end within {seconds} s");
+        }
+    }
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -237,11 +237,11 @@ fn dirichlet_prior(v: &[f64]) -> Result<Vec<f64>, ParamError> {
         ));
     }
     for &a in v {
-        if !(a > 0.0 && a.is_finite()) {
+        if !check::hyperparameter(a) {
             return Err(ParamError::new(
                 "prior",
                 check::short(a),
-                "Dirichlet parameters, finite values > 0",
+                check::HYPERPARAMETERS,
             ));
         }
     }
