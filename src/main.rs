@@ -63,6 +63,9 @@ enum Command {
         /// bash, zsh, fish, elvish or powershell
         shell: clap_complete::Shell,
     },
+    /// The watcher that kills external tasks' process groups left when privpost ends.
+    #[command(name = "__reap", hide = true)]
+    Reap,
 }
 
 fn main() {
@@ -81,6 +84,7 @@ fn main() {
         Command::Cache(a) => cache::cache(&a),
         Command::Merge(a) => merge::merge(a),
         Command::Slurm(a) => slurm::slurm(a),
+        Command::Reap => std::process::exit(privpost::experiments::external::reaper::serve()),
         Command::Completions { shell } => {
             // generated into memory, then written with the error checked
             let mut script = Vec::new();

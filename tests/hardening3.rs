@@ -77,3 +77,141 @@ fn priors_that_panicked_or_stalled_are_refused_or_run() {
         assert_eq!(r.status.code(), Some(0), "{figure} {prior}: {}", stderr(&r));
     }
 }
+
+/// Processes whose command line contains `marker` (from /proc).
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(c) = std::fs::read(e.path().join("cmdline")) {
+            let c = String::from_utf8_lossy(&c).replace('\0', " ");
+            if c.contains(marker) && pid != std::process::id() {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+/// Waits up to `seconds` for `done()`.
+fn eventually(seconds: f64, mut done: impl FnMut() -> bool) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds);
+    while std::time::Instant::now() < end {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    done()
+}
+
+/// An external figure whose one task runs `script` (sh), declared columns series, y.
+fn external(dir: &std::path::Path, script: &str, timeout: f64) -> String {
+    let mech = dir.join("mech.sh");
+    std::fs::write(&mech, script).unwrap();
+    let mech = mech.to_str().unwrap();
+    let text = format!(
+        "experiment = \"external\"\nid = \"lab/procs\"\nseed = 1\ncommand = [\"sh\", \"{mech}\"]\ncode = [\"{mech}\"]\ntimeout_seconds = {timeout}\nrepeats = 1\n\
+         [grid]\nx = [1]\n[[columns]]\nname = \"series\"\ntype = \"string\"\n[[columns]]\nname = \"y\"\ntype = \"float\"\n\
+         [plot]\nx = \"x\"\ny = \"y\"\nseries = \"series\"\n\
+         [[privacy]]\nseries = \"series=mine\"\nevent = {{ mechanism = \"non_private\" }}\n"
+    );
+    let path = dir.join("procs.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Issue 47 item 5: a background child holding stdout made the run ignore
+/// `timeout_seconds`; it is killed with its command's group when the command exits.
+/// More than 256 MiB of stdout is named as such, not as "exited with status 141".
+#[test]
+fn a_task_leaves_no_process_and_names_oversized_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let marker = "sleep 31.4159";
+    let cfg = external(
+        dir.path(),
+        &format!("{marker} &\necho series,y\necho mine,0.5\n"),
+        20.0,
+    );
+    let o = privpost_within(
+        15,
+        &[
+            "run",
+            &cfg,
+            "-q",
+            "--no-cache",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(eventually(2.0, || processes_with(marker).is_empty()));
+    let cfg = external(
+        dir.path(),
+        "echo series,y\nhead -c 300000000 /dev/zero | tr '\\0' 'a'\n",
+        60.0,
+    );
+    let o = privpost_within(
+        60,
+        &[
+            "run",
+            &cfg,
+            "-q",
+            "--no-cache",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    refused(&o, "wrote more than 268435456 bytes on stdout");
+    assert!(!stderr(&o).contains("status 141"), "{}", stderr(&o));
+}
+
+/// Issue 47 item 5: Ctrl-C, SIGTERM or SIGKILL of `privpost run` had left the user's
+/// command and its children running; the watcher kills their group when privpost
+/// ends, however it ends.
+#[test]
+fn no_user_process_outlives_an_interrupted_or_killed_run() {
+    for (k, signal) in ["INT", "TERM", "KILL"].into_iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let marker = format!("sleep 27.18{k}");
+        let cfg = external(
+            dir.path(),
+            &format!("{marker} &\n{marker}\necho series,y\necho mine,0.5\n"),
+            120.0,
+        );
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_privpost"))
+            .args(["run", &cfg, "-q", "--out", out.to_str().unwrap()])
+            .env("CI", "true")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        assert!(
+            eventually(20.0, || processes_with(&marker).len() >= 2),
+            "the task did not start"
+        );
+        std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        let ended = eventually(20.0, || child.try_wait().unwrap().is_some());
+        if !ended {
+            let _ = child.kill();
+        }
+        assert!(ended, "privpost did not end on SIG{signal}");
+        let left = eventually(5.0, || processes_with(&marker).is_empty());
+        for pid in processes_with(&marker) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+        assert!(
+            left,
+            "the task's processes outlived privpost after SIG{signal}"
+        );
+    }
+}

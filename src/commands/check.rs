@@ -26,6 +26,9 @@ pub struct CheckArgs {
     /// Print each resolved config (profile and --set applied, one per sweep point) as TOML.
     #[arg(long)]
     pub resolved: bool,
+    /// Accept an estimated work above the limit, as `run --allow-long` does.
+    #[arg(long)]
+    pub allow_long: bool,
     /// Folder holding configs/<paper>/<figure>.toml (for figure ids).
     #[arg(long = "configs", default_value = "configs")]
     pub config_dir: PathBuf,
@@ -41,6 +44,13 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
     };
     let planned = plan(&paths, profile, &args.set)?;
     let points = planned.len();
+    // run's limits, wherever the plan is sized without preparing (a deferred
+    // figure's tasks depend on its data: run checks them after loading it)
+    let sized: Vec<_> = planned
+        .iter()
+        .filter_map(|p| Some((p.name(), p.resolved.file(), p.plan.footprint()?)))
+        .collect();
+    super::run::check_limits(&sized, super::run::jobs(None)?, args.allow_long)?;
     for p in &planned {
         let sweep = p
             .resolved

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{all_configs, plan, targets, CommandError};
 use crate::config::Resolved;
-use crate::experiments::{Figure, Spec};
+use crate::experiments::{Figure, Footprint, Spec};
 use crate::results::cache;
 use crate::results::manifest::rfc3339;
 use crate::results::shards::{self, PlanFile, RunShare, ShardRecord};
@@ -229,30 +229,45 @@ pub const MAX_TASKS: usize = 1_000_000;
 /// 10^15 flops, about a CPU-week at the 1–2 Gflop/s the samplers reach here.
 pub const MAX_FLOPS: f64 = 1e15;
 
-/// The plan-size check: each figure run's task count, then the estimated
-/// work of the tasks this process will compute, refused (exit 2) with the
-/// estimate before anything runs. A typo of three zeros is a refusal, not a
-/// memory abort or a week-long run.
-fn check_plan_size(
-    prepared: &[Prepared],
-    tasks: impl Fn(usize) -> Vec<usize>,
+/// The plan-size check: each figure run's task count and its largest task's memory
+/// (one task per worker at once), then the estimated work of the tasks this process
+/// will compute, refused (exit 2) with the estimate before anything runs. A typo of
+/// three zeros is a refusal, not a memory abort or a week-long run. `check` applies
+/// the same limits to the plans it can size without preparing.
+pub(crate) fn check_limits(
+    runs: &[(String, String, Footprint)],
+    jobs: usize,
     allow_long: bool,
 ) -> Result<(), CommandError> {
-    for p in prepared {
-        let n = p.figure.task_count();
-        if n > MAX_TASKS {
+    let memory = memory_limit();
+    for (name, file, fp) in runs {
+        if fp.tasks > MAX_TASKS {
             return Err(CommandError::input(format!(
-                "{} (config {}): {n} tasks planned; allowed: at most {MAX_TASKS} per figure run (lower its counts, e.g. repeats or runs, or split it into sweep points)",
-                p.name(),
-                p.resolved.file()
+                "{name} (config {file}): {} tasks planned; allowed: at most {MAX_TASKS} per figure run (lower its counts, e.g. repeats or runs, or split it into sweep points)",
+                fp.tasks
+            )));
+        }
+        let workers = jobs.min(fp.tasks).max(1) as f64;
+        if fp.memory * workers > memory {
+            let gb = |b: f64| format!("{:.1} GB", b / 1e9);
+            let hint = if fp.memory <= memory {
+                format!(
+                    "run it with --jobs {} or fewer, or lower the counts that size a task",
+                    (memory / fp.memory).floor().max(1.0)
+                )
+            } else {
+                "lower the counts that size a task (draws or chains kept, the data's dimension)"
+                    .to_string()
+            };
+            return Err(CommandError::input(format!(
+                "{name} (config {file}): a task holds about {} at once, {} with {workers} workers; allowed: {} ({MEMORY_SHARE}× this machine's memory): {hint}",
+                gb(fp.memory),
+                gb(fp.memory * workers),
+                gb(memory)
             )));
         }
     }
-    let flops: f64 = prepared
-        .iter()
-        .enumerate()
-        .map(|(r, p)| tasks(r).iter().map(|&i| p.figure.task_cost(i)).sum::<f64>())
-        .sum();
+    let flops: f64 = runs.iter().map(|r| r.2.flops).sum();
     if flops > MAX_FLOPS && !allow_long {
         let days = flops / 1.5e9 / 86_400.0;
         return Err(CommandError::input(format!(
@@ -260,6 +275,41 @@ fn check_plan_size(
         )));
     }
     Ok(())
+}
+
+/// The share of the machine's memory the tasks of one run may hold at once.
+pub const MEMORY_SHARE: f64 = 0.8;
+
+/// [`MEMORY_SHARE`] of the machine's memory (`MemTotal` of /proc/meminfo), or of
+/// 8 GB where it cannot be read.
+fn memory_limit() -> f64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(8e9, |kb| kb * 1024.0);
+    MEMORY_SHARE * total
+}
+
+/// The [`check_limits`] rows of prepared figures, over the tasks `tasks(r)` of run r.
+fn footprints(
+    prepared: &[Prepared],
+    tasks: impl Fn(usize) -> Vec<usize>,
+) -> Vec<(String, String, Footprint)> {
+    prepared
+        .iter()
+        .enumerate()
+        .map(|(r, p)| {
+            (
+                p.name(),
+                p.resolved.file(),
+                Footprint::of(p.figure.as_ref(), tasks(r)),
+            )
+        })
+        .collect()
 }
 
 /// A rayon pool of `jobs` threads.
@@ -330,15 +380,17 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
     match args.shard {
         Some(shard) => {
             let split = assignment(&prepared, shard.count);
-            check_plan_size(
-                &prepared,
-                |r| split.tasks[shard.index - 1][r].clone(),
+            check_limits(
+                &footprints(&prepared, |r| split.tasks[shard.index - 1][r].clone()),
+                jobs,
                 args.allow_long,
             )?;
         }
-        None => check_plan_size(
-            &prepared,
-            |r| (0..prepared[r].figure.task_count()).collect(),
+        None => check_limits(
+            &footprints(&prepared, |r| {
+                (0..prepared[r].figure.task_count()).collect()
+            }),
+            jobs,
             args.allow_long,
         )?,
     }

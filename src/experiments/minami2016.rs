@@ -345,9 +345,15 @@ impl Figure for Logreg {
             None => logreg::draws_cost(task, &self.sampler, self.repeats),
             // one gradient per Langevin step and chain, no leapfrog path
             Some((_, iterations)) => {
-                logreg::hmc_cost(task, iterations as f64 * self.repeats as f64) / 10.0
+                logreg::setup_cost(task)
+                    + logreg::hmc_cost(task, iterations as f64 * self.repeats as f64) / 10.0
             }
         }
+    }
+
+    fn task_memory(&self, index: usize) -> f64 {
+        let task = &self.tasks[self.unique[index].0];
+        logreg::task_memory(task) + 8.0 * task.dim() as f64 * self.repeats as f64 * 2.0
     }
 
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {

@@ -74,6 +74,40 @@ pub trait Figure: Send + Sync {
     fn task_cost(&self, _index: usize) -> f64 {
         1e4
     }
+    /// The most memory task `index` holds at once, in bytes, where it grows with the
+    /// config (draws kept, matrices of the data's dimension); 0 where it is small.
+    /// `run` and `check` refuse a plan whose tasks, one per worker, would not fit
+    /// ([`Footprint`]).
+    fn task_memory(&self, _index: usize) -> f64 {
+        0.0
+    }
+}
+
+/// What the limits of `run` and `check` look at: the task count, the estimated
+/// work and the largest task's memory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Footprint {
+    pub tasks: usize,
+    pub flops: f64,
+    pub memory: f64,
+}
+
+impl Footprint {
+    /// Over the tasks `tasks` of `figure` (its task count is all of its tasks).
+    pub fn of(figure: &dyn Figure, tasks: impl IntoIterator<Item = usize>) -> Footprint {
+        tasks.into_iter().fold(
+            Footprint {
+                tasks: figure.task_count(),
+                flops: 0.0,
+                memory: 0.0,
+            },
+            |f, i| Footprint {
+                flops: f.flops + figure.task_cost(i),
+                memory: f.memory.max(figure.task_memory(i)),
+                ..f
+            },
+        )
+    }
 }
 
 /// The cost model's view of a figure (used by `runner::estimate`): the sum and the largest of its
@@ -141,6 +175,11 @@ pub trait Plan {
     fn cost(&self) -> Option<Cost> {
         None
     }
+    /// The plan's [`Footprint`] where it is known without preparing (`check`
+    /// applies `run`'s limits to it); `None` where data decide it.
+    fn footprint(&self) -> Option<Footprint> {
+        None
+    }
 }
 
 /// A figure whose validation already is its preparation (pure computation on
@@ -162,6 +201,10 @@ impl Plan for Ready {
 
     fn cost(&self) -> Option<Cost> {
         Some(Cost::all(self.0.as_ref()))
+    }
+
+    fn footprint(&self) -> Option<Footprint> {
+        Some(Footprint::of(self.0.as_ref(), 0..self.0.task_count()))
     }
 }
 

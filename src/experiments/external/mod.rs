@@ -23,6 +23,7 @@
 
 pub mod plot;
 mod process;
+pub mod reaper;
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};

@@ -94,40 +94,52 @@ pub fn run(
     });
     let out = child.stdout.take();
     let err = child.stderr.take();
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(o) = out {
-            let _ = o.take(MAX_STDOUT as u64 + 1).read_to_end(&mut buf);
-        }
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(e) = err {
-            let _ = e.take(8 << 20).read_to_end(&mut buf);
-        }
-        buf
-    });
+    let reader = read_in_thread(out, MAX_STDOUT as u64 + 1);
+    let err_reader = read_in_thread(err, 8 << 20);
+    let pgid = child.id();
+    super::reaper::register(pgid);
     let deadline = Instant::now() + Duration::from_secs_f64(timeout_seconds);
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if Instant::now() >= deadline => {
-                // SAFETY: kill(2) on the group this child leads; no memory is touched
-                unsafe {
-                    libc::kill(-(child.id() as i32), libc::SIGKILL);
-                }
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(e) => return Err(fail(format!("waiting for the command: {e}"), String::new())),
+        if exited(pgid) {
+            // the command is done: whatever it left running in its group goes too
+            super::reaper::kill_group(pgid);
+            break child.wait().ok();
         }
+        if Instant::now() >= deadline {
+            super::reaper::kill_group(pgid);
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
     };
+    super::reaper::unregister(pgid);
     let _ = writer.join();
-    let stdout = reader.join().unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    // the group is gone, so stdout closes — unless a process left the group
+    // (setsid) and holds it: then wait no longer than the time-out
+    let grace = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1));
+    let Ok(stdout) = reader.recv_timeout(grace) else {
+        return Err(fail(
+            format!("a process it started kept its stdout open past timeout_seconds = {timeout_seconds} (it left the command's process group)"),
+            String::new(),
+        ));
+    };
+    let stderr = String::from_utf8_lossy(
+        &err_reader
+            .recv_timeout(Duration::from_secs(1))
+            .unwrap_or_default(),
+    )
+    .into_owned();
+    if stdout.len() > MAX_STDOUT {
+        // checked before the status: the command was stopped by SIGPIPE when the
+        // reading stopped, and "exited with status 141" would hide why
+        return Err(fail(
+            format!("wrote more than {MAX_STDOUT} bytes on stdout (allowed: at most {MAX_STDOUT}; the rest was not read)"),
+            stderr,
+        ));
+    }
     match status {
         None => Err(fail(
             format!("timed out after {timeout_seconds} s (timeout_seconds) and was killed"),
@@ -142,11 +154,40 @@ pub fn run(
             ),
             stderr,
         )),
-        Some(_) if stdout.len() > MAX_STDOUT => Err(fail(
-            format!("wrote more than {MAX_STDOUT} bytes on stdout"),
-            stderr,
-        )),
         Some(_) => Ok(stdout),
+    }
+}
+
+/// Reads at most `cap` bytes of `pipe` in a thread; the bytes arrive on the channel
+/// when the pipe closes (or the cap is reached).
+fn read_in_thread(
+    pipe: Option<impl Read + Send + 'static>,
+    cap: u64,
+) -> std::sync::mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(p) = pipe {
+            let _ = p.take(cap).read_to_end(&mut buf);
+        }
+        let _ = tx.send(buf);
+    });
+    rx
+}
+
+/// Whether the child `pid` has exited, without reaping it (waitid with WNOWAIT),
+/// so that its process group id cannot be reused before the group is killed.
+fn exited(pid: u32) -> bool {
+    // SAFETY: waitid(2) fills the zeroed siginfo it is given; P_PID names our child
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let r = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        r == 0 && info.si_pid() != 0
     }
 }
 

@@ -254,6 +254,11 @@ impl Figure for Fig3 {
         )
     }
 
+    fn task_memory(&self, index: usize) -> f64 {
+        let task = &self.tasks[self.unique[index].0];
+        logreg::task_memory(task) + 8.0 * task.dim() as f64 * self.repeats as f64 * 2.0
+    }
+
     /// The draws come from the posterior's keyed stream (not the task stream): see
     /// [`logreg::shared_scores`].
     fn run_task(&self, index: usize, _rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {

@@ -272,6 +272,7 @@ impl Figure for Samplers {
             Job::Hmc(d) => {
                 let task = &self.tasks[d];
                 logreg::draws_cost(task, &self.hmc, c.chains)
+                    + logreg::setup_cost(task)
                     + logreg::hmc_cost(
                         task,
                         8.0 * c.tune_iterations as f64
@@ -279,15 +280,39 @@ impl Figure for Samplers {
                                 * (c.burn_in as f64 + c.diagnostic_draws as f64),
                     )
             }
-            Job::Reference(d, _) => logreg::slice_cost(
-                &self.tasks[d],
-                c.reference_burn_in as f64 + c.reference_sweeps as f64,
-            ),
+            Job::Reference(d, _) => {
+                logreg::setup_cost(&self.tasks[d])
+                    + logreg::slice_cost(
+                        &self.tasks[d],
+                        c.reference_burn_in as f64 + c.reference_sweeps as f64,
+                    )
+            }
             Job::PaperSlice(d) => logreg::slice_cost(
                 &self.tasks[d],
                 c.paper_slice_draws as f64 * c.paper_slice_sweeps as f64,
             ),
         }
+    }
+
+    /// The posterior's matrices, and for the HMC job its draws and the diagnostic
+    /// run's record: `diagnostic_draws` matrices of d × `diagnostic_chains` (a
+    /// `diagnostic_chains` of 9,999,999 had asked for 222 GB and aborted), plus the
+    /// chains' state (position, momentum, gradient and proposals, about 8 d × chains).
+    fn task_memory(&self, index: usize) -> f64 {
+        let c = &self.c;
+        let (d, job) = match self.jobs[index] {
+            Job::Hmc(d) => (d, true),
+            Job::Reference(d, _) | Job::PaperSlice(d) => (d, false),
+        };
+        let task = &self.tasks[d];
+        let dim = task.dim() as f64;
+        let base = logreg::task_memory(task);
+        if !job {
+            return base + 8.0 * dim * c.paper_slice_draws.max(1) as f64;
+        }
+        let draws = 8.0 * dim * c.chains as f64 * 2.0;
+        let record = 8.0 * dim * c.diagnostic_chains as f64 * (c.diagnostic_draws as f64 + 8.0);
+        base + draws + record
     }
 
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
