@@ -51,6 +51,18 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
         .filter_map(|p| Some((p.name(), p.resolved.file(), p.plan.footprint()?)))
         .collect();
     super::run::check_limits(&sized, super::run::jobs(None)?, args.allow_long)?;
+    // a user's CSV dataset: its errors, as run would give them, and the warning when
+    // the declared bound would mostly clip it (issue 46)
+    let mut seen = std::collections::BTreeSet::new();
+    for p in &planned {
+        let warnings = crate::experiments::logreg::csv_check(&p.resolved.params)
+            .map_err(|e| e.in_file(&p.resolved.file()))?;
+        for w in warnings {
+            if !args.resolved && seen.insert(w.clone()) {
+                eprintln!("{w}");
+            }
+        }
+    }
     for p in &planned {
         let sweep = p
             .resolved
@@ -74,17 +86,6 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
             p.resolved.profile.as_deref().unwrap_or("(paper scale)"),
             p.plan.describe()
         );
-    }
-    if !args.resolved {
-        // a user's CSV dataset the declared bound would mostly clip (issue 46)
-        let mut seen = std::collections::BTreeSet::new();
-        for p in &planned {
-            for w in crate::experiments::logreg::csv_warnings(&p.resolved.params) {
-                if seen.insert(w.clone()) {
-                    eprintln!("{w}");
-                }
-            }
-        }
     }
     if !args.resolved && points > paths.len() {
         crate::outln!("{points} run(s) from {} config(s)", paths.len());

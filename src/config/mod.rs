@@ -1197,7 +1197,9 @@ pub fn deserialize<T: serde::de::DeserializeOwned>(params: &toml::Table) -> Resu
     // run keys and resolved configs do not change)
     for _ in 0..256 {
         match params.clone().try_into::<T>() {
-            Ok(v) => return Ok(v),
+            // the integers converted from whole floats meet the same limit
+            // (`sweeps = 1e8` had slipped past the one `sweeps = 100000000` meets)
+            Ok(v) => return check_numbers(&params, "").map(|()| v),
             Err(e) => {
                 if params.contains_key(NOISE_KEY) && e.to_string().contains("unknown field `noise`")
                 {

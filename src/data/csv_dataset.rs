@@ -26,8 +26,13 @@ use super::files::{sha256_hex, DataError};
 use super::logreg::{seeded_split, Column, RawData, RowNorm, Scaling, Task};
 use crate::config::{deserialize, ParamError};
 
-/// The largest dimension after one-hot encoding.
-pub const MAX_DIM: usize = 100_000;
+/// The largest dimension after one-hot encoding, and the most columns a header may
+/// have: every feature is a dimension of the logistic posterior, whose d × d
+/// matrices (about five, [`crate::experiments::logreg::task_memory`]) the samplers
+/// factor in O(d³) per task — 4 GB and 10¹³ flops at 10,000 (MNIST has 784). At
+/// 100,000, a 14,000-level categorical column ran for minutes without finishing a
+/// task, and a 200,000-column header was refused only after 76 s.
+pub const MAX_DIM: usize = 10_000;
 /// The largest number of values (rows × dimension) a dataset may hold (1.6 GB of f64).
 pub const MAX_VALUES: usize = 200_000_000;
 /// The largest file read (bytes).
@@ -164,11 +169,10 @@ pub fn shorthand(path: &str) -> CsvDataset {
 }
 
 fn duplicates(list: &[String]) -> Option<&String> {
-    list.iter()
-        .enumerate()
-        .find(|(i, x)| list[..*i].contains(x))
-        .map(|(_, x)| x)
+    let mut seen = std::collections::HashSet::with_capacity(list.len());
+    list.iter().find(|x| !seen.insert(x.as_str()))
 }
+
 
 impl CsvDataset {
     /// Checks what can be checked without reading the file.
@@ -373,14 +377,28 @@ impl CsvDataset {
                 "empty header; the first line names the columns".into(),
             ));
         }
+        if header.len() > MAX_DIM + 2 {
+            return Err(bad(
+                1,
+                format!(
+                    "{} columns; allowed: at most {MAX_DIM} features besides the label and split columns (each feature is a dimension of the posterior)",
+                    header.len()
+                ),
+            ));
+        }
         if let Some(d) = duplicates(&header) {
             return Err(bad(
                 1,
                 format!("column \"{d}\" appears twice in the header"),
             ));
         }
+        let position: std::collections::HashMap<&str, usize> = header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.as_str(), i))
+            .collect();
         let col = |n: &str, what: &str| -> Result<usize, DataError> {
-            header.iter().position(|h| h == n).ok_or_else(|| {
+            position.get(n).copied().ok_or_else(|| {
                 bad(
                     1,
                     format!(

@@ -326,11 +326,11 @@ pub fn load(
         .collect()
 }
 
-/// The clipping warnings of the CSV datasets a figure's parameters name
-/// (`datasets`, `[csv_datasets.NAME]`, `split_seed`): read and preprocessed
-/// as a run would, so `check` says before a run what the run will say. A file
-/// that cannot be read is left to the run's own error.
-pub fn csv_warnings(params: &toml::Table) -> Vec<String> {
+/// The CSV datasets a figure's parameters name (`datasets`, `[csv_datasets.NAME]`,
+/// `split_seed`), read and preprocessed as a run would, so that `check` says before
+/// a run what the run will say: the file's errors (exit 2, the key
+/// `csv_datasets.NAME.path`) and its clipping warnings.
+pub fn csv_check(params: &toml::Table) -> Result<Vec<String>, ParamError> {
     let names: Vec<String> = params
         .get("datasets")
         .and_then(toml::Value::as_array)
@@ -346,18 +346,22 @@ pub fn csv_warnings(params: &toml::Table) -> Vec<String> {
         .and_then(toml::Value::as_integer)
         .map_or(1, |s| s.max(0) as u64);
     let Ok(sources) = check_datasets(&names, tables) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    sources
-        .iter()
-        .filter_map(|s| match s {
-            DatasetSource::Csv { name, spec } => {
-                let (t, _) = spec.load(name, split_seed).ok()?;
-                spec.clip_warning(&t)
-            }
-            DatasetSource::Builtin(_) => None,
-        })
-        .collect()
+    let mut warnings = Vec::new();
+    for s in &sources {
+        if let DatasetSource::Csv { name, spec } = s {
+            let (t, _) = spec.load(name, split_seed).map_err(|e| {
+                ParamError::new(
+                    format!("csv_datasets.{name}.path"),
+                    e.to_string(),
+                    "a CSV file as described in the README (\"Your own data\")",
+                )
+            })?;
+            warnings.extend(spec.clip_warning(&t));
+        }
+    }
+    Ok(warnings)
 }
 
 /// The datasets of a plan, prepared: loaded (fetched first when missing), their
