@@ -215,3 +215,52 @@ fn no_user_process_outlives_an_interrupted_or_killed_run() {
         );
     }
 }
+
+/// Issue 47 item 7: work thrown away by a late exit 1. A split-R̂ of 2·10¹⁶ (DP-HMC
+/// at step 1, chains that never move) is drawn at the panel's cap instead of failing
+/// the plot check after every task ran; ε = 5·10⁻³²⁴ is refused up front (it became
+/// 0 in task 2); an external row of 1e16 is refused at its row.
+#[test]
+fn nothing_fails_after_the_work() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    let r = privpost_within(
+        240,
+        &[
+            "run",
+            "raisa2021/gauss",
+            "--smoke",
+            "-q",
+            "--out",
+            o,
+            "--set",
+            "dp_hmc.step=1",
+        ],
+    );
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    let png = out
+        .path()
+        .join("raisa2021/gauss@smoke,dp_hmc.step=1/figure.png");
+    assert!(png.is_file());
+    let r = privpost_within(
+        60,
+        &[
+            "run",
+            "foulds2016/recovery",
+            "--smoke",
+            "-q",
+            "--out",
+            o,
+            "--set",
+            "epsilons=[0.1, 5e-324, 1.0]",
+        ],
+    );
+    refused(&r, "key `epsilons`: invalid privacy level ε = 5e-324");
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = external(dir.path(), "echo series,y\necho mine,1e16\n", 20.0);
+    let r = privpost_within(60, &["run", &cfg, "-q", "--no-cache", "--out", o]);
+    refused(
+        &r,
+        "stdout line 2: column `y` = \"1e16\" is not a finite number of magnitude at most 1e15",
+    );
+}

@@ -71,8 +71,8 @@ fn bad_input_is_rejected_with_file_key_and_exit_2_without_touching_results() {
         assert_eq!(e.lines().count(), 1, "one clear line: {e}");
     }
     let set_cases: &[(&str, &str)] = &[
-        ("epsilon=0", "0 < ε ≤ 10⁶"),
-        ("epsilon=-1", "0 < ε ≤ 10⁶"),
+        ("epsilon=0", "10⁻⁶ ≤ ε ≤ 10⁶"),
+        ("epsilon=-1", "10⁻⁶ ≤ ε ≤ 10⁶"),
         ("a0=0.7", "0 < a0 < 0.5"),
         ("p=1.5", "0 ≤ value ≤ 1"),
         ("grid_points=oops", "expected an integer"),

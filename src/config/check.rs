@@ -19,14 +19,20 @@ pub fn positive(key: &str, v: f64) -> Result<f64, ParamError> {
 /// private in any useful sense, and figures plot ε on axes bounded at 1e15.
 pub const MAX_EPSILON: f64 = 1e6;
 
+/// Smallest privacy level a config may ask for: below it the noise scales (1/ε
+/// and more) and the share of ε a mechanism splits over its releases leave the
+/// range the samplers hold — ε = 5·10⁻³²⁴ split over five features became 0 in a
+/// task, after the plan had been accepted.
+pub const MIN_EPSILON: f64 = 1e-6;
+
 pub fn epsilon(key: &str, v: f64) -> Result<f64, ParamError> {
-    if v > 0.0 && v <= MAX_EPSILON {
+    if (MIN_EPSILON..=MAX_EPSILON).contains(&v) {
         Ok(v)
     } else {
         Err(ParamError::new(
             key,
             format!("invalid privacy level ε = {}", short(v)),
-            "0 < ε ≤ 10⁶",
+            "10⁻⁶ ≤ ε ≤ 10⁶",
         ))
     }
 }

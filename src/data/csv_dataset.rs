@@ -173,7 +173,6 @@ fn duplicates(list: &[String]) -> Option<&String> {
     list.iter().find(|x| !seen.insert(x.as_str()))
 }
 
-
 impl CsvDataset {
     /// Checks what can be checked without reading the file.
     pub fn validate(&self, key: &str) -> Result<(), ParamError> {

@@ -139,9 +139,16 @@ pub fn check_numbers(t: &Table, path: &Path) -> Result<(), DrawError> {
                     )
                 });
             let inf_ok = x.is_infinite() && x > 0.0 && (column.contains("epsilon") || epsilon_item);
-            if !inf_ok && (x.is_nan() || x.abs() > MAX_PLOT_VALUE) && !is_identifier(column) {
+            // a split-R̂ of chains that never moved is astronomically large (2·10¹⁶
+            // for DP-HMC at step 1): data, which the figures draw off-scale
+            let rhat_ok = column.starts_with("rhat") && x > 0.0;
+            if !inf_ok
+                && !rhat_ok
+                && (x.is_nan() || x.abs() > MAX_PLOT_VALUE)
+                && !is_identifier(column)
+            {
                 return Err(DrawError(format!(
-                    "{}: column `{column}`, row {}: {text} (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e}; `inf` only in an epsilon column, or in `value` under an ε item)",
+                    "{}: column `{column}`, row {}: {text} (allowed: finite numbers of magnitude at most {MAX_PLOT_VALUE:e}; `inf` only in an epsilon column, or in `value` under an ε item; any positive value in a split-R̂ column)",
                     path.display(),
                     r + 1
                 )));

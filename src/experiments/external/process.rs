@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{ColumnDecl, ColumnType};
+use crate::plot::MAX_PLOT_VALUE;
 use crate::results::table::Cell;
 
 /// The most bytes read from a task's stdout (larger output is a failure).
@@ -244,13 +245,15 @@ pub fn parse_rows(
                 ))
             };
             row.push(match c.kind {
+                // magnitudes beyond what a figure can draw are refused here, at the
+                // row, not after every task ran (a row of 1e16 failed at plotting)
                 ColumnType::Float => match f.parse::<f64>() {
-                    Ok(x) if x.is_finite() => Cell::Float(x),
-                    _ => return Err(bad("a finite number (float)")),
+                    Ok(x) if x.is_finite() && x.abs() <= MAX_PLOT_VALUE => Cell::Float(x),
+                    _ => return Err(bad("a finite number of magnitude at most 1e15 (float)")),
                 },
                 ColumnType::Int => match f.parse::<i64>() {
-                    Ok(x) => Cell::Int(x),
-                    _ => return Err(bad("an integer (int)")),
+                    Ok(x) if x.unsigned_abs() as f64 <= MAX_PLOT_VALUE => Cell::Int(x),
+                    _ => return Err(bad("an integer of magnitude at most 1e15 (int)")),
                 },
                 ColumnType::String => {
                     if f.contains('"') {

@@ -31,6 +31,10 @@ const PANELS: [(&str, &str, &str); 4] = [
     ("rhat", "split-R̂ (largest)", "largest split-R̂, mean ± s.e."),
 ];
 
+/// The largest split-R̂ drawn: a larger one (chains that did not move give 10¹⁶ or
+/// ∞; 1.01 is the usual threshold) is drawn at this value, and the panel says so.
+const RHAT_SHOWN: f64 = 10.0;
+
 /// Positive ε values spanning a decade or more (this ratio) are drawn on a log axis.
 const DECADES_FOR_LOG: f64 = 10.0;
 
@@ -60,18 +64,43 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
             t.col(&format!("{stem}_mean"))?,
             t.col(&format!("{stem}_se"))?,
         );
+        // R̂ of chains that did not move can be 10¹⁶ or ∞: drawn at the cap
+        let cap = if stem == "rhat" {
+            RHAT_SHOWN
+        } else {
+            f64::INFINITY
+        };
+        let mut capped = false;
         let bands: Vec<Band> = methods
             .iter()
             .map(|name| {
                 let pts = (0..t.rows.len())
-                    .filter(|&i| t.s(i, m) == *name && t.f(i, mean).is_finite())
+                    .filter(|&i| t.s(i, m) == *name && !t.f(i, mean).is_nan())
                     .filter(|&i| !log || t.f(i, e) > 0.0)
-                    .map(|i| (x_of(t.f(i, e)), t.f(i, mean), t.f(i, se).max(0.0)))
+                    .filter(|&i| t.f(i, mean).is_finite() || cap.is_finite())
+                    .map(|i| {
+                        let (y, s) = (t.f(i, mean), t.f(i, se));
+                        if y > cap {
+                            capped = true;
+                            (x_of(t.f(i, e)), cap, 0.0)
+                        } else {
+                            (
+                                x_of(t.f(i, e)),
+                                y,
+                                if s.is_finite() { s.max(0.0) } else { 0.0 },
+                            )
+                        }
+                    })
                     .collect();
                 (name.clone(), pts)
             })
             .collect();
-        panels.push((title.to_string(), bands));
+        let title = if capped {
+            format!("{title}; above {RHAT_SHOWN}: drawn at {RHAT_SHOWN}")
+        } else {
+            title.to_string()
+        };
+        panels.push((title, bands));
     }
     Ok(PanelGrid {
         rows: 1,
