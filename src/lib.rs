@@ -4,7 +4,7 @@
 //! Layers, from the bottom (see docs/architecture.md; `tests/module_graph.rs`
 //! enforces that no edge points upward and that there is no cycle):
 //! - leaves: `numeric`, `rng` (every random stream), `stats` (moments, quantiles,
-//!   MCMC diagnostics);
+//!   MCMC diagnostics), `term` (stderr that never panics: `errln!`);
 //! - math: `privacy` (mechanisms, accountants, the privacy ledger's events), `expfam`,
 //!   `glm`, `hellinger`, `dpmcmc`, `samplers`, `hmm` — no configs, files or threads;
 //! - `results` (tables, manifest, atomic writes), `config` (TOML, validation),
@@ -13,6 +13,25 @@
 //!   summary → plot → ledger);
 //! - `gallery` (the `index.html` page of an output root, beside the papers);
 //! - `runner` (fan-out, progress, writing) and `commands` (one file per CLI verb).
+
+/// `eprintln!` that never panics: see [`term`].
+#[macro_export]
+macro_rules! errln {
+    () => {
+        $crate::term::write_err(format_args!(""), true)
+    };
+    ($($t:tt)*) => {
+        $crate::term::write_err(format_args!($($t)*), true)
+    };
+}
+
+/// `eprint!` that never panics: see [`term`].
+#[macro_export]
+macro_rules! errprint {
+    ($($t:tt)*) => {
+        $crate::term::write_err(format_args!($($t)*), false)
+    };
+}
 
 pub mod commands;
 pub mod config;
@@ -32,6 +51,7 @@ pub mod rng;
 pub mod runner;
 pub mod samplers;
 pub mod stats;
+pub mod term;
 
 #[cfg(test)]
 pub(crate) mod testutil;

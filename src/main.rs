@@ -96,10 +96,15 @@ fn main() {
         }
     };
     if let Err(e) = result {
-        eprintln!("error: {e}");
+        privpost::errln!("error: {e}");
         for cause in e.error().chain().skip(1) {
-            eprintln!("  caused by: {cause}");
+            privpost::errln!("  caused by: {cause}");
         }
         std::process::exit(e.exit_code());
+    }
+    // a message that could not be written (stderr on a full device or a closed
+    // pipe) is a failure, as a stdout that cannot be written is
+    if privpost::term::stderr_failed() {
+        std::process::exit(1);
     }
 }

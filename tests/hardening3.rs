@@ -264,3 +264,82 @@ fn nothing_fails_after_the_work() {
         "stdout line 2: column `y` = \"1e16\" is not a finite number of magnitude at most 1e15",
     );
 }
+
+/// Issue 47 items 8–9: messages. `runs = 1` in geumlek2017/fig2 (one run has no sd)
+/// runs to the end instead of stopping at "NaN in column sd"; a data_dir that cannot
+/// be written is refused before any download; a JSON key given twice is refused;
+/// stderr on a full device is exit 1, not a panic (exit 101).
+#[test]
+fn messages_name_the_cause_and_stderr_never_panics() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    let r = privpost_within(
+        120,
+        &[
+            "run",
+            "geumlek2017/fig2",
+            "--smoke",
+            "-q",
+            "--out",
+            o,
+            "--set",
+            "runs=1",
+        ],
+    );
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    if std::path::Path::new("/proc/self").is_dir() {
+        let r = privpost_within(
+            60,
+            &[
+                "run",
+                "geumlek2017/fig3",
+                "--smoke",
+                "-q",
+                "--out",
+                o,
+                "--set",
+                "data_dir=/proc/privpost-no",
+            ],
+        );
+        refused(
+            &r,
+            "key `data_dir`: /proc/privpost-no: cannot write the datasets there",
+        );
+        assert!(!stderr(&r).contains("fetching"), "{}", stderr(&r));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("dup.json");
+    std::fs::write(
+        &f,
+        r#"{"event": {"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 0.1, "scale": 10.0}}"#,
+    )
+    .unwrap();
+    let r = privpost(&["account", "--event", f.to_str().unwrap(), "--delta", "1e-5"]);
+    refused(&r, "key `event.scale` given twice");
+    if std::path::Path::new("/dev/full").exists() {
+        for args in [
+            vec!["run", "foulds2016/fig1", "--smoke", "--out", o],
+            vec![
+                "run",
+                "foulds2016/fig1",
+                "--smoke",
+                "--out",
+                o,
+                "--set",
+                "prior=[0,1]",
+            ],
+        ] {
+            let r = std::process::Command::new(env!("CARGO_BIN_EXE_privpost"))
+                .args(&args)
+                .current_dir(common::repo())
+                .stderr(std::fs::File::create("/dev/full").unwrap())
+                .output()
+                .unwrap();
+            assert!(
+                matches!(r.status.code(), Some(1) | Some(2)),
+                "{args:?}: {:?}",
+                r.status
+            );
+        }
+    }
+}

@@ -245,7 +245,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
         AccountMechanism::Penalty | AccountMechanism::DpHmc => super::account_mh::account(&a)?,
     };
     for w in &warnings {
-        eprintln!("WARNING: {w}");
+        errln!("WARNING: {w}");
     }
     let mut value = value;
     uniform(&mut value);
@@ -258,7 +258,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
                 "δ = {delta:e} ≥ 1/N = {:e}: a weak guarantee (releasing one record in the clear is (0, 1/N)-DP); δ ≪ 1/N is the usual choice",
                 1.0 / n as f64
             );
-            eprintln!("note: {note}");
+            errln!("note: {note}");
             value["notes"] = json!([note]);
         }
     }
@@ -860,7 +860,7 @@ fn largest_tight_iterations(
     let eps = |t: u64| -> Result<f64, CommandError> {
         let e = if t == 0 { 0.0 } else { tight(q, sigma, t)? };
         if show {
-            eprintln!("  tight accountant: ε(T = {t}) = {e:.6}");
+            errln!("  tight accountant: ε(T = {t}) = {e:.6}");
         }
         Ok(e)
     };

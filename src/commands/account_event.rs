@@ -24,8 +24,15 @@ pub(super) const OUTPUT_SCHEMA: &str = "privpost-account/1";
 fn read_json(path: &Path) -> Result<Value, CommandError> {
     let text = crate::data::read_input_text(path, crate::data::MAX_JSON_BYTES)
         .map_err(|e| CommandError::input(e.to_string()))?;
-    serde_json::from_str(&text)
-        .map_err(|e| CommandError::input(format!("{}: not valid JSON: {e}", path.display())))
+    let v = serde_json::from_str(&text)
+        .map_err(|e| CommandError::input(format!("{}: not valid JSON: {e}", path.display())))?;
+    if let Some(key) = crate::results::json_keys::duplicate_key(&text) {
+        return Err(CommandError::input(format!(
+            "{}: key `{key}` given twice (JSON would keep the last without a word); allowed: each key once",
+            path.display()
+        )));
+    }
+    Ok(v)
 }
 
 /// What an event file holds.
@@ -257,7 +264,7 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                 ));
             }
             for w in &fwd.warnings {
-                eprintln!("WARNING: {w}");
+                errln!("WARNING: {w}");
             }
             print(
                 a.json,

@@ -59,7 +59,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
             .map_err(|e| e.in_file(&p.resolved.file()))?;
         for w in warnings {
             if !args.resolved && seen.insert(w.clone()) {
-                eprintln!("{w}");
+                errln!("{w}");
             }
         }
     }

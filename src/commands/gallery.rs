@@ -54,7 +54,7 @@ pub fn gallery(args: &GalleryArgs) -> Result<(), CommandError> {
 fn thumbnails(dir: &Path, out: &Path) -> Result<(), CommandError> {
     let done = gallery::thumbs::write(dir, out).map_err(CommandError::failed)?;
     for (id, why) in &done.skipped {
-        eprintln!("thumbnails: {id} skipped: {why}");
+        errln!("thumbnails: {id} skipped: {why}");
     }
     if done.written.is_empty() {
         return Err(CommandError::input(format!(
@@ -77,7 +77,7 @@ fn thumbnails(dir: &Path, out: &Path) -> Result<(), CommandError> {
 pub fn after_run(out: &Path) -> Result<(), CommandError> {
     match gallery::write(out) {
         Ok(w) => crate::outln!("gallery: {}", w.path.display()),
-        Err(e) => eprintln!("warning: gallery not written: {e}"),
+        Err(e) => errln!("warning: gallery not written: {e}"),
     }
     Ok(())
 }

@@ -175,7 +175,7 @@ fn prepare_planned(
 ) -> Result<Vec<Prepared>, CommandError> {
     if !quiet {
         let points = planned.len();
-        eprintln!(
+        errln!(
             "plan: {configs} config(s), {points} run(s){}",
             if planned.iter().any(|p| p.resolved.sweep_label.is_some()) {
                 " (sweep points × configs)"
@@ -184,7 +184,7 @@ fn prepare_planned(
             }
         );
         for (k, p) in planned.iter().enumerate() {
-            eprintln!(
+            errln!(
                 "  [{}/{points}] {}: {}",
                 k + 1,
                 p.resolved.name(),
@@ -217,7 +217,7 @@ pub(crate) fn print_estimates(prepared: &[Prepared], jobs: usize) {
         (p.name(), p.resolved.experiment.clone(), Some(cost))
     });
     for line in super::estimate_lines(runs, jobs) {
-        eprintln!("{line}");
+        errln!("{line}");
     }
 }
 
@@ -432,7 +432,7 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
             }
             Err(e) if args.keep_going => {
                 let name = p.name();
-                eprintln!("error: {name}: {e}");
+                errln!("error: {name}: {e}");
                 failures.push((name, e.into()));
             }
             Err(e) => return Err(e.into()),
@@ -563,7 +563,7 @@ fn run_shard(
     let total_tasks: usize = prepared.iter().map(|p| p.figure.task_count()).sum();
     let my_tasks: usize = mine.iter().map(Vec::len).sum();
     if progress != Progress::Quiet {
-        eprintln!(
+        errln!(
             "shard {shard} of plan {}: {my_tasks} of {total_tasks} tasks, {:.1}% of the estimated cost",
             plan.plan,
             100.0 * split.cost[shard.index - 1] as f64 / total_cost.max(1) as f64
@@ -573,7 +573,7 @@ fn run_shard(
         for (p, tasks) in prepared.iter().zip(mine) {
             if !tasks.is_empty() {
                 let cost: f64 = tasks.iter().map(|&i| p.figure.task_cost(i)).sum();
-                eprintln!(
+                errln!(
                     "  {}: {} of {} tasks, estimated {:.3} Gflop",
                     p.name(),
                     tasks.len(),
@@ -609,7 +609,7 @@ fn run_shard(
             }),
             Err(e) if args.keep_going => {
                 let name = p.name();
-                eprintln!("error: {name}: {e}");
+                errln!("error: {name}: {e}");
                 failures.push((name, e.into()));
             }
             Err(e) => return Err(e.into()),

@@ -364,7 +364,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         .filter(|n| n.starts_with("array-"))
         .collect();
     let tasks_hint = planned.len();
-    eprintln!(
+    errln!(
         "plan {}: {} figure run(s) in {} shard(s), {} job array(s) of at most {max_array}; scripts in {}",
         plan.plan,
         tasks_hint,
@@ -376,7 +376,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         .iter()
         .map(|p| (p.resolved.experiment.clone(), p.cost()));
     match crate::runner::estimate::shard_seconds(runs, args.shards, args.cpus_per_task) {
-        Some(s) => eprintln!(
+        Some(s) => errln!(
             "estimated wall time per array task: about {} ({} CPU(s) each; cost model calibrated on {}){}",
             crate::runner::human_duration(s),
             args.cpus_per_task,
@@ -390,7 +390,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
                 String::new()
             }
         ),
-        None => eprintln!(
+        None => errln!(
             "no wall-time estimate: a figure's cost is known only once its data is prepared (set --time from a smaller run's manifest timings)"
         ),
     }

@@ -275,7 +275,7 @@ pub(crate) fn warn_once(message: String) {
         std::sync::Mutex::new(std::collections::BTreeSet::new());
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     if seen.insert(message.clone()) {
-        eprintln!("{message}");
+        errln!("{message}");
     }
 }
 

@@ -762,7 +762,7 @@ F,0.6,0.5,0.15,1.0,0.4,0.2,0.3,12\nI,0.2,0.15,0.05,0.1,0.04,0.02,0.03,4\n";
     fn real_datasets_when_present() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
         if status(&dir).iter().any(|(_, s)| s.is_err()) {
-            eprintln!("real datasets not fetched: skipping (run `privpost data fetch`)");
+            errln!("real datasets not fetched: skipping (run `privpost data fetch`)");
             return;
         }
         let a = abalone(&dir, 0).unwrap();
@@ -780,6 +780,6 @@ F,0.6,0.5,0.15,1.0,0.4,0.2,0.3,12\nI,0.2,0.15,0.05,0.1,0.04,0.02,0.03,4\n";
             (m.train_x.nrows(), m.test_x.nrows(), m.dim()),
             (666, 334, 784)
         );
-        eprintln!("adult dimension: {}", ad.dim());
+        errln!("adult dimension: {}", ad.dim());
     }
 }

@@ -519,7 +519,7 @@ mod tests {
         assert!(acc > 0.1, "acceptance {acc}");
         let ratio = check(&trace, mean[0], var, "penalty");
         let ess = diagnostics::ess(std::slice::from_ref(&trace));
-        eprintln!("penalty: acceptance {acc:.3}, variance ratio {ratio:.4}, ESS {ess:.0}");
+        errln!("penalty: acceptance {acc:.3}, variance ratio {ratio:.4}, ESS {ess:.0}");
         assert!(
             (ratio - 1.0).abs() < 5.0 * (2.0 / ess).sqrt(),
             "variance ratio {ratio}"
@@ -530,7 +530,7 @@ mod tests {
         });
         let (_, vb) = diagnostics::mean_var(&broken);
         let ess_b = diagnostics::ess(std::slice::from_ref(&broken));
-        eprintln!(
+        errln!(
             "uncorrected: variance ratio {:.4}, ESS {ess_b:.0}",
             vb / var
         );
@@ -569,7 +569,7 @@ mod tests {
         for (t, mu, what) in [(&t0, mean[0], "θ₁"), (&t1, mean[1], "θ₂")] {
             let ratio = check(t, mu, var, what);
             let ess = diagnostics::ess(std::slice::from_ref(t));
-            eprintln!(
+            errln!(
                 "DP-HMC {what}: acceptance {acc}/20000, variance ratio {ratio:.4}, ESS {ess:.0}"
             );
             assert!(

@@ -477,7 +477,7 @@ mod tests {
             "{m:?}"
         );
         assert!((m.corr + 0.944).abs() < 0.005, "{m:?}");
-        eprintln!("exact tempered posterior (our data): {m:?}");
+        errln!("exact tempered posterior (our data): {m:?}");
     }
 
     /// The tempered GMM as a record model: ratios and gradients are τ times the

@@ -256,7 +256,7 @@ mod tests {
             tv1 < 2.5e-4 && sup1 < 7.9e-5,
             "C = 1: TV {tv1:e}, sup {sup1:e}"
         );
-        eprintln!("V_cor C = 2: TV {tv2:.3e}, sup CDF {sup2:.3e}; C = 1: TV {tv1:.3e}, sup CDF {sup1:.3e}");
+        errln!("V_cor C = 2: TV {tv2:.3e}, sup CDF {sup2:.3e}; C = 1: TV {tv1:.3e}, sup CDF {sup1:.3e}");
     }
 
     /// By sampling: N(0, C) + V_cor against the Logistic(0, 1) CDF (KS, fixed seed).

@@ -626,7 +626,7 @@ mod tests {
                     (f - i as f64 / k).abs().max((f - (i + 1) as f64 / k).abs())
                 })
                 .fold(0.0, f64::max);
-            eprintln!("n = {n}, y = {y}, b = {scale}: Kolmogorov distance {d:.4}");
+            errln!("n = {n}, y = {y}, b = {scale}: Kolmogorov distance {d:.4}");
             // 20 chains of 1000 autocorrelated draws: a tolerance of a few times
             // the iid KS scale 1/√20000 = 0.007
             assert!(

@@ -608,7 +608,7 @@ mod tests {
             let a = audit(&s, 1.0, 1e-8).unwrap();
             assert!(a.pairs > 0);
             assert!(a.worst_delta <= 1e-8, "{k}, {n}: {a:?}");
-            eprintln!("audit k = {k}, n = {n}: {a:?}");
+            errln!("audit k = {k}, n = {n}: {a:?}");
         }
     }
 }

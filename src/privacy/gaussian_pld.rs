@@ -349,7 +349,7 @@ mod tests {
             for (e, w) in eps.iter().zip(want) {
                 let k = Accountant::Pld.max_iterations(mu, *e, 1e-6);
                 if k != w {
-                    eprintln!("{name} ε = {e}: {k} (facts file {w})");
+                    errln!("{name} ε = {e}: {k} (facts file {w})");
                 }
                 assert!(k.abs_diff(w) <= 1, "{name} ε = {e}: {k} vs {w}");
                 assert!(Accountant::Pld.epsilon(k, mu, 1e-6) <= *e);

@@ -158,12 +158,14 @@ pub enum RunError {
         missing: usize,
         first: usize,
     },
-    #[error("{figure}: {file} would hold NaN in column `{column}`, row {row}: the inputs make this quantity undefined (e.g. an empty hold-out set, or values so extreme that the arithmetic overflows); nothing was written")]
+    #[error("{figure}: {file} would hold NaN in column `{column}`, row {row}: the inputs make this quantity undefined (e.g. an empty hold-out set, or values so extreme that the arithmetic overflows){changed}; nothing was written")]
     NotANumber {
         figure: String,
         file: &'static str,
         column: String,
         row: usize,
+        /// the config keys this run changed, the likely cause (`; the keys …`)
+        changed: String,
     },
     #[error(transparent)]
     Write(#[from] WriteError),
@@ -292,7 +294,7 @@ mod interrupt {
 
 /// A log line: the wall-clock time (UTC, RFC 3339) first.
 pub fn log_line(text: impl std::fmt::Display) {
-    eprintln!("{} {text}", rfc3339(SystemTime::now()));
+    errln!("{} {text}", rfc3339(SystemTime::now()));
 }
 
 /// The cost-weighted ETA at the last finished task: (work done, when, ETA then).
@@ -394,7 +396,7 @@ impl Monitor {
             if interrupt::requested() {
                 self.finish();
                 let done = self.done.load(Ordering::SeqCst);
-                eprintln!(
+                errln!(
                     "{name}: interrupted after {done} of the {} tasks to run; {}",
                     self.total,
                     if cached {
@@ -799,7 +801,7 @@ pub fn run(
     let fresh = !noise.reproducible();
     if !options.force && !fresh && up_to_date(&final_dir, &key) {
         if !quiet {
-            eprintln!("{name}: up to date ({n} tasks) -> {}", final_dir.display());
+            errln!("{name}: up to date ({n} tasks) -> {}", final_dir.display());
         }
         return Ok(Report {
             figure: resolved.id.clone().unwrap_or(id),
@@ -842,13 +844,24 @@ pub fn run(
     }
     let rows: Vec<Row> = slots.into_iter().flatten().flatten().collect();
     let task_seconds = clock.elapsed().as_secs_f64();
+    // the column names the quantity; the keys this run changed name the cause
+    let changed = if resolved.departures.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; this run departs from the paper's setting in: {}",
+            resolved.departures.join("; ")
+        )
+    };
     let nan = |file: &'static str| {
         let figure = id.clone();
+        let changed = changed.clone();
         move |c: crate::results::table::NanCell| RunError::NotANumber {
             figure,
             file,
             column: c.column,
             row: c.row,
+            changed,
         }
     };
     let data = Table::new(spec.data_columns, rows)
@@ -904,6 +917,7 @@ pub fn run(
                 file: "side table",
                 column: c.column,
                 row: c.row,
+                changed: changed.clone(),
             })?;
             Ok((name, table))
         })

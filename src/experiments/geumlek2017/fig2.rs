@@ -508,7 +508,13 @@ impl Figure for Fig2 {
                     } else {
                         m.mean.into()
                     },
-                    if is_kl { Cell::Empty } else { m.sd().into() },
+                    // one run has no spread: an empty cell, as the other figures
+                    // write (a NaN had stopped `runs = 1` after every task ran)
+                    if is_kl || m.count < 2 {
+                        Cell::Empty
+                    } else {
+                        m.sd().into()
+                    },
                     if is_kl { Cell::Empty } else { m.count.into() },
                     c(1),
                     c(2),

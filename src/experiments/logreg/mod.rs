@@ -274,6 +274,23 @@ fn check_name(key: &str, name: &str) -> Result<(), ParamError> {
     }
 }
 
+/// Creates `dir` if needed and checks that a file can be written in it: the
+/// `data_dir` error, before any download.
+fn writable_folder(dir: &Path) -> Result<(), ParamError> {
+    let bad = |e: std::io::Error| {
+        ParamError::new(
+            "data_dir",
+            format!("{}: cannot write the datasets there: {e}", dir.display()),
+            "a folder privpost can create and write",
+        )
+    };
+    std::fs::create_dir_all(dir).map_err(bad)?;
+    let probe = dir.join(format!(".privpost-write-test-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(bad)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 /// Loads the named tasks with their manifest records (preparation, under `privpost
 /// run` only). When a built-in dataset's files are missing (not when they are
 /// corrupt), fetches them first, as `privpost data fetch` would; a CSV dataset is
@@ -287,7 +304,10 @@ pub fn load(
         .iter()
         .any(|s| matches!(s, DatasetSource::Builtin(_)));
     if builtin && data::fetch::any_missing(dir) {
-        eprintln!(
+        // the folder must take the files before a download starts (a data_dir
+        // under /proc had started the fetch, and failed at its end)
+        writable_folder(dir)?;
+        errln!(
             "datasets missing in {}: fetching them (scripts/fetch-data.sh)",
             dir.display()
         );

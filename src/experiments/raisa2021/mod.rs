@@ -893,12 +893,21 @@ fn summarize(data: &Table, methods: &[Method], epsilons: &[f64]) -> anyhow::Resu
     let mut rows = Vec::new();
     for method in methods {
         for &eps in epsilons {
-            let here: Vec<usize> = (0..data.rows.len())
+            let all: Vec<usize> = (0..data.rows.len())
                 .filter(|&i| data.s(i, m) == method.as_str() && data.f(i, e) == eps)
                 .collect();
-            if here.is_empty() {
+            let Some(&first) = all.first() else {
                 continue;
-            }
+            };
+            // the repeats whose chains produced every score (MMD, mean and variance
+            // errors): a diverged chain's repeat is left out of every column, and
+            // `runs` counts the repeats kept (a diverged DP-SGNHT chain had left
+            // empty moments beside runs = 2)
+            let here: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|&i| score_cols[..3].iter().all(|&c| data.f(i, c).is_finite()))
+                .collect();
             let values = |c: usize| -> Vec<f64> {
                 here.iter()
                     .map(|&i| data.f(i, c))
@@ -935,7 +944,7 @@ fn summarize(data: &Table, methods: &[Method], epsilons: &[f64]) -> anyhow::Resu
             rows.push(vec![
                 method.as_str().into(),
                 eps.into(),
-                (data.f(here[0], it) as u64).into(),
+                (data.f(first, it) as u64).into(),
                 here.len().into(),
                 mmd_mean,
                 mmd_se,
