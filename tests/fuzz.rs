@@ -875,3 +875,225 @@ fn the_second_round_cases_are_refused_or_fixed() {
     );
     assert!(out.join("index.html").is_file());
 }
+
+/// Issue 47: the new doors, fuzzed with seeded generators — event and ledger-entry
+/// JSON (with an oracle: a Laplace entry's pure claim holds iff ε ≥ Δ/b), audit
+/// samples (an infinite log ratio on D or −∞ on D′ is never a PASS), CSV datasets,
+/// Beta priors over their documented range [1e-6, 1e6], integer keys in exponent
+/// notation, and external commands (junk output, hangs, background children). The
+/// contract: exit 0, 1 (account/audit verdicts) or 2; never a panic, a signal, a
+/// timeout, a false "holds" or a false PASS; no user process left behind.
+#[test]
+fn the_new_doors_never_crash_hang_or_lie() {
+    let mut rng = Rng(std::env::var("PRIVPOST_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(47));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let t = Duration::from_secs(30);
+    let mut failures = Vec::new();
+    let clean = |o: &Outcome, allowed: &[i32], what: String, failures: &mut Vec<String>| {
+        if o.timed_out
+            || o.stderr.contains("panicked")
+            || !o.code.is_some_and(|c| allowed.contains(&c))
+        {
+            failures.push(format!(
+                "{what}: exit {:?}{}: {}",
+                o.code,
+                if o.timed_out { " (timeout)" } else { "" },
+                o.stderr.lines().take(2).collect::<Vec<_>>().join(" | ")
+            ));
+        }
+    };
+    let pick = |rng: &mut Rng, xs: &[&str]| xs[rng.below(xs.len())].to_string();
+    // A. ledger entries: a Laplace event with a pure claim, the oracle Δ/b
+    for k in 0..60 {
+        let delta = [0.5, 1.0, 2.0, 7.0][rng.below(4)];
+        let b = [0.1, 1.0, 3.0, 100.0][rng.below(4)];
+        let factor = [0.5, 0.9, 0.99, 1.01, 1.1, 2.0][rng.below(6)];
+        let eps = delta / b * factor;
+        let junk = [
+            "",
+            r#", "scale": 1e-300"#,
+            r#", "bogus": 1"#,
+            r#", "l1_sensitivity": -1"#,
+        ][rng.below(4)];
+        let text = format!(
+            r#"{{"series": "s", "event": {{"mechanism": "laplace", "l1_sensitivity": {delta}, "scale": {b}{junk}}}, "guarantee": {{"kind": "pure_dp", "epsilon": {eps}}}}}"#
+        );
+        let f = d.join(format!("entry{k}.json"));
+        std::fs::write(&f, &text).unwrap();
+        let o = run_limited(&["account", "--event", f.to_str().unwrap()], t);
+        let want: &[i32] = if !junk.is_empty() {
+            &[1, 2]
+        } else if factor >= 1.0 {
+            &[0]
+        } else {
+            &[1]
+        };
+        clean(&o, want, format!("entry {text}"), &mut failures);
+    }
+    // B. audit samples: junk rows, and infinities
+    for k in 0..40 {
+        let mut text = String::from("label,score\n");
+        let mut impossible_pass = false;
+        let log_ratio = rng.below(2) == 0;
+        for i in 0..(20 + rng.below(200)) {
+            let label = i % 2;
+            let x = (rng.below(1000) as f64 / 500.0) - 1.0;
+            let cell = match rng.below(40) {
+                0 => "inf".to_string(),
+                1 => "-inf".to_string(),
+                2 => "nan".to_string(),
+                3 => "800".to_string(),
+                4 => String::new(),
+                5 => "x".to_string(),
+                _ => format!("{x}"),
+            };
+            if log_ratio && ((label == 1 && cell == "inf") || (label == 0 && cell == "-inf")) {
+                impossible_pass = true;
+            }
+            if rng.below(30) == 0 {
+                text.push('\n');
+            }
+            text.push_str(&format!("{label},{cell}\n"));
+        }
+        let f = d.join(format!("samples{k}.csv"));
+        std::fs::write(&f, &text).unwrap();
+        let claim = pick(
+            &mut rng,
+            &["epsilon=1", "epsilon=2,order=4", "epsilon=1,delta=1e-5"],
+        );
+        let mut args = vec!["audit", "--samples", f.to_str().unwrap(), "--claim", &claim];
+        if log_ratio {
+            args.push("--log-ratio");
+        }
+        let o = run_limited(&args, t);
+        let allowed: &[i32] = if impossible_pass { &[1, 2] } else { &[0, 1, 2] };
+        clean(
+            &o,
+            allowed,
+            format!("samples{k} {claim} log_ratio={log_ratio}"),
+            &mut failures,
+        );
+    }
+    // C. CSV datasets of junk, checked as a run would read them
+    for k in 0..12 {
+        let mut text = String::from("a,b,cat,label\n");
+        for _ in 0..(5 + rng.below(60)) {
+            let cell = |rng: &mut Rng| match rng.below(12) {
+                0 => "nan".to_string(),
+                1 => String::new(),
+                2 => "1e308".to_string(),
+                3 => "x,y".to_string(),
+                _ => format!("{}", rng.below(100)),
+            };
+            let (a, b) = (cell(&mut rng), cell(&mut rng));
+            text.push_str(&format!("{a},{b},L{},{}\n", rng.below(20), rng.below(2)));
+        }
+        let f = d.join(format!("data{k}.csv"));
+        std::fs::write(&f, &text).unwrap();
+        let set = format!("datasets=[\"csv:{}\"]", f.display());
+        let o = run_limited(&["check", "geumlek2017/fig3", "--smoke", "--set", &set], t);
+        clean(&o, &[0, 2], format!("csv dataset {k}"), &mut failures);
+    }
+    // D. Beta priors over the documented range run cleanly
+    for _ in 0..4 {
+        let p = |rng: &mut Rng| 10f64.powf(-6.0 + 12.0 * rng.below(1000) as f64 / 999.0);
+        let set = format!("prior=[{:e}, {:e}]", p(&mut rng), p(&mut rng));
+        for figure in ["calibration/beta_bernoulli", "foulds2016/fig2"] {
+            let out = d.join("out");
+            let o = run_limited(
+                &[
+                    "run",
+                    figure,
+                    "--smoke",
+                    "-q",
+                    "--no-cache",
+                    "--out",
+                    out.to_str().unwrap(),
+                    "--set",
+                    &set,
+                ],
+                Duration::from_secs(120),
+            );
+            clean(&o, &[0], format!("{figure} {set}"), &mut failures);
+        }
+    }
+    // E. integer keys in exponent notation meet the integer limit
+    for (figure, key) in [
+        ("foulds2016/fig3", "sweeps"),
+        ("foulds2016/fig2", "repeats"),
+        ("geumlek2017/fig2", "runs"),
+    ] {
+        let set = format!("{key}=1e8");
+        let o = run_limited(&["check", figure, "--set", &set], t);
+        if o.code != Some(2) || !o.stderr.contains(&format!("key `{key}`")) {
+            failures.push(format!("{figure} {set}: exit {:?}: {}", o.code, o.stderr));
+        }
+    }
+    // F. external commands: junk output, hangs, background children
+    let marker = "sleep 19.4747";
+    for k in 0..8 {
+        let body = match k % 8 {
+            0 => "echo series,y\necho mine,0.5\n".to_string(),
+            1 => format!("{marker} &\necho series,y\necho mine,0.5\n"),
+            2 => "echo series,y\necho mine,nan\n".to_string(),
+            3 => "echo series,y\necho mine,1e300\n".to_string(),
+            4 => "sleep 5\n".to_string(),
+            5 => "echo series,y,z\necho mine,1,2\n".to_string(),
+            6 => "exit 3\n".to_string(),
+            _ => "head -c 1000000 /dev/urandom\n".to_string(),
+        };
+        let script = d.join(format!("ext{k}.sh"));
+        std::fs::write(&script, &body).unwrap();
+        let s = script.to_str().unwrap();
+        let cfg = d.join(format!("ext{k}.toml"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "experiment = \"external\"\nid = \"fuzz/ext{k}\"\nseed = 1\ncommand = [\"sh\", \"{s}\"]\ncode = [\"{s}\"]\ntimeout_seconds = 1\nrepeats = 1\n\
+                 [grid]\nx = [1, 2]\n[[columns]]\nname = \"series\"\ntype = \"string\"\n[[columns]]\nname = \"y\"\ntype = \"float\"\n\
+                 [plot]\nx = \"x\"\ny = \"y\"\nseries = \"series\"\n[[privacy]]\nseries = \"series=mine\"\nevent = {{ mechanism = \"non_private\" }}\n"
+            ),
+        )
+        .unwrap();
+        let out = d.join("out");
+        let o = run_limited(
+            &[
+                "run",
+                cfg.to_str().unwrap(),
+                "-q",
+                "--no-cache",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            t,
+        );
+        clean(&o, &[0, 2], format!("external {body:?}"), &mut failures);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
+                String::from_utf8_lossy(&c)
+                    .replace('\0', " ")
+                    .contains(marker)
+            })
+        })
+        .count();
+    if left > 0 {
+        failures.push(format!(
+            "{left} background processes of an external task outlived the run"
+        ));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -343,3 +343,41 @@ fn messages_name_the_cause_and_stderr_never_panics() {
         }
     }
 }
+
+/// Issue 47 item 10: a diverged DP-SGNHT chain had left empty moments beside
+/// `runs = 2`; a repeat enters a row only with every score, and `runs` counts those.
+#[test]
+fn diverged_chains_are_not_counted_as_runs() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    let r = privpost_within(
+        240,
+        &[
+            "run",
+            "raisa2021/gauss",
+            "--smoke",
+            "-q",
+            "--out",
+            o,
+            "--set",
+            "sgnht.eta=20",
+            "--set",
+            "methods=[\"dp_sgnht\"]",
+        ],
+    );
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    let dir = std::fs::read_dir(out.path().join("raisa2021"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("gauss@"))
+        .unwrap()
+        .path();
+    let h = common::header(&dir.join("summary.csv"));
+    let c = |n: &str| h.iter().position(|x| x == n).unwrap();
+    for row in common::rows(&dir.join("summary.csv")) {
+        let runs: usize = row[c("runs")].parse().unwrap();
+        let filled = !row[c("mmd_mean")].is_empty();
+        assert_eq!(runs > 0, filled, "{row:?}");
+        assert_eq!(runs, 0, "η = 20 diverges: {row:?}");
+    }
+}
