@@ -7,20 +7,12 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{privpost, repo, stderr, stdout};
+use common::{privpost, refused, repo, stderr, stdout};
 
 fn run(out: &Path, args: &[&str]) -> std::process::Output {
     let mut a = vec!["run", "--out", out.to_str().unwrap(), "-q"];
     a.extend_from_slice(args);
     privpost(&a)
-}
-
-/// Exit 2, naming `key`, and no panic.
-fn refused(o: &std::process::Output, key: &str) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains(key), "{key} not named: {e}");
-    assert!(!e.contains("panicked"), "{e}");
 }
 
 #[test]

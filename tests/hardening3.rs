@@ -4,15 +4,7 @@
 
 mod common;
 
-use common::{privpost, privpost_within, stderr};
-
-/// Exit 2, naming `key`, and no panic.
-fn refused(o: &std::process::Output, key: &str) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains(key), "{key} not named: {e}");
-    assert!(!e.contains("panicked"), "{e}");
-}
+use common::{privpost, privpost_within, refused, smoke_within, stderr};
 
 /// A device is never read as an input file (`/dev/zero` was read for 2 GB, or
 /// until a 4 GiB allocation aborted): events, manifests, samples, CSV datasets.
@@ -50,19 +42,7 @@ fn devices_are_not_read_as_inputs() {
 fn priors_that_panicked_or_stalled_are_refused_or_run() {
     let out = tempfile::tempdir().unwrap();
     let o = out.path().to_str().unwrap();
-    let r = privpost_within(
-        60,
-        &[
-            "run",
-            "calibration/dirichlet",
-            "--smoke",
-            "-q",
-            "--out",
-            o,
-            "--set",
-            "prior=[5.0, 5.0, 1e20]",
-        ],
-    );
+    let r = smoke_within(60, "calibration/dirichlet", o, &["prior=[5.0, 5.0, 1e20]"]);
     refused(&r, "key `prior`: 1e20");
     for (figure, prior) in [
         ("calibration/beta_bernoulli", "prior=[10000.0, 10.0]"),
@@ -70,10 +50,7 @@ fn priors_that_panicked_or_stalled_are_refused_or_run() {
         ("foulds2016/fig2", "prior=[1.0, 50000]"),
         ("calibration/dirichlet", "prior=[1e6, 1e-6, 1.0]"),
     ] {
-        let r = privpost_within(
-            120,
-            &["run", figure, "--smoke", "-q", "--out", o, "--set", prior],
-        );
+        let r = smoke_within(120, figure, o, &[prior]);
         assert_eq!(r.status.code(), Some(0), "{figure} {prior}: {}", stderr(&r));
     }
 }
@@ -224,36 +201,17 @@ fn no_user_process_outlives_an_interrupted_or_killed_run() {
 fn nothing_fails_after_the_work() {
     let out = tempfile::tempdir().unwrap();
     let o = out.path().to_str().unwrap();
-    let r = privpost_within(
-        240,
-        &[
-            "run",
-            "raisa2021/gauss",
-            "--smoke",
-            "-q",
-            "--out",
-            o,
-            "--set",
-            "dp_hmc.step=1",
-        ],
-    );
+    let r = smoke_within(240, "raisa2021/gauss", o, &["dp_hmc.step=1"]);
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     let png = out
         .path()
         .join("raisa2021/gauss@smoke,dp_hmc.step=1/figure.png");
     assert!(png.is_file());
-    let r = privpost_within(
+    let r = smoke_within(
         60,
-        &[
-            "run",
-            "foulds2016/recovery",
-            "--smoke",
-            "-q",
-            "--out",
-            o,
-            "--set",
-            "epsilons=[0.1, 5e-324, 1.0]",
-        ],
+        "foulds2016/recovery",
+        o,
+        &["epsilons=[0.1, 5e-324, 1.0]"],
     );
     refused(&r, "key `epsilons`: invalid privacy level ε = 5e-324");
     let dir = tempfile::tempdir().unwrap();
@@ -273,34 +231,10 @@ fn nothing_fails_after_the_work() {
 fn messages_name_the_cause_and_stderr_never_panics() {
     let out = tempfile::tempdir().unwrap();
     let o = out.path().to_str().unwrap();
-    let r = privpost_within(
-        120,
-        &[
-            "run",
-            "geumlek2017/fig2",
-            "--smoke",
-            "-q",
-            "--out",
-            o,
-            "--set",
-            "runs=1",
-        ],
-    );
+    let r = smoke_within(120, "geumlek2017/fig2", o, &["runs=1"]);
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     if std::path::Path::new("/proc/self").is_dir() {
-        let r = privpost_within(
-            60,
-            &[
-                "run",
-                "geumlek2017/fig3",
-                "--smoke",
-                "-q",
-                "--out",
-                o,
-                "--set",
-                "data_dir=/proc/privpost-no",
-            ],
-        );
+        let r = smoke_within(60, "geumlek2017/fig3", o, &["data_dir=/proc/privpost-no"]);
         refused(
             &r,
             "key `data_dir`: /proc/privpost-no: cannot write the datasets there",
@@ -350,20 +284,11 @@ fn messages_name_the_cause_and_stderr_never_panics() {
 fn diverged_chains_are_not_counted_as_runs() {
     let out = tempfile::tempdir().unwrap();
     let o = out.path().to_str().unwrap();
-    let r = privpost_within(
+    let r = smoke_within(
         240,
-        &[
-            "run",
-            "raisa2021/gauss",
-            "--smoke",
-            "-q",
-            "--out",
-            o,
-            "--set",
-            "sgnht.eta=20",
-            "--set",
-            "methods=[\"dp_sgnht\"]",
-        ],
+        "raisa2021/gauss",
+        o,
+        &["sgnht.eta=20", "methods=[\"dp_sgnht\"]"],
     );
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     let dir = std::fs::read_dir(out.path().join("raisa2021"))

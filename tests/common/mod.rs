@@ -52,6 +52,23 @@ pub fn privpost_within(seconds: u64, args: &[&str]) -> Output {
     }
 }
 
+/// Exit 2, naming `key`, and no panic.
+pub fn refused(o: &Output, key: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains(key), "{key} not named: {e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+/// `privpost run FIGURE --smoke -q --out OUT --set S…` within `seconds`.
+pub fn smoke_within(seconds: u64, figure: &str, out: &str, sets: &[&str]) -> Output {
+    let mut args = vec!["run", figure, "--smoke", "-q", "--out", out];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    privpost_within(seconds, &args)
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

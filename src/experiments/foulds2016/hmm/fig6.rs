@@ -803,10 +803,13 @@ mod tests {
                 "{extra}"
             );
         }
-        let e = validate_fig6(&params("epsilons = [1e-300]"), 1)
+        // 2e-6: inside the range every figure takes (ε ≥ 1e-6), outside the
+        // noise-aware sampler's (ε ≥ 1e-5)
+        let e = validate_fig6(&params("epsilons = [2e-6]"), 1)
             .err()
-            .expect("ε = 1e-300 accepted with noise_aware");
+            .expect("ε = 2e-6 accepted with noise_aware");
         assert_eq!(e.key, "epsilons");
-        assert!(validate_fig6(&params("epsilons = [1e-300]\nnoise_aware = false"), 1).is_ok());
+        assert!(validate_fig6(&params("epsilons = [2e-6]\nnoise_aware = false"), 1).is_ok());
+        assert!(validate_fig6(&params("epsilons = [1e-300]\nnoise_aware = false"), 1).is_err());
     }
 }
