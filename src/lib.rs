@@ -4,7 +4,7 @@
 //! Layers, from the bottom (see docs/architecture.md; `tests/module_graph.rs`
 //! enforces that no edge points upward and that there is no cycle):
 //! - leaves: `numeric`, `rng` (every random stream), `stats` (moments, quantiles,
-//!   MCMC diagnostics), `term` (stderr that never panics: `errln!`);
+//!   MCMC diagnostics), `term` (stderr that never panics: `errln!`), `input` (a user's files, size-capped);
 //! - math: `privacy` (mechanisms, accountants, the privacy ledger's events), `expfam`,
 //!   `glm`, `hellinger`, `dpmcmc`, `samplers`, `hmm` — no configs, files or threads;
 //! - `results` (tables, manifest, atomic writes), `config` (TOML, validation),
@@ -43,6 +43,7 @@ pub mod gallery;
 pub mod glm;
 pub mod hellinger;
 pub mod hmm;
+pub mod input;
 pub mod numeric;
 pub mod plot;
 pub mod privacy;

@@ -1,6 +1,6 @@
 //! The terminal's error stream. `eprintln!` panics when stderr cannot be written
 //! (`2>/dev/full`, a closed pipe), which made a run exit 101 mid-work; privpost's
-//! messages go through [`errln!`](crate::errln) instead, which remembers the failure
+//! messages go through the `errln!` macro instead, which remembers the failure
 //! and goes on: the command then ends with exit status 1 ([`stderr_failed`]).
 
 use std::io::Write;

@@ -235,9 +235,15 @@ fn contract(o: &Outcome, what: &str, file: &Path, failures: &mut Vec<String>) {
         // plan limit, which no single key decides: `check` applies run's limits)
         Some(2) => {
             (o.stderr.contains(&name) || o.stderr.contains(&file.display().to_string()))
-                && ["key `", "profile", "line ", "tasks planned;", "a task holds about"]
-                    .iter()
-                    .any(|k| o.stderr.contains(k))
+                && [
+                    "key `",
+                    "profile",
+                    "line ",
+                    "tasks planned;",
+                    "a task holds about",
+                ]
+                .iter()
+                .any(|k| o.stderr.contains(k))
         }
         _ => false,
     };

@@ -22,7 +22,7 @@ pub const EVENT_SCHEMA: &str = "privpost-event/1";
 pub(super) const OUTPUT_SCHEMA: &str = "privpost-account/1";
 
 fn read_json(path: &Path) -> Result<Value, CommandError> {
-    let text = crate::data::read_input_text(path, crate::data::MAX_JSON_BYTES)
+    let text = crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES)
         .map_err(|e| CommandError::input(e.to_string()))?;
     let v = serde_json::from_str(&text)
         .map_err(|e| CommandError::input(format!("{}: not valid JSON: {e}", path.display())))?;

@@ -71,7 +71,7 @@ pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, String> {
 pub fn read_samples(path: &Path, log_ratio: bool) -> Result<(Vec<f64>, Vec<f64>), String> {
     let shown = path.display().to_string();
     let bytes =
-        crate::data::read_input(path, crate::data::MAX_TABLE_BYTES).map_err(|e| e.to_string())?;
+        crate::input::read_input(path, crate::input::MAX_TABLE_BYTES).map_err(|e| e.to_string())?;
     let mut r = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(bytes.as_slice());

@@ -562,7 +562,7 @@ impl ConfigFile {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
         let text =
-            crate::data::read_input_text(path, crate::data::MAX_JSON_BYTES).map_err(|e| {
+            crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES).map_err(|e| {
                 ConfigError {
                     file: file.clone(),
                     key: None,

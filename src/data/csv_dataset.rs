@@ -28,7 +28,7 @@ use crate::config::{deserialize, ParamError};
 
 /// The largest dimension after one-hot encoding, and the most columns a header may
 /// have: every feature is a dimension of the logistic posterior, whose d × d
-/// matrices (about five, [`crate::experiments::logreg::task_memory`]) the samplers
+/// matrices (about five: `experiments::logreg::task_memory`) the samplers
 /// factor in O(d³) per task — 4 GB and 10¹³ flops at 10,000 (MNIST has 784). At
 /// 100,000, a 14,000-level categorical column ran for minutes without finishing a
 /// task, and a 200,000-column header was refused only after 76 s.
@@ -347,7 +347,7 @@ impl CsvDataset {
             path: shown.clone(),
             message: m,
         };
-        let bytes = crate::data::read_input(path, MAX_BYTES).map_err(|e| io(e.message))?;
+        let bytes = crate::input::read_input(path, MAX_BYTES).map_err(|e| io(e.message))?;
         let sha = sha256_hex(&bytes);
         let raw = self.parse(&bytes, name, split_seed)?;
         Ok((raw, sha))

@@ -109,7 +109,7 @@ pub fn read_csv(
     categories: Option<&[String]>,
 ) -> Result<CsvRecords, String> {
     let bytes =
-        crate::data::read_input(path, crate::data::MAX_TABLE_BYTES).map_err(|e| e.to_string())?;
+        crate::input::read_input(path, crate::input::MAX_TABLE_BYTES).map_err(|e| e.to_string())?;
     let sha256 = format!("{:x}", Sha256::digest(&bytes));
     let file = path.display().to_string();
     let mut reader = csv::ReaderBuilder::new()
