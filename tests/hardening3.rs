@@ -305,4 +305,13 @@ fn diverged_chains_are_not_counted_as_runs() {
         assert_eq!(runs > 0, filled, "{row:?}");
         assert_eq!(runs, 0, "η = 20 diverges: {row:?}");
     }
+    // and the data rows of a diverged repeat hold no score (its NaN variance had
+    // been reported as a variance error of 0.0)
+    let h = common::header(&dir.join("data.csv"));
+    let c = |n: &str| h.iter().position(|x| x == n).unwrap();
+    for row in common::rows(&dir.join("data.csv")) {
+        if row[c("mmd")].is_empty() {
+            assert!(row[c("var_error")].is_empty(), "{row:?}");
+        }
+    }
 }

@@ -683,7 +683,15 @@ impl Comparison {
             .iter()
             .zip(&self.exact.var)
             .map(|(a, b)| ((a - b) / b).abs())
-            .fold(0.0, f64::max);
+            // NaN (a diverged chain's variance) stays NaN: f64::max would drop it
+            // and report 0.0, a perfect score
+            .fold(0.0, |m: f64, x: f64| {
+                if m.is_nan() || x.is_nan() {
+                    f64::NAN
+                } else {
+                    m.max(x)
+                }
+            });
         let step = (pooled.len() / self.c.mmd_draws as usize).max(1);
         let thinned: Vec<Vec<f64>> = pooled.iter().step_by(step).cloned().collect();
         let mmd = crate::stats::mmd::mmd(&thinned, &self.exact.reference, rng);
