@@ -84,6 +84,11 @@ fn eventually(seconds: f64, mut done: impl FnMut() -> bool) -> bool {
     done()
 }
 
+/// `privpost run CONFIG -q --no-cache --out OUT` within `seconds`.
+fn run_config(seconds: u64, cfg: &str, out: &str) -> std::process::Output {
+    privpost_within(seconds, &["run", cfg, "-q", "--no-cache", "--out", out])
+}
+
 /// An external figure whose one task runs `script` (sh), declared columns series, y.
 fn external(dir: &std::path::Path, script: &str, timeout: f64) -> String {
     let mech = dir.join("mech.sh");
@@ -113,17 +118,7 @@ fn a_task_leaves_no_process_and_names_oversized_output() {
         &format!("{marker} &\necho series,y\necho mine,0.5\n"),
         20.0,
     );
-    let o = privpost_within(
-        15,
-        &[
-            "run",
-            &cfg,
-            "-q",
-            "--no-cache",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let o = run_config(15, &cfg, out.to_str().unwrap());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(eventually(2.0, || processes_with(marker).is_empty()));
     let cfg = external(
@@ -131,17 +126,7 @@ fn a_task_leaves_no_process_and_names_oversized_output() {
         "echo series,y\nhead -c 300000000 /dev/zero | tr '\\0' 'a'\n",
         60.0,
     );
-    let o = privpost_within(
-        60,
-        &[
-            "run",
-            &cfg,
-            "-q",
-            "--no-cache",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let o = run_config(60, &cfg, out.to_str().unwrap());
     refused(&o, "wrote more than 268435456 bytes on stdout");
     assert!(!stderr(&o).contains("status 141"), "{}", stderr(&o));
 }
@@ -216,7 +201,7 @@ fn nothing_fails_after_the_work() {
     refused(&r, "key `epsilons`: invalid privacy level ε = 5e-324");
     let dir = tempfile::tempdir().unwrap();
     let cfg = external(dir.path(), "echo series,y\necho mine,1e16\n", 20.0);
-    let r = privpost_within(60, &["run", &cfg, "-q", "--no-cache", "--out", o]);
+    let r = run_config(60, &cfg, o);
     refused(
         &r,
         "stdout line 2: column `y` = \"1e16\" is not a finite number of magnitude at most 1e15",
