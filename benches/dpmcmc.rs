@@ -3,8 +3,9 @@
 //! and 10,000 DP-SGLD steps (b = 100).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use privpost::dpmcmc::barker::{private_step, Gmm, PrivateTest, Stats, SubsetSampler};
+use privpost::dpmcmc::barker::{private_step, PrivateTest, Stats, SubsetSampler};
 use privpost::dpmcmc::gmm::generate;
+use privpost::dpmcmc::gmm::Gmm;
 use privpost::dpmcmc::sgld::{Noise, Sgld};
 use privpost::dpmcmc::vcor::VCor;
 use rand::SeedableRng;

@@ -2,7 +2,8 @@
 
 use clap::{CommandFactory, Parser, Subcommand};
 use privpost::commands::{
-    account::{self, AccountArgs},
+    account,
+    account_types::AccountArgs,
     audit::{self, AuditArgs},
     cache::{self, CacheArgs},
     check::{self, CheckArgs},

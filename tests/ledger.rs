@@ -12,8 +12,10 @@ use privpost::config::ConfigFile;
 use privpost::experiments::{self, Figure};
 use privpost::expfam::beta::BetaDist;
 use privpost::expfam::mechanisms::{Algorithm, BetaBernoulli};
-use privpost::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use privpost::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
+use privpost::privacy::accountant::{BarkerAccount, SgldAccount};
+use privpost::privacy::event::Conversion;
+use privpost::privacy::event::{Event, Guarantee};
+use privpost::privacy::ledger::{Entry, Ledger};
 
 /// The prepared figure of a config at its smoke profile.
 fn figure(config: &str) -> Box<dyn Figure> {
@@ -423,7 +425,7 @@ fn heikkila_budgets_match_the_paper() {
         Guarantee::ApproxDp {
             epsilon: e,
             delta: 1e-6,
-            conversion: "classic".into(),
+            conversion: "classic".parse().unwrap(),
             order: Some(29.0)
         }
     );

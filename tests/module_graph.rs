@@ -170,3 +170,272 @@ fn the_checks_find_what_they_look_for() {
             .collect()
     );
 }
+
+// ---- the file graph: no two files import each other, directly or through others ----
+//
+// The same rules as `scripts/structure.py` (which reports the renovation's table):
+// a file's non-test code (before its first `#[cfg(test)]`, comments dropped)
+// imports a file when it names a path `crate::…`, `super::…` or `self::…` that
+// resolves to that file; a path that stops at a `mod.rs` item re-exported from a
+// child (`pub use child::Item`) resolves to the child; `mod x;` is no import.
+
+type FileGraph = BTreeMap<String, BTreeSet<String>>;
+
+/// The code of a file without its tests and comments (string contents kept).
+fn code_of(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    let mut out = String::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let mut kept = String::new();
+        let (mut in_str, mut chars) = (false, line.char_indices().peekable());
+        while let Some((i, c)) = chars.next() {
+            if in_block {
+                if line[i..].starts_with("*/") {
+                    in_block = false;
+                    chars.next();
+                }
+                continue;
+            }
+            if c == '"' && !line[..i].ends_with('\\') {
+                in_str = !in_str;
+            } else if !in_str && line[i..].starts_with("//") {
+                break;
+            } else if !in_str && line[i..].starts_with("/*") {
+                in_block = true;
+                chars.next();
+                continue;
+            }
+            kept.push(c);
+        }
+        out.push_str(&kept);
+        out.push('\n');
+    }
+    out
+}
+
+/// `a::{b, c::{d, e}}` → `a::b`, `a::c::d`, `a::c::e`.
+fn expand_use(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        return vec![tree.to_string()];
+    };
+    let close = tree.rfind('}').filter(|&c| c > open).unwrap_or(tree.len());
+    let (prefix, body) = (&tree[..open], &tree[open + 1..close]);
+    let (mut parts, mut cur, mut depth) = (Vec::new(), String::new(), 0);
+    for c in body.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    parts.push(cur);
+    parts
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .flat_map(|p| expand_use(p))
+        .map(|e| {
+            if e == "self" {
+                prefix.trim_end_matches(':').to_string()
+            } else {
+                format!("{prefix}{e}")
+            }
+        })
+        .collect()
+}
+
+/// Every path a file's code names: its `use` trees and its inline `crate::`,
+/// `super::`, `self::` paths.
+fn named_paths(code: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut rest = String::new();
+    let mut s = code;
+    while let Some(i) = s.find("use ") {
+        let word_start = i == 0 || !s[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        rest.push_str(&s[..i]);
+        let after = &s[i + 4..];
+        match (word_start, after.find(';')) {
+            (true, Some(end)) => {
+                paths.extend(expand_use(&after[..end].replace('\n', " ")));
+                s = &after[end + 1..];
+            }
+            _ => {
+                rest.push_str("use ");
+                s = after;
+            }
+        }
+    }
+    rest.push_str(s);
+    for root in ["crate::", "super::", "self::"] {
+        let mut t = rest.as_str();
+        while let Some(i) = t.find(root) {
+            let ok = i == 0 || !t[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            let tail: String = t[i..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            if ok {
+                paths.push(tail.clone());
+            }
+            t = &t[i + tail.len().max(1)..];
+        }
+    }
+    paths
+}
+
+/// The module path of a file: `src/a/b.rs` → [a, b]; `src/a/mod.rs` → [a].
+fn file_module(src: &Path, f: &Path) -> Vec<String> {
+    let rel = f.strip_prefix(src).unwrap().with_extension("");
+    let mut segs: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if segs.last().is_some_and(|s| s == "mod" || s == "lib") {
+        segs.pop();
+    }
+    segs
+}
+
+/// `Name → child` for the `pub use child::…::Name` lines of a file.
+fn reexports(code: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for line in code.split(';') {
+        let Some(i) = line.find("pub use ") else {
+            continue;
+        };
+        for p in expand_use(&line[i + 8..].replace('\n', " ")) {
+            let segs: Vec<&str> = p.split("::").map(str::trim).collect();
+            if segs.len() >= 2 && !["crate", "super", "self"].contains(&segs[0]) {
+                let name = segs[segs.len() - 1].rsplit(" as ").next().unwrap().trim();
+                out.insert(name.to_string(), segs[0].to_string());
+            }
+        }
+    }
+    out
+}
+
+fn file_graph_of(src: &Path, files: &BTreeMap<PathBuf, String>) -> FileGraph {
+    let name = |f: &Path| f.strip_prefix(src).unwrap().display().to_string();
+    let by_module: BTreeMap<Vec<String>, &PathBuf> = files
+        .keys()
+        .filter(|f| f.file_name().is_some_and(|n| n != "main.rs"))
+        .map(|f| (file_module(src, f), f))
+        .collect();
+    let codes: BTreeMap<&PathBuf, String> = files.iter().map(|(f, t)| (f, code_of(t))).collect();
+    let rex: BTreeMap<&PathBuf, BTreeMap<String, String>> =
+        codes.iter().map(|(f, c)| (*f, reexports(c))).collect();
+    let mut g = FileGraph::new();
+    for (f, code) in &codes {
+        if f.file_name().is_some_and(|n| n == "main.rs") {
+            continue;
+        }
+        let here = file_module(src, f);
+        let deps = g.entry(name(f)).or_default();
+        for p in named_paths(code) {
+            let segs: Vec<&str> = p
+                .split("::")
+                .map(|s| s.split(" as ").next().unwrap().trim())
+                .filter(|s| !s.is_empty())
+                .collect();
+            let (mut cur, mut rest) = match segs.first() {
+                Some(&"crate") => (Vec::new(), &segs[1..]),
+                Some(&"super") | Some(&"self") => {
+                    let mut base = here.clone();
+                    let mut k = 0;
+                    while k < segs.len() && (segs[k] == "super" || segs[k] == "self") {
+                        if segs[k] == "super" {
+                            base.pop();
+                        }
+                        k += 1;
+                    }
+                    (base, &segs[k..])
+                }
+                _ => continue,
+            };
+            let mut target = by_module.get(&cur).copied();
+            while let Some((s, tail)) = rest.split_first() {
+                let mut next = cur.clone();
+                next.push(s.to_string());
+                if let Some(t) = by_module.get(&next) {
+                    (cur, target, rest) = (next, Some(*t), tail);
+                    continue;
+                }
+                if let Some(child) = target.and_then(|t| rex[t].get(*s)) {
+                    let mut via = cur.clone();
+                    via.push(child.clone());
+                    if let Some(t) = by_module.get(&via) {
+                        target = Some(*t);
+                    }
+                }
+                break;
+            }
+            if let Some(t) = target.filter(|t| *t != *f) {
+                deps.insert(name(t));
+            }
+        }
+    }
+    g
+}
+
+fn file_graph() -> FileGraph {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let texts = files
+        .into_iter()
+        .map(|f| {
+            let t = std::fs::read_to_string(&f).unwrap();
+            (f, t)
+        })
+        .collect();
+    file_graph_of(&src, &texts)
+}
+
+#[test]
+fn no_two_files_import_each_other_directly_or_through_others() {
+    let g = file_graph();
+    assert!(g.len() > 100, "files found: {}", g.len());
+    // a few edges that exist, so the resolver is known to see through `use` trees,
+    // inline paths and re-exports
+    for (from, to) in [
+        ("privacy/ledger.rs", "privacy/event.rs"),
+        ("commands/account.rs", "commands/account_types.rs"),
+        ("dpmcmc/gmm.rs", "dpmcmc/barker.rs"),
+    ] {
+        assert!(g[from].contains(to), "{from} → {to} not found: {:?}", g[from]);
+    }
+    if let Some(c) = find_cycle(&g) {
+        panic!("files import each other: {}", c.join(" → "));
+    }
+}
+
+/// The file resolver on a made-up tree: a use tree, an inline path, a `super`
+/// path, a re-export, and a comment that is not an import.
+#[test]
+fn the_file_resolver_finds_what_it_looks_for() {
+    let src = Path::new("/x/src");
+    let files: BTreeMap<PathBuf, String> = [
+        ("a/mod.rs", "mod b; mod c;\npub use b::Thing;\n"),
+        ("a/b.rs", "use super::c::{self, Other};\nfn f() { crate::d::g(); }\n"),
+        ("a/c.rs", "// crate::a::b is only a comment\nuse crate::a::Thing;\n"),
+        ("d.rs", "pub fn g() {}\n#[cfg(test)]\nmod t { use crate::a::b::X; }\n"),
+    ]
+    .into_iter()
+    .map(|(p, t)| (src.join(p), t.to_string()))
+    .collect();
+    let g = file_graph_of(src, &files);
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    assert_eq!(g["a/b.rs"], set(&["a/c.rs", "d.rs"]));
+    assert_eq!(g["a/c.rs"], set(&["a/b.rs"]), "the re-export resolves to its child");
+    assert_eq!(g["d.rs"], set(&[]), "test code is no import");
+    assert_eq!(
+        find_cycle(&g),
+        Some(vec!["a/b.rs".into(), "a/c.rs".into(), "a/b.rs".into()])
+    );
+}

@@ -11,15 +11,14 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::account::{AccountArgs, AccountMechanism, Solve};
+use super::account_types::{print, AccountArgs, AccountMechanism, Solve, OUTPUT_SCHEMA};
 use super::CommandError;
+use crate::privacy::event::Event;
 use crate::privacy::event_account::{self, Answer};
-use crate::privacy::ledger::{Entry, Event};
+use crate::privacy::ledger::Entry;
 
 /// The version of the event file format.
 pub const EVENT_SCHEMA: &str = "privpost-event/1";
-/// The version of `account --json`'s output.
-pub(super) const OUTPUT_SCHEMA: &str = "privpost-account/1";
 
 fn read_json(path: &Path) -> Result<Value, CommandError> {
     let text = crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES)
@@ -160,29 +159,15 @@ fn options(a: &AccountArgs) -> event_account::Options {
     }
 }
 
-/// Prints the answer: the JSON object (`--json`) or the text lines.
-pub(super) fn print(args_json: bool, value: Value, lines: Vec<String>) -> Result<(), CommandError> {
-    if args_json {
-        crate::outln!(
-            "{}",
-            serde_json::to_string_pretty(&value)
-                .map_err(|e| CommandError::failed(e.to_string()))?
-        );
-    } else {
-        crate::outln!("{}", lines.join("\n"));
-    }
-    Ok(())
-}
-
 /// `account --event FILE.json`.
-pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
+pub fn event(path: &Path, a: &AccountArgs) -> Result<Option<AccountArgs>, CommandError> {
     let file = path.display().to_string();
-    match parse_event_file(path)? {
+    let done = match parse_event_file(path)? {
         Holding::Entry(entry) => verify_entry(&entry, a.json, &file),
         Holding::Event(event) => {
             let mechanism = mechanism_name(&event);
             if a.target_epsilon.is_some() && a.solve != Solve::Iterations {
-                return solve_sgld(&event, a, &file);
+                return solve_sgld(&event, a, &file).map(Some);
             }
             if let Some(target) = a.target_epsilon {
                 if !(target.is_finite() && target > 0.0) {
@@ -235,7 +220,8 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                     json!({"schema": OUTPUT_SCHEMA, "question": "inverse", "mechanism": mechanism,
                            "target_epsilon": target, "answers": answers, "warnings": []}),
                     lines,
-                );
+                )
+                .map(|()| None);
             }
             let fwd = event_account::forward(&event, a.delta, &options(a))
                 .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
@@ -274,12 +260,14 @@ pub fn event(path: &Path, a: &AccountArgs) -> Result<(), CommandError> {
                 lines,
             )
         }
-    }
+    };
+    done.map(|()| None)
 }
 
 /// `--solve sigma` or `--solve q` on T repeated Poisson-subsampled Gaussian steps:
-/// the built-in DP-SGLD question, answered by the same code (`--mechanism sgld`).
-fn solve_sgld(event: &Event, a: &AccountArgs, file: &str) -> Result<(), CommandError> {
+/// the built-in DP-SGLD question (`--mechanism sgld`), returned for the
+/// dispatcher to answer with the same code.
+fn solve_sgld(event: &Event, a: &AccountArgs, file: &str) -> Result<AccountArgs, CommandError> {
     let Event::Repeat {
         times,
         event: inner,
@@ -301,7 +289,7 @@ fn solve_sgld(event: &Event, a: &AccountArgs, file: &str) -> Result<(), CommandE
     args.q = (a.solve != Solve::Q).then_some(q);
     args.sigma = (a.solve != Solve::Sigma).then_some(sigma);
     args.iterations = vec![*times];
-    super::account::account(args)
+    Ok(args)
 }
 
 /// A ledger entry: its claim, recomputed from its event; exit 1 when it does not hold.
@@ -391,8 +379,8 @@ fn release_of(series: &str) -> (String, Option<f64>) {
 }
 
 /// What a claim says, in words and short numbers.
-fn claim_text(g: &crate::privacy::ledger::Guarantee) -> String {
-    use crate::privacy::ledger::Guarantee;
+fn claim_text(g: &crate::privacy::event::Guarantee) -> String {
+    use crate::privacy::event::Guarantee;
     match g {
         Guarantee::None => "not private".into(),
         Guarantee::PureDp { epsilon } => format!("ε = {}", sig(*epsilon)),

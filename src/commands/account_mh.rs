@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::account::{input, AccountArgs, AccountMechanism, Answer, Solve};
+use super::account_types::{input, AccountArgs, AccountMechanism, Answer, Solve};
 use super::CommandError;
 use crate::privacy::gaussian_pld::{hmc_mu, penalty_mu, Accountant};
 

@@ -6,6 +6,7 @@
 pub mod account;
 mod account_event;
 mod account_mh;
+pub mod account_types;
 pub mod audit;
 mod audit_samples;
 pub mod cache;
@@ -645,7 +646,7 @@ fn plan_compare(
 /// nothing in the task cache, where shards meet: refused with `--shard`,
 /// `merge` and `slurm` (exit 2, naming the config and the key).
 pub fn refuse_secure(planned: &[Planned], verb: &str) -> Result<(), CommandError> {
-    use crate::privacy::noise::NoiseMode;
+    use crate::privacy::event::NoiseMode;
     match planned
         .iter()
         .find(|p| crate::config::noise_mode(&p.resolved.params) == NoiseMode::Secure)

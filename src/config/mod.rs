@@ -1057,7 +1057,7 @@ impl ConfigFile {
 /// else exit 2 naming the key; `"float"` (the default) is removed, so that a
 /// config that spells out the default has the same run key and outputs.
 fn check_noise(table: &mut toml::Table, file: &str) -> Result<(), ConfigError> {
-    use crate::privacy::noise::NoiseMode;
+    use crate::privacy::event::NoiseMode;
     let Some(value) = table.get(NOISE_KEY) else {
         return Ok(());
     };
@@ -1093,11 +1093,11 @@ fn check_noise(table: &mut toml::Table, file: &str) -> Result<(), ConfigError> {
 pub const NOISE_KEY: &str = "noise";
 
 /// The noise mode of resolved parameters (after [`check_noise`]).
-pub fn noise_mode(params: &toml::Table) -> crate::privacy::noise::NoiseMode {
+pub fn noise_mode(params: &toml::Table) -> crate::privacy::event::NoiseMode {
     params
         .get(NOISE_KEY)
         .and_then(|v| v.as_str())
-        .and_then(crate::privacy::noise::NoiseMode::parse)
+        .and_then(crate::privacy::event::NoiseMode::parse)
         .unwrap_or_default()
 }
 

@@ -64,31 +64,6 @@ impl ClippedSums {
     }
 }
 
-/// The 2-d Gaussian mixture of §4.
-pub struct Gmm;
-
-impl Model<2> for Gmm {
-    fn log_lik(&self, x: f64, theta: &[f64; 2]) -> f64 {
-        super::gmm::log_lik(x, *theta)
-    }
-    fn log_prior(&self, theta: &[f64; 2]) -> f64 {
-        super::gmm::log_prior(*theta)
-    }
-    fn log_lik_ratios(&self, xs: &[f64], from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
-        super::gmm::log_lik_ratios(xs, *from, *to, out)
-    }
-    fn clipped_ratio_sums(
-        &self,
-        xs: &[f64],
-        from: &[f64; 2],
-        to: &[f64; 2],
-        clip: f64,
-        _scratch: &mut Vec<f64>,
-    ) -> ClippedSums {
-        super::gmm::clipped_ratio_sums(xs, *from, *to, clip)
-    }
-}
-
 /// Settings of the private subsampled test (defaults: the paper's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PrivateTest {
@@ -445,6 +420,7 @@ pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dpmcmc::gmm::Gmm;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

@@ -103,9 +103,10 @@ impl Dpvi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dpmcmc::barker::Gmm;
     use crate::dpmcmc::gmm::generate;
-    use crate::privacy::rdp::{Conversion, SgldAccount};
+    use crate::dpmcmc::gmm::Gmm;
+    use crate::privacy::accountant::SgldAccount;
+    use crate::privacy::event::Conversion;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

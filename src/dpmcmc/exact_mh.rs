@@ -26,7 +26,7 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::privacy::ledger::Event;
+use crate::privacy::event::Event;
 
 /// A model of n records with parameter θ ∈ ℝ^D: what the samplers read.
 pub trait RecordModel<const D: usize>: Sync {

@@ -6,7 +6,7 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Normal};
 
-use super::barker::ClippedSums;
+use super::barker::{ClippedSums, Model};
 use crate::numeric::vmath;
 
 pub const PRIOR_VAR: [f64; 2] = [10.0, 1.0];
@@ -364,6 +364,31 @@ impl super::exact_mh::RecordModel<2> for TemperedGmm<'_> {
         let mut sum = [0.0; 2];
         let clipped = clipped_grad_sum(self.data, *theta, self.tau, bound, &mut sum);
         (sum, clipped as u64)
+    }
+}
+
+/// The 2-d Gaussian mixture of §4.
+pub struct Gmm;
+
+impl Model<2> for Gmm {
+    fn log_lik(&self, x: f64, theta: &[f64; 2]) -> f64 {
+        log_lik(x, *theta)
+    }
+    fn log_prior(&self, theta: &[f64; 2]) -> f64 {
+        log_prior(*theta)
+    }
+    fn log_lik_ratios(&self, xs: &[f64], from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
+        log_lik_ratios(xs, *from, *to, out)
+    }
+    fn clipped_ratio_sums(
+        &self,
+        xs: &[f64],
+        from: &[f64; 2],
+        to: &[f64; 2],
+        clip: f64,
+        _scratch: &mut Vec<f64>,
+    ) -> ClippedSums {
+        clipped_ratio_sums(xs, *from, *to, clip)
     }
 }
 

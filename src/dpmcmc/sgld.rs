@@ -58,7 +58,7 @@ pub trait Gradient<const D: usize>: Sync {
     }
 }
 
-impl Gradient<2> for super::barker::Gmm {
+impl Gradient<2> for super::gmm::Gmm {
     fn grad_log_lik(&self, x: f64, t: &[f64; 2]) -> [f64; 2] {
         super::gmm::grad_log_lik(x, *t)
     }
@@ -232,8 +232,8 @@ mod tests {
 
     #[test]
     fn gmm_gradient_matches_finite_differences() {
-        use crate::dpmcmc::barker::Gmm;
         use crate::dpmcmc::gmm::log_lik;
+        use crate::dpmcmc::gmm::Gmm;
         for (x, t) in [(0.3, [0.1, 0.8]), (-2.0, [0.5, -0.4]), (4.0, [1.0, 1.0])] {
             let g = Gmm.grad_log_lik(x, &t);
             let e = 1e-6;
@@ -250,7 +250,7 @@ mod tests {
     /// definition: the documented stream order and the trait's element-wise terms.
     #[test]
     fn pipelined_run_is_the_plain_update_bit_for_bit() {
-        use crate::dpmcmc::barker::Gmm;
+        use crate::dpmcmc::gmm::Gmm;
         struct Plain;
         impl Gradient<2> for Plain {
             fn grad_log_lik(&self, x: f64, t: &[f64; 2]) -> [f64; 2] {

@@ -18,8 +18,9 @@ use crate::data::Task;
 use crate::glm::calibrate::{
     gibbs_beta_corollary, gibbs_tail_bound, langevin_schedule, Calibrated, Setting,
 };
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::rdp::Conversion;
+use crate::privacy::event::Conversion;
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Cell, Row, Table};
 use crate::samplers::{hmc, LinearTarget};

@@ -150,8 +150,8 @@ pub fn parameter(name: &str, value: impl std::fmt::Display) -> (String, String) 
 /// The noise mode as a [`Figure::parameters`] entry: none for `float` (the
 /// papers' noise, so a float run's parameters are as before), else what the
 /// additive releases drew from.
-pub fn noise_parameter(mode: crate::privacy::noise::NoiseMode) -> Option<(String, String)> {
-    use crate::privacy::noise::NoiseMode;
+pub fn noise_parameter(mode: crate::privacy::event::NoiseMode) -> Option<(String, String)> {
+    use crate::privacy::event::NoiseMode;
     match mode {
         NoiseMode::Float => None,
         NoiseMode::Exact => Some(parameter("noise", "exact (CKS20 discrete noise, seeded)")),

@@ -15,10 +15,11 @@ use super::beta::{kl_divergence, renyi_divergence, BetaDist};
 use super::truncated::TruncatedBeta;
 use super::FamilyError;
 use crate::numeric::quadrature::GaussLegendre;
+use crate::privacy::event::Event;
+use crate::privacy::event::NoiseMode;
 use crate::privacy::exact::DiscreteGaussian;
 use crate::privacy::gaussian::GaussianCalibration;
-use crate::privacy::ledger::Event;
-use crate::privacy::noise::{CountNoise, NoiseMode, NoiseRng, SystemRandomError};
+use crate::privacy::noise::{CountNoise, NoiseRng, SystemRandomError};
 use crate::privacy::search::{largest_coefficient, Verified};
 
 /// Which tunable posterior of geumlek2017 §3.1.

@@ -379,7 +379,7 @@ mod tests {
             -3.0
         );
     }
-    use crate::privacy::noise::NoiseMode;
+    use crate::privacy::event::NoiseMode;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 

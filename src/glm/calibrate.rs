@@ -6,8 +6,8 @@
 //! (prior precision nβ, exponent ρ, optional support radius) and the privacy
 //! level it guarantees.
 
-use crate::privacy::ledger::{Event, Guarantee};
-use crate::privacy::rdp::Conversion;
+use crate::privacy::event::Conversion;
+use crate::privacy::event::{Derivation, Event, Guarantee};
 
 /// The data-independent constants of a task.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -89,7 +89,7 @@ impl Setting {
             Guarantee::ApproxDp {
                 epsilon,
                 delta,
-                conversion: conv.as_str().into(),
+                conversion: Derivation::Rdp(conv),
                 order: Some(order),
             },
         )
@@ -110,7 +110,7 @@ impl Setting {
             Guarantee::ApproxDp {
                 epsilon,
                 delta,
-                conversion: "theorem (Minami et al. 2016, Theorem 7)".into(),
+                conversion: Derivation::theorem("Minami et al. 2016, Theorem 7"),
                 order: None,
             },
         )

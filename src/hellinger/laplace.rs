@@ -8,7 +8,8 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::expfam::FamilyError;
-use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::event::NoiseMode;
+use crate::privacy::noise::CountNoise;
 
 /// How a noisy count becomes an integer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,7 +76,7 @@ impl LaplaceCounts {
 
     /// The privacy event: Laplace(s/ε) on the first k − 1 counts, L1 sensitivity s
     /// (clamping and the last count are post-processing).
-    pub fn event(&self) -> crate::privacy::ledger::Event {
+    pub fn event(&self) -> crate::privacy::event::Event {
         self.noise.event()
     }
 

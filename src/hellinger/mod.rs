@@ -17,7 +17,7 @@
 
 pub mod laplace;
 
-use crate::privacy::ledger::Event;
+use crate::privacy::event::Event;
 use rand::{Rng, RngExt};
 use statrs::function::gamma::ln_gamma;
 

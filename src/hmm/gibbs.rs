@@ -13,7 +13,7 @@ use rand::{Rng, RngExt};
 use super::dirichlet::{dirichlet, truncated_dirichlet};
 use super::Histograms;
 use crate::numeric::log_sum_exp;
-use crate::privacy::ledger::Event;
+use crate::privacy::event::Event;
 
 /// OPS settings: truncation per feature and the temperature of every conditional.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,9 @@
 use rand::Rng;
 
 use super::Histograms;
-use crate::privacy::ledger::{Composition, Event};
-use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::event::NoiseMode;
+use crate::privacy::event::{Composition, Event};
+use crate::privacy::noise::CountNoise;
 
 /// L1 sensitivity of one feature's histogram: replace-one moves one event between
 /// two values of the feature.

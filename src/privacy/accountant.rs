@@ -2,10 +2,12 @@
 //! Barker test, Heikkilä et al. Theorem 2 and Corollary 2) or of DP-SGLD/DPVI (the
 //! Poisson-subsampled Gaussian), minimised over integer orders, and their ledger entries.
 
-use super::ledger::{Entry, Event, Guarantee};
+use super::event::{Derivation, Event, Guarantee};
+
+use super::event::Conversion;
+use super::ledger::Entry;
 use super::rdp::{
     barker_step_epsilon, invalid, sampled_gaussian, subsampled_without_replacement, AccountError,
-    Conversion,
 };
 
 /// (ε, δ) of a composed mechanism: the minimum over integer orders of the converted RDP.
@@ -21,7 +23,7 @@ impl Spent {
         Guarantee::ApproxDp {
             epsilon: self.epsilon,
             delta,
-            conversion: conversion.as_str().into(),
+            conversion: Derivation::Rdp(conversion),
             order: Some(self.best_alpha as f64),
         }
     }

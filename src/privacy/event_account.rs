@@ -9,8 +9,10 @@
 //! the inverse question for a repeated event: the largest number of repetitions whose
 //! ε stays within a target.
 
-use super::ledger::{Entry, Event, Guarantee};
-use super::rdp::Conversion;
+use super::event::{Derivation, Event, Guarantee};
+
+use super::event::Conversion;
+use super::ledger::Entry;
 
 /// One answer of an accountant: ε at δ (0 for pure DP), the order that gave it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -120,7 +122,7 @@ pub fn forward(event: &Event, delta: Option<f64>, opts: &Options) -> Result<Forw
         Guarantee::ApproxDp {
             epsilon: 0.0,
             delta,
-            conversion: "theorem".into(),
+            conversion: Derivation::Theorem(None),
             order: None,
         },
     );

@@ -32,8 +32,8 @@ impl GaussianCalibration {
 
     /// The privacy event of Gaussian noise σ on a statistic of L2 sensitivity Δ,
     /// claimed under this statement.
-    pub fn event(self, sigma: f64, sensitivity: f64) -> super::ledger::Event {
-        super::ledger::Event::Gaussian {
+    pub fn event(self, sigma: f64, sensitivity: f64) -> super::event::Event {
+        super::event::Event::Gaussian {
             l2_sensitivity: sensitivity,
             sigma,
             rdp_scale: self.rdp_factor(),

@@ -20,7 +20,7 @@
 
 use statrs::function::erf::erfc;
 
-use super::ledger::{Composition, Event};
+use super::event::{Composition, Event};
 
 /// ln Φ(x) for any x: from erfc where it is representable, else the asymptotic
 /// series ln φ(x) − ln(−x) + ln(1 − 1/x² + 3/x⁴ − 15/x⁶) (relative error < 1e-16

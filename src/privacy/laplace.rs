@@ -26,8 +26,8 @@ impl Laplace {
     }
 
     /// The privacy event of one release with this noise.
-    pub fn event(&self) -> super::ledger::Event {
-        super::ledger::Event::Laplace {
+    pub fn event(&self) -> super::event::Event {
+        super::event::Event::Laplace {
             l1_sensitivity: self.sensitivity,
             scale: self.scale,
         }

@@ -16,42 +16,10 @@ use std::convert::Infallible;
 
 use rand::{Rng, SeedableRng, TryRng};
 use rand_chacha::ChaCha20Rng;
-use serde::{Deserialize, Serialize};
 
+use super::event::{Event, NoiseMode};
 use super::exact::DiscreteLaplace;
 use super::laplace::Laplace;
-use super::ledger::Event;
-
-/// How an additive mechanism draws its noise (config key `noise`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NoiseMode {
-    #[default]
-    Float,
-    Exact,
-    Secure,
-}
-
-impl NoiseMode {
-    pub const ALL: [NoiseMode; 3] = [Self::Float, Self::Exact, Self::Secure];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Float => "float",
-            Self::Exact => "exact",
-            Self::Secure => "secure",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
-    /// Whether the same seed gives the same noise.
-    pub fn reproducible(self) -> bool {
-        self != Self::Secure
-    }
-}
 
 /// An error of the system's random source (secure mode only).
 #[derive(Debug, thiserror::Error)]

@@ -702,7 +702,8 @@ mod tests {
 
     #[test]
     fn monotone_in_steps_and_below_rdp() {
-        use crate::privacy::rdp::{Conversion, SgldAccount};
+        use crate::privacy::accountant::SgldAccount;
+        use crate::privacy::event::Conversion;
         let o = PldOptions::default();
         let mut last = 0.0;
         for t in [10u64, 100, 1000] {

@@ -3,11 +3,7 @@
 //! Gaussian, and conversion to (ε, δ)-DP. The budget questions built on them
 //! (T steps, best order) are in [`super::accountant`], re-exported here.
 
-use serde::{Deserialize, Serialize};
-
 use crate::numeric::log_sum_exp;
-
-pub use super::accountant::{best_over_orders, BarkerAccount, SgldAccount, Spent};
 
 /// Why an accounting question cannot be answered.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -246,38 +242,6 @@ pub fn sampled_gaussian_real(alpha: f64, q: f64, sigma: f64) -> f64 {
         }
     }
     ln_add(a0, a1) / (alpha - 1.0)
-}
-
-/// How an RDP curve becomes (ε, δ)-DP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Conversion {
-    /// Mironov 2017, Proposition 3: ε = ε_RDP(α) + ln(1/δ)/(α − 1) (as the authors).
-    Classic,
-    /// Canonne, Kamath, Steinke 2020 (Proposition 12; also Asoodeh et al.):
-    /// ε = ε_RDP(α) + ln((α − 1)/α) − (ln δ + ln α)/(α − 1). Never larger than classic
-    /// for the α ≥ 2 used here.
-    Improved,
-}
-
-impl Conversion {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Classic => "classic",
-            Self::Improved => "improved",
-        }
-    }
-
-    /// ε ≥ 0 (the improved formula can dip below 0 for a tiny RDP; ε = 0 then holds).
-    pub fn epsilon(self, rdp: f64, alpha: f64, delta: f64) -> f64 {
-        let e = match self {
-            Self::Classic => rdp + (1.0 / delta).ln() / (alpha - 1.0),
-            Self::Improved => {
-                rdp + ((alpha - 1.0) / alpha).ln() - (delta.ln() + alpha.ln()) / (alpha - 1.0)
-            }
-        };
-        e.max(0.0)
-    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 //! iteration counts with it ("as published") but state the privacy of every run with
 //! the dominating pair above.
 
-use super::ledger::Event;
+use super::event::Event;
 use super::pld::{poisson_gaussian_epsilon, symmetric_substitute_epsilon, PldOptions};
 use super::rdp::AccountError;
 

@@ -128,14 +128,14 @@ pub struct Manifest {
 /// The noise mode of a run, and whether the same seed reproduces it.
 #[derive(Debug, Clone, Serialize)]
 pub struct NoiseRecord {
-    pub mode: crate::privacy::noise::NoiseMode,
+    pub mode: crate::privacy::event::NoiseMode,
     pub reproducible: bool,
     pub source: &'static str,
 }
 
 impl NoiseRecord {
-    pub fn of(mode: crate::privacy::noise::NoiseMode) -> Self {
-        use crate::privacy::noise::NoiseMode;
+    pub fn of(mode: crate::privacy::event::NoiseMode) -> Self {
+        use crate::privacy::event::NoiseMode;
         Self {
             mode,
             reproducible: mode.reproducible(),

@@ -23,10 +23,11 @@ use crate::numeric::quadrature::GaussLegendre;
 use crate::privacy::audit::{
     epsilon_for_delta, epsilon_lower_bound, renyi_audit, Discrete, EpsilonLowerBound,
 };
+use crate::privacy::event::NoiseMode;
 use crate::privacy::float_attack;
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::laplace::Laplace;
-use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::noise::CountNoise;
 use crate::privacy::rdp::{barker_step_epsilon, sampled_gaussian, subsampled_without_replacement};
 use crate::samplers::{hmc, LinearTarget};
 
@@ -1060,7 +1061,7 @@ fn barker_claim_dp(test: &PrivateTest, n: usize, delta: f64) -> (f64, u32) {
         .map(|a| {
             let rdp = barker_claim(a, test, n);
             (
-                crate::privacy::rdp::Conversion::Classic.epsilon(rdp, a as f64, delta),
+                crate::privacy::event::Conversion::Classic.epsilon(rdp, a as f64, delta),
                 a,
             )
         })
@@ -1103,7 +1104,7 @@ pub fn sgld_step(noise_factor: f64) -> Outcome {
 /// counts per feature move by one (5 vs 4 and 5 vs 6). Exact sup of the product's
 /// log ratio against the composed claim.
 pub fn hmm_laplace(mode: NoiseMode) -> Outcome {
-    use crate::privacy::ledger::Event;
+    use crate::privacy::event::Event;
     let release = crate::hmm::laplace::LaplaceRelease::even_split(1.0, 5, mode)
         .unwrap_or_else(|_| unreachable!());
     let event = release.event();
@@ -1367,7 +1368,7 @@ fn linear_pair(last: f64, last2: f64) -> (LinearRecords, LinearRecords) {
 }
 
 /// Claimed (ε, δ = 10⁻⁵) of a Gaussian-composition event (closed-form tight PLD).
-fn gaussian_claim(event: &crate::privacy::ledger::Event) -> Claim {
+fn gaussian_claim(event: &crate::privacy::event::Event) -> Claim {
     let delta = 1e-5;
     let mu = crate::privacy::gaussian_pld::event_mu(event)
         .unwrap_or_else(|| unreachable!("the samplers' events are Gaussian compositions"));

@@ -24,8 +24,9 @@ use self::mechanisms::{Logistic, Outcome, Settings};
 use crate::config::{deserialize, ParamError};
 use crate::experiments::Figure;
 use crate::expfam::mechanisms::Algorithm;
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::noise::NoiseMode;
+use crate::privacy::event::NoiseMode;
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::table::{Cell, Row, Table};
 
 /// How an audit computes the privacy loss.

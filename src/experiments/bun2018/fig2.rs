@@ -21,7 +21,7 @@ struct Fig2Config {
     laplace_rounding: Rounding,
     /// how the Laplace baselines draw their noise (the exponential mechanism is float-only)
     #[serde(default)]
-    noise: crate::privacy::noise::NoiseMode,
+    noise: crate::privacy::event::NoiseMode,
     dimensions: Vec<u64>,
     n_min: u64,
     n_max: Vec<u64>,

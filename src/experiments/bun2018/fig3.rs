@@ -21,7 +21,7 @@ struct Fig3Config {
     laplace_rounding: Rounding,
     /// how the Laplace baselines draw their noise (the exponential mechanism is float-only)
     #[serde(default)]
-    noise: crate::privacy::noise::NoiseMode,
+    noise: crate::privacy::event::NoiseMode,
     draws: u64,
     prior_n: u64,
     prior_data: Vec<u64>,

@@ -14,8 +14,9 @@ use crate::config::{check, ParamError};
 use crate::expfam::dirichlet::HellingerVariant;
 use crate::hellinger::laplace::{poster_sensitivity, LaplaceCounts, Rounding};
 use crate::hellinger::{candidate_count, ExpMech, Space};
-use crate::privacy::ledger::{Entry, Guarantee, Ledger};
-use crate::privacy::noise::NoiseMode;
+use crate::privacy::event::NoiseMode;
+use crate::privacy::event::{Derivation, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::stats::quantile;
 use rand_chacha::ChaCha8Rng;
 
@@ -98,7 +99,7 @@ fn ledger_entry(common: &Common, mechanism: &str, k: usize) -> anyhow::Result<En
             Guarantee::ApproxDp {
                 epsilon: common.epsilon,
                 delta: common.delta,
-                conversion: "theorem (smooth-sensitivity exponential mechanism)".into(),
+                conversion: Derivation::theorem("smooth-sensitivity exponential mechanism"),
                 order: None,
             },
         )

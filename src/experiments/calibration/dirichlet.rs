@@ -23,8 +23,10 @@ use crate::expfam::noise_aware_dirichlet::{
     FREE_COUNTS_SENSITIVITY, MAX_EXACT_COMPONENTS,
 };
 use crate::hellinger::{ExpMech, Space};
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::event::NoiseMode;
+use crate::privacy::event::{Derivation, Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
+use crate::privacy::noise::CountNoise;
 use crate::results::table::{Row, Table};
 use crate::stats::calibration::{randomized_pit, rank, tarp_rank};
 
@@ -615,7 +617,7 @@ fn ledger(releases: &[Releases], methods: &[Method], hellinger_delta: f64) -> Le
                     Guarantee::ApproxDp {
                         epsilon: rel.epsilon,
                         delta: hellinger_delta,
-                        conversion: "theorem (smooth-sensitivity exponential mechanism)".into(),
+                        conversion: Derivation::theorem("smooth-sensitivity exponential mechanism"),
                         order: None,
                     },
                 )

@@ -26,8 +26,9 @@ use crate::config::{check, deserialize, ParamError};
 use crate::experiments::{parameter, Figure};
 use crate::glm::calibrate::{Calibrated, Setting};
 use crate::glm::{sigmoid, Posterior};
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::rdp::Conversion;
+use crate::privacy::event::Conversion;
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::table::{Row, Table};
 use crate::stats::calibration::{randomized_pit, rank, tarp_rank};
 

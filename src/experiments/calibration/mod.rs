@@ -28,8 +28,10 @@ use crate::expfam::noise_aware::{
     bs_gibbs, BetaMixture, CountLaw, GibbsSettings, Release, MAX_EXACT_N,
 };
 use crate::hellinger::{ExpMech, Space};
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::event::NoiseMode;
+use crate::privacy::event::{Derivation, Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
+use crate::privacy::noise::CountNoise;
 use crate::privacy::search::Verified;
 use crate::results::table::{Row, Table};
 use crate::stats::calibration::{central_level, rank};
@@ -806,7 +808,7 @@ fn ledger(
                         Guarantee::ApproxDp {
                             epsilon: rel.epsilon,
                             delta: hellinger_delta,
-                            conversion: "theorem (smooth-sensitivity exponential mechanism)".into(),
+                            conversion: Derivation::theorem("smooth-sensitivity exponential mechanism"),
                             order: None,
                         },
                     )

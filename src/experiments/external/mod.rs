@@ -35,7 +35,8 @@ use serde::Deserialize;
 use crate::config::{deserialize, ParamError};
 use crate::experiments::{parameter, Figure, Plan, Spec};
 use crate::plot::overlay::Overlay;
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Cell, Row, Table};
 

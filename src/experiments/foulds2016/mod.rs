@@ -14,8 +14,10 @@ pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
 use crate::config::{check, ParamError};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{counts_noise, Ops};
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::noise::{CountNoise, NoiseMode};
+use crate::privacy::event::NoiseMode;
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
+use crate::privacy::noise::CountNoise;
 
 fn prior(v: &[f64]) -> Result<BetaDist, ParamError> {
     let (a, b) = check::prior("prior", v)?;

@@ -4,12 +4,14 @@
 
 use super::*;
 use crate::config::{check, deserialize, ParamError};
-use crate::dpmcmc::barker::{private_step, Gmm, PrivateTest, Stats, SubsetSampler};
+use crate::dpmcmc::barker::{private_step, PrivateTest, Stats, SubsetSampler};
 use crate::dpmcmc::gmm::generate;
+use crate::dpmcmc::gmm::Gmm;
 use crate::dpmcmc::vcor::VCor;
 use crate::experiments::{Deferred, Figure, Plan};
+use crate::privacy::accountant::BarkerAccount;
+use crate::privacy::event::Conversion;
 use crate::privacy::ledger::Ledger;
-use crate::privacy::rdp::{BarkerAccount, Conversion};
 use crate::results::manifest::DatasetRecord;
 use crate::results::table::Cell;
 use crate::results::table::{Row, Table};

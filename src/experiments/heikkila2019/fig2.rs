@@ -3,14 +3,15 @@
 
 use super::*;
 use crate::config::{check, deserialize, ParamError};
-use crate::dpmcmc::barker::{
-    nonprivate_step, private_step, Gmm, PrivateTest, Stats, SubsetSampler,
-};
+use crate::dpmcmc::barker::{nonprivate_step, private_step, PrivateTest, Stats, SubsetSampler};
 use crate::dpmcmc::gmm::generate;
+use crate::dpmcmc::gmm::Gmm;
 use crate::dpmcmc::vcor::VCor;
 use crate::experiments::{Deferred, Figure, Plan};
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::rdp::{BarkerAccount, Conversion};
+use crate::privacy::accountant::BarkerAccount;
+use crate::privacy::event::Conversion;
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose};

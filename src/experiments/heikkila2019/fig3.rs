@@ -3,15 +3,16 @@
 
 use super::*;
 use crate::config::{check, deserialize, ParamError};
-use crate::dpmcmc::barker::{
-    nonprivate_step, private_step, Gmm, PrivateTest, Stats, SubsetSampler,
-};
+use crate::dpmcmc::barker::{nonprivate_step, private_step, PrivateTest, Stats, SubsetSampler};
 use crate::dpmcmc::gmm::generate;
+use crate::dpmcmc::gmm::Gmm;
 use crate::dpmcmc::vcor::VCor;
 use crate::experiments::raisa2021::gmm as added;
 use crate::experiments::{Deferred, Figure, Plan};
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::rdp::{BarkerAccount, Conversion, SgldAccount};
+use crate::privacy::accountant::{BarkerAccount, SgldAccount};
+use crate::privacy::event::Conversion;
+use crate::privacy::event::{Derivation, Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
 use crate::results::table::{Cell, Row, Table};
 use crate::rng::{setup_rng, Purpose};
@@ -740,7 +741,7 @@ impl Figure for Fig3 {
                         Guarantee::ApproxDp {
                             epsilon,
                             delta: c.delta_sgld,
-                            conversion: "pld".into(),
+                            conversion: Derivation::Pld,
                             order: None,
                         },
                     )

@@ -15,9 +15,11 @@ pub use fig2::{validate_fig2, Fig2, FIG2_COLUMNS};
 pub use fig3::{validate_fig3, Fig3, FIG3_DATA, FIG3_SUMMARY};
 
 use crate::config::ParamError;
-use crate::dpmcmc::barker::{Gmm, PrivateTest};
+use crate::dpmcmc::barker::PrivateTest;
+use crate::dpmcmc::gmm::Gmm;
+use crate::privacy::accountant::SgldAccount;
+use crate::privacy::event::Conversion;
 use crate::privacy::ledger::Entry;
-use crate::privacy::rdp::{Conversion, SgldAccount};
 use crate::results::manifest::DatasetRecord;
 use crate::rng::{setup_rng, Purpose};
 use serde::Deserialize;

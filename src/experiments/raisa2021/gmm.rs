@@ -24,9 +24,10 @@ use crate::dpmcmc::exact_mh::{DpHmc, Penalty, VanDerCorput};
 use crate::dpmcmc::gmm::TemperedGmm;
 use crate::dpmcmc::sg_mcmc::{SgKind, SgMcmc};
 use crate::privacy::accountant::SgldAccount;
+use crate::privacy::event::Conversion;
+use crate::privacy::event::{Derivation, Event, Guarantee};
 use crate::privacy::gaussian_pld::{event_mu, Accountant};
-use crate::privacy::ledger::{Entry, Event, Guarantee};
-use crate::privacy::rdp::Conversion;
+use crate::privacy::ledger::Entry;
 
 /// The chain length and what of it is recorded: after `burn_in` iterations, every
 /// `every` (as Fig. 3's DP-MCMC); the keys `iterations`, `burn_in`, `every` of each table.
@@ -435,7 +436,7 @@ impl AddedChains {
                         Guarantee::ApproxDp {
                             epsilon,
                             delta,
-                            conversion: "pld".into(),
+                            conversion: Derivation::Pld,
                             order: None,
                         },
                     )

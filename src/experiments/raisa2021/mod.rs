@@ -29,9 +29,10 @@ use crate::dpmcmc::raisa_models::{Banana, Gauss, GAUSS_D};
 use crate::dpmcmc::sg_mcmc::{SgKind, SgMcmc};
 use crate::experiments::{parameter, Figure};
 use crate::privacy::accountant::SgldAccount;
+use crate::privacy::event::Conversion;
+use crate::privacy::event::{Derivation, Event, Guarantee};
 use crate::privacy::gaussian_pld::Accountant;
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::rdp::Conversion;
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::table::{Cell, Row, Table};
 
 /// The two targets.
@@ -879,7 +880,7 @@ fn gaussian_entry(series: String, total: u64, step: Event, delta: f64) -> Entry 
         Guarantee::ApproxDp {
             epsilon,
             delta,
-            conversion: "pld".into(),
+            conversion: Derivation::Pld,
             order: None,
         },
     )

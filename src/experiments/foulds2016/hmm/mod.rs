@@ -20,7 +20,6 @@ pub use fig6::{validate_fig6, Fig6, FIG6_DATA, FIG6_SUMMARY};
 
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::{parse_spec, DataSpec, Dataset};
-use crate::experiments::foulds2016::hmm::sweep::{ledger_entries, Mech};
 use crate::hmm::gibbs::{posterior_mean_phi, Gibbs, Model, Ops, State};
 use crate::hmm::laplace::LaplaceRelease;
 use crate::hmm::FEATURES;
@@ -28,12 +27,7 @@ use crate::privacy::ledger::Ledger;
 use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
-
-/// Why the Dirichlet hyperparameters α, β are bounded: below 1e-6 an unseen
-/// value's predictive probability underflows (held-out log-likelihood −∞),
-/// above 1e6 the log-gamma terms lose every digit of the counts.
-pub(crate) const DIRICHLET_RANGE: &str =
-    "Dirichlet hyperparameters: smaller ones make unseen values' probability underflow, larger ones drown the counts";
+use sweep::{ledger_entries, Mech, DIRICHLET_RANGE};
 
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
@@ -50,7 +44,7 @@ struct RunConfig {
     burn_in: usize,
     /// how the Laplace mechanism draws its noise (OPS is float-only)
     #[serde(default)]
-    noise: crate::privacy::noise::NoiseMode,
+    noise: crate::privacy::event::NoiseMode,
 }
 
 /// The mechanism of a case-study run (`non_private`, `laplace` or `ops` in a config).

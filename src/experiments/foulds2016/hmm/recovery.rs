@@ -25,7 +25,7 @@ use crate::stats::mean_se;
 struct Config {
     /// how the Laplace series draw their noise (the OPS series are float-only)
     #[serde(default)]
-    noise: crate::privacy::noise::NoiseMode,
+    noise: crate::privacy::event::NoiseMode,
     /// one panel column per dataset: names of `[datasets.NAME]` tables (generator
     /// presets with overrides) or presets
     panels: Vec<String>,

@@ -4,14 +4,20 @@
 use rand::Rng;
 use serde::Deserialize;
 
-use super::DIRICHLET_RANGE;
 use crate::config::{check, ParamError};
 use crate::hmm::gibbs::{Model, Ops};
 use crate::hmm::laplace::{LaplaceRelease, PostProcess};
 use crate::hmm::{Histograms, FEATURES};
-use crate::privacy::ledger::{Entry, Event, Guarantee, Ledger};
-use crate::privacy::noise::NoiseMode;
+use crate::privacy::event::NoiseMode;
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
+
+/// Why the Dirichlet hyperparameters α, β are bounded: below 1e-6 an unseen
+/// value's predictive probability underflows (held-out log-likelihood −∞),
+/// above 1e6 the log-gamma terms lose every digit of the counts.
+pub(crate) const DIRICHLET_RANGE: &str =
+    "Dirichlet hyperparameters: smaller ones make unseen values' probability underflow, larger ones drown the counts";
 
 /// A mechanism of the ε sweeps: `ops_m10` and `ops_m100` truncate at a₀ = 1/(M·K_d).
 /// Read from a config by its name (`non_private`, `laplace`, `ops_m10`, `ops_m100`).
