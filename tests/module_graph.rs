@@ -408,7 +408,11 @@ fn no_two_files_import_each_other_directly_or_through_others() {
         ("commands/account.rs", "commands/account_types.rs"),
         ("dpmcmc/gmm.rs", "dpmcmc/barker.rs"),
     ] {
-        assert!(g[from].contains(to), "{from} → {to} not found: {:?}", g[from]);
+        assert!(
+            g[from].contains(to),
+            "{from} → {to} not found: {:?}",
+            g[from]
+        );
     }
     if let Some(c) = find_cycle(&g) {
         panic!("files import each other: {}", c.join(" → "));
@@ -422,9 +426,18 @@ fn the_file_resolver_finds_what_it_looks_for() {
     let src = Path::new("/x/src");
     let files: BTreeMap<PathBuf, String> = [
         ("a/mod.rs", "mod b; mod c;\npub use b::Thing;\n"),
-        ("a/b.rs", "use super::c::{self, Other};\nfn f() { crate::d::g(); }\n"),
-        ("a/c.rs", "// crate::a::b is only a comment\nuse crate::a::Thing;\n"),
-        ("d.rs", "pub fn g() {}\n#[cfg(test)]\nmod t { use crate::a::b::X; }\n"),
+        (
+            "a/b.rs",
+            "use super::c::{self, Other};\nfn f() { crate::d::g(); }\n",
+        ),
+        (
+            "a/c.rs",
+            "// crate::a::b is only a comment\nuse crate::a::Thing;\n",
+        ),
+        (
+            "d.rs",
+            "pub fn g() {}\n#[cfg(test)]\nmod t { use crate::a::b::X; }\n",
+        ),
     ]
     .into_iter()
     .map(|(p, t)| (src.join(p), t.to_string()))
@@ -432,7 +445,11 @@ fn the_file_resolver_finds_what_it_looks_for() {
     let g = file_graph_of(src, &files);
     let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
     assert_eq!(g["a/b.rs"], set(&["a/c.rs", "d.rs"]));
-    assert_eq!(g["a/c.rs"], set(&["a/b.rs"]), "the re-export resolves to its child");
+    assert_eq!(
+        g["a/c.rs"],
+        set(&["a/b.rs"]),
+        "the re-export resolves to its child"
+    );
     assert_eq!(g["d.rs"], set(&[]), "test code is no import");
     assert_eq!(
         find_cycle(&g),

@@ -54,6 +54,19 @@ pub struct ParamError {
 }
 
 impl ParamError {
+    /// An unknown top-level key's error from a schema that another figure extends
+    /// with its own `keys` (validated apart): those keys are allowed too.
+    pub fn also_allowing(mut self, keys: &[&str]) -> Self {
+        if self.message == UNKNOWN_KEY {
+            if let Some(allowed) = self.allowed.as_mut().filter(|a| !a.contains("\nin `")) {
+                for k in keys {
+                    allowed.push_str(&format!(", `{k}`"));
+                }
+            }
+        }
+        self
+    }
+
     pub fn new(
         key: impl Into<String>,
         message: impl Into<String>,
@@ -1265,6 +1278,9 @@ fn whole_floats_to_integers(params: &mut toml::Table, error: &str) -> bool {
     changed
 }
 
+/// The message of a key the schema does not have.
+const UNKNOWN_KEY: &str = "unknown key";
+
 /// serde's message as a [`ParamError`] naming the key, with Rust's type names
 /// said in words ("expected an integer", "expected a number").
 fn param_error_of(e: toml::de::Error) -> ParamError {
@@ -1277,7 +1293,7 @@ fn param_error_of(e: toml::de::Error) -> ParamError {
         let allowed = rest.split_once("expected ").map(|(_, a)| a.to_string());
         return ParamError {
             key: name,
-            message: "unknown key".into(),
+            message: UNKNOWN_KEY.into(),
             allowed,
         };
     }

@@ -684,8 +684,8 @@ pub const REGISTRY: &[Spec] = &[
         config: "configs/raisa2021/gmm.toml",
         config_text: include_str!("../../configs/raisa2021/gmm.toml"),
         notes: include_str!("../../docs/figures/raisa2021/gmm.toml"),
-        validate: heikkila2019::validate_fig3,
-        plot: heikkila2019::plot::gmm,
+        validate: raisa2021::gmm::validate,
+        plot: raisa2021::plot::gmm,
         data_columns: &heikkila2019::FIG3_DATA,
         summary_columns: &heikkila2019::FIG3_SUMMARY,
         overlay: Overlay {

@@ -7,7 +7,6 @@ use crate::dpmcmc::barker::{nonprivate_step, private_step, PrivateTest, Stats, S
 use crate::dpmcmc::gmm::generate;
 use crate::dpmcmc::gmm::Gmm;
 use crate::dpmcmc::vcor::VCor;
-use crate::experiments::raisa2021::gmm as added;
 use crate::experiments::{Deferred, Figure, Plan};
 use crate::privacy::accountant::{BarkerAccount, SgldAccount};
 use crate::privacy::event::Conversion;
@@ -46,13 +45,79 @@ struct Fig3Config {
     /// extra curve `dp_sgld_tight` in the summary (0: none; the paper's curve is unchanged).
     #[serde(default)]
     sgld_tight_points: u64,
-    /// raisa2021/gmm's added chains (none in Fig. 3's own config)
-    #[serde(default)]
-    penalty: Option<added::PenaltyTable>,
-    #[serde(default)]
-    dp_hmc: Option<added::HmcTable>,
-    #[serde(default)]
-    sgnht: Option<added::SgnhtTable>,
+}
+
+/// Chains another figure runs beside Fig. 3's, on the same data and from
+/// DP-MCMC's start, recorded and scored like Fig. 3's own (raisa2021/gmm adds
+/// the penalty algorithm, DP-HMC and DP-SGNHT through [`validate_with`]). Chain
+/// kind `k` indexes [`ExtraChains::names`].
+pub trait ExtraChains: Send + Sync {
+    /// The chain kinds, in task order (each the `method` of its rows).
+    fn names(&self) -> Vec<&'static str>;
+    /// The plot's label of the δ the chains are stated at (DP-MCMC's).
+    fn delta_label(&self) -> &'static str;
+    /// Checks the chains' settings against the data size and δ.
+    fn validate(&self, n_data: u64, delta: f64) -> Result<(), ParamError>;
+    /// (burn-in, every): the checkpoints are burn-in + k·every.
+    fn schedule(&self, k: usize) -> (u64, u64);
+    /// ε of chain kind `k` at each checkpoint (the DPVI start not included).
+    fn epsilons(&self, k: usize, n_data: u64, delta: f64) -> Result<Vec<f64>, ParamError>;
+    /// Estimated flops of one chain on `n_data` records.
+    fn cost(&self, k: usize, n_data: u64) -> f64;
+    /// Runs one chain from `theta`, calling `after(t, θ)` after each iteration t.
+    fn run(
+        &self,
+        k: usize,
+        model: &crate::dpmcmc::gmm::TemperedGmm,
+        theta: &mut [f64; 2],
+        rng: &mut ChaCha8Rng,
+        after: &mut dyn FnMut(u64, &[f64; 2]),
+    ) -> anyhow::Result<()>;
+    /// The ledger entries of chain kind `k`, one per checkpoint (the DPVI start is
+    /// composed in by Fig. 3).
+    fn entries(&self, k: usize, n_data: u64, delta: f64) -> anyhow::Result<Vec<Entry>>;
+    /// The manifest's `added_chains` details.
+    fn manifest(&self) -> serde_json::Value;
+}
+
+/// Fig. 3 as the paper has it: no added chains.
+struct NoExtraChains;
+
+impl ExtraChains for NoExtraChains {
+    fn names(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    fn delta_label(&self) -> &'static str {
+        ""
+    }
+    fn validate(&self, _: u64, _: f64) -> Result<(), ParamError> {
+        Ok(())
+    }
+    fn schedule(&self, _: usize) -> (u64, u64) {
+        (0, 1)
+    }
+    fn epsilons(&self, _: usize, _: u64, _: f64) -> Result<Vec<f64>, ParamError> {
+        Ok(Vec::new())
+    }
+    fn cost(&self, _: usize, _: u64) -> f64 {
+        0.0
+    }
+    fn run(
+        &self,
+        _: usize,
+        _: &crate::dpmcmc::gmm::TemperedGmm,
+        _: &mut [f64; 2],
+        _: &mut ChaCha8Rng,
+        _: &mut dyn FnMut(u64, &[f64; 2]),
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn entries(&self, _: usize, _: u64, _: f64) -> anyhow::Result<Vec<Entry>> {
+        Ok(Vec::new())
+    }
+    fn manifest(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -66,9 +131,9 @@ enum Fig3Task {
         noise: crate::dpmcmc::sgld::Noise,
         run: u64,
     },
-    /// a chain of raisa2021/gmm (penalty, DP-HMC, DP-SGNHT)
-    Added {
-        method: added::Added,
+    /// an added chain of kind `k` ([`ExtraChains`])
+    Extra {
+        k: usize,
         run: u64,
     },
 }
@@ -86,9 +151,10 @@ pub struct Fig3 {
     sgld_eps: Vec<f64>,
     /// (iteration, tight ε) of the published DP-SGLD at the tight checkpoints.
     sgld_tight: Vec<(u64, f64)>,
-    /// raisa2021/gmm's added chains and their ε (DPVI's included) per checkpoint
-    added: added::AddedChains,
-    added_eps: Vec<(added::Added, Vec<f64>)>,
+    /// added chains ([`ExtraChains`]) and their ε (DPVI's included) per checkpoint,
+    /// one list per chain kind
+    extra: Box<dyn ExtraChains>,
+    extra_eps: Vec<Vec<f64>>,
 }
 
 impl Fig3Config {
@@ -117,15 +183,6 @@ impl Fig3Config {
         }
     }
 
-    /// raisa2021/gmm's added chains (empty for Fig. 3's own config).
-    fn added(&self) -> added::AddedChains {
-        added::AddedChains {
-            penalty: self.penalty.clone(),
-            dp_hmc: self.dp_hmc.clone(),
-            sgnht: self.sgnht.clone(),
-        }
-    }
-
     /// The published DP-SGLD's accounting question (T given per call).
     fn sgld_account(&self) -> SgldAccount {
         let sgld = crate::dpmcmc::sgld::Sgld::paper(crate::dpmcmc::sgld::Noise::Published);
@@ -147,6 +204,15 @@ fn sgld_name(noise: crate::dpmcmc::sgld::Noise) -> &'static str {
 }
 
 pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    validate_with(params, seed, Box::new(NoExtraChains))
+}
+
+/// Fig. 3 with chains another figure adds ([`ExtraChains`]).
+pub fn validate_with(
+    params: &toml::Table,
+    seed: u64,
+    extra: Box<dyn ExtraChains>,
+) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig3Config = deserialize(params)?;
     check::positive("n0", c.n0)?;
     check_proposal("proposal_variance", c.proposal_variance)?;
@@ -204,25 +270,20 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             c.sgld_burn_in + (c.sgld_iterations - c.sgld_burn_in) / c.sgld_every * c.sgld_every;
         tight_sgld_curve(&c, &[last])?;
     }
-    let added = c.added();
-    added.validate(c.n_data, c.delta_mcmc)?;
-    let added_names: String = added
-        .methods()
-        .iter()
-        .map(|m| format!(" + {}", m.name()))
-        .collect();
+    extra.validate(c.n_data, c.delta_mcmc)?;
+    let added_names: String = extra.names().iter().map(|m| format!(" + {m}")).collect();
     let description = format!(
         "reference chain + {} runs × (DP-MCMC of {} iterations + {} DP-SGLD variants of {} steps{added_names}) = {} tasks (data and start made at run time)",
         c.runs,
         c.mcmc_iterations,
         c.sgld_variants.len(),
         c.sgld_iterations,
-        1 + c.runs * (1 + c.sgld_variants.len() as u64 + added.methods().len() as u64)
+        1 + c.runs * (1 + c.sgld_variants.len() as u64 + extra.names().len() as u64)
     );
     Ok(Box::new(Deferred {
         description,
-        config: (c, seed, test),
-        prepare: |(c, seed, test)| prepare_fig3(c, seed, test),
+        config: (c, seed, test, extra),
+        prepare: |(c, seed, test, extra)| prepare_fig3(c, seed, test, extra),
     }))
 }
 
@@ -231,6 +292,7 @@ fn prepare_fig3(
     c: Fig3Config,
     seed: u64,
     test: PrivateTest,
+    extra: Box<dyn ExtraChains>,
 ) -> Result<Box<dyn Figure>, ParamError> {
     let data = crate::numeric::pages::HugePageSlice::new(&generate(
         c.n_data as usize,
@@ -259,25 +321,16 @@ fn prepare_fig3(
     for &noise in &c.sgld_variants {
         tasks.extend((0..c.runs).map(|run| Fig3Task::Sgld { noise, run }));
     }
-    let added = c.added();
-    let mut added_eps = Vec::new();
-    for m in added.methods() {
-        tasks.extend((0..c.runs).map(|run| Fig3Task::Added { method: m, run }));
-        let eps = added
-            .epsilons(m, c.n_data, c.delta_mcmc, &added.checkpoints(m))
-            .map_err(|e| {
-                ParamError::new(
-                    m.table().to_string(),
-                    e.to_string(),
-                    "settings whose ε can be computed",
-                )
-            })?;
-        added_eps.push((m, eps.iter().map(|e| e + start.dpvi_epsilon()).collect()));
+    let mut extra_eps = Vec::new();
+    for k in 0..extra.names().len() {
+        tasks.extend((0..c.runs).map(|run| Fig3Task::Extra { k, run }));
+        let eps = extra.epsilons(k, c.n_data, c.delta_mcmc)?;
+        extra_eps.push(eps.iter().map(|e| e + start.dpvi_epsilon()).collect());
     }
     let exact = crate::dpmcmc::gmm::exact_posterior(&data, c.n0, 0.01, 161);
     Ok(Box::new(Fig3 {
-        added,
-        added_eps,
+        extra,
+        extra_eps,
         test,
         proposal_sd: c.proposal_variance.sqrt(),
         start,
@@ -412,9 +465,9 @@ impl Figure for Fig3 {
             parameter("DP-SGLD δ", format!("{:e}", self.c.delta_sgld)),
             parameter("runs", self.c.runs),
         ];
-        if !self.added.methods().is_empty() {
+        if !self.extra.names().is_empty() {
             // the added chains start where DP-MCMC does and are stated at its δ
-            out.insert(4, parameter("penalty, DP-HMC, DP-SGNHT δ", mcmc_delta));
+            out.insert(4, parameter(self.extra.delta_label(), mcmc_delta));
         }
         out
     }
@@ -443,7 +496,7 @@ impl Figure for Fig3 {
                     * crate::dpmcmc::sgld::Sgld::paper(noise).batch as f64
                     * 40.0
             }
-            Fig3Task::Added { method, .. } => self.added.cost(method, self.c.n_data),
+            Fig3Task::Extra { k, .. } => self.extra.cost(k, self.c.n_data),
         }
     }
 
@@ -560,25 +613,18 @@ impl Figure for Fig3 {
                     },
                 );
             }
-            Fig3Task::Added { method, run } => {
-                let schedule = self
-                    .added
-                    .schedule(method)
-                    .ok_or_else(|| anyhow::anyhow!("{} is not configured", method.name()))?;
-                let eps = self
-                    .added_eps
-                    .iter()
-                    .find(|(m, _)| *m == method)
-                    .map(|(_, e)| e)
-                    .ok_or_else(|| anyhow::anyhow!("no ε for {}", method.name()))?;
+            Fig3Task::Extra { k: kind, run } => {
+                let name = self.extra.names()[kind];
+                let (burn_in, every) = self.extra.schedule(kind);
+                let eps = &self.extra_eps[kind];
                 let model = crate::dpmcmc::gmm::TemperedGmm::new(&self.data, self.c.n0);
                 let (mut theta, mut acc, mut k) = (self.start.theta, Running::default(), 0);
-                self.added
-                    .run(method, &model, &mut theta, rng, |t, theta| {
-                        if t > schedule.burn_in {
+                self.extra
+                    .run(kind, &model, &mut theta, rng, &mut |t, theta| {
+                        if t > burn_in {
                             acc.push(*theta);
-                            if (t - schedule.burn_in).is_multiple_of(schedule.every) {
-                                record(method.name(), run, t, eps[k], &acc);
+                            if (t - burn_in).is_multiple_of(every) {
+                                record(name, run, t, eps[k], &acc);
                                 k += 1;
                             }
                         }
@@ -718,8 +764,8 @@ impl Figure for Fig3 {
                 });
             }
         }
-        for m in self.added.methods() {
-            for chain in self.added.entries(m, c.n_data, c.delta_mcmc)? {
+        for k in 0..self.extra.names().len() {
+            for chain in self.extra.entries(k, c.n_data, c.delta_mcmc)? {
                 let series = chain.series.clone();
                 out.push(compose(series, chain, &dpvi));
             }
@@ -760,8 +806,8 @@ impl Figure for Fig3 {
             "dp_sgld_tight": { "epsilon": "the published DP-SGLD's rows re-plotted at its tight ε (privacy-loss distribution, an upper bound with slack 0.005; privpost account --mechanism sgld)", "checkpoints": self.sgld_tight },
             "errors": "|running moment − reference| per coordinate; mean and standard error over runs",
         });
-        if let (false, Some(map)) = (self.added.methods().is_empty(), details.as_object_mut()) {
-            map.insert("added_chains".into(), self.added.manifest());
+        if let (false, Some(map)) = (self.extra.names().is_empty(), details.as_object_mut()) {
+            map.insert("added_chains".into(), self.extra.manifest());
         }
         details
     }

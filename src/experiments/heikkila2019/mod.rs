@@ -7,7 +7,7 @@
 
 mod fig1;
 mod fig2;
-mod fig3;
+pub mod fig3;
 pub mod plot;
 
 pub use fig1::{validate_fig1, Fig1, FIG1_COLUMNS};

@@ -388,7 +388,7 @@ impl Fig3 {
 
     /// A row's ε on a log axis when its positive ε values span a decade or
     /// more; `zoom`'s methods drawn again in a second row on their own range.
-    fn for_gmm(mut self, zoom: &[&str]) -> Self {
+    pub fn for_gmm(mut self, zoom: &[&str]) -> Self {
         self.log_eps = true;
         self.zoom = zoom
             .iter()
@@ -573,16 +573,4 @@ pub fn fig2(dir: &Path) -> Result<(), DrawError> {
 /// Heikkilä Fig. 3 from `summary.csv`.
 pub fn fig3(dir: &Path) -> Result<(), DrawError> {
     render_headed(Fig3::from_summary(&summary(dir)?)?, dir, None, None)
-}
-
-/// `raisa2021/gmm`: Fig. 3's panels with Räisä's samplers, and a second row
-/// with those samplers alone on their own ε range (they spend a narrow band of
-/// ε beside DP-MCMC's); a row's ε on a log axis when it spans a decade.
-pub fn gmm(dir: &Path) -> Result<(), DrawError> {
-    render_headed(
-        Fig3::from_summary(&summary(dir)?)?.for_gmm(&["penalty", "dp_hmc", "dp_sgnht"]),
-        dir,
-        None,
-        None,
-    )
 }

@@ -1,4 +1,4 @@
-//! `raisa2021/gmm`: Räisä et al.'s samplers on Heikkilä et al.'s GMM (issue 34), so
+//! `raisa2021/gmm`: Räisä et al.'s samplers on Heikkilä et al.'s GMM, so
 //! the two papers' claims meet on one problem. The figure is heikkila2019 Fig. 3 —
 //! the same data, DPVI start, Barker DP-MCMC and DP-SGLD runs, checkpoints and scores
 //! (error of the running mean and variance against the exact tempered posterior, vs
@@ -19,10 +19,12 @@
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use crate::config::{check, ParamError};
+use crate::config::{check, deserialize, ParamError};
 use crate::dpmcmc::exact_mh::{DpHmc, Penalty, VanDerCorput};
 use crate::dpmcmc::gmm::TemperedGmm;
 use crate::dpmcmc::sg_mcmc::{SgKind, SgMcmc};
+use crate::experiments::heikkila2019::{self, fig3::ExtraChains};
+use crate::experiments::Plan;
 use crate::privacy::accountant::SgldAccount;
 use crate::privacy::event::Conversion;
 use crate::privacy::event::{Derivation, Event, Guarantee};
@@ -109,12 +111,35 @@ impl Added {
     }
 }
 
-/// The optional tables of a Fig. 3 config (absent in heikkila2019/fig3's own).
-#[derive(Debug, Clone, Default)]
+/// The tables raisa2021/gmm adds to a Fig. 3 config, each optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AddedChains {
+    #[serde(default)]
     pub penalty: Option<PenaltyTable>,
+    #[serde(default)]
     pub dp_hmc: Option<HmcTable>,
+    #[serde(default)]
     pub sgnht: Option<SgnhtTable>,
+}
+
+/// The config tables of the added chains.
+const TABLES: [&str; 3] = ["penalty", "dp_hmc", "sgnht"];
+
+/// Validates a raisa2021/gmm config: its `[penalty]`, `[dp_hmc]` and `[sgnht]`
+/// tables here, the rest as heikkila2019 Fig. 3's config
+/// ([`heikkila2019::fig3::validate_with`], which runs the chains beside its own).
+pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
+    let mut fig3 = params.clone();
+    let mut tables = toml::Table::new();
+    for key in TABLES {
+        if let Some(v) = fig3.remove(key) {
+            tables.insert(key.to_string(), v);
+        }
+    }
+    let chains: AddedChains = deserialize(&tables)?;
+    heikkila2019::fig3::validate_with(&fig3, seed, Box::new(chains))
+        .map_err(|e| e.also_allowing(&TABLES))
 }
 
 /// One configured chain.
@@ -514,6 +539,55 @@ impl AddedChains {
             None => anyhow::bail!("{} is not configured", m.name()),
         }
         Ok(())
+    }
+}
+
+impl ExtraChains for AddedChains {
+    fn names(&self) -> Vec<&'static str> {
+        self.methods().into_iter().map(Added::name).collect()
+    }
+    fn delta_label(&self) -> &'static str {
+        "penalty, DP-HMC, DP-SGNHT δ"
+    }
+    fn validate(&self, n_data: u64, delta: f64) -> Result<(), ParamError> {
+        AddedChains::validate(self, n_data, delta)
+    }
+    fn schedule(&self, k: usize) -> (u64, u64) {
+        let s = self.schedule(self.methods()[k]).unwrap_or(Schedule {
+            iterations: 0,
+            burn_in: 0,
+            every: 1,
+        });
+        (s.burn_in, s.every)
+    }
+    fn epsilons(&self, k: usize, n_data: u64, delta: f64) -> Result<Vec<f64>, ParamError> {
+        let m = self.methods()[k];
+        AddedChains::epsilons(self, m, n_data, delta, &self.checkpoints(m)).map_err(|e| {
+            ParamError::new(
+                m.table().to_string(),
+                e.to_string(),
+                "settings whose ε can be computed",
+            )
+        })
+    }
+    fn cost(&self, k: usize, n_data: u64) -> f64 {
+        AddedChains::cost(self, self.methods()[k], n_data)
+    }
+    fn run(
+        &self,
+        k: usize,
+        model: &TemperedGmm,
+        theta: &mut [f64; 2],
+        rng: &mut ChaCha8Rng,
+        after: &mut dyn FnMut(u64, &[f64; 2]),
+    ) -> anyhow::Result<()> {
+        AddedChains::run(self, self.methods()[k], model, theta, rng, after)
+    }
+    fn entries(&self, k: usize, n_data: u64, delta: f64) -> anyhow::Result<Vec<Entry>> {
+        AddedChains::entries(self, self.methods()[k], n_data, delta)
+    }
+    fn manifest(&self) -> serde_json::Value {
+        AddedChains::manifest(self)
     }
 }
 

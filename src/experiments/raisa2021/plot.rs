@@ -115,3 +115,16 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
         shared_y: false,
     })
 }
+
+/// `raisa2021/gmm`: heikkila2019 Fig. 3's panels with Räisä's samplers, and a
+/// second row with those samplers alone on their own ε range (they spend a narrow
+/// band of ε beside DP-MCMC's); a row's ε on a log axis when it spans a decade.
+pub fn gmm(dir: &Path) -> Result<(), DrawError> {
+    crate::plot::render_headed(
+        crate::experiments::heikkila2019::plot::Fig3::from_summary(&summary(dir)?)?
+            .for_gmm(&["penalty", "dp_hmc", "dp_sgnht"]),
+        dir,
+        None,
+        None,
+    )
+}
