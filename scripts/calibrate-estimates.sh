@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Recomputes the wall-time model's table (src/runner/estimate.rs, RATES) from the
+# Recomputes the wall-time model's rates (each figure's `rate` in its registry row,
+# src/experiments/mod.rs) from the
 # manifests of a paper-scale run with no task cached (e.g. `privpost run --all
 # --force --out DIR`): per figure, seconds per cost unit = tasks_seconds / the LPT
 # makespan in cost units (max(Σ cost / jobs, largest task)), and the fixed part
 # = wall_seconds − tasks_seconds (preparing, summary, plot, manifest).
-#   scripts/calibrate-estimates.sh DIR     prints the Rust table to paste
+#   scripts/calibrate-estimates.sh DIR     prints, per figure, the `rate` to paste into its row
 # A figure whose in-run ETA drifts has a task-cost model that weighs its kinds of
 # task wrongly: rerun it with PRIVPOST_TASK_TIMES=FILE (per-task cost and seconds)
 # and make seconds / cost_units equal across its tasks (e.g. logreg::SLICE_FLOP_COST).
@@ -31,6 +32,7 @@ for m in sorted(pathlib.Path(sys.argv[1]).glob("*/*/manifest.json")):
     fixed = max(j["wall_seconds"] - t["tasks_seconds"], 0.0)
     rows.append((j["figure"], per_unit, fixed, total, big))
 for fig, per_unit, fixed, total, big in rows:
-    print(f"    Rate {{ id: \"{fig}\", per_unit: {per_unit:.4e}, fixed: {fixed:.3}, "
-          f"paper: Cost {{ total: {total:.6e}, max: {big:.6e} }} }},")
+    print(f"// {fig}")
+    print(f"rate: Some(Rate {{ per_unit: {per_unit:.4e}, fixed: {fixed:.3}, "
+          f"paper: Cost {{ total: {total:.6e}, max: {big:.6e} }} }}),")
 PY

@@ -11,7 +11,7 @@ use crate::experiments::audit::{self, DEFS};
 use crate::results::table::Table;
 
 /// The figure id the command runs.
-pub const FIGURE: &str = "audit/mechanisms";
+pub const FIGURE: &str = crate::experiments::AUDIT_FIGURE;
 
 /// Audit privacy claims: exact or statistical privacy loss on worst-case neighbours.
 #[derive(Debug, clap::Args)]

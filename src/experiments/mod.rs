@@ -255,6 +255,23 @@ pub struct Spec {
     pub summary_columns: &'static [&'static str],
     /// The main metric, for `privpost combine`'s overlay of sweep points.
     pub overlay: Overlay,
+    /// The wall-time model's calibration (`runner::estimate`), measured on a
+    /// paper-scale run and printed for this row by `scripts/calibrate-estimates.sh`;
+    /// `None` for an external figure.
+    pub rate: Option<Rate>,
+}
+
+/// A figure's calibration for the wall-time model (`runner::estimate`): from the
+/// manifest of its paper-scale run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    /// seconds per cost unit on one core
+    pub per_unit: f64,
+    /// seconds outside the tasks: preparing, summary, plot, manifest
+    pub fixed: f64,
+    /// the paper-scale run's cost (every task), for a plan whose cost is only
+    /// known once prepared
+    pub paper: Cost,
 }
 
 /// Wraps a figure whose validation is its preparation.
@@ -262,14 +279,35 @@ fn ready(f: Result<Box<dyn Figure>, ParamError>) -> Result<Box<dyn Plan>, ParamE
     Ok(Box::new(Ready(f?)))
 }
 
+/// A registry row of a built-in figure: its config (`configs/ID.toml`) and its
+/// notes (`docs/figures/ID.toml`) are found from its id, so the id is spelled
+/// once.
+macro_rules! figure {
+    (id: $id:expr, $($field:ident: $value:expr),+ $(,)?) => {
+        Spec {
+            id: $id,
+            config: concat!("configs/", $id, ".toml"),
+            config_text: include_str!(concat!("../../configs/", $id, ".toml")),
+            notes: include_str!(concat!("../../docs/figures/", $id, ".toml")),
+            $($field: $value),+
+        }
+    };
+}
+
+/// The id of the figure `privpost audit` runs (a macro, so that the registry row
+/// can find its config and notes from it at compile time).
+macro_rules! audit_figure {
+    () => {
+        "audit/mechanisms"
+    };
+}
+pub const AUDIT_FIGURE: &str = audit_figure!();
+
 /// One row per figure: the only list of figures in the crate.
 pub const REGISTRY: &[Spec] = &[
-    Spec {
+    figure! {
         id: "geumlek2017/fig1",
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
-        config: "configs/geumlek2017/fig1.toml",
-        config_text: include_str!("../../configs/geumlek2017/fig1.toml"),
-        notes: include_str!("../../docs/figures/geumlek2017/fig1.toml"),
         validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
         plot: geumlek2017::plot::fig1,
         data_columns: &geumlek2017::FIG1_COLUMNS,
@@ -281,13 +319,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "order λ",
             y_label: "RDP ε(λ)",
         },
+        rate: Some(Rate {
+            per_unit: 1.1499e-08,
+            fixed: 0.522,
+            paper: Cost {
+                total: 4.560000e+08,
+                max: 1.000000e+04,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "geumlek2017/fig2",
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
-        config: "configs/geumlek2017/fig2.toml",
-        config_text: include_str!("../../configs/geumlek2017/fig2.toml"),
-        notes: include_str!("../../docs/figures/geumlek2017/fig2.toml"),
         validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
         plot: geumlek2017::plot::fig2,
         data_columns: &geumlek2017::FIG2_DATA,
@@ -299,13 +342,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ln ε",
             y_label: "KL to the true posterior, or −ln p(X_H | θ)",
         },
+        rate: Some(Rate {
+            per_unit: 8.1882e-11,
+            fixed: 0.0474,
+            paper: Cost {
+                total: 2.311140e+10,
+                max: 1.500000e+07,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "geumlek2017/fig3",
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
-        config: "configs/geumlek2017/fig3.toml",
-        config_text: include_str!("../../configs/geumlek2017/fig3.toml"),
-        notes: include_str!("../../docs/figures/geumlek2017/fig3.toml"),
         validate: geumlek2017::validate_fig3,
         plot: logreg::plot::draw_fig3,
         data_columns: &geumlek2017::FIG3_COLUMNS,
@@ -317,13 +365,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ln ε",
             y_label: "test error",
         },
+        rate: Some(Rate {
+            per_unit: 2.4829e-11,
+            fixed: 0.439,
+            paper: Cost {
+                total: 1.864318e+13,
+                max: 3.710044e+11,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "geumlek2017/samplers",
         title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
-        config: "configs/geumlek2017/samplers.toml",
-        config_text: include_str!("../../configs/geumlek2017/samplers.toml"),
-        notes: include_str!("../../docs/figures/geumlek2017/samplers.toml"),
         validate: geumlek2017::samplers::validate,
         plot: logreg::plot::draw_samplers,
         data_columns: &geumlek2017::samplers::COLUMNS,
@@ -335,13 +388,20 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "draws",
             y_label: "min ESS per 1000 gradients",
         },
+        // refitted after `logreg::SLICE_FLOP_COST` (the samplers-only run of
+        // 2026-11-25, 142 s, per-task seconds from $PRIVPOST_TASK_TIMES)
+        rate: Some(Rate {
+            per_unit: 2.0824e-11,
+            fixed: 0.47,
+            paper: Cost {
+                total: 1.362017e+13,
+                max: 2.045476e+12,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "foulds2016/fig1",
         title: "True, OPS and Laplace-mechanism posteriors (ε = 1, N = 20)",
-        config: "configs/foulds2016/fig1.toml",
-        config_text: include_str!("../../configs/foulds2016/fig1.toml"),
-        notes: include_str!("../../docs/figures/foulds2016/fig1.toml"),
         validate: |p, s| ready(foulds2016::build_fig1(p, s)),
         plot: foulds2016::plot::fig1,
         data_columns: &foulds2016::FIG1_DATA,
@@ -353,13 +413,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "θ",
             y_label: "density",
         },
+        rate: Some(Rate {
+            per_unit: 1.3361e-08,
+            fixed: 0.153,
+            paper: Cost {
+                total: 3.200000e+05,
+                max: 1.000000e+04,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "foulds2016/fig2",
         title: "L1 error of one private posterior sample vs N",
-        config: "configs/foulds2016/fig2.toml",
-        config_text: include_str!("../../configs/foulds2016/fig2.toml"),
-        notes: include_str!("../../docs/figures/foulds2016/fig2.toml"),
         validate: |p, s| ready(foulds2016::build_fig2(p, s)),
         plot: foulds2016::plot::fig2,
         data_columns: &foulds2016::FIG2_DATA,
@@ -371,13 +436,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "N (data points)",
             y_label: "mean L1 error",
         },
+        rate: Some(Rate {
+            per_unit: 1.0086e-08,
+            fixed: 0.0304,
+            paper: Cost {
+                total: 1.600000e+08,
+                max: 1.000000e+04,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "minami2016/logreg",
         title: "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
-        config: "configs/minami2016/logreg.toml",
-        config_text: include_str!("../../configs/minami2016/logreg.toml"),
-        notes: include_str!("../../docs/figures/minami2016/logreg.toml"),
         validate: minami2016::validate,
         plot: logreg::plot::draw_minami,
         data_columns: &minami2016::COLUMNS,
@@ -389,13 +459,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ln ε",
             y_label: "test error",
         },
+        rate: Some(Rate {
+            per_unit: 1.6545e-11,
+            fixed: 0.585,
+            paper: Cost {
+                total: 9.070254e+12,
+                max: 3.710044e+11,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "foulds2016/fig3",
         title: "HMM state assignments per region over time (Laplace, ε = 5, synthetic Iraq)",
-        config: "configs/foulds2016/fig3.toml",
-        config_text: include_str!("../../configs/foulds2016/fig3.toml"),
-        notes: include_str!("../../docs/figures/foulds2016/fig3.toml"),
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig3,
         data_columns: &foulds2016::hmm::FIG3_COLUMNS,
@@ -407,13 +482,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "month",
             y_label: "share of regions in the modal state",
         },
+        rate: Some(Rate {
+            per_unit: 7.0052e-10,
+            fixed: 0.0755,
+            paper: Cost {
+                total: 7.920000e+07,
+                max: 7.920000e+07,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "foulds2016/fig4_5",
         title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
-        config: "configs/foulds2016/fig4_5.toml",
-        config_text: include_str!("../../configs/foulds2016/fig4_5.toml"),
-        notes: include_str!("../../docs/figures/foulds2016/fig4_5.toml"),
         validate: foulds2016::hmm::validate_fig4_5,
         plot: foulds2016::hmm::plot::draw_fig4_5,
         data_columns: &foulds2016::hmm::FIG4_5_COLUMNS,
@@ -425,13 +505,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "value",
             y_label: "probability",
         },
+        rate: Some(Rate {
+            per_unit: 6.8831e-10,
+            fixed: 0.0737,
+            paper: Cost {
+                total: 7.920000e+07,
+                max: 7.920000e+07,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "foulds2016/fig6",
         title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
-        config: "configs/foulds2016/fig6.toml",
-        config_text: include_str!("../../configs/foulds2016/fig6.toml"),
-        notes: include_str!("../../docs/figures/foulds2016/fig6.toml"),
         validate: foulds2016::hmm::validate_fig6,
         plot: foulds2016::hmm::plot::draw_fig6,
         data_columns: &foulds2016::hmm::FIG6_DATA,
@@ -443,13 +528,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "test log-likelihood per held-out event",
         },
+        rate: Some(Rate {
+            per_unit: 3.1287e-10,
+            fixed: 0.0838,
+            paper: Cost {
+                total: 2.605724e+11,
+                max: 5.688000e+08,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "foulds2016/fig7",
         title: "HMM state assignments under OPS (ε = 5, M = 100, synthetic Afghanistan): last 100 samples vs last sample",
-        config: "configs/foulds2016/fig7.toml",
-        config_text: include_str!("../../configs/foulds2016/fig7.toml"),
-        notes: include_str!("../../docs/figures/foulds2016/fig7.toml"),
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig7,
         data_columns: &foulds2016::hmm::FIG3_COLUMNS,
@@ -461,13 +551,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "month",
             y_label: "share of regions in the modal state",
         },
+        rate: Some(Rate {
+            per_unit: 5.9798e-10,
+            fixed: 0.0207,
+            paper: Cost {
+                total: 1.148800e+08,
+                max: 1.148800e+08,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "foulds2016/recovery",
         title: "HMM recovery of the planted states (ARI) and emissions (TV) vs ε, per mechanism (beyond the paper)",
-        config: "configs/foulds2016/recovery.toml",
-        config_text: include_str!("../../configs/foulds2016/recovery.toml"),
-        notes: include_str!("../../docs/figures/foulds2016/recovery.toml"),
         validate: foulds2016::hmm::recovery::validate,
         plot: foulds2016::hmm::plot::draw_recovery,
         data_columns: &foulds2016::hmm::recovery::DATA,
@@ -479,13 +574,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "ARI of the modal states (mean)",
         },
+        rate: Some(Rate {
+            per_unit: 6.1882e-10,
+            fixed: 0.074,
+            paper: Cost {
+                total: 4.269760e+10,
+                max: 1.148800e+08,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "bun2018/fig2",
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
-        config: "configs/bun2018/fig2.toml",
-        config_text: include_str!("../../configs/bun2018/fig2.toml"),
-        notes: include_str!("../../docs/figures/bun2018/fig2.toml"),
         validate: |p, s| ready(bun2018::build_fig2(p, s)),
         plot: bun2018::plot::fig2,
         data_columns: &bun2018::FIG2_DATA,
@@ -497,13 +597,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "n (data size)",
             y_label: "mean Hellinger distance",
         },
+        rate: Some(Rate {
+            per_unit: 3.6255e-10,
+            fixed: 0.025,
+            paper: Cost {
+                total: 9.546397e+10,
+                max: 1.454644e+10,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "bun2018/fig3",
         title: "Distance quartiles vs prior strength; exact output distributions",
-        config: "configs/bun2018/fig3.toml",
-        config_text: include_str!("../../configs/bun2018/fig3.toml"),
-        notes: include_str!("../../docs/figures/bun2018/fig3.toml"),
         validate: |p, s| ready(bun2018::build_fig3(p, s)),
         plot: bun2018::plot::fig3,
         data_columns: &bun2018::FIG3_COLUMNS,
@@ -515,13 +620,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "prior a",
             y_label: "mean Hellinger distance",
         },
+        rate: Some(Rate {
+            per_unit: 8.3040e-10,
+            fixed: 0.141,
+            paper: Cost {
+                total: 8.729723e+08,
+                max: 1.085406e+08,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "heikkila2019/fig1",
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
-        config: "configs/heikkila2019/fig1.toml",
-        config_text: include_str!("../../configs/heikkila2019/fig1.toml"),
-        notes: include_str!("../../docs/figures/heikkila2019/fig1.toml"),
         validate: heikkila2019::validate_fig1,
         plot: heikkila2019::plot::fig1,
         data_columns: &heikkila2019::FIG1_COLUMNS,
@@ -533,13 +643,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "sampling ratio q",
             y_label: "ε",
         },
+        rate: Some(Rate {
+            per_unit: 2.0898e-10,
+            fixed: 0.61,
+            paper: Cost {
+                total: 2.799940e+10,
+                max: 1.600000e+09,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "heikkila2019/fig2",
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
-        config: "configs/heikkila2019/fig2.toml",
-        config_text: include_str!("../../configs/heikkila2019/fig2.toml"),
-        notes: include_str!("../../docs/figures/heikkila2019/fig2.toml"),
         validate: heikkila2019::validate_fig2,
         plot: heikkila2019::plot::fig2,
         data_columns: &heikkila2019::FIG2_COLUMNS,
@@ -551,13 +666,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "θ₁",
             y_label: "θ₂",
         },
+        rate: Some(Rate {
+            per_unit: 1.7181e-10,
+            fixed: 0.304,
+            paper: Cost {
+                total: 9.600000e+09,
+                max: 6.400000e+09,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "heikkila2019/fig3",
         title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
-        config: "configs/heikkila2019/fig3.toml",
-        config_text: include_str!("../../configs/heikkila2019/fig3.toml"),
-        notes: include_str!("../../docs/figures/heikkila2019/fig3.toml"),
         validate: heikkila2019::validate_fig3,
         plot: heikkila2019::plot::fig3,
         data_columns: &heikkila2019::FIG3_DATA,
@@ -569,13 +689,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "iteration",
             y_label: "|error of the posterior mean|",
         },
+        rate: Some(Rate {
+            per_unit: 2.6145e-10,
+            fixed: 19.9,
+            paper: Cost {
+                total: 9.984000e+11,
+                max: 2.400000e+10,
+            },
+        }),
     },
-    Spec {
-        id: "audit/mechanisms",
+    figure! {
+        id: audit_figure!(),
         title: "Privacy audit: every mechanism's claim against its exact or sampled privacy loss",
-        config: "configs/audit/mechanisms.toml",
-        config_text: include_str!("../../configs/audit/mechanisms.toml"),
-        notes: include_str!("../../docs/figures/audit/mechanisms.toml"),
         validate: |p, s| ready(audit::build(p, s)),
         plot: audit::plot::draw,
         data_columns: &audit::DATA_COLUMNS,
@@ -587,13 +712,18 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "draws per neighbour",
             y_label: "audited ε / claimed ε",
         },
+        rate: Some(Rate {
+            per_unit: 2.9682e-09,
+            fixed: 5.48,
+            paper: Cost {
+                total: 1.941540e+10,
+                max: 4.000000e+09,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "calibration/beta_bernoulli",
         title: "Calibration of naive, noise-aware and OPS posteriors (Beta-Bernoulli)",
-        config: "configs/calibration/beta_bernoulli.toml",
-        config_text: include_str!("../../configs/calibration/beta_bernoulli.toml"),
-        notes: include_str!("../../docs/figures/calibration/beta_bernoulli.toml"),
         validate: |p, s| ready(calibration::build(p, s)),
         plot: calibration::plot::draw,
         data_columns: &calibration::DATA_COLUMNS,
@@ -605,13 +735,20 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "largest coverage deviation",
         },
+        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 5.7 s, while
+        // a CI build ran on the same cores: conservative)
+        rate: Some(Rate {
+            per_unit: 1.4475e-09,
+            fixed: 0.808,
+            paper: Cost {
+                total: 6.762000e+09,
+                max: 7.840000e+07,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "calibration/dirichlet",
         title: "Calibration of naive and noise-aware posteriors (Dirichlet-Categorical, TARP)",
-        config: "configs/calibration/dirichlet.toml",
-        config_text: include_str!("../../configs/calibration/dirichlet.toml"),
-        notes: include_str!("../../docs/figures/calibration/dirichlet.toml"),
         validate: |p, s| ready(calibration::dirichlet::build(p, s)),
         plot: calibration::plot::draw_dirichlet,
         data_columns: &calibration::dirichlet::DATA_COLUMNS,
@@ -623,13 +760,19 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "largest coverage deviation",
         },
+        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 96.6 s, idle)
+        rate: Some(Rate {
+            per_unit: 1.3441e-09,
+            fixed: 1.008,
+            paper: Cost {
+                total: 1.420531e+11,
+                max: 1.608573e+09,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "calibration/logistic",
         title: "Calibration of the Concentrated, Diffuse, Gibbs and OPS posteriors (logistic regression, TARP)",
-        config: "configs/calibration/logistic.toml",
-        config_text: include_str!("../../configs/calibration/logistic.toml"),
-        notes: include_str!("../../docs/figures/calibration/logistic.toml"),
         validate: |p, s| ready(calibration::logistic::build(p, s)),
         plot: calibration::plot::draw_logistic,
         data_columns: &calibration::logistic::DATA_COLUMNS,
@@ -641,13 +784,19 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "largest coverage deviation",
         },
+        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 111.7 s, idle)
+        rate: Some(Rate {
+            per_unit: 1.4931e-10,
+            fixed: 0.749,
+            paper: Cost {
+                total: 1.484514e+12,
+                max: 1.671750e+10,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "raisa2021/banana",
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the banana (MMD, errors, R̂ vs ε)",
-        config: "configs/raisa2021/banana.toml",
-        config_text: include_str!("../../configs/raisa2021/banana.toml"),
-        notes: include_str!("../../docs/figures/raisa2021/banana.toml"),
         validate: |p, s| ready(raisa2021::build_banana(p, s)),
         plot: raisa2021::plot::banana,
         data_columns: &raisa2021::DATA,
@@ -659,13 +808,21 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "MMD to exact posterior draws",
         },
+        // calibrated on a 2-repeat paper-scale run of 2026-11-26 with the AVX2 kernels
+        // (2 jobs, 441 s, a build sharing the cores part of the time: conservative);
+        // the paper's 10 repeats cost 5× the units
+        rate: Some(Rate {
+            per_unit: 2.3312e-09,
+            fixed: 0.138,
+            paper: Cost {
+                total: 1.892310e+12,
+                max: 3.004187e+10,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "raisa2021/gauss",
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the ill-conditioned 10-d Gaussian",
-        config: "configs/raisa2021/gauss.toml",
-        config_text: include_str!("../../configs/raisa2021/gauss.toml"),
-        notes: include_str!("../../docs/figures/raisa2021/gauss.toml"),
         validate: |p, s| ready(raisa2021::build_gauss(p, s)),
         plot: raisa2021::plot::gauss,
         data_columns: &raisa2021::DATA,
@@ -677,13 +834,20 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "MMD to exact posterior draws",
         },
+        // calibrated on its paper-scale run of 2026-11-26 with the AVX2 kernels (10
+        // repeats, 2 jobs, 738 s, idle)
+        rate: Some(Rate {
+            per_unit: 1.3040e-09,
+            fixed: 0.137,
+            paper: Cost {
+                total: 1.131466e+12,
+                max: 3.019600e+10,
+            },
+        }),
     },
-    Spec {
+    figure! {
         id: "raisa2021/gmm",
         title: "Heikkilä's GMM: the penalty algorithm, DP-HMC and DP-SGNHT beside DP-MCMC and DP-SGLD (running error vs ε)",
-        config: "configs/raisa2021/gmm.toml",
-        config_text: include_str!("../../configs/raisa2021/gmm.toml"),
-        notes: include_str!("../../docs/figures/raisa2021/gmm.toml"),
         validate: raisa2021::gmm::validate,
         plot: raisa2021::plot::gmm,
         data_columns: &heikkila2019::FIG3_DATA,
@@ -695,6 +859,17 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "iteration",
             y_label: "|error of the posterior mean|",
         },
+        // a paper-scale run of 2026-11-26 (2 jobs, 1354 s) shared the 2 cores with
+        // another 2-job run: its DP-SGLD tasks ran at 2.1× heikkila2019/fig3's idle
+        // seconds per unit, so the measured 4.617e-10 s/unit and 34.1 s are divided by 2.1
+        rate: Some(Rate {
+            per_unit: 2.1986e-10,
+            fixed: 16.2,
+            paper: Cost {
+                total: 5.718400e+12,
+                max: 9.600000e+10,
+            },
+        }),
     },
 ];
 

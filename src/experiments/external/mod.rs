@@ -780,6 +780,7 @@ pub fn spec(c: &Config, id: &str) -> &'static Spec {
             x_label: leak(c.plot.x.clone()),
             y_label: leak(format!("{} (mean)", c.plot.y)),
         },
+        rate: None,
     }));
     specs.push(spec);
     spec
