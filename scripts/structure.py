@@ -259,7 +259,7 @@ def main():
     cyc = sccs(graph(files))
     exp = rust_files(os.path.join(SRC, "experiments"))
     cols = count(r'\.col\("', exp)
-    sreads = count(r"\.s\(\s*\w+\s*,\s*\"", exp)
+    sreads = count(r"\.s\(\s*[\w.\[\]]+\s*,", exp)
     rstring = count(r"Result<[^<>]*(?:<[^<>]*>)?[^<>]*,\s*String>", files)
     unreach = count(r"unreachable!\(", files)
     tree_files = []

@@ -627,7 +627,7 @@ fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
 }
 
 /// How a run departs from the paper's setting, as its manifest records it
-/// (issue 46: own config, profile, changed values, comparison run); a manifest
+/// (own config, profile, changed values, comparison run); a manifest
 /// written before that field existed is read by [`off_paper`]. Empty for a
 /// paper-scale run.
 fn departures_of(m: &Value) -> Vec<String> {

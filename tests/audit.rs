@@ -132,7 +132,7 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     // a subset runs into its own folder, named by what it changed, and says
-    // where; the full audit's folder is left as it was (issue 30)
+    // where; the full audit's folder is left as it was
     let full = std::fs::read(&summary).unwrap();
     let subset = out
         .path()

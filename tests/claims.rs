@@ -1,5 +1,5 @@
 //! Every quotation in a figure's `claim` (docs/figures/<id>.toml, shown in the
-//! gallery as "The paper") occurs in the paper's text (issue 30): the texts are
+//! gallery as "The paper") occurs in the paper's text: the texts are
 //! in `../shared/papers/<paper id>-*.txt` beside the repository (not ours to
 //! commit; CI has them), compared after normalising whitespace, line-break
 //! hyphenation, quotes and case. Where the folder is absent the test says so

@@ -112,7 +112,7 @@ fn readme_figure_table_rows_come_from_the_notes() {
 
 /// README.md rendered as GitHub renders it (CommonMark with GFM tables, by
 /// pulldown-cmark): the figure table is one table holding a row for every registry
-/// figure (issue 46: a blank line before the raisa2021 rows cut the table in two, and
+/// figure (a blank line before the raisa2021 rows cut the table in two, and
 /// the rows after it showed as text).
 #[test]
 fn readme_figure_table_renders_as_one_table() {
@@ -176,7 +176,7 @@ fn figure_notes_page_is_rendered_from_the_notes_files() {
     );
 }
 
-/// The README fits on a few screens; the rest lives in docs/ (issue 30).
+/// The README fits on a few screens; the rest lives in docs/.
 #[test]
 fn readme_stays_short_and_links_its_docs_pages() {
     let readme = read("README.md");
@@ -203,4 +203,72 @@ fn readme_stays_short_and_links_its_docs_pages() {
             "{page} missing"
         );
     }
+}
+
+/// Where a text cites something a reader of the repository cannot open: a design
+/// file outside it, or a numbered issue of a tracker that is not in the tree.
+fn outside_citations(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let mut found = Vec::new();
+    let facts = ["facts", " file"].concat();
+    if let Some(i) = lower.find(&facts) {
+        found.push(text[i..].chars().take(40).collect());
+    }
+    for word in ["issue ", "issues ", "issue #"] {
+        let mut rest = lower.as_str();
+        while let Some(i) = rest.find(word) {
+            let after = &rest[i + word.len()..];
+            if after.starts_with(|c: char| c.is_ascii_digit()) {
+                found.push(after.chars().take(30).collect());
+            }
+            rest = after;
+        }
+    }
+    found
+}
+
+/// Provenance stays in the tree: no source, test or doc cites a file outside the
+/// repository or an issue number (reference values cite `tests/reference/` or a
+/// paper; see tests/reference/README.md).
+#[test]
+fn nothing_cites_a_file_or_an_issue_outside_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack = vec![root.join("src"), root.join("tests"), root.join("docs")];
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue; // images
+            };
+            seen += 1;
+            for hit in outside_citations(&text) {
+                bad.push(format!("{}: …{hit}…", path.display()));
+            }
+        }
+    }
+    for hit in outside_citations(&read("README.md")) {
+        bad.push(format!("README.md: …{hit}…"));
+    }
+    assert!(seen > 200, "files read: {seen}");
+    assert!(
+        bad.is_empty(),
+        "citations outside the tree:\n{}",
+        bad.join("\n")
+    );
+    // the check finds what it looks for
+    assert_eq!(
+        outside_citations(&["see Issue", " 47, item 3"].concat()).len(),
+        1
+    );
+    assert_eq!(
+        outside_citations(&["the ", "Facts", " File §2"].concat()).len(),
+        1
+    );
+    assert!(outside_citations("an issue of taste; issues remain").is_empty());
 }

@@ -345,7 +345,7 @@ fn bad_commands_events_and_rows_exit_2_naming_the_key_task_or_row() {
 
 /// A `[[privacy]]` series naming a value no row has, or a drawn series without an
 /// entry, is refused with exit 2 once the rows are in, before anything is written
-/// (issue 46: a misspelt series was accepted and the real one left unledgered). The
+/// (a misspelt series was accepted and the real one left unledgered). The
 /// task rows themselves are right and stay cached.
 #[test]
 fn privacy_series_must_name_the_drawn_series() {

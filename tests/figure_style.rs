@@ -1,4 +1,4 @@
-//! Issue 46, part 9: figures a reader can tell apart in grey print. Error bars
+//! Figures a reader can tell apart in grey print. Error bars
 //! carry no circle of their own (plotters' `ErrorBar` drew a hollow one over
 //! every marker, so squares and triangles read as circles), the markers are
 //! drawn on top as in the legend, each panel names its metric, and ε spanning

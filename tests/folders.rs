@@ -1,4 +1,4 @@
-//! Issue 46, part 2–4: a folder says what it holds, and nothing replaces a
+//! A folder says what it holds, and nothing replaces a
 //! paper-scale result. A profile run writes `<figure>@smoke`, a config that
 //! differs from the shipped one writes `<figure>@config=<stem>` (or its own
 //! `id`), numbers have one spelling in folder names, the gallery's status is
@@ -382,7 +382,7 @@ fn a_comparison_that_ignores_the_sweep_is_refused() {
     refused(&o, &["compare.set.epsilon", "$epsilonn"]);
 }
 
-/// Issue 47, item 1: an external figure's `id` that climbs out of `--out`
+/// An external figure's `id` that climbs out of `--out`
 /// (`../victim` replaced the folder beside it) is refused before anything
 /// runs, and the folder beside `--out` is untouched.
 #[test]

@@ -1,4 +1,4 @@
-//! A seeded mutation fuzz of everything a user can hand privpost (issue 16):
+//! A seeded mutation fuzz of everything a user can hand privpost:
 //! every config under `configs/` (and its smoke profile) mutated — a key
 //! deleted, an unknown key, a wrong type, NaN, ±inf, negative, zero, huge,
 //! an empty or nested array, a broken profile — given to `check` (and, for the
@@ -458,7 +458,7 @@ fn mutated_configs_and_damaged_summaries_never_crash() {
     );
 }
 
-// ---- issue 32: the classes of the second hardening round, each over every
+// ---- the classes of the second hardening round, each over every
 // config (not one example per class) ----
 
 /// The top-level parameter keys of a config with their values (not the
@@ -883,7 +883,7 @@ fn the_second_round_cases_are_refused_or_fixed() {
     assert!(out.join("index.html").is_file());
 }
 
-/// Issue 47: the new doors, fuzzed with seeded generators — event and ledger-entry
+/// The new doors, fuzzed with seeded generators — event and ledger-entry
 /// JSON (with an oracle: a Laplace entry's pure claim holds iff ε ≥ Δ/b), audit
 /// samples (an infinite log ratio on D or −∞ on D′ is never a PASS), CSV datasets,
 /// Beta priors over their documented range [1e-6, 1e6], integer keys in exponent

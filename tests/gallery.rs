@@ -182,7 +182,7 @@ fn the_gallery_shows_every_figure_and_loads_in_a_browser() {
     std::fs::remove_file(out.join("bun2018/fig2@smoke/figure.png")).unwrap();
     let (code, report) = check_in_browser(&chromium, &page, &tmp.path().join("broken.png"));
     assert_eq!(code, 1, "{report}");
-    // the figure and its thumbnail in the contents table (issue 30)
+    // the figure and its thumbnail in the contents table
     assert_eq!(
         report["broken_images"],
         serde_json::json!([
@@ -255,7 +255,7 @@ fn the_browser_check_reports_failures_as_json() {
 
 /// The contents table never presents a smoke run, an overridden run or a sweep
 /// point as the paper's result, and flags a combined folder whose points were
-/// re-run after it was combined (issue 30).
+/// re-run after it was combined.
 #[test]
 fn statuses_say_how_each_folder_was_run_and_stale_combines_are_flagged() {
     let out = tempfile::tempdir().unwrap();
@@ -281,7 +281,7 @@ fn statuses_say_how_each_folder_was_run_and_stale_combines_are_flagged() {
     let contents = &html[..html.find("</table>").unwrap()];
     assert!(!contents.contains("paper scale: reproduced"), "{contents}");
     assert!(contents.contains("smoke profile (reduced, not the paper&#39;s scale)"));
-    // issue 46: the point at the config's own ε is no departure; ε = 100 is
+    // The point at the config's own ε is no departure; ε = 100 is
     assert!(
         contents.contains("epsilon = 100 (config: 0.1)"),
         "{contents}"

@@ -1,4 +1,4 @@
-//! Bad input never crashes, hangs or writes a NaN (issue 16): the fuzz
+//! Bad input never crashes, hangs or writes a NaN: the fuzz
 //! findings, each refused with exit 2 and a message naming the key, or run
 //! cleanly where the value is legitimate.
 
@@ -89,7 +89,7 @@ fn no_nan_in_any_csv() {
             "held_out_fraction=1e-300",
         ],
     );
-    // refused up front since issue 32 (it used to be computed, then refused by
+    // refused up front (it used to be computed, then refused by
     // the NaN guard): an empty hold-out set is known from the fraction
     refused(&o, "key `held_out_fraction`");
     assert!(!out.path().join("foulds2016/fig6").exists());
@@ -103,7 +103,7 @@ fn no_nan_in_any_csv() {
             "prior={alpha=1e308,beta=18}",
         ],
     );
-    // refused up front since issue 32 (it used to be computed, then refused by
+    // refused up front (it used to be computed, then refused by
     // the NaN guard, which results::table's unit tests keep covering)
     refused(&o, "key `prior.alpha`: 1e308");
 }
@@ -315,7 +315,7 @@ fn the_swap_is_atomic_under_a_kill_at_every_step() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
-/// Issue 32, class 9: `account`'s papercuts.
+/// `account`'s papercuts.
 #[test]
 fn account_answers_say_what_they_cannot_do() {
     // integer flags written in scientific notation
@@ -448,7 +448,7 @@ fn account_answers_say_what_they_cannot_do() {
     );
 }
 
-/// Issue 32, class 10: the command line's papercuts.
+/// The command line's papercuts.
 #[test]
 fn the_command_line_understands_near_misses() {
     // `--set KEY VALUE` is a missing `=`, not an unknown figure "0.5"
@@ -525,7 +525,7 @@ fn the_command_line_understands_near_misses() {
     );
 }
 
-/// Issue 32, class 10: a profile shared by every config of a configs folder
+/// A profile shared by every config of a configs folder
 /// (`profiles.toml`, `[NAME."<figure>"]`); a config's own profile wins.
 #[test]
 fn a_shared_profiles_file_serves_every_config() {
@@ -562,7 +562,7 @@ fn a_shared_profiles_file_serves_every_config() {
     assert!(stderr(&o).contains("profiles.toml"), "{}", stderr(&o));
 }
 
-/// Issue 32, class 10: manifests hold structured JSON, not Rust `Debug` text.
+/// Manifests hold structured JSON, not Rust `Debug` text.
 #[test]
 fn manifests_hold_no_rust_debug_text() {
     let out = tempfile::tempdir().unwrap();
@@ -594,7 +594,7 @@ fn manifests_hold_no_rust_debug_text() {
 
 /// Räisä et al.'s comparison refuses τ ≤ 0, clip ≤ 0, L = 0 and an ε whose budget
 /// leaves a method fewer than 2 iterations per chain, with exit 2 naming the key,
-/// before any work (issue 34).
+/// before any work.
 /// A DP-SGNHT chain whose step is far too large diverges: its moments are written as
 /// empty cells and its summary rows count 0 runs — never a NaN, never a made-up number.
 #[test]

@@ -1,4 +1,4 @@
-//! Hardening round 3 (issue 47): the doors added for users' own commands, events,
+//! Hardening round 3: the doors added for users' own commands, events,
 //! samples and data — no read without a bound, no panic that hangs a run, no
 //! process that outlives its run, no estimate far below the work.
 
@@ -32,7 +32,7 @@ fn devices_are_not_read_as_inputs() {
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }
 
-/// Issue 47 item 4: statrs panicked in a worker and the run waited forever. A
+/// Statrs panicked in a worker and the run waited forever. A
 /// Dirichlet prior outside the documented [1e-6, 1e6] is refused naming `prior`;
 /// a Beta prior inside it ([10000, 10], whose truncated posterior holds 10⁻¹⁸⁹ of
 /// its mass inside OPS's interval) runs to the end; so do the two priors whose runs
@@ -105,7 +105,7 @@ fn external(dir: &std::path::Path, script: &str, timeout: f64) -> String {
     path.to_str().unwrap().to_string()
 }
 
-/// Issue 47 item 5: a background child holding stdout made the run ignore
+/// A background child holding stdout made the run ignore
 /// `timeout_seconds`; it is killed with its command's group when the command exits.
 /// More than 256 MiB of stdout is named as such, not as "exited with status 141".
 #[test]
@@ -131,7 +131,7 @@ fn a_task_leaves_no_process_and_names_oversized_output() {
     assert!(!stderr(&o).contains("status 141"), "{}", stderr(&o));
 }
 
-/// Issue 47 item 5: Ctrl-C, SIGTERM or SIGKILL of `privpost run` had left the user's
+/// Ctrl-C, SIGTERM or SIGKILL of `privpost run` had left the user's
 /// command and its children running; the watcher kills their group when privpost
 /// ends, however it ends.
 #[test]
@@ -178,7 +178,7 @@ fn no_user_process_outlives_an_interrupted_or_killed_run() {
     }
 }
 
-/// Issue 47 item 7: work thrown away by a late exit 1. A split-R̂ of 2·10¹⁶ (DP-HMC
+/// Work thrown away by a late exit 1. A split-R̂ of 2·10¹⁶ (DP-HMC
 /// at step 1, chains that never move) is drawn at the panel's cap instead of failing
 /// the plot check after every task ran; ε = 5·10⁻³²⁴ is refused up front (it became
 /// 0 in task 2); an external row of 1e16 is refused at its row.
@@ -208,7 +208,7 @@ fn nothing_fails_after_the_work() {
     );
 }
 
-/// Issue 47 items 8–9: messages. `runs = 1` in geumlek2017/fig2 (one run has no sd)
+/// Messages. `runs = 1` in geumlek2017/fig2 (one run has no sd)
 /// runs to the end instead of stopping at "NaN in column sd"; a data_dir that cannot
 /// be written is refused before any download; a JSON key given twice is refused;
 /// stderr on a full device is exit 1, not a panic (exit 101).
@@ -263,7 +263,7 @@ fn messages_name_the_cause_and_stderr_never_panics() {
     }
 }
 
-/// Issue 47 item 10: a diverged DP-SGNHT chain had left empty moments beside
+/// A diverged DP-SGNHT chain had left empty moments beside
 /// `runs = 2`; a repeat enters a row only with every score, and `runs` counts those.
 #[test]
 fn diverged_chains_are_not_counted_as_runs() {

@@ -1,4 +1,4 @@
-//! The three noise modes through the binary (issue 33): `exact` is
+//! The three noise modes through the binary: `exact` is
 //! byte-reproducible for any `--jobs` and records its mode in the ledger and
 //! manifest; `secure` is not reproducible and never cached; bad values and
 //! figures with nothing additive are refused with exit 2 naming `noise`.
@@ -55,7 +55,7 @@ fn exact_mode_is_byte_reproducible_and_labelled() {
         ok(&run(dir.path(), &args));
     }
     for figure in figures {
-        // a --set that changes a value runs into `<figure>@key=value` (issue 30)
+        // a --set that changes a value runs into `<figure>@key=value`
         let point = format!("{figure}@smoke,noise=exact");
         let f = point.as_str();
         for file in ["data.csv", "summary.csv"] {

@@ -62,7 +62,7 @@ fn a_csv_dataset_runs_with_its_checksum_in_the_manifest_and_the_cache_key() {
     };
     let o = run(&[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    // issue 46: a config on the user's own data never lands in the paper's folder
+    // A config on the user's own data never lands in the paper's folder
     let fig = dir.path().join("out/minami2016/logreg@config=toy,smoke");
     assert!(!dir.path().join("out/minami2016/logreg").exists());
     assert!(!dir.path().join("out/minami2016/logreg@smoke").exists());
@@ -351,7 +351,7 @@ fn exported_adult_read_back_as_csv_gives_the_built_in_results() {
     assert_eq!(m["datasets"][0]["rows"], 45222);
 }
 
-/// Issue 46, part 8: a bound that clips most rows is said by `check` and `run`
+/// A bound that clips most rows is said by `check` and `run`
 /// (how many, and what to do); declared ranges that fit are silent; an
 /// intercept column is optional, counted in the dimension and the norm, and
 /// refused beyond the bound.

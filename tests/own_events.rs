@@ -116,7 +116,7 @@ fn an_event_file_is_answered_by_the_same_accountants() {
     assert!(ev["answers"][0]["sigma"].as_f64().unwrap() > 1.0);
 }
 
-/// Laplace(scale 10) + 10 × Gaussian(σ 5), sensitivity 1, at δ = 10⁻⁵ (issue 46):
+/// Laplace(scale 10) + 10 × Gaussian(σ 5), sensitivity 1, at δ = 10⁻⁵:
 /// the Laplace part's RDP is its exact curve (Mironov 2017, Prop. 6), not its pure ε
 /// at every order (which gave 2.914), and the composition gets the tight PLD answer.
 /// Reference values: dp-accounting 0.6.0 (`tests/reference/oracles.py`, section 7, run
@@ -278,7 +278,7 @@ fn bad_event_files_exit_2_naming_the_file_and_key() {
         "{}",
         stderr(&o)
     );
-    // issue 47: claims whose own parameters are no guarantee never "hold" — a
+    // Claims whose own parameters are no guarantee never "hold" — a
     // conversion at order 0.5 (it recomputed ε = 0), an RDP order −3, δ = −1
     for claim in [
         r#"{"kind": "approx_dp", "epsilon": 0.001, "delta": 1e-5, "conversion": "classic", "order": 0.5}"#,
@@ -332,7 +332,7 @@ fn a_manifest_ledger_is_reverified_and_composed() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let entries = v["entries"].as_array().unwrap();
     assert!(entries.iter().all(|e| e["holds"] == true), "{v}");
-    // issue 46: the running checkpoints of one chain are one release, at its last
+    // The running checkpoints of one chain are one release, at its last
     // checkpoint, with the figure's own claim there; methods are not composed
     let releases = v["releases"].as_array().unwrap();
     assert_eq!(releases.len(), 5, "{v}");
@@ -457,7 +457,7 @@ fn built_in_score_files_give_the_audits_own_bounds() {
     }
     assert!(checked >= 10, "{checked} score files");
     // the half-scale Laplace is exactly 2-DP: its scores pass ε = 2 and fail ε = 1
-    // (issue 46: float rounding of the exact log ratio once made it fail ε = 2)
+    // (float rounding of the exact log ratio once made it fail ε = 2)
     let half = dir.join("scores-laplace_counts-statistical-half_scale.csv");
     for (claim, code) in [("epsilon=2", 0), ("epsilon=1", 1)] {
         let o = privpost(&[
@@ -472,7 +472,7 @@ fn built_in_score_files_give_the_audits_own_bounds() {
 }
 
 /// Scores carrying a few ulps of rounding give the same verdict as exact ones, and
-/// the report says when comparing exactly would have changed it (issue 46: the D draws'
+/// the report says when comparing exactly would have changed it (the D draws'
 /// extreme log ratios 2.0000000000000004 against the D′ draws' 2.0 made an event of
 /// rounding and failed an exactly 2-DP mechanism).
 #[test]
@@ -585,7 +585,7 @@ fn bad_samples_exit_2_naming_the_file_and_line() {
     }
 }
 
-/// Exact log ratios that no claim survives fail the audit (issue 47 item 3: one `inf`
+/// Exact log ratios that no claim survives fail the audit (one `inf`
 /// among 300 on D, `-inf` on D′, or one ratio of 800 had passed with the ε of the
 /// file without it); values no draw can have are refused with file and line (blank
 /// lines counted); `/dev/zero` and duplicate claim keys are refused.

@@ -50,7 +50,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
                 .unwrap();
         assert_eq!(manifest["figure"], id);
         assert_eq!(manifest["profile"], "smoke");
-        // issue 46: a smoke run never takes the paper's folder, and says what it is
+        // A smoke run never takes the paper's folder, and says what it is
         assert!(
             !one.path().join(id).exists(),
             "{id}: a smoke run wrote the paper's folder"
@@ -101,7 +101,7 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
     }
 }
 
-/// Issue 46: `account --manifest` answers per release, and the answer is the
+/// `account --manifest` answers per release, and the answer is the
 /// figure's own claim: each release's ε is its ledger entry's claim — for a
 /// chain, the entry of its last checkpoint — every series has a release, and
 /// for the running-ε figures the ε plotted last for each method.

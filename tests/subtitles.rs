@@ -1,5 +1,5 @@
 //! A figure's subtitle states the guarantee it plots, from its own ledger
-//! (issue 30): Heikkilä Fig. 2's ε is the classic conversion the paper uses
+//!: Heikkilä Fig. 2's ε is the classic conversion the paper uses
 //! (with the improved one beside it), and Fig. 3's DP-MCMC δ is the δ of the
 //! plotted claim — the chain composed with its DPVI start.
 

@@ -509,7 +509,7 @@ fn the_set_grammar_sweeps_any_key() {
         labels(&[&f2[..], &["n_values=[[10,20],[30]]"]].concat()),
         ["n_values=[10, 20]", "n_values=[30]"]
     );
-    // a plain replacement labels its run too (issue 30), unless it changes nothing
+    // a plain replacement labels its run too, unless it changes nothing
     assert_eq!(
         labels(&[&f2[..], &["n_values=[10,20]"]].concat()),
         ["n_values=[10,20]"]
@@ -620,7 +620,7 @@ fn set_mistakes_are_named() {
 #[test]
 fn cli_habits() {
     // a figure that cannot be written (its paper folder is a file) is refused
-    // before any work, with or without --keep-going (issue 32: it used to fail
+    // before any work, with or without --keep-going (it used to fail
     // after computing); --keep-going past a failing figure is tested in
     // tests/external.rs
     for keep_going in [true, false] {

@@ -424,7 +424,7 @@ fn list_reads_the_registry() {
     assert!(!out.contains("(missing)"), "{out}");
 }
 
-/// Issue 15 §2: every valid order by default, a loud warning at a capped edge, T = 0
+/// Every valid order by default, a loud warning at a capped edge, T = 0
 /// spends nothing, a huge --alpha-max answers at once, the inverse question is answered
 /// on the safe side and checked, and --json prints one object.
 #[test]
@@ -697,9 +697,9 @@ fn naive_bayes_laplace_noises_the_pooled_counts() {
     assert!(!cells.iter().any(|r| r.0 == "laplace"));
 }
 
-/// `account --mechanism penalty | dp-hmc` (issue 34): the largest T for each ε
-/// equals Räisä et al.'s accounting (their repository's `adp_iters`, tabled in the
-/// design facts file) on the banana settings, T meets ε and T + 1 does not, zCDP
+/// `account --mechanism penalty | dp-hmc`: the largest T for each ε
+/// equals Räisä et al.'s accounting (their repository's `adp_iters`, recomputed in
+/// tests/reference/raisa_budgets.csv) on the banana settings, T meets ε and T + 1 does not, zCDP
 /// allows fewer; bad settings exit 2 naming the flag.
 #[test]
 fn account_answers_penalty_and_dp_hmc_budgets() {

@@ -1,6 +1,6 @@
 //! `privpost account --mechanism penalty | dp-hmc`: the budget of the exact private
 //! MH samplers whose every iteration is a composition of Gaussian mechanisms with
-//! data-independent sensitivity (issue 34): ε after T iterations, or the largest T
+//! data-independent sensitivity: ε after T iterations, or the largest T
 //! for a target ε, by the tight Gaussian PLD (closed form) and by zCDP
 //! (`privacy::gaussian_pld`).
 

@@ -52,7 +52,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
         .collect();
     super::run::check_limits(&sized, super::run::jobs(None)?, args.allow_long)?;
     // a user's CSV dataset: its errors, as run would give them, and the warning when
-    // the declared bound would mostly clip it (issue 46)
+    // the declared bound would mostly clip it
     let mut seen = std::collections::BTreeSet::new();
     for p in &planned {
         let warnings = crate::experiments::logreg::csv_check(&p.resolved.params)

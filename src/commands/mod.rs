@@ -543,7 +543,7 @@ fn plan_compare(
         .next()
         .ok_or_else(|| CommandError::input(format!("{}: no run", config.display())))?;
     // `"$KEY"` takes the external run's value (a dotted key of its config, or
-    // `params.KEY`): the comparison follows a sweep point (issue 46)
+    // `params.KEY`): the comparison follows a sweep point
     let mut followed: Vec<String> = Vec::new();
     let mut set = toml::Table::new();
     for (k, v) in &cmp.set {

@@ -456,7 +456,7 @@ fn compact(v: &toml::Value) -> String {
 }
 
 /// A value as a label shows it, one spelling per number: an integral float
-/// is written like the integer (`1.0` and `1` label the same point, issue 46).
+/// is written like the integer (`1.0` and `1` label the same point).
 fn show(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
@@ -1416,7 +1416,7 @@ epsilon = 0.5
             .resolve(None, &[sweep, repl, seeds], &no_list)
             .unwrap();
         assert_eq!(r.len(), 6);
-        // the plain replacement labels the run too (issue 30), before the axes
+        // the plain replacement labels the run too, before the axes
         assert_eq!(
             r[0].sweep_label.as_deref(),
             Some("lambdas=[3],epsilon=0.1,seed=1")

@@ -108,8 +108,7 @@ pub struct CsvDataset {
     pub intercept: Option<f64>,
 }
 
-/// The share of rows the declared bound may clip before a run warns (issue 46:
-/// a default config clipped every row of a CSV to norm 1 without a word).
+/// The share of rows the declared bound may clip before a run warns (/// a default config clipped every row of a CSV to norm 1 without a word).
 pub const CLIP_WARN_FRACTION: f64 = 0.1;
 
 /// Where a logistic figure's dataset comes from.

@@ -1,14 +1,12 @@
 //! Exact private Metropolis–Hastings samplers whose every iteration is a
-//! composition of Gaussian mechanisms with data-independent sensitivity (issue 34;
-//! facts: `shared/design/facts-dp-hmc-penalty.md`):
+//! composition of Gaussian mechanisms with data-independent sensitivity (//! facts: `shared/design/facts-dp-hmc-penalty.md`):
 //!
 //! - the **penalty algorithm** (Yildirim & Ermis 2019, after Ceperley & Dewing
 //!   1999): a random-walk proposal θ′, the full-data log-likelihood ratio
 //!   λ = Σᵢ clip(rᵢ) released with Gaussian noise of standard deviation σ, accepted
 //!   with probability min{1, exp(λ̂ + ln p(θ′)/p(θ) − σ²/2)}. With σ symmetric in
 //!   (θ, θ′) and free of the data, a(λ) = E min{1, e^{λ + σZ − σ²/2}} satisfies
-//!   a(λ) = e^λ a(−λ): detailed balance for the posterior (their Proposition; the
-//!   facts file §1). Clipping each rᵢ to ±b‖θ′ − θ‖ bounds the sensitivity by
+//!   a(λ) = e^λ a(−λ): detailed balance for the posterior (their Proposition). Clipping each rᵢ to ±b‖θ′ − θ‖ bounds the sensitivity by
 //!   c = 2b‖θ′ − θ‖ and σ = τ n^α c makes every iteration a Gaussian mechanism with
 //!   Δ/σ = 1/(τ n^α).
 //! - **DP-HMC** (Räisä, Koskela, Honkela 2021): leapfrog dynamics driven by the sum

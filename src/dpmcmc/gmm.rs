@@ -477,7 +477,8 @@ mod tests {
         }
     }
 
-    /// The facts file's exact posterior (authors' data, N = 10⁶, N₀ = 100): mean
+    /// The exact posterior of the authors' data (N = 10⁶, N₀ = 100; their
+    /// DPBayes/DP-MCMC-NeurIPS2019 data set, tests/reference/README.md): mean
     /// (0.4889, 0.0180), variance (0.2015, 0.7222), correlation −0.944. Our data are
     /// another draw from the same model (ours: mean (0.4903, 0.0181), variance
     /// (0.2023, 0.7255), correlation −0.9446).

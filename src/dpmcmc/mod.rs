@@ -1,6 +1,6 @@
 //! DP-MCMC with the Barker acceptance test (heikkila2019-dp-mcmc): the
 //! correction distribution V_cor of the Barker decomposition (paper eq. 8, 16), the
-//! Barker chains, DP-SGLD and DPVI; and the exact private MH samplers of issue 34
+//! Barker chains, DP-SGLD and DPVI; and the exact private MH samplers
 //! (the penalty algorithm, DP-HMC: `exact_mh`) with Räisä et al.'s targets
 //! (`raisa_models`).
 

@@ -1,4 +1,5 @@
-//! The two targets of Räisä, Koskela, Honkela 2021 (issue 34; facts file §3), with
+//! The two targets of Räisä, Koskela, Honkela 2021 (their experiment code,
+//! DPBayes/DP-HMC-experiments: the banana and the ill-conditioned Gaussian), with
 //! their exact posteriors in closed form, so that reference draws are i.i.d.:
 //!
 //! - **banana** (d = 2): prior θ₁ ~ N(0, 1/τ₀), θ₂ + aθ₁² ~ N(0, 1/τ₀); records

@@ -1,5 +1,5 @@
 //! DP-SGLD and DP-SGNHT on any [`RecordModel`], as Räisä, Koskela, Honkela (2021) ran
-//! them beside DP-HMC (facts file §4): a batch of b records drawn without
+//! them beside DP-HMC (their experiment code's `sgld.py`): a batch of b records drawn without
 //! replacement, per-record gradients clipped to norm C, h = η/n, and
 //!
 //! - **DP-SGLD** (Welling & Teh 2011 with clipping): θ ← θ + h(∇ln p(θ) + (n/b)Σ_B

@@ -242,8 +242,9 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
-    /// The committed tables beat the authors' fit (facts file: C = 2 sup CDF
-    /// 2.4e-3, TV 5.5e-3; C = 1: 7.9e-5, 2.5e-4).
+    /// The committed tables beat the authors' fit (their stored V_cor of
+    /// DPBayes/DP-MCMC-NeurIPS2019, measured the same way; tests/reference/README.md:
+    /// C = 2 sup CDF 2.4e-3, TV 5.5e-3; C = 1: 7.9e-5, 2.5e-4).
     #[test]
     fn stored_tables_match_or_beat_the_authors() {
         let (tv2, sup2) = VCor::stored(2.0).unwrap().error_to_logistic();

@@ -1006,7 +1006,7 @@ mod tests {
     }
 
     /// A status is what was reproduced, never a measurement that goes stale
-    /// (issue 46: "1.7 min" stayed after the kernels made it 100 s); wall
+    /// ("1.7 min" stayed after the kernels made it 100 s); wall
     /// times come from each run's manifest.
     #[test]
     fn statuses_carry_no_wall_times() {

@@ -744,7 +744,7 @@ mod tests {
         kl
     }
 
-    /// Exact audit of OPS (issue 15): for n = 30 records and every neighbouring pair
+    /// Exact audit of OPS: for n = 30 records and every neighbouring pair
     /// (one record flipped), the supremum of the log density ratio of the two truncated
     /// tempered posteriors (monotone in ln(θ/(1−θ)), so at the truncation ends, checked on a
     /// grid as well) never exceeds the claimed ε; without the truncation (a₀ → 10⁻³⁰⁰,

@@ -1,5 +1,5 @@
 //! Noise-aware posteriors of the Beta-Bernoulli model from a Laplace release
-//! of its counts (issue 31): posteriors that condition on the release
+//! of its counts: posteriors that condition on the release
 //! mechanism instead of treating the noisy counts as real ones. Each is
 //! post-processing of a release privpost already makes, so it costs no privacy.
 //!

@@ -1,5 +1,5 @@
 //! Noise-aware posteriors of the Dirichlet-Categorical model from a Laplace
-//! release of its counts (issue 31): the K-category companion of
+//! release of its counts: the K-category companion of
 //! [`super::noise_aware`]. n records, counts s = (s₁, …, s_K) with Σs = n
 //! public, prior Dirichlet(α) on θ.
 //!

@@ -1,5 +1,5 @@
 //! Gibbs sampling for the K-state HMM with naive-Bayes emissions (Foulds et al. 2016
-//! §5; facts file): one chain per region, transition rows ~ Dirichlet(α) collapsed out
+//! §5): one chain per region, transition rows ~ Dirichlet(α) collapsed out
 //! (Goldwater & Griffiths 2007), emissions φ_{k,d} ~ Dirichlet(β_d) per state and
 //! feature, not collapsed. A sweep draws every φ_{k,d} given the states, then every
 //! state z_{r,i} in time order given its neighbours and φ.
@@ -371,7 +371,7 @@ pub fn modal(tallies: &[usize]) -> usize {
 
 impl Gibbs<'_> {
     /// ln of the held-out likelihood of every held-out cell under the current sample
-    /// (facts file): Σ_k p(z = k | neighbours, other transitions) · Π_events Π_d φ_{k,d,x_d},
+    /// (Foulds et al. 2016 §5's predictive): Σ_k p(z = k | neighbours, other transitions) · Π_events Π_d φ_{k,d,x_d},
     /// evaluated on `truth` (the un-noised histograms, same cell layout). Returns one
     /// value per held-out cell, in region/time order.
     pub fn held_out_loglik(&self, state: &State, truth: &Histograms) -> Vec<f64> {
@@ -534,7 +534,8 @@ mod tests {
         }
     }
 
-    /// Tempering divides every log weight by T; the OPS constants follow the facts file.
+    /// Tempering divides every log weight by T; the OPS constants follow Foulds et
+    /// al. 2016, Theorem 1 (ε = 2·bound/T of the truncated, tempered posterior).
     #[test]
     fn ops_tempers_and_truncates() {
         let cards = [10usize, 100, 2, 2, 2];

@@ -12,7 +12,7 @@ use crate::privacy::noise::CountNoise;
 /// two values of the feature.
 pub const HISTOGRAM_L1_SENSITIVITY: f64 = 2.0;
 
-/// The Laplace mechanism on the histograms (Foulds §4.2, facts file): every count of
+/// The Laplace mechanism on the histograms (Foulds et al. 2016 §4.2): every count of
 /// every kept cell of feature d gets Laplace(Δ_d/ε_d) noise with Δ_d = 2, then is
 /// clamped at zero (post-processing). Cells compose in parallel (each event lies in
 /// one cell), features sequentially: ε = Σ_d ε_d. In the exact modes the noise is
@@ -101,7 +101,7 @@ impl LaplaceRelease {
 /// How the noisy counts of a histogram are made non-negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PostProcess {
-    /// Each count clamped at zero (Foulds et al.; the facts file): an empty
+    /// Each count clamped at zero (Foulds et al. 2016 §4.2): an empty
     /// value gains Laplace(b)'s positive part, b/2 on average, so a histogram of
     /// K values gains about K·b/2 counts in all.
     Clamp,

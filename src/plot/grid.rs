@@ -23,7 +23,7 @@ pub struct PanelGrid {
     /// a line under the panels' titles: fixed parameters, "synthetic data", …
     pub subtitle: Option<String>,
     /// the y label of each panel, in panel order (empty: `y_desc` for all), for
-    /// panels of different metrics (issue 46: Räisä's four were all "score")
+    /// panels of different metrics (Räisä's four were all "score")
     pub y_descs: Vec<String>,
     /// one y range for every panel (cells of one quantity, compared across
     /// panels); else each panel fits its own
@@ -202,7 +202,7 @@ mod tests {
         }
     }
 
-    /// Cells of one quantity share one y range (issue 46); others fit their own.
+    /// Cells of one quantity share one y range; others fit their own.
     #[test]
     fn shared_y_gives_every_panel_the_range_of_all() {
         let own = grid(false).y_ranges();

@@ -1,5 +1,4 @@
-//! The overlay figure of `privpost combine`, in the house style (issues 30,
-//! 46): the figure's main metric (its registry row's [`Overlay`]) against its
+//! The overlay figure of `privpost combine`, in the house style: the figure's main metric (its registry row's [`Overlay`]) against its
 //! x; hue and marker = the mechanism as in the figure itself, shade = the sweep
 //! point (light → dark in the points' order, which `combine` sorts by value),
 //! so the legend has one entry per mechanism and one grey shade per point

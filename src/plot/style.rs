@@ -266,7 +266,7 @@ pub fn shade_of(color: RGBColor, alpha: f64) -> RGBColor {
 
 /// A vertical error bar from `lo` to `hi` (data points at the same x) with caps
 /// of `cap` px each side, and nothing at the mean: plotters' `ErrorBar` draws a
-/// hollow circle there, which hid every series' own marker (issue 46). Draw
+/// hollow circle there, which hid every series' own marker. Draw
 /// the markers after the bars.
 pub struct Whisker<C> {
     pub ends: [C; 2],

@@ -523,7 +523,7 @@ impl Guarantee {
         }
     }
 
-    /// The claim's own parameters are ones a guarantee can have (issue 47): ε ≥ 0,
+    /// The claim's own parameters are ones a guarantee can have: ε ≥ 0,
     /// RDP orders λ ≥ 1, 0 ≤ δ < 1, and an RDP conversion (`classic`,
     /// `improved`) at an order λ > 1. Checked by [`Entry::verify`] before any
     /// recomputation — the one check behind the ledger, `account --event`,

@@ -281,7 +281,7 @@ mod tests {
         }
     }
 
-    /// Reference values from the facts file (authors' code, classic conversion, δ = 1/N).
+    /// Theorem 2 (Heikkilä et al. 2019, eq. 21) written out directly, and its domain.
     #[test]
     fn per_step_bound_matches_the_formula_and_its_domain() {
         for (alpha, b) in [(2u32, 1000u64), (10, 1000), (99, 1000), (3, 20)] {

@@ -1,6 +1,6 @@
 //! Privacy of stochastic-gradient MCMC with a fixed-size minibatch drawn without
 //! replacement, under substitution of one record: DP-SGLD and DP-SGNHT as Räisä,
-//! Koskela, Honkela (2021) run them (facts file §4).
+//! Koskela, Honkela (2021) run them (their experiment code's `sgld.py`).
 //!
 //! **The mechanism.** Each step releases S = Σ_{i∈B} clip_C(gᵢ) + N(0, s²I) for a batch
 //! B of b of the n records drawn without replacement (q = b/n); θ's update is
@@ -228,8 +228,9 @@ mod tests {
         }
     }
 
-    /// Räisä et al.'s DP-SGLD/SGNHT iteration totals (facts file §3, computed by their
-    /// fourier-accountant bisection; `configs/raisa2021/*.toml`) are reproduced by the
+    /// Räisä et al.'s DP-SGLD/SGNHT iteration totals (their experiment code computes
+    /// them by bisection with a Fourier accountant; tests/reference/README.md;
+    /// `configs/raisa2021/*.toml`) are reproduced by the
     /// symmetric pair: at their T our upper bound is ε + (0, slack + 0.003], and 0.5 %
     /// more iterations exceed that. Under the dominating pair those runs spend less
     /// than ε (their σ is halved, which more than covers the pair's shortfall).

@@ -1,4 +1,4 @@
-//! Wall-time estimates before a run (issue 30): `run`'s plan, `check` and
+//! Wall-time estimates before a run: `run`'s plan, `check` and
 //! `slurm` print them per figure and in total.
 //!
 //! The model: a figure's tasks cost [`Figure::task_cost`] units each (flops, to

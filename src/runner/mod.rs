@@ -594,7 +594,7 @@ fn compute(
         .collect()
 }
 
-/// Per-task seconds for calibrating [`Figure::task_cost`] (issue 30: a cost
+/// Per-task seconds for calibrating [`Figure::task_cost`] (a cost
 /// model is refitted from them, `scripts/calibrate-estimates.sh`): with
 /// `$PRIVPOST_TASK_TIMES=FILE`, each computed task appends a line
 /// `figure,index,cost_units,seconds` to FILE (created with a header if absent).

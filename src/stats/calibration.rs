@@ -1,4 +1,4 @@
-//! Calibration checks of a posterior (issue 31), from replications that draw
+//! Calibration checks of a posterior, from replications that draw
 //! θ* from the prior, data and a release from θ*, and the posterior from the
 //! release:
 //! - **coverage** of central credible intervals: with u the posterior CDF at θ*
@@ -168,9 +168,10 @@ mod tests {
         assert_eq!(coverage(&pits, 1.0), 1.0);
     }
 
-    /// The values the facts file states: ±0.044 at γ = 0.5 and R = 500 (normal
-    /// approximation; the exact binomial band is within a step of 1/R), 0.061
-    /// for the DKW band at R = 500 and 0.043 at R = 1000.
+    /// The closed forms: the normal approximation's ±1.96·√(γ(1 − γ)/R) = ±0.0438
+    /// at γ = 0.5 and R = 500 (the exact binomial band is within a step of 1/R),
+    /// and the DKW half-width √(ln(2/0.05)/(2R)) = 0.0607 at R = 500, 0.0429 at
+    /// R = 1000.
     #[test]
     fn bands_match_their_closed_forms() {
         assert!((dkw_halfwidth(500, 0.05) - 0.0607).abs() < 1e-4);

@@ -1,5 +1,5 @@
 //! Maximum mean discrepancy with a Gaussian kernel (Gretton et al. 2012), as
-//! Räisä, Koskela, Honkela 2021 score their samplers (issue 34; their metrics
+//! Räisä, Koskela, Honkela 2021 score their samplers (their metrics
 //! module, read for the definition): k(x, y) = exp(−‖x − y‖²/(2ℓ²)), the bandwidth
 //! ℓ the median distance of 500 pairs drawn with replacement, one point from each
 //! sample, and the unbiased U-statistic

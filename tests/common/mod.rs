@@ -99,7 +99,7 @@ pub fn manifest(path: &Path) -> serde_json::Value {
 }
 
 /// The one folder `<out>/<figure>@…` a run with a value-changing `--set` wrote
-/// (issue 30: such a run never replaces the figure's own folder); panics
+/// (such a run never replaces the figure's own folder); panics
 /// unless there is exactly one.
 #[allow(dead_code)]
 pub fn point_dir(out: &Path, figure: &str) -> PathBuf {

@@ -94,7 +94,7 @@ acct = rdp_acct.anaRDPacct(m=100, m_max=200)
 acct.compose_subsampled_mechanism(barker_step, 0.001, coeff=20000)
 out["autodp_barker"] = {"n_data": 1_000_000, "batch": 1000, "iterations": 20000, "delta": 1e-6,
                         "epsilon": acct.get_eps(1e-6)}
-# 6. compositions of plain Gaussian mechanisms (issue 34: the penalty algorithm and
+# 6. compositions of plain Gaussian mechanisms (the penalty algorithm and
 #    DP-HMC, n = 1e5, banana settings of Raisa et al.): dp-accounting's PLD, pessimistic
 #    (an upper bound) and optimistic (a lower bound), around privpost's closed form
 def gaussian_pld(sigma, flag):
@@ -118,7 +118,7 @@ for name, parts, k in [("penalty", [(0.17 * ROOT_N, 1)], 580),
         row[key] = step.self_compose(k).get_epsilon_for_delta(1e-6)
     out["gaussian_composition"].append(row)
 
-# 7. a composition of a Laplace and Gaussian mechanisms (issue 46): Laplace(scale 10) +
+# 7. a composition of a Laplace and Gaussian mechanisms: Laplace(scale 10) +
 #    10 x Gaussian(sigma 5), sensitivity 1, delta = 1e-5 -- dp-accounting's PLD bracket
 #    (pessimistic, optimistic) and its RDP accountant (default orders)
 from dp_accounting import dp_event, rdp as rdp_mod

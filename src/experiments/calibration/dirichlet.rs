@@ -1,4 +1,4 @@
-//! `calibration/dirichlet` (issue 31; beyond the papers): the calibration of
+//! `calibration/dirichlet` (beyond the papers): the calibration of
 //! private Dirichlet-Categorical posteriors, K categories. For each ε and n, R
 //! replications draw θ* from the prior Dirichlet(α), n categorical records, the
 //! releases of their counts and a TARP reference point θ_r from the prior; each

@@ -1,4 +1,4 @@
-//! `calibration/logistic` (issue 31; beyond the papers): the calibration of
+//! `calibration/logistic` (beyond the papers): the calibration of
 //! the private logistic-regression posteriors of Geumlek et al. 2017 and
 //! Minami et al. 2016 on a small synthetic task. For each ε and n, R
 //! replications draw w* from the prior N(0, τ⁻¹I_d), n records with xᵢ uniform

@@ -1,4 +1,4 @@
-//! Calibration checks of private posteriors (issue 31; beyond the papers):
+//! Calibration checks of private posteriors (beyond the papers):
 //! does a private posterior's 95 % interval contain the truth 95 % of the time?
 //!
 //! `calibration/beta_bernoulli`: for each ε and n, R replications draw θ* from

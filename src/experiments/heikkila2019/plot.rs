@@ -334,11 +334,11 @@ type ErrorSeries = (String, String, Vec<(f64, f64, f64, f64, f64)>);
 pub struct Fig3 {
     series: Vec<ErrorSeries>,
     /// ε on a log axis where a row's budgets span a decade (Räisä's samplers
-    /// beside Heikkilä's on one GMM figure, issue 46); Heikkilä's own Fig. 3
+    /// beside Heikkilä's on one GMM figure); Heikkilä's own Fig. 3
     /// keeps the paper's linear axis.
     log_eps: bool,
     /// Methods drawn again in a second row on their own ε range (Räisä's
-    /// samplers spend a small band of ε, squeezed beside DP-MCMC's; issue 46).
+    /// samplers spend a small band of ε, squeezed beside DP-MCMC's).
     zoom: Vec<String>,
 }
 

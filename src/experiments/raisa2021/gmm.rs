@@ -53,7 +53,7 @@ pub struct PenaltyTable {
     every: u64,
 }
 
-/// `[dp_hmc]`: Räisä et al.'s parameters (facts file §2).
+/// `[dp_hmc]`: Räisä et al.'s parameters (τ_l, τ_g, η, L and the clip bounds of DP-HMC).
 #[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HmcTable {

@@ -1,7 +1,7 @@
 //! Räisä, Koskela, Honkela 2021, "Differentially private Hamiltonian Monte Carlo":
 //! their comparison of DP-HMC with the penalty algorithm (Yildirim & Ermis 2019),
 //! DP-SGLD and DP-SGNHT on a 2-d banana and an ill-conditioned 10-d Gaussian
-//! (issue 34; facts file `shared/design/facts-dp-hmc-penalty.md` §3).
+//! (arXiv 2106.09376; the settings of their experiment code, DPBayes/DP-HMC-experiments).
 //!
 //! Per (method, ε, repeat): `chains` chains share one (ε, δ) budget (the total
 //! iteration count is split evenly), start at θ_true + N(0, I)·(mean posterior sd)

@@ -11,7 +11,7 @@ const BANANA: &str = "Banana (d = 2), n = 10⁵, δ = 10⁻⁶; chains sharing e
 const GAUSS: &str = "Ill-conditioned Gaussian (d = 10), n = 10⁵, δ = 10⁻⁶; chains sharing each budget, first half dropped; against the exact posterior; mean ± s.e. over repeats";
 
 /// The four score panels: (summary column stem, panel title, its y label:
-/// the metric it shows, issue 46).
+/// the metric it shows).
 const PANELS: [(&str, &str, &str); 4] = [
     (
         "mmd",

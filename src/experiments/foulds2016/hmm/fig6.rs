@@ -45,7 +45,7 @@ struct Fig6Config {
     #[serde(default)]
     noise: NoiseMode,
     /// add the series `laplace_noise_aware_gibbs` on naive-Bayes panels: the same pooled
-    /// Laplace release, read by a noise-aware Gibbs sampler (issue 31)
+    /// Laplace release, read by a noise-aware Gibbs sampler
     #[serde(default)]
     noise_aware: bool,
 }

@@ -1,4 +1,4 @@
-//! foulds2016 §5, the war-logs case study on synthetic data (issue 5): Figure 3 (state
+//! foulds2016 §5, the war-logs case study on synthetic data: Figure 3 (state
 //! assignments per region and month) and Figures 4–5 (per-state emission distributions),
 //! from one private Gibbs run. Both figures run the same seeded chain, so the two
 //! configs with the same settings describe the same run.

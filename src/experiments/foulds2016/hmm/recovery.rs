@@ -1,4 +1,4 @@
-//! foulds2016/recovery (beyond the paper, issue 5): with the generator's planted model
+//! foulds2016/recovery (beyond the paper): with the generator's planted model
 //! known, how well does each mechanism recover the true states (adjusted Rand index of
 //! the modal and of the last-sample assignments) and the emission distributions (total
 //! variation, after matching estimated to true states) as ε varies?
