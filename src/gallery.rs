@@ -56,7 +56,7 @@ impl Folder {
 #[derive(Debug)]
 enum Kind {
     /// A figure folder with its manifest (or the reason it could not be read).
-    Figure(Result<Value, String>),
+    Figure(Result<Value, GalleryError>),
     /// A `privpost combine` folder.
     Combined,
 }
@@ -64,18 +64,24 @@ enum Kind {
 /// Largest manifest read (the biggest privpost writes is well below 1 MB).
 const MAX_MANIFEST_BYTES: u64 = 64 << 20;
 
-fn read_manifest(dir: &Path) -> Result<Value, String> {
+/// A gallery page or a figure folder's manifest that cannot be read or written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct GalleryError(pub String);
+
+fn read_manifest(dir: &Path) -> Result<Value, GalleryError> {
     let path = dir.join("manifest.json");
     let len = std::fs::metadata(&path)
-        .map_err(|e| format!("manifest.json: {e}"))?
+        .map_err(|e| GalleryError(format!("manifest.json: {e}")))?
         .len();
     if len > MAX_MANIFEST_BYTES {
-        return Err(format!(
+        return Err(GalleryError(format!(
             "manifest.json: {len} bytes (allowed: at most {MAX_MANIFEST_BYTES})"
-        ));
+        )));
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("manifest.json: {e}"))?;
-    serde_json::from_str(&text).map_err(|e| format!("manifest.json: {e}"))
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| GalleryError(format!("manifest.json: {e}")))?;
+    serde_json::from_str(&text).map_err(|e| GalleryError(format!("manifest.json: {e}")))
 }
 
 fn sorted_dirs(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
@@ -151,18 +157,18 @@ fn scan(root: &Path) -> std::io::Result<Vec<Folder>> {
 }
 
 /// Writes `<root>/index.html` (to a temporary name, then renamed).
-pub fn write(root: &Path) -> Result<Written, String> {
-    let folders = scan(root).map_err(|e| format!("{}: {e}", root.display()))?;
+pub fn write(root: &Path) -> Result<Written, GalleryError> {
+    let folders = scan(root).map_err(|e| GalleryError(format!("{}: {e}", root.display())))?;
     let html = render(&folders);
     let path = root.join(FILE);
     // named and swept like every temporary (`.<leaf>.tmp-<pid>@<host>`): one a
     // killed run left behind is removed by the next run on this host
     crate::results::remove_stale(root, FILE);
     let tmp = root.join(format!(".{FILE}.tmp-{}", crate::results::owner_tag()));
-    std::fs::write(&tmp, html).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::write(&tmp, html).map_err(|e| GalleryError(format!("{}: {e}", tmp.display())))?;
     std::fs::rename(&tmp, &path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
+        GalleryError(format!("{}: {e}", path.display()))
     })?;
     Ok(Written {
         path,
@@ -478,7 +484,7 @@ fn section_head(h: &mut String, id: &str, spec: Option<&Spec>) {
                 h,
                 "<h2>{}</h2><p class=\"err\">{}</p>",
                 escape(spec.title),
-                escape(&e)
+                escape(&e.0)
             );
         }
     }
@@ -593,7 +599,7 @@ fn folder(h: &mut String, f: &Folder) {
             h.push_str("<p class=\"muted\">sweep points joined by <code>privpost combine</code>; each point's provenance is in its own folder</p>\n");
         }
         Kind::Figure(Err(e)) => {
-            let _ = writeln!(h, "<p class=\"err\">{}</p>", escape(e));
+            let _ = writeln!(h, "<p class=\"err\">{}</p>", escape(&e.0));
         }
         Kind::Figure(Ok(m)) => provenance(h, m),
     }
@@ -667,11 +673,12 @@ fn off_paper(m: &Value) -> Vec<String> {
 
 /// The points of a combined folder whose folder was re-run after the combine
 /// (its manifest differs from the one combined) or is gone.
-fn stale_points(dir: &Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(dir.join("combined.json")).map_err(|e| e.to_string())?;
-    let combined: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+fn stale_points(dir: &Path) -> Result<Vec<String>, GalleryError> {
+    let text = std::fs::read_to_string(dir.join("combined.json"))
+        .map_err(|e| GalleryError(e.to_string()))?;
+    let combined: Value = serde_json::from_str(&text).map_err(|e| GalleryError(e.to_string()))?;
     // points beside the combined folder (by name), or where combine read them
-    let paper_dir = dir.parent().ok_or("no paper folder")?;
+    let paper_dir = dir.parent().ok_or(GalleryError("no paper folder".into()))?;
     let locate = |folder: &str| {
         let given = Path::new(folder);
         match given.file_name() {

@@ -104,7 +104,10 @@ fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
         let entry: Entry =
             serde_json::from_value(v.clone()).map_err(|e| bad("guarantee", e.to_string()))?;
         refuse_unknown(path, &v, &entry, "")?;
-        entry.event.validate().map_err(|e| bad("event", e))?;
+        entry
+            .event
+            .validate()
+            .map_err(|e| bad("event", e.to_string()))?;
         return Ok(Holding::Entry(Box::new(entry)));
     } else if let Some(e) = v.get("event") {
         ("event", e.clone())
@@ -124,7 +127,7 @@ fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
         }
         refuse_unknown(path, &value, &event, "event")?;
     }
-    event.validate().map_err(|e| bad(key, e))?;
+    event.validate().map_err(|e| bad(key, e.to_string()))?;
     Ok(Holding::Event(event))
 }
 
@@ -417,7 +420,7 @@ pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
         let holds = e.verify(1e-9);
         let (ce, cd) = e.guarantee.epsilon_delta();
         if let Err(m) = &holds {
-            failures.push(m.clone());
+            failures.push(m.to_string());
         }
         rows.push(
             json!({"series": e.series, "claim": e.guarantee, "claim_epsilon": ce,

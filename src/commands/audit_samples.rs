@@ -3,6 +3,7 @@
 //! audits' method ([`crate::privacy::audit::audit_scores`]). Exit 0 on PASS, 1 on
 //! FAIL (the audited value exceeds the claim), 2 on bad input.
 
+use super::ArgError;
 use std::path::Path;
 
 use serde_json::json;
@@ -12,53 +13,57 @@ use crate::privacy::audit::{audit_scores, ScoreClaim};
 use crate::results::table::parse_f64;
 
 /// Parses `epsilon=E[,delta=D][,order=A]`.
-pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, String> {
+pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, ArgError> {
     let allowed = "allowed: \"epsilon=E\" (pure DP), \"epsilon=E,delta=D\", \"epsilon=E,order=A\" (Rényi DP, with --log-ratio)";
     let (mut eps, mut delta, mut order) = (None, None, None);
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| format!("--claim {text:?}: {part:?} is not KEY=VALUE; {allowed}"))?;
-        let x: f64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("--claim {text:?}: {k} = {v:?} is not a number; {allowed}"))?;
+        let (k, v) = part.split_once('=').ok_or_else(|| {
+            ArgError(format!(
+                "--claim {text:?}: {part:?} is not KEY=VALUE; {allowed}"
+            ))
+        })?;
+        let x: f64 = v.trim().parse().map_err(|_| {
+            ArgError(format!(
+                "--claim {text:?}: {k} = {v:?} is not a number; {allowed}"
+            ))
+        })?;
         let slot = match k.trim() {
             "epsilon" | "eps" => &mut eps,
             "delta" => &mut delta,
             "order" | "alpha" => &mut order,
             other => {
-                return Err(format!(
+                return Err(ArgError(format!(
                     "--claim {text:?}: unknown key {other:?}; {allowed}"
-                ))
+                )))
             }
         };
         if slot.is_some() {
-            return Err(format!(
+            return Err(ArgError(format!(
                 "--claim {text:?}: {} given twice; {allowed}",
                 k.trim()
-            ));
+            )));
         }
         *slot = Some(x);
     }
-    let epsilon = eps.ok_or_else(|| format!("--claim {text:?}: no epsilon; {allowed}"))?;
+    let epsilon =
+        eps.ok_or_else(|| ArgError(format!("--claim {text:?}: no epsilon; {allowed}")))?;
     if !(epsilon.is_finite() && epsilon >= 0.0) {
-        return Err(format!(
+        return Err(ArgError(format!(
             "--claim {text:?}: epsilon = {epsilon}: a finite ε ≥ 0"
-        ));
+        )));
     }
     match (delta, order) {
-        (Some(_), Some(_)) => Err(format!("--claim {text:?}: delta and order together; {allowed}")),
+        (Some(_), Some(_)) => Err(ArgError(format!("--claim {text:?}: delta and order together; {allowed}"))),
         (Some(d), None) if !(0.0..1.0).contains(&d) => {
-            Err(format!("--claim {text:?}: delta = {d}: 0 ≤ δ < 1"))
+            Err(ArgError(format!("--claim {text:?}: delta = {d}: 0 ≤ δ < 1")))
         }
         (Some(delta), None) => Ok(ScoreClaim::Approx { epsilon, delta }),
         (None, Some(a)) if !(a.is_finite() && a > 1.0) => {
-            Err(format!("--claim {text:?}: order = {a}: a finite order > 1"))
+            Err(ArgError(format!("--claim {text:?}: order = {a}: a finite order > 1")))
         }
-        (None, Some(_)) if !log_ratio => Err(format!(
+        (None, Some(_)) if !log_ratio => Err(ArgError(format!(
             "--claim {text:?}: a Rényi claim is audited from exact log density ratios: add --log-ratio (the score column must be ln p(x)/p′(x))"
-        )),
+        ))),
         (None, Some(order)) => Ok(ScoreClaim::Rdp { order, epsilon }),
         (None, None) => Ok(ScoreClaim::Pure { epsilon }),
     }

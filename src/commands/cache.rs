@@ -1,6 +1,7 @@
 //! `privpost cache`: what the task cache under an output root holds, and
 //! clearing it (all of it, or only runs computed by other binaries).
 
+use super::ArgError;
 use std::path::PathBuf;
 
 use super::CommandError;
@@ -39,28 +40,34 @@ pub enum CacheAction {
 }
 
 /// `--older-than`: a number and a unit (s, m, h, d, w).
-fn parse_age(text: &str) -> Result<std::time::Duration, String> {
+fn parse_age(text: &str) -> Result<std::time::Duration, ArgError> {
     let allowed = "a number and a unit s, m, h, d or w, e.g. 12h, 7d, 2w";
     let t = text.trim();
     let unit = t
         .chars()
         .last()
-        .ok_or_else(|| format!("empty (allowed: {allowed})"))?;
+        .ok_or_else(|| ArgError(format!("empty (allowed: {allowed})")))?;
     let seconds = match unit {
         's' => 1.0,
         'm' => 60.0,
         'h' => 3600.0,
         'd' => 86_400.0,
         'w' => 604_800.0,
-        _ => return Err(format!("\"{text}\" has no unit (allowed: {allowed})")),
+        _ => {
+            return Err(ArgError(format!(
+                "\"{text}\" has no unit (allowed: {allowed})"
+            )))
+        }
     };
-    let n: f64 = t[..t.len() - 1]
-        .parse()
-        .map_err(|_| format!("\"{text}\" is not a number with a unit (allowed: {allowed})"))?;
+    let n: f64 = t[..t.len() - 1].parse().map_err(|_| {
+        ArgError(format!(
+            "\"{text}\" is not a number with a unit (allowed: {allowed})"
+        ))
+    })?;
     if !(n.is_finite() && n >= 0.0 && n * seconds < 1e11) {
-        return Err(format!(
+        return Err(ArgError(format!(
             "\"{text}\" is out of range (allowed: {allowed}, up to about 3000 years)"
-        ));
+        )));
     }
     Ok(std::time::Duration::from_secs_f64(n * seconds))
 }

@@ -132,25 +132,30 @@ impl From<crate::runner::RunError> for CommandError {
     }
 }
 
+/// A command-line value that is not one the flag allows (the message says what is).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ArgError(pub String);
+
 /// Refuses an output folder that cannot be written (exit 2), before any work:
 /// creates it if needed and writes and removes a probe file.
 /// An integer flag's value, also written in scientific notation (`1e6`,
 /// `2.5e3`) when that is a whole number in range: `--iterations 1e6`.
-pub fn integer_arg<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
+pub fn integer_arg<T: TryFrom<u64>>(text: &str) -> Result<T, ArgError> {
     let t = text.trim().replace('_', "");
     let n: u64 = match t.parse::<u64>() {
         Ok(n) => n,
         Err(_) => {
             let x: f64 = t
                 .parse()
-                .map_err(|_| format!("{text:?} is not an integer (e.g. 1000, 1e6)"))?;
+                .map_err(|_| ArgError(format!("{text:?} is not an integer (e.g. 1000, 1e6)")))?;
             if !(x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 2f64.powi(63)) {
-                return Err(format!("{text:?} is not a whole number ≥ 0"));
+                return Err(ArgError(format!("{text:?} is not a whole number ≥ 0")));
             }
             x as u64
         }
     };
-    T::try_from(n).map_err(|_| format!("{text:?} is too large for this flag"))
+    T::try_from(n).map_err(|_| ArgError(format!("{text:?} is too large for this flag")))
 }
 
 pub fn check_writable(out: &Path) -> Result<(), CommandError> {

@@ -154,7 +154,7 @@ impl Override {
         if value_text.is_empty() {
             return Err(err("has an empty value".to_string()));
         }
-        let value = parse_set_value(value_text).map_err(err)?;
+        let value = parse_set_value(value_text).map_err(|e| err(e.0))?;
         Ok(Self {
             key: key.split('.').map(|s| s.trim().to_string()).collect(),
             value,
@@ -224,7 +224,12 @@ fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
-fn parse_set_value(text: &str) -> Result<SetValue, String> {
+/// A `--set` value or sweep form that cannot be read (the message says what is allowed).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct SetError(pub String);
+
+fn parse_set_value(text: &str) -> Result<SetValue, SetError> {
     if let Some((name, args)) = text
         .strip_suffix(')')
         .and_then(|t| t.split_once('('))
@@ -237,16 +242,16 @@ fn parse_set_value(text: &str) -> Result<SetValue, String> {
     let parts = split_top_level(text);
     if parts.len() > 1 {
         if parts.len() > MAX_AXIS_VALUES {
-            return Err(format!(
+            return Err(SetError(format!(
                 "a sweep of {} values is more than {MAX_AXIS_VALUES}",
                 parts.len()
-            ));
+            )));
         }
         let mut values = Vec::new();
         for p in parts {
             let p = p.trim();
             if p.is_empty() {
-                return Err("an empty value in the comma list".into());
+                return Err(SetError("an empty value in the comma list".into()));
             }
             values.push(toml_or_string(p));
         }
@@ -260,7 +265,7 @@ fn parse_set_value(text: &str) -> Result<SetValue, String> {
             for p in split_top_level(inner) {
                 let p = p.trim();
                 if p.is_empty() {
-                    return Err("an empty value in the list".into());
+                    return Err(SetError("an empty value in the list".into()));
                 }
                 items.push(toml_or_string(p));
             }
@@ -271,10 +276,10 @@ fn parse_set_value(text: &str) -> Result<SetValue, String> {
     Ok(match value {
         toml::Value::Array(items) => {
             if items.len() > MAX_AXIS_VALUES {
-                return Err(format!(
+                return Err(SetError(format!(
                     "a list of {} values is more than {MAX_AXIS_VALUES}",
                     items.len()
-                ));
+                )));
             }
             SetValue::ListOrSweep(items)
         }
@@ -301,22 +306,22 @@ fn tidy(x: f64) -> f64 {
     format!("{x:.11e}").parse().unwrap_or(x)
 }
 
-fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
+fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, SetError> {
     let args: Vec<&str> = args.split(',').map(str::trim).collect();
-    let number = |s: &str| -> Result<f64, String> {
+    let number = |s: &str| -> Result<f64, SetError> {
         match toml_or_string(s) {
             toml::Value::Integer(i) => Ok(i as f64),
             toml::Value::Float(x) if x.is_finite() => Ok(x),
-            _ => Err(format!("{name}(…): `{s}` is not a finite number")),
+            _ => Err(SetError(format!("{name}(…): `{s}` is not a finite number"))),
         }
     };
     let is_int = |s: &str| matches!(toml_or_string(s), toml::Value::Integer(_));
-    let count = |s: &str| -> Result<usize, String> {
+    let count = |s: &str| -> Result<usize, SetError> {
         match toml_or_string(s) {
             toml::Value::Integer(n) if (2..=MAX_AXIS_VALUES as i64).contains(&n) => Ok(n as usize),
-            _ => Err(format!(
+            _ => Err(SetError(format!(
                 "{name}(…): the count `{s}` must be an integer from 2 to {MAX_AXIS_VALUES}"
-            )),
+            ))),
         }
     };
     match (name, args.len()) {
@@ -328,7 +333,7 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
                 1.0
             };
             if step == 0.0 {
-                return Err("range(…): the step must not be 0".into());
+                return Err(SetError("range(…): the step must not be 0".to_string()));
             }
             let steps = (stop - start) / step;
             if args.len() == 2 && steps > 0.0 && steps <= 1.0 {
@@ -338,9 +343,9 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
                 ));
             }
             if steps <= 0.0 {
-                return Err(format!(
+                return Err(SetError(format!(
                     "range({start:?}, {stop:?}, {step:?}) is empty: stop must lie beyond start in the step's direction"
-                ));
+                )));
             }
             // stop is excluded; a stop within rounding of a grid point is excluded too
             let n = (steps - 1e-9).ceil();
@@ -350,9 +355,9 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
                 } else {
                     format!("{n:e}")
                 };
-                return Err(format!(
+                return Err(SetError(format!(
                     "range({start:?}, {stop:?}, {step:?}) has {count} values, more than {MAX_AXIS_VALUES}"
-                ));
+                )));
             }
             let ints = args.iter().all(|a| is_int(a));
             Ok((0..n as usize)
@@ -369,7 +374,9 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
         ("linspace", 3) | ("geomspace", 3) => {
             let (a, b, n) = (number(args[0])?, number(args[1])?, count(args[2])?);
             if name == "geomspace" && (a <= 0.0 || b <= 0.0) {
-                return Err("geomspace(…): start and stop must be > 0".into());
+                return Err(SetError(
+                    "geomspace(…): start and stop must be > 0".to_string(),
+                ));
             }
             Ok((0..n)
                 .map(|k| {
@@ -383,11 +390,11 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, String> {
                 })
                 .collect())
         }
-        ("range" | "linspace" | "geomspace", k) => Err(format!(
+        ("range" | "linspace" | "geomspace", k) => Err(SetError(format!(
             "{name}(…) takes {} arguments, found {k}",
             if name == "range" { "2 or 3" } else { "3" }
-        )),
-        _ => Err(format!("unknown sweep function `{name}`")),
+        ))),
+        _ => Err(SetError(format!("unknown sweep function `{name}`"))),
     }
 }
 
@@ -827,7 +834,7 @@ impl ConfigFile {
             if !unchanged(lookup(table, &o.key), &o.key, &v) {
                 fixed.push((o.dotted(), compact(&v)));
             }
-            insert(table, &o.key, v).map_err(|m| o.error(m, None))
+            insert(table, &o.key, v).map_err(|m| o.error(m.0, None))
         };
         let mut axes: Vec<(&Override, Vec<toml::Value>)> = Vec::new();
         for o in overrides {
@@ -888,7 +895,7 @@ impl ConfigFile {
                 for v in values {
                     let mut t = t.clone();
                     let v = &like(lookup(&t, &o.key), v.clone());
-                    insert(&mut t, &o.key, v.clone()).map_err(|m| o.error(m, None))?;
+                    insert(&mut t, &o.key, v.clone()).map_err(|m| o.error(m.0, None))?;
                     let mut labels = labels.clone();
                     labels.push((o.dotted(), show(v)));
                     next.push((t, labels));
@@ -1125,9 +1132,9 @@ fn lookup<'a>(table: &'a toml::Table, key: &[String]) -> Option<&'a toml::Value>
 }
 
 /// Sets a dotted key, creating the tables on the way.
-pub fn insert(table: &mut toml::Table, key: &[String], value: toml::Value) -> Result<(), String> {
+pub fn insert(table: &mut toml::Table, key: &[String], value: toml::Value) -> Result<(), SetError> {
     let Some((first, rest)) = key.split_first() else {
-        return Err("empty key".into());
+        return Err(SetError("empty key".to_string()));
     };
     if rest.is_empty() {
         table.insert(first.clone(), value);
@@ -1138,7 +1145,7 @@ pub fn insert(table: &mut toml::Table, key: &[String], value: toml::Value) -> Re
         .or_insert_with(|| toml::Value::Table(toml::Table::new()));
     match entry {
         toml::Value::Table(t) => insert(t, rest, value),
-        _ => Err(format!("`{first}` is not a table")),
+        _ => Err(SetError(format!("`{first}` is not a table"))),
     }
 }
 

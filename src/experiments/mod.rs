@@ -913,10 +913,15 @@ pub fn thumbnail_file(id: &str) -> String {
     format!("{}.png", id.replace('/', "-"))
 }
 
+/// A figure's notes file (`docs/figures/ID.toml`) that does not parse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotesError(pub String);
+
 /// `docs/figures/README.md`: the notes of every figure as one page (the field
 /// guide, then a section per figure), rendered from the notes files so the page
 /// and the gallery cannot disagree; `tests/docs.rs` checks the file is current.
-pub fn notes_markdown() -> Result<String, String> {
+pub fn notes_markdown() -> Result<String, NotesError> {
     use std::fmt::Write as _;
     let mut md = String::from(NOTES_PAGE_HEAD);
     for spec in REGISTRY {
@@ -973,8 +978,9 @@ impl Spec {
     /// The figure's parsed notes. The files are part of the build and a unit test
     /// parses every one, so this cannot fail in a tested binary; it still
     /// returns the parse error rather than panicking.
-    pub fn notes(&self) -> Result<Notes, String> {
-        toml::from_str(self.notes).map_err(|e| format!("docs/figures/{}.toml: {e}", self.id))
+    pub fn notes(&self) -> Result<Notes, NotesError> {
+        toml::from_str(self.notes)
+            .map_err(|e| NotesError(format!("docs/figures/{}.toml: {e}", self.id)))
     }
 }
 

@@ -6,6 +6,7 @@
 //! point — gives a thumbnail: the README must not show a smoke or off-paper run
 //! as the paper's figure.
 
+use crate::gallery::GalleryError;
 use std::path::{Path, PathBuf};
 
 use crate::experiments::REGISTRY;
@@ -28,14 +29,15 @@ pub struct Thumbnails {
 
 /// Writes a thumbnail of `root/<id>/figure.png` into `out` for every registry
 /// figure whose folder under `root` ran at the paper's scale.
-pub fn write(root: &Path, out: &Path) -> Result<Thumbnails, String> {
+pub fn write(root: &Path, out: &Path) -> Result<Thumbnails, GalleryError> {
     let mut done = Thumbnails::default();
     for spec in REGISTRY {
         let dir = root.join(spec.id);
         match source(&dir) {
-            Err(why) => done.skipped.push((spec.id.to_string(), why)),
+            Err(why) => done.skipped.push((spec.id.to_string(), why.0)),
             Ok(png) => {
-                std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+                std::fs::create_dir_all(out)
+                    .map_err(|e| GalleryError(format!("{}: {e}", out.display())))?;
                 shrink(&png, &out.join(file_name(spec.id)))?;
                 done.written.push(spec.id.to_string());
             }
@@ -45,24 +47,24 @@ pub fn write(root: &Path, out: &Path) -> Result<Thumbnails, String> {
 }
 
 /// The figure PNG of a paper-scale folder, or why there is none.
-fn source(dir: &Path) -> Result<PathBuf, String> {
+fn source(dir: &Path) -> Result<PathBuf, GalleryError> {
     let manifest = super::read_manifest(dir)?;
     let off = super::departures_of(&manifest);
     if !off.is_empty() {
-        return Err(off.join("; "));
+        return Err(GalleryError(off.join("; ")));
     }
     let png = dir.join("figure.png");
     if png.is_file() {
         Ok(png)
     } else {
-        Err("no figure.png".into())
+        Err(GalleryError("no figure.png".to_string()))
     }
 }
 
 /// `from` scaled to [`WIDTH`] (aspect kept, triangle filter), written
 /// atomically to `to`.
-fn shrink(from: &Path, to: &Path) -> Result<(), String> {
-    let img = image::open(from).map_err(|e| format!("{}: {e}", from.display()))?;
+fn shrink(from: &Path, to: &Path) -> Result<(), GalleryError> {
+    let img = image::open(from).map_err(|e| GalleryError(format!("{}: {e}", from.display())))?;
     let height = ((img.height() as f64) * f64::from(WIDTH) / f64::from(img.width().max(1)))
         .round()
         .max(1.0) as u32;
@@ -77,7 +79,7 @@ fn shrink(from: &Path, to: &Path) -> Result<(), String> {
         .and_then(|()| std::fs::rename(&tmp, to).map_err(image::ImageError::IoError))
         .map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", to.display())
+            GalleryError(format!("{}: {e}", to.display()))
         })
 }
 

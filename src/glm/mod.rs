@@ -47,6 +47,11 @@ pub struct Posterior<'a> {
     pub radius: Option<f64>,
 }
 
+/// Newton's method for the posterior mode did not converge (the message says how far it got).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct NewtonError(pub String);
+
 impl Posterior<'_> {
     pub fn n(&self) -> usize {
         self.x.nrows()
@@ -96,7 +101,7 @@ impl Posterior<'_> {
 
     /// Mode of the untruncated density by damped Newton steps (the density is
     /// strongly log-concave, so the mode is unique), with its Hessian's Cholesky factor.
-    pub fn mode(&self) -> Result<(DVector<f64>, Cholesky<f64, Dyn>), String> {
+    pub fn mode(&self) -> Result<(DVector<f64>, Cholesky<f64, Dyn>), NewtonError> {
         self.newton().map(|(w, chol, _)| (w, chol))
     }
 
@@ -109,7 +114,7 @@ impl Posterior<'_> {
     /// and w is the mode to within λ ≤ 10⁻⁶·√(1 + |f|) in the Hessian's norm. Without
     /// that second test such posteriors ran all 100 iterations, each with a Hessian
     /// and ~30 halvings of a step f could not tell from zero.
-    fn newton(&self) -> Result<NewtonResult, String> {
+    fn newton(&self) -> Result<NewtonResult, NewtonError> {
         let mut w = DVector::zeros(self.dim());
         let untruncated = Posterior {
             radius: None,
@@ -119,8 +124,8 @@ impl Posterior<'_> {
         let mut evaluations = 1;
         for _ in 0..100 {
             let g = untruncated.gradient(&w);
-            let chol =
-                cholesky(untruncated.hessian(&w)).ok_or("Hessian is not positive definite")?;
+            let chol = cholesky(untruncated.hessian(&w))
+                .ok_or_else(|| NewtonError("Hessian is not positive definite".into()))?;
             let step = chol.solve(&g);
             let decrement = g.dot(&step);
             if decrement < 1e-20 * (1.0 + f.abs()) {
@@ -143,7 +148,8 @@ impl Posterior<'_> {
                 scale *= 0.5;
             }
         }
-        let chol = cholesky(untruncated.hessian(&w)).ok_or("Hessian is not positive definite")?;
+        let chol = cholesky(untruncated.hessian(&w))
+            .ok_or_else(|| NewtonError("Hessian is not positive definite".into()))?;
         Ok((w, chol, evaluations))
     }
 }

@@ -39,6 +39,11 @@ pub struct Preset {
     pub casualty_probs: Vec<[f64; 3]>,
 }
 
+/// A war-log generator preset whose sizes cannot make data (the message names the field).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct PresetError(pub String);
+
 impl Preset {
     pub fn named(name: &str) -> Option<Self> {
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
@@ -127,35 +132,44 @@ impl Preset {
     }
 
     /// Checks shapes and ranges; the message names the offending field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), PresetError> {
         let r = self.regions();
         if r == 0 || r > 1000 || !(2..=1200).contains(&self.months) {
-            return Err("1 ≤ regions (region_names) ≤ 1000 and 2 ≤ months ≤ 1200 needed".into());
-        }
-        if !(2..=10_000).contains(&self.types) || !(2..=10_000).contains(&self.categories) {
-            return Err("types and categories must lie in 2..=10000".into());
-        }
-        if self.region_factors.len() != r || self.change_months.len() != r {
-            return Err(format!(
-                "region_factors and change_months need one entry per region ({r})"
+            return Err(PresetError(
+                "1 ≤ regions (region_names) ≤ 1000 and 2 ≤ months ≤ 1200 needed".to_string(),
             ));
         }
+        if !(2..=10_000).contains(&self.types) || !(2..=10_000).contains(&self.categories) {
+            return Err(PresetError(
+                "types and categories must lie in 2..=10000".to_string(),
+            ));
+        }
+        if self.region_factors.len() != r || self.change_months.len() != r {
+            return Err(PresetError(format!(
+                "region_factors and change_months need one entry per region ({r})"
+            )));
+        }
         if self.casualty_probs.len() != self.states() || self.states() == 0 {
-            return Err("casualty_probs needs one triple per planted state".into());
+            return Err(PresetError(
+                "casualty_probs needs one triple per planted state".to_string(),
+            ));
         }
         if self.signature_types.iter().any(|&t| t >= self.types) {
-            return Err(format!("signature_types must be < types ({})", self.types));
+            return Err(PresetError(format!(
+                "signature_types must be < types ({})",
+                self.types
+            )));
         }
         if self.change_months.iter().any(|c| {
             c.len() + 1 != self.states()
                 || c.windows(2).any(|w| w[0] >= w[1])
                 || c.iter().any(|&m| m >= self.months)
         }) {
-            return Err(format!(
+            return Err(PresetError(format!(
                 "change_months: each region needs {} increasing months < months ({})",
                 self.states() - 1,
                 self.months
-            ));
+            )));
         }
         if !(self.base_events > 0.0 && self.base_events.is_finite())
             || self
@@ -164,7 +178,9 @@ impl Preset {
                 .any(|f| !(*f >= 0.0 && f.is_finite()))
             || !self.growth.is_finite()
         {
-            return Err("base_events > 0, region_factors ≥ 0 and growth must be finite".into());
+            return Err(PresetError(
+                "base_events > 0, region_factors ≥ 0 and growth must be finite".to_string(),
+            ));
         }
         if self
             .casualty_probs
@@ -172,7 +188,7 @@ impl Preset {
             .flatten()
             .any(|p| !(0.0..=1.0).contains(p))
         {
-            return Err("casualty_probs must lie in [0, 1]".into());
+            return Err(PresetError("casualty_probs must lie in [0, 1]".to_string()));
         }
         Ok(())
     }
@@ -291,7 +307,7 @@ mod tests {
         }
         let mut bad = Preset::named("iraq").unwrap();
         bad.change_months.pop();
-        assert!(bad.validate().unwrap_err().contains("change_months"));
+        assert!(bad.validate().unwrap_err().0.contains("change_months"));
     }
 
     /// Non-private Gibbs on plenty of data finds the planted states (up to relabelling).

@@ -274,7 +274,7 @@ pub fn parameters(dir: &Path) -> Result<Option<String>, DrawError> {
     if !path.exists() {
         return Ok(None);
     }
-    let t = Table::read_csv(&path).map_err(DrawError)?;
+    let t = Table::read_csv(&path).map_err(|e| DrawError(e.0))?;
     let col = |name: &str| {
         t.col(name).map_err(|e| {
             DrawError(format!(
@@ -313,7 +313,7 @@ pub fn data(dir: &Path) -> Result<Table, DrawError> {
 }
 
 pub fn read_checked(path: &Path) -> Result<Table, DrawError> {
-    let t = Table::read_csv(path).map_err(DrawError)?;
+    let t = Table::read_csv(path).map_err(|e| DrawError(e.0))?;
     check_numbers(&t, path)?;
     Ok(t)
 }

@@ -11,6 +11,12 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
+/// An event or claim whose parameters no release can have, or an unknown name;
+/// the message names the field and what is allowed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct EventError(pub String);
+
 /// JSON has no infinity: an ε that is infinite (a posterior that is not RDP at
 /// that order) is written as the string "inf" rather than `null`.
 fn ser_number<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -191,38 +197,42 @@ impl Event {
     /// Checks the parameters of an event a user declared: every scale, σ and
     /// sensitivity finite and positive, rates in (0, 1], orders ≥ 1, ε ≥ 0, δ in
     /// [0, 1), a composition not empty. The message names the field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), EventError> {
         let pos = |name: &str, v: f64| {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("{name} = {v}: must be finite and > 0"))
+                Err(EventError(format!("{name} = {v}: must be finite and > 0")))
             }
         };
         let nonneg = |name: &str, v: f64| {
             if v.is_finite() && v >= 0.0 {
                 Ok(())
             } else {
-                Err(format!("{name} = {v}: must be finite and ≥ 0"))
+                Err(EventError(format!("{name} = {v}: must be finite and ≥ 0")))
             }
         };
         let delta = |v: f64| {
             if (0.0..1.0).contains(&v) {
                 Ok(())
             } else {
-                Err(format!("delta = {v}: must be in [0, 1)"))
+                Err(EventError(format!("delta = {v}: must be in [0, 1)")))
             }
         };
         let points = |pts: &[(f64, f64)]| {
             if pts.is_empty() {
-                return Err("points: at least one (order, ε) pair".to_string());
+                return Err(EventError(
+                    "points: at least one (order, ε) pair".to_string(),
+                ));
             }
             for &(a, e) in pts {
                 if !(a.is_finite() && a >= 1.0) {
-                    return Err(format!("points: order {a} must be finite and ≥ 1"));
+                    return Err(EventError(format!(
+                        "points: order {a} must be finite and ≥ 1"
+                    )));
                 }
                 if e.is_nan() || e < 0.0 {
-                    return Err(format!("points: ε({a}) = {e} must be ≥ 0"));
+                    return Err(EventError(format!("points: ε({a}) = {e} must be ≥ 0")));
                 }
             }
             Ok(())
@@ -239,9 +249,9 @@ impl Event {
                 ..
             } => {
                 if *scale_num == 0 || *scale_den == 0 {
-                    return Err(format!(
+                    return Err(EventError(format!(
                         "scale = {scale_num}/{scale_den}: both parts must be ≥ 1"
-                    ));
+                    )));
                 }
                 pos("l1_sensitivity", *l1_sensitivity)
             }
@@ -252,12 +262,12 @@ impl Event {
                 ..
             } => {
                 if *sigma2_num == 0 || *sigma2_den == 0 {
-                    return Err(format!(
+                    return Err(EventError(format!(
                         "sigma2 = {sigma2_num}/{sigma2_den}: both parts must be ≥ 1"
-                    ));
+                    )));
                 }
                 if *shift == 0 {
-                    return Err("shift = 0: must be ≥ 1".into());
+                    return Err(EventError("shift = 0: must be ≥ 1".to_string()));
                 }
                 Ok(())
             }
@@ -290,13 +300,15 @@ impl Event {
                 points: p,
             } => {
                 if *batch == 0 || batch > n_data {
-                    return Err(format!("batch = {batch}: must be in 1..=n_data ({n_data})"));
+                    return Err(EventError(format!(
+                        "batch = {batch}: must be in 1..=n_data ({n_data})"
+                    )));
                 }
                 points(p)
             }
             Event::PoissonSubsampledGaussian { q, sigma } => {
                 if !(*q > 0.0 && *q <= 1.0) {
-                    return Err(format!("q = {q}: must be in (0, 1]"));
+                    return Err(EventError(format!("q = {q}: must be in (0, 1]")));
                 }
                 pos("sigma", *sigma)
             }
@@ -307,18 +319,20 @@ impl Event {
             Event::PureEpsilon { epsilon } => nonneg("epsilon", *epsilon),
             Event::Compose { parts, .. } => {
                 if parts.is_empty() {
-                    return Err("parts: at least one event".into());
+                    return Err(EventError("parts: at least one event".to_string()));
                 }
-                parts
-                    .iter()
-                    .enumerate()
-                    .try_for_each(|(i, p)| p.validate().map_err(|e| format!("parts[{i}]: {e}")))
+                parts.iter().enumerate().try_for_each(|(i, p)| {
+                    p.validate()
+                        .map_err(|e| EventError(format!("parts[{i}]: {e}")))
+                })
             }
             Event::Repeat { times, event } => {
                 if *times == 0 {
-                    return Err("times = 0: must be ≥ 1".into());
+                    return Err(EventError("times = 0: must be ≥ 1".to_string()));
                 }
-                event.validate().map_err(|e| format!("event: {e}"))
+                event
+                    .validate()
+                    .map_err(|e| EventError(format!("event: {e}")))
             }
         }
     }
@@ -474,8 +488,8 @@ impl std::fmt::Display for Derivation {
 }
 
 impl std::str::FromStr for Derivation {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = EventError;
+    fn from_str(s: &str) -> Result<Self, EventError> {
         Ok(match s {
             "classic" => Self::Rdp(Conversion::Classic),
             "improved" => Self::Rdp(Conversion::Improved),
@@ -488,10 +502,10 @@ impl std::str::FromStr for Derivation {
             {
                 Some(source) if !source.trim().is_empty() => Self::theorem(source),
                 _ => {
-                    return Err(format!(
+                    return Err(EventError(format!(
                         "unknown conversion {s:?} (allowed: {})",
                         Self::ALLOWED
-                    ))
+                    )))
                 }
             },
         })
@@ -529,12 +543,12 @@ impl Guarantee {
     /// recomputation — the one check behind the ledger, `account --event`,
     /// `account --manifest` and an external figure's `[[privacy]]` — so a claim
     /// at order 0.5 or δ = −1 can never "hold".
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), EventError> {
         let eps = |e: f64| {
             if e >= 0.0 {
                 Ok(())
             } else {
-                Err(format!("ε = {e} (allowed: ε ≥ 0)"))
+                Err(EventError(format!("ε = {e} (allowed: ε ≥ 0)")))
             }
         };
         // an RDP claim: λ ≥ 1 (λ = 1 is the KL limit, Mironov 2017 Def. 3; Geumlek
@@ -543,16 +557,18 @@ impl Guarantee {
             if a >= 1.0 && a.is_finite() {
                 Ok(())
             } else {
-                Err(format!("RDP order λ = {a} (allowed: a finite λ ≥ 1)"))
+                Err(EventError(format!(
+                    "RDP order λ = {a} (allowed: a finite λ ≥ 1)"
+                )))
             }
         };
         let order = |a: f64| {
             if a > 1.0 && a.is_finite() {
                 Ok(())
             } else {
-                Err(format!(
+                Err(EventError(format!(
                     "conversion order λ = {a} (allowed: a finite λ > 1: the conversion divides by λ − 1)"
-                ))
+                )))
             }
         };
         match self {
@@ -569,13 +585,13 @@ impl Guarantee {
             } => {
                 eps(*epsilon)?;
                 if !(*delta >= 0.0 && *delta < 1.0) {
-                    return Err(format!("δ = {delta} (allowed: 0 ≤ δ < 1)"));
+                    return Err(EventError(format!("δ = {delta} (allowed: 0 ≤ δ < 1)")));
                 }
                 match (conversion, a) {
                     (Derivation::Rdp(_), Some(a)) => order(*a),
-                    (Derivation::Rdp(_), None) => Err(format!(
+                    (Derivation::Rdp(_), None) => Err(EventError(format!(
                         "conversion `{conversion}` without an order (allowed: an RDP order λ > 1)"
-                    )),
+                    ))),
                     (_, Some(a)) => order(*a),
                     (_, None) => Ok(()),
                 }
@@ -688,7 +704,7 @@ mod tests {
         for typo in ["clasic", "PLD", "theorem ()", "theorem (x", "basic", ""] {
             let err = typo.parse::<Derivation>().unwrap_err();
             assert!(
-                err.contains("allowed: classic, improved, pld"),
+                err.0.contains("allowed: classic, improved, pld"),
                 "{typo}: {err}"
             );
         }

@@ -9,7 +9,7 @@
 //! the inverse question for a repeated event: the largest number of repetitions whose
 //! ε stays within a target.
 
-use super::event::{Derivation, Event, Guarantee};
+use super::event::{Derivation, Event, EventError, Guarantee};
 
 use super::event::Conversion;
 use super::ledger::Entry;
@@ -77,11 +77,13 @@ fn orders_below(alpha_max: Option<f64>) -> Vec<f64> {
 /// apply: the closed form of Gaussian compositions, the pessimistic grid of
 /// compositions with Laplace releases ([`super::laplace_pld`]), the Poisson-subsampled
 /// Gaussian's FFT accountant ([`super::pld`]), each with the slack `opts.pld_slack`.
-pub fn forward(event: &Event, delta: Option<f64>, opts: &Options) -> Result<Forward, String> {
+pub fn forward(event: &Event, delta: Option<f64>, opts: &Options) -> Result<Forward, EventError> {
     event.validate()?;
     let mut out = Forward::default();
     if let Event::NonPrivate = event {
-        return Err("a non-private release has no privacy guarantee (ε = ∞)".into());
+        return Err(EventError(
+            "a non-private release has no privacy guarantee (ε = ∞)".to_string(),
+        ));
     }
     if let Some(epsilon) = event.pure_epsilon() {
         out.answers.push(Answer {
@@ -94,13 +96,15 @@ pub fn forward(event: &Event, delta: Option<f64>, opts: &Options) -> Result<Forw
     }
     let Some(delta) = delta else {
         return if out.answers.is_empty() {
-            Err("this event has no pure ε: give --delta for an (ε, δ) answer".into())
+            Err(EventError(
+                "this event has no pure ε: give --delta for an (ε, δ) answer".to_string(),
+            ))
         } else {
             Ok(out)
         };
     };
     if !(delta > 0.0 && delta < 1.0) {
-        return Err(format!("--delta = {delta}: 0 < δ < 1"));
+        return Err(EventError(format!("--delta = {delta}: 0 < δ < 1")));
     }
     for (name, conversion) in [
         ("rdp_classic", Conversion::Classic),
@@ -143,9 +147,9 @@ pub fn forward(event: &Event, delta: Option<f64>, opts: &Options) -> Result<Forw
         }
     }
     if out.answers.is_empty() {
-        return Err(format!(
+        return Err(EventError(format!(
             "no accountant gives an (ε, δ = {delta}) answer for this event"
-        ));
+        )));
     }
     Ok(out)
 }
@@ -231,12 +235,10 @@ pub fn largest_repeat(
     target: f64,
     delta: Option<f64>,
     alpha_max: Option<f64>,
-) -> Result<Option<u64>, String> {
+) -> Result<Option<u64>, EventError> {
     let Event::Repeat { event: inner, .. } = event else {
-        return Err(
-            "the inverse question needs a repeated event: { \"mechanism\": \"repeat\", \"times\": T, \"event\": {…} }"
-                .into(),
-        );
+        return Err(EventError("the inverse question needs a repeated event: { \"mechanism\": \"repeat\", \"times\": T, \"event\": {…} }"
+                .into(),));
     };
     // the repeated event's RDP is T times the part's at each order (as
     // `Event::rdp_epsilon` computes it): the part's curve is computed once
@@ -248,9 +250,11 @@ pub fn largest_repeat(
         .filter_map(|a| inner.rdp_epsilon(a).map(|r| (a, r)))
         .collect();
     if pure.is_none() && (delta.is_none() || curve.is_empty()) {
-        return Err("this event has no pure ε: give --delta for an (ε, δ) answer".into());
+        return Err(EventError(
+            "this event has no pure ε: give --delta for an (ε, δ) answer".to_string(),
+        ));
     }
-    let eps = |t: u64| -> Result<f64, String> {
+    let eps = |t: u64| -> Result<f64, EventError> {
         let mut best = pure.map_or(f64::INFINITY, |e| t as f64 * e);
         if let Some(d) = delta {
             for conversion in [Conversion::Classic, Conversion::Improved] {
@@ -282,9 +286,9 @@ pub fn largest_repeat(
 /// The largest T with `eps(T)` ≤ `target` (ε grows with T), None when T = 1
 /// already exceeds it; capped at 10¹⁵.
 fn rdp_repeat(
-    eps: &impl Fn(u64) -> Result<f64, String>,
+    eps: &impl Fn(u64) -> Result<f64, EventError>,
     target: f64,
-) -> Result<Option<u64>, String> {
+) -> Result<Option<u64>, EventError> {
     if eps(1)? > target {
         return Ok(None);
     }
@@ -350,7 +354,10 @@ mod tests {
         );
         let improved = a.iter().find(|x| x.accountant == "rdp_improved").unwrap();
         assert!(improved.epsilon < classic.epsilon);
-        assert!(forward(&g, None, &NO_PLD).unwrap_err().contains("--delta"));
+        assert!(forward(&g, None, &NO_PLD)
+            .unwrap_err()
+            .0
+            .contains("--delta"));
         let bad = Event::Gaussian {
             l2_sensitivity: 1.0,
             sigma: 0.0,
@@ -358,6 +365,7 @@ mod tests {
         };
         assert!(forward(&bad, Some(1e-5), &NO_PLD)
             .unwrap_err()
+            .0
             .contains("sigma"));
     }
 

@@ -12,6 +12,12 @@ use serde::{Deserialize, Serialize};
 use super::event::{Composition, Derivation, Event, Guarantee};
 use super::rdp::sampled_gaussian;
 
+/// A ledger entry whose claim does not hold for its event (or is no guarantee);
+/// the message names the series.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ClaimError(pub String);
+
 impl Event {
     /// The event as Laplace releases (pure ε of each, with its repetitions) and
     /// Gaussian releases of total μ = Σ Δ²/(2σ²), composed sequentially; `None` when
@@ -210,9 +216,9 @@ impl Entry {
         }
     }
 
-    pub fn verify(&self, rel: f64) -> Result<(), String> {
+    pub fn verify(&self, rel: f64) -> Result<(), ClaimError> {
         let close = |claimed: f64, recomputed: f64| claimed >= recomputed * (1.0 - rel);
-        let fail = |what: String| Err(format!("{}: {what}", self.series));
+        let fail = |what: String| Err(ClaimError(format!("{}: {what}", self.series)));
         if let Err(what) = self.guarantee.check() {
             return fail(format!("the claim is not a guarantee: {what}"));
         }
@@ -387,7 +393,7 @@ mod tests {
             Entry::new("x", g.clone(), Guarantee::PureDp { epsilon: -1.0 }),
         ] {
             let why = e.verify(1e-9).unwrap_err();
-            assert!(why.contains("the claim is not a guarantee"), "{why}");
+            assert!(why.0.contains("the claim is not a guarantee"), "{why}");
         }
         // λ = 1 is an RDP order (the KL limit; Geumlek et al.'s Fig. 3 plots it),
         // though no conversion can use it

@@ -102,6 +102,11 @@ pub struct NanCell {
     pub row: usize,
 }
 
+/// A CSV table that cannot be read back (the message names the file, row or column).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct TableReadError(pub String);
+
 impl Table {
     /// Makes the table fit to write: a standard error (a column named `se` or
     /// ending in `_se`) that is NaN — one run, nothing to estimate it from —
@@ -238,17 +243,19 @@ impl Table {
     }
 
     /// Reads a CSV written by [`Table::write_csv`]; every cell comes back as a string.
-    pub fn read_csv(path: &Path) -> Result<Self, String> {
-        let mut r = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn read_csv(path: &Path) -> Result<Self, TableReadError> {
+        let mut r = csv::Reader::from_path(path)
+            .map_err(|e| TableReadError(format!("{}: {e}", path.display())))?;
         let header = r
             .headers()
-            .map_err(|e| format!("{}: {e}", path.display()))?
+            .map_err(|e| TableReadError(format!("{}: {e}", path.display())))?
             .iter()
             .map(str::to_string)
             .collect();
         let mut rows = Vec::new();
         for (i, rec) in r.records().enumerate() {
-            let rec = rec.map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?;
+            let rec = rec
+                .map_err(|e| TableReadError(format!("{}: line {}: {e}", path.display(), i + 2)))?;
             rows.push(rec.iter().map(|s| Cell::Str(s.to_string())).collect());
         }
         Ok(Self { header, rows })

@@ -666,10 +666,15 @@ impl TaskTimes {
     }
 }
 
+/// `PRIVPOST_TASK_TIMES` names a file that cannot be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct TaskTimesError(pub String);
+
 /// Checks `$PRIVPOST_TASK_TIMES` (a per-task timing log, for calibrating the
 /// cost models) before a command starts work: the message names the variable
 /// and the cause when the file cannot be opened for appending.
-pub fn check_task_times() -> Result<(), String> {
+pub fn check_task_times() -> Result<(), TaskTimesError> {
     let Some(path) = TaskTimes::path() else {
         return Ok(());
     };
@@ -679,11 +684,11 @@ pub fn check_task_times() -> Result<(), String> {
         .open(&path)
         .map(drop)
         .map_err(|e| {
-            format!(
+            TaskTimesError(format!(
                 "{}={}: cannot append to it ({e}); allowed: the path of a writable file (a per-task timing log) or unset",
                 TaskTimes::VAR,
                 path.display()
-            )
+            ))
         })
 }
 

@@ -28,16 +28,21 @@ impl std::fmt::Display for ShardSpec {
     }
 }
 
+/// A `--shard` value that is not i/n with 1 ≤ i ≤ n.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShardSpecError(pub String);
+
 impl std::str::FromStr for ShardSpec {
-    type Err = String;
+    type Err = ShardSpecError;
 
     /// `i/n` with 1 ≤ i ≤ n ≤ [`MAX_SHARDS`].
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, ShardSpecError> {
         let allowed =
             format!("allowed: i/n with whole numbers 1 ≤ i ≤ n ≤ {MAX_SHARDS}, e.g. 1/4 … 4/4");
-        let (i, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("--shard {s}: not of the form i/n ({allowed})"))?;
+        let (i, n) = s.split_once('/').ok_or_else(|| {
+            ShardSpecError(format!("--shard {s}: not of the form i/n ({allowed})"))
+        })?;
         let parse = |t: &str| t.trim().parse::<usize>().ok();
         match (parse(i), parse(n)) {
             (Some(index), Some(count))
@@ -45,7 +50,9 @@ impl std::str::FromStr for ShardSpec {
             {
                 Ok(ShardSpec { index, count })
             }
-            _ => Err(format!("--shard {s}: out of range ({allowed})")),
+            _ => Err(ShardSpecError(format!(
+                "--shard {s}: out of range ({allowed})"
+            ))),
         }
     }
 }
@@ -124,7 +131,7 @@ mod tests {
             "0/4", "5/4", "4", "a/b", "1/0", "-1/4", "1/100001", "1/4/2", "",
         ] {
             let e = bad.parse::<ShardSpec>().unwrap_err();
-            assert!(e.contains("allowed"), "{bad}: {e}");
+            assert!(e.0.contains("allowed"), "{bad}: {e}");
         }
     }
 

@@ -20,6 +20,15 @@ use nalgebra::{DMatrix, DVector};
 use crate::glm::{sigmoid, Posterior};
 use crate::numeric::{cholesky, gemm, vmath};
 
+/// Why a posterior cannot be whitened for sampling.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SamplerError {
+    #[error(transparent)]
+    Mode(#[from] crate::glm::NewtonError),
+    #[error("singular Cholesky factor")]
+    Singular,
+}
+
 /// A logistic posterior in linear coordinates u:
 /// ln p(u) = ρ Σᵢ ln σ(tᵢ) − c·u − ½ uᵀPu + const, t = t₀ + A u, and the support
 /// ‖w‖² = ‖w₀‖² + (2c·u + uᵀPu)/(nβ) ≤ R².
@@ -94,9 +103,9 @@ impl LinearTarget {
 
     /// The posterior whitened at its mode: w = ŵ + L⁻ᵀu with H(ŵ) = LLᵀ, so that u is
     /// approximately N(0, I) (exactly so for a Gaussian posterior).
-    pub fn whitened(post: &Posterior) -> Result<Self, String> {
+    pub fn whitened(post: &Posterior) -> Result<Self, SamplerError> {
         let (mode, chol) = post.mode()?;
-        let l_inv = cholesky::lower_inverse(&chol.l()).ok_or("singular Cholesky factor")?;
+        let l_inv = cholesky::lower_inverse(&chol.l()).ok_or(SamplerError::Singular)?;
         let m = l_inv.transpose();
         let mut a = post.x * &m;
         for (i, mut row) in a.row_iter_mut().enumerate() {
@@ -221,7 +230,7 @@ pub fn whitened_draws(
     tune: usize,
     path_length: f64,
     rng: &mut impl rand::Rng,
-) -> Result<DMatrix<f64>, String> {
+) -> Result<DMatrix<f64>, SamplerError> {
     let target = LinearTarget::whitened(post)?;
     if target.boundary_matters() {
         let starts = hmc::start(&target, k, rng);

@@ -460,22 +460,26 @@ pub fn ledger_of(c: &Config) -> Result<Ledger, ParamError> {
     for (i, d) in c.privacy.iter().enumerate() {
         let key = format!("privacy[{i}]");
         let event_table = substitute(&d.event, &c.params)
-            .map_err(|e| ParamError::new(format!("{key}.event"), e, "numbers, or products and quotients of numbers and $KEYs of [params], e.g. \"2/$epsilon\""))?;
+            .map_err(|e| ParamError::new(format!("{key}.event"), e.0, "numbers, or products and quotients of numbers and $KEYs of [params], e.g. \"2/$epsilon\""))?;
         let event: Event = from_toml(&event_table).map_err(|e| {
             ParamError::new(
                 format!("{key}.event"),
-                e,
+                e.0,
                 "an event of the ledger's vocabulary (README, \"Your privacy events\"): mechanism = laplace, gaussian, poisson_subsampled_gaussian, subsampled_barker, rdp_curve, gibbs_posterior, one_posterior_sample, smoothed_hellinger, pure_epsilon, non_private, compose, repeat",
             )
         })?;
-        event
-            .validate()
-            .map_err(|e| ParamError::new(format!("{key}.event"), e, "valid event parameters"))?;
+        event.validate().map_err(|e| {
+            ParamError::new(
+                format!("{key}.event"),
+                e.to_string(),
+                "valid event parameters",
+            )
+        })?;
         let guarantee = match &d.claim {
             Some(t) => substitute(t, &c.params).and_then(|t| from_toml::<Guarantee>(&t)).map_err(|e| {
                 ParamError::new(
                     format!("{key}.claim"),
-                    e,
+                    e.0,
                     "kind = pure_dp (epsilon), rdp (order, epsilon), rdp_curve (points), approx_dp (epsilon, delta, conversion = classic/improved/pld/theorem, order), none",
                 )
             })?,
@@ -648,17 +652,22 @@ fn check_series_rows(c: &Config, data: &Table) -> Result<(), DeclarationError> {
     Ok(())
 }
 
-fn from_toml<T: serde::de::DeserializeOwned>(t: &toml::Table) -> Result<T, String> {
-    let json = serde_json::to_value(t).map_err(|e| e.to_string())?;
-    serde_json::from_value(json).map_err(|e| e.to_string())
+/// An external figure's `[[privacy]]` template that cannot be filled from a run's parameters.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct TemplateError(pub String);
+
+fn from_toml<T: serde::de::DeserializeOwned>(t: &toml::Table) -> Result<T, TemplateError> {
+    let json = serde_json::to_value(t).map_err(|e| TemplateError(e.to_string()))?;
+    serde_json::from_value(json).map_err(|e| TemplateError(e.to_string()))
 }
 
 /// Replaces every string value of an event or claim that is a product or
 /// quotient of numbers and `$KEY`s of `[params]` (e.g. `"2/$epsilon"`,
 /// `"$epsilon"`) by its value, so a declared event follows a `--set` of the
 /// parameters it depends on. Other strings (a conversion's name) stay as they are.
-fn substitute(t: &toml::Table, params: &toml::Table) -> Result<toml::Table, String> {
-    fn value(v: &toml::Value, params: &toml::Table) -> Result<toml::Value, String> {
+fn substitute(t: &toml::Table, params: &toml::Table) -> Result<toml::Table, TemplateError> {
+    fn value(v: &toml::Value, params: &toml::Table) -> Result<toml::Value, TemplateError> {
         Ok(match v {
             toml::Value::String(s) if s.contains('$') => toml::Value::Float(expr(s, params)?),
             toml::Value::Table(t) => toml::Value::Table(substitute(t, params)?),
@@ -676,18 +685,20 @@ fn substitute(t: &toml::Table, params: &toml::Table) -> Result<toml::Table, Stri
 }
 
 /// `a * b / c …` of numbers and `$KEY`s, left to right.
-fn expr(s: &str, params: &toml::Table) -> Result<f64, String> {
-    let term = |t: &str| -> Result<f64, String> {
+fn expr(s: &str, params: &toml::Table) -> Result<f64, TemplateError> {
+    let term = |t: &str| -> Result<f64, TemplateError> {
         let t = t.trim();
         if let Some(k) = t.strip_prefix('$') {
             match params.get(k) {
                 Some(toml::Value::Float(f)) => Ok(*f),
                 Some(toml::Value::Integer(i)) => Ok(*i as f64),
-                _ => Err(format!("\"{s}\": `${k}` is not a number in [params]")),
+                _ => Err(TemplateError(format!(
+                    "\"{s}\": `${k}` is not a number in [params]"
+                ))),
             }
         } else {
             t.parse::<f64>()
-                .map_err(|_| format!("\"{s}\": `{t}` is neither a number nor $KEY"))
+                .map_err(|_| TemplateError(format!("\"{s}\": `{t}` is neither a number nor $KEY")))
         }
     };
     let mut acc = 1.0;

@@ -2,6 +2,7 @@
 //! declaration in `plot_spec.csv`, and — with `compare` — the built-in figure's
 //! `summary.csv` in the folder named there, drawn on the same axes.
 
+use crate::results::table::TableReadError;
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -40,7 +41,7 @@ fn spec_value(t: &Table, key: &str) -> String {
 
 /// Checks, before any drawing, that the folder's `plot_spec.csv` can be read and
 /// names columns its `summary.csv` has (a damaged folder is bad input).
-pub fn check(dir: &Path) -> Result<(), String> {
+pub fn check(dir: &Path) -> Result<(), TableReadError> {
     let path = dir.join(super::PLOT_SPEC);
     let spec = crate::results::table::Table::read_csv(&path)?;
     let get = |k: &str| spec_value(&spec, k);
@@ -58,12 +59,12 @@ pub fn check(dir: &Path) -> Result<(), String> {
     );
     for c in want {
         if !summary.header.contains(&c) {
-            return Err(format!(
+            return Err(TableReadError(format!(
                 "{}: names column `{c}`, which {} does not have (allowed: {})",
                 path.display(),
                 dir.join("summary.csv").display(),
                 summary.header.join(", ")
-            ));
+            )));
         }
     }
     Ok(())
