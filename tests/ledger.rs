@@ -8,28 +8,23 @@
 
 use std::path::Path;
 
-use privpost::config::ConfigFile;
 use privpost::experiments::{self, Figure};
 use privpost::expfam::beta::BetaDist;
 use privpost::expfam::mechanisms::{Algorithm, BetaBernoulli};
+use privpost::plan;
 use privpost::privacy::accountant::{BarkerAccount, SgldAccount};
 use privpost::privacy::event::Conversion;
 use privpost::privacy::event::{Event, Guarantee};
 use privpost::privacy::ledger::{Entry, Ledger};
 
-/// The prepared figure of a config at its smoke profile.
+/// The prepared figure of a config at its smoke profile, through the planning
+/// call every verb uses.
 fn figure(config: &str) -> Box<dyn Figure> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(config);
-    let file = ConfigFile::load(&path).unwrap();
-    let resolved = file
-        .resolve(Some("smoke"), &[], &|_, _| false)
-        .unwrap()
-        .remove(0);
-    let spec = experiments::find(&resolved.experiment).unwrap();
-    (spec.validate)(&resolved.params, resolved.seed)
-        .unwrap()
-        .prepare()
-        .unwrap()
+    plan::prepare_all(&[path], Some("smoke"), &[], true)
+        .unwrap_or_else(|e| panic!("{config}: {e}"))
+        .remove(0)
+        .figure
 }
 
 fn ledger(config: &str) -> Ledger {
@@ -154,22 +149,16 @@ fn beta_rdp_curves_match_a_brute_force_supremum() {
 #[test]
 fn gaussian_baseline_meets_its_targets() {
     for calibration in ["paper", "tight"] {
-        let f = {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/geumlek2017/fig2.toml");
-            let file = ConfigFile::load(&path).unwrap();
-            let o =
-                privpost::config::Override::parse(&format!("gaussian_calibration={calibration}"))
-                    .unwrap();
-            let r = file
-                .resolve(Some("smoke"), &[o], &|_, _| false)
-                .unwrap()
-                .remove(0);
-            let spec = experiments::find(&r.experiment).unwrap();
-            (spec.validate)(&r.params, r.seed)
-                .unwrap()
-                .prepare()
-                .unwrap()
-        };
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/geumlek2017/fig2.toml");
+        let f = plan::prepare_all(
+            &[path],
+            Some("smoke"),
+            &[format!("gaussian_calibration={calibration}")],
+            true,
+        )
+        .unwrap()
+        .remove(0)
+        .figure;
         let mut n = 0;
         for e in f.ledger().unwrap() {
             let (Event::Gaussian { sigma, .. }, Guarantee::Rdp { order, epsilon }) =

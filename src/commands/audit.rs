@@ -5,9 +5,11 @@
 
 use std::path::PathBuf;
 
-use super::run::{self, RunArgs, Selection};
-use super::{did_you_mean, CommandError};
+use super::batch::{self, RunArgs};
+use super::CommandError;
 use crate::experiments::audit::{self, DEFS};
+use crate::plan::did_you_mean;
+use crate::plan::Selection;
 use crate::results::table::Table;
 
 /// The figure id the command runs.
@@ -138,7 +140,7 @@ pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
         set.push(format!("draws={d}"));
     }
     let out = args.out.clone();
-    let folders = run::run_folders(RunArgs {
+    let folders = batch::run_folders(RunArgs {
         selection: Selection {
             targets: vec![FIGURE.to_string()],
             all: false,

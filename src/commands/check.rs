@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::{plan, CommandError};
+use super::CommandError;
 use crate::config::ConfigFile;
+use crate::plan::plan;
 
 /// Validate configs and print the grid size and task count; runs nothing.
 #[derive(Debug, clap::Args)]
@@ -35,14 +36,14 @@ pub struct CheckArgs {
 }
 
 pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
-    super::overrides(&args.set)?;
-    let paths = super::run::config_paths(&args.targets, args.all, &args.config_dir)?;
+    let overrides = crate::plan::overrides(&args.set)?;
+    let paths = crate::plan::config_paths(&args.targets, args.all, &args.config_dir)?;
     let profile = if args.smoke {
         Some("smoke")
     } else {
         args.profile.as_deref()
     };
-    let planned = plan(&paths, profile, &args.set)?;
+    let planned = plan(&paths, profile, &overrides)?;
     let points = planned.len();
     // run's limits, wherever the plan is sized without preparing (a deferred
     // figure's tasks depend on its data: run checks them after loading it)
@@ -50,7 +51,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
         .iter()
         .filter_map(|p| Some((p.name(), p.resolved.file(), p.plan.footprint()?)))
         .collect();
-    super::run::check_limits(&sized, super::run::jobs(None)?, args.allow_long)?;
+    crate::plan::check_limits(&sized, crate::plan::jobs(None)?, args.allow_long)?;
     // a user's CSV dataset: its errors, as run would give them, and the warning when
     // the declared bound would mostly clip it
     let mut seen = std::collections::BTreeSet::new();
@@ -91,7 +92,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
         crate::outln!("{points} run(s) from {} config(s)", paths.len());
     }
     if !args.resolved {
-        super::print_estimates(&planned, super::run::jobs(None)?)?;
+        super::print_estimates(&planned, crate::plan::jobs(None)?)?;
     }
     Ok(())
 }

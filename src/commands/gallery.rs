@@ -71,13 +71,3 @@ fn thumbnails(dir: &Path, out: &Path) -> Result<(), CommandError> {
     );
     Ok(())
 }
-
-/// After a command wrote figure folders under `out`: rewrite its gallery and say where.
-/// A failure to write it is reported but does not fail the run whose figures are written.
-pub fn after_run(out: &Path) -> Result<(), CommandError> {
-    match gallery::write(out) {
-        Ok(w) => crate::outln!("gallery: {}", w.path.display()),
-        Err(e) => errln!("warning: gallery not written: {e}"),
-    }
-    Ok(())
-}

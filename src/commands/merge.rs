@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::run::{assignment, jobs, pool, prepare_all, Prepared};
-use super::slurm::sh_quote;
+use super::sh_quote;
 use super::CommandError;
+use crate::plan::{assignment, jobs, pool, prepare_all, Prepared};
 use crate::results::cache::{self, RunCache};
 use crate::results::manifest::{ShardUse, ShardsUse};
 use crate::results::shards::{self, PlanFile, ShardRecord};
@@ -174,7 +174,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         )));
     }
     let jobs = jobs(args.jobs)?;
-    super::check_writable(&args.dir)?;
+    crate::plan::check_writable(&args.dir)?;
     let prepared = prepare_all(&paths, plan.profile.as_deref(), &plan.set, args.quiet)?;
     let pool = pool(jobs)?;
     let split = assignment(&prepared, plan.shards);
@@ -336,7 +336,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
             if r.up_to_date { "  (up to date)" } else { "" }
         );
     }
-    super::gallery::after_run(&args.dir)
+    super::after_run(&args.dir)
 }
 
 #[cfg(test)]

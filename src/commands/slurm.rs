@@ -8,8 +8,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::run::Selection;
-use super::{plan, CommandError};
+use super::{sh_quote, CommandError};
+use crate::plan::plan;
+use crate::plan::Selection;
 use crate::results::shards::PlanFile;
 use crate::runner::shard::MAX_SHARDS;
 
@@ -60,19 +61,6 @@ pub struct SlurmArgs {
     /// Submit with sbatch, print the job ids and exit.
     #[arg(long)]
     pub submit: bool,
-}
-
-/// `text` as one shell word.
-pub fn sh_quote(text: &str) -> String {
-    let safe = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./=:,@+-%".contains(c));
-    if safe {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 /// Refuses a value that is not of Slurm's form for `flag`.
@@ -323,10 +311,11 @@ fn sbatch(args: &[&str], dir: &Path) -> Result<String, CommandError> {
 pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     check_args(&args)?;
     let sel = &args.selection;
-    let paths = sel.paths()?;
+    let parsed = sel.parse()?;
+    let paths = &parsed.paths;
     // validate every config now, not on the cluster an hour later
-    let planned = plan(&paths, sel.profile(), &sel.set)?;
-    super::refuse_secure(&planned, "slurm (sharded jobs)")?;
+    let planned = plan(paths, sel.profile(), &parsed.overrides)?;
+    crate::plan::refuse_secure(&planned, "slurm (sharded jobs)")?;
     let cwd = std::env::current_dir()
         .map_err(|e| CommandError::failed(format!("cannot read the working directory: {e}")))?;
     let out = std::path::absolute(&args.out)
@@ -334,7 +323,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| CommandError::failed(format!("cannot locate the privpost binary: {e}")))?;
-    let plan = PlanFile::new(&paths, sel.profile(), &sel.set, args.shards)
+    let plan = PlanFile::new(paths, sel.profile(), &sel.set, args.shards)
         .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
     let max_array = match args.max_array_size {
         Some(n) => n,
@@ -342,7 +331,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         None => DEFAULT_MAX_ARRAY_SIZE,
     }
     .max(1);
-    super::check_writable(&out)?;
+    crate::plan::check_writable(&out)?;
     plan.write(&out)
         .map_err(|e| CommandError::Failed(e.into()))?;
     let slurm_dir = plan.dir(&out).join("slurm");

@@ -287,16 +287,6 @@ fn parse_set_value(text: &str) -> Result<SetValue, SetError> {
     })
 }
 
-/// Prints a warning on stderr once per process (an override is parsed more than once).
-pub(crate) fn warn_once(message: String) {
-    static SEEN: std::sync::Mutex<std::collections::BTreeSet<String>> =
-        std::sync::Mutex::new(std::collections::BTreeSet::new());
-    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    if seen.insert(message.clone()) {
-        errln!("{message}");
-    }
-}
-
 /// Rounds to 12 significant digits, so that `range(0.1, 1, 0.1)` gives 0.3, not
 /// 0.30000000000000004 (labels, folder names and the values run are the same).
 fn tidy(x: f64) -> f64 {
@@ -337,10 +327,12 @@ fn sweep_function(name: &str, args: &str) -> Result<Vec<toml::Value>, SetError> 
             }
             let steps = (stop - start) / step;
             if args.len() == 2 && steps > 0.0 && steps <= 1.0 {
-                warn_once(format!(
+                // printed where the override is parsed: once per command
+                // (`plan::Selection::parse`)
+                errln!(
                     "warning: range({}, {}) has the default step 1 and gives the one value {start}; for a grid write range({}, {}, STEP) or linspace({}, {}, N)",
                     args[0], args[1], args[0], args[1], args[0], args[1]
-                ));
+                );
             }
             if steps <= 0.0 {
                 return Err(SetError(format!(

@@ -180,6 +180,13 @@ pub enum ChainError {
     VarianceTooLarge { s2: f64, c: f64 },
     #[error("batch {batch} is larger than the data ({n})")]
     BatchTooLarge { batch: usize, n: usize },
+    #[error("proposal sd = {sd}: must be finite and ≥ 0")]
+    Proposal { sd: f64 },
+}
+
+/// The random-walk proposal N(0, sd²) per coordinate.
+fn proposal(sd: f64) -> Result<Normal<f64>, ChainError> {
+    Normal::new(0.0, sd).map_err(|_| ChainError::Proposal { sd })
 }
 
 /// Counters of a chain.
@@ -206,7 +213,7 @@ pub fn private_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats: &mut Stats,
     rng: &mut R,
 ) -> Result<bool, ChainError> {
-    let step = Normal::new(0.0, proposal_sd).unwrap_or_else(|_| unreachable!());
+    let step = proposal(proposal_sd)?;
     let mut prop = *theta;
     for p in prop.iter_mut() {
         *p += step.sample(rng);
@@ -320,7 +327,7 @@ pub fn nonprivate_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats: &mut Stats,
     rng: &mut R,
 ) -> Result<bool, ChainError> {
-    let step = Normal::new(0.0, proposal_sd).unwrap_or_else(|_| unreachable!());
+    let step = proposal(proposal_sd)?;
     let mut prop = *theta;
     for p in prop.iter_mut() {
         *p += step.sample(rng);
@@ -396,8 +403,8 @@ pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     proposal_sd: f64,
     stats: &mut Stats,
     rng: &mut R,
-) -> bool {
-    let step = Normal::new(0.0, proposal_sd).unwrap_or_else(|_| unreachable!());
+) -> Result<bool, ChainError> {
+    let step = proposal(proposal_sd)?;
     let mut prop = *theta;
     for p in prop.iter_mut() {
         *p += step.sample(rng);
@@ -414,7 +421,7 @@ pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
         *theta = prop;
         stats.accepted += 1;
     }
-    accept
+    Ok(accept)
 }
 
 #[cfg(test)]
@@ -447,7 +454,7 @@ mod tests {
         let (mut theta, mut stats) = ([0.0], Stats::default());
         let (mut s, mut ss, mut n) = (0.0, 0.0, 0.0);
         for i in 0..200_000 {
-            exact_step(&Normal1, &data, 1.0, &mut theta, 0.1, &mut stats, &mut rng);
+            exact_step(&Normal1, &data, 1.0, &mut theta, 0.1, &mut stats, &mut rng).unwrap();
             if i >= 2000 {
                 s += theta[0];
                 ss += theta[0] * theta[0];

@@ -337,7 +337,7 @@ pub fn load(
                     )
                 })?;
                 if let Some(w) = spec.clip_warning(&t) {
-                    crate::config::warn_once(w);
+                    warn_once(w);
                 }
                 let record = csv_record(&t, spec, sha, split_seed);
                 Ok((Arc::new(t), record))
@@ -793,6 +793,17 @@ pub fn repeats(v: usize) -> Result<usize, ParamError> {
             format!("{v}"),
             "2 ≤ repeats ≤ 100000",
         ))
+    }
+}
+
+/// Prints a data warning once per process: the same CSV dataset is loaded for
+/// every sweep point and seed of a run, and its warning says the same each time.
+fn warn_once(message: String) {
+    static SEEN: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen.insert(message.clone()) {
+        errln!("{message}");
     }
 }
 
