@@ -34,7 +34,12 @@ fn outputs_md_documents_every_column_of_every_figure() {
             missing.push(format!("{}: no `## {} …` section", spec.id, spec.id));
             continue;
         };
-        for c in spec.data_columns.iter().chain(spec.summary_columns) {
+        for c in spec
+            .data_columns
+            .get()
+            .iter()
+            .chain(spec.summary_columns.get())
+        {
             if !text.contains(&format!("`{c}`")) {
                 missing.push(format!("{}: column `{c}`", spec.id));
             }

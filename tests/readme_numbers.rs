@@ -210,7 +210,7 @@ fn every_listed_number_is_quoted_in_the_readme_and_names_real_columns() {
             .chain(c.group.iter())
         {
             assert!(
-                spec.summary_columns.contains(&col.as_str()),
+                spec.summary_columns.get().contains(&col.as_str()),
                 "{}: summary.csv has no column {col}",
                 c.figure
             );

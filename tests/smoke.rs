@@ -39,8 +39,12 @@ fn smoke_run_writes_every_figure_and_is_identical_for_any_jobs() {
             assert!(d.join(f).is_file(), "{id}: missing {f}");
         }
         // the registry row's column lists are what the files hold
-        assert_eq!(header(&d.join("summary.csv")), spec.summary_columns, "{id}");
-        assert_eq!(header(&d.join("data.csv")), spec.data_columns, "{id}");
+        assert_eq!(
+            header(&d.join("summary.csv")),
+            spec.summary_columns.get(),
+            "{id}"
+        );
+        assert_eq!(header(&d.join("data.csv")), spec.data_columns.get(), "{id}");
         let png = std::fs::read(d.join("figure.png")).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         let svg = std::fs::read_to_string(d.join("figure.svg")).unwrap();

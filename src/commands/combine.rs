@@ -186,10 +186,11 @@ fn read_point(dir: &Path) -> Result<(Point, &'static Spec), CommandError> {
         .take_while(|h| h.starts_with("set."))
         .count();
     let rest: Vec<&str> = summary.header[n_set..].iter().map(String::as_str).collect();
-    if rest != spec.summary_columns {
+    if rest != spec.summary_columns.get() {
         return Err(bad(format!(
             "summary.csv has columns {:?}; {id} writes {:?} after any set.KEY columns",
-            summary.header, spec.summary_columns
+            summary.header,
+            spec.summary_columns.get()
         )));
     }
     let set = (0..n_set)
@@ -468,7 +469,7 @@ pub fn combine(args: &CombineArgs) -> Result<(), CommandError> {
     }
     let mut header = vec!["point".to_string()];
     header.extend(keys.iter().map(|k| format!("set.{k}")));
-    header.extend(spec.summary_columns.iter().map(|s| s.to_string()));
+    header.extend(spec.summary_columns.get().iter().map(|s| s.to_string()));
     let mut rows = Vec::new();
     for p in &points {
         let n_set = p.set.len();

@@ -66,8 +66,8 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
             // a damaged or edited table is bad input (exit 2), named with its
             // column and row, before anything is drawn
             for (file, want) in [
-                ("summary.csv", spec.summary_columns),
-                ("data.csv", spec.data_columns),
+                ("summary.csv", spec.summary_columns.get()),
+                ("data.csv", spec.data_columns.get()),
             ] {
                 let path = fig_dir.join(file);
                 if path.is_file() || file == "summary.csv" {

@@ -23,6 +23,7 @@ use crate::plot::overlay::Overlay;
 use crate::plot::DrawError;
 use crate::privacy::ledger::Ledger;
 use crate::results::manifest::DatasetRecord;
+use crate::results::record::columns;
 use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 
@@ -250,15 +251,33 @@ pub struct Spec {
     /// Renders `figure.png`/`figure.svg` (and any further figures) from the CSVs.
     pub plot: Draw,
     /// Columns of `data.csv`, in order.
-    pub data_columns: &'static [&'static str],
+    pub data_columns: Columns,
     /// Columns of `summary.csv`, in order.
-    pub summary_columns: &'static [&'static str],
+    pub summary_columns: Columns,
     /// The main metric, for `privpost combine`'s overlay of sweep points.
     pub overlay: Overlay,
     /// The wall-time model's calibration (`runner::estimate`), measured on a
     /// paper-scale run and printed for this row by `scripts/calibrate-estimates.sh`;
     /// `None` for an external figure.
     pub rate: Option<Rate>,
+}
+
+/// A CSV's columns: listed by hand, or declared by a typed row
+/// (`results::record`: the struct's fields, in order) — the one declaration the
+/// writer, the readers, the manifest and `docs/outputs.md` share.
+#[derive(Debug, Clone, Copy)]
+pub enum Columns {
+    Listed(&'static [&'static str]),
+    Record(fn() -> &'static [&'static str]),
+}
+
+impl Columns {
+    pub fn get(self) -> &'static [&'static str] {
+        match self {
+            Columns::Listed(c) => c,
+            Columns::Record(f) => f(),
+        }
+    }
 }
 
 /// A figure's calibration for the wall-time model (`runner::estimate`): from the
@@ -310,8 +329,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
         validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
         plot: geumlek2017::plot::fig1,
-        data_columns: &geumlek2017::FIG1_COLUMNS,
-        summary_columns: &geumlek2017::FIG1_COLUMNS,
+        data_columns: Columns::Listed(&geumlek2017::FIG1_COLUMNS),
+        summary_columns: Columns::Listed(&geumlek2017::FIG1_COLUMNS),
         overlay: Overlay {
             x: "lambda",
             y: "epsilon",
@@ -333,8 +352,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
         validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
         plot: geumlek2017::plot::fig2,
-        data_columns: &geumlek2017::FIG2_DATA,
-        summary_columns: &geumlek2017::FIG2_SUMMARY,
+        data_columns: Columns::Listed(&geumlek2017::FIG2_DATA),
+        summary_columns: Columns::Listed(&geumlek2017::FIG2_SUMMARY),
         overlay: Overlay {
             x: "ln_epsilon",
             y: "mean",
@@ -356,8 +375,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
         validate: geumlek2017::validate_fig3,
         plot: logreg::plot::draw_fig3,
-        data_columns: &geumlek2017::FIG3_COLUMNS,
-        summary_columns: &geumlek2017::FIG3_SUMMARY,
+        data_columns: Columns::Listed(&geumlek2017::FIG3_COLUMNS),
+        summary_columns: Columns::Listed(&geumlek2017::FIG3_SUMMARY),
         overlay: Overlay {
             x: "ln_epsilon",
             y: "test_error_mean",
@@ -379,8 +398,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
         validate: geumlek2017::samplers::validate,
         plot: logreg::plot::draw_samplers,
-        data_columns: &geumlek2017::samplers::COLUMNS,
-        summary_columns: &geumlek2017::samplers::SUMMARY,
+        data_columns: Columns::Listed(&geumlek2017::samplers::COLUMNS),
+        summary_columns: Columns::Listed(&geumlek2017::samplers::SUMMARY),
         overlay: Overlay {
             x: "draws",
             y: "ess_min_per_1000_gradients",
@@ -404,8 +423,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "True, OPS and Laplace-mechanism posteriors (ε = 1, N = 20)",
         validate: |p, s| ready(foulds2016::build_fig1(p, s)),
         plot: foulds2016::plot::fig1,
-        data_columns: &foulds2016::FIG1_DATA,
-        summary_columns: &foulds2016::FIG1_SUMMARY,
+        data_columns: Columns::Listed(&foulds2016::FIG1_DATA),
+        summary_columns: Columns::Listed(&foulds2016::FIG1_SUMMARY),
         overlay: Overlay {
             x: "theta",
             y: "density",
@@ -427,8 +446,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "L1 error of one private posterior sample vs N",
         validate: |p, s| ready(foulds2016::build_fig2(p, s)),
         plot: foulds2016::plot::fig2,
-        data_columns: &foulds2016::FIG2_DATA,
-        summary_columns: &foulds2016::FIG2_SUMMARY,
+        data_columns: Columns::Listed(&foulds2016::FIG2_DATA),
+        summary_columns: Columns::Listed(&foulds2016::FIG2_SUMMARY),
         overlay: Overlay {
             x: "n",
             y: "mean",
@@ -450,8 +469,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
         validate: minami2016::validate,
         plot: logreg::plot::draw_minami,
-        data_columns: &minami2016::COLUMNS,
-        summary_columns: &minami2016::SUMMARY,
+        data_columns: Columns::Listed(&minami2016::COLUMNS),
+        summary_columns: Columns::Listed(&minami2016::SUMMARY),
         overlay: Overlay {
             x: "ln_epsilon",
             y: "test_error_mean",
@@ -473,8 +492,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "HMM state assignments per region over time (Laplace, ε = 5, synthetic Iraq)",
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig3,
-        data_columns: &foulds2016::hmm::FIG3_COLUMNS,
-        summary_columns: &foulds2016::hmm::FIG3_COLUMNS,
+        data_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
+        summary_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
         overlay: Overlay {
             x: "month",
             y: "modal_share",
@@ -496,8 +515,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
         validate: foulds2016::hmm::validate_fig4_5,
         plot: foulds2016::hmm::plot::draw_fig4_5,
-        data_columns: &foulds2016::hmm::FIG4_5_COLUMNS,
-        summary_columns: &foulds2016::hmm::FIG4_5_COLUMNS,
+        data_columns: Columns::Listed(&foulds2016::hmm::FIG4_5_COLUMNS),
+        summary_columns: Columns::Listed(&foulds2016::hmm::FIG4_5_COLUMNS),
         overlay: Overlay {
             x: "value",
             y: "probability",
@@ -519,8 +538,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
         validate: foulds2016::hmm::validate_fig6,
         plot: foulds2016::hmm::plot::draw_fig6,
-        data_columns: &foulds2016::hmm::FIG6_DATA,
-        summary_columns: &foulds2016::hmm::FIG6_SUMMARY,
+        data_columns: Columns::Listed(&foulds2016::hmm::FIG6_DATA),
+        summary_columns: Columns::Listed(&foulds2016::hmm::FIG6_SUMMARY),
         overlay: Overlay {
             x: "epsilon",
             y: "mean",
@@ -542,8 +561,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "HMM state assignments under OPS (ε = 5, M = 100, synthetic Afghanistan): last 100 samples vs last sample",
         validate: foulds2016::hmm::validate_fig3,
         plot: foulds2016::hmm::plot::draw_fig7,
-        data_columns: &foulds2016::hmm::FIG3_COLUMNS,
-        summary_columns: &foulds2016::hmm::FIG3_COLUMNS,
+        data_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
+        summary_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
         overlay: Overlay {
             x: "month",
             y: "modal_share",
@@ -565,8 +584,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "HMM recovery of the planted states (ARI) and emissions (TV) vs ε, per mechanism (beyond the paper)",
         validate: foulds2016::hmm::recovery::validate,
         plot: foulds2016::hmm::plot::draw_recovery,
-        data_columns: &foulds2016::hmm::recovery::DATA,
-        summary_columns: &foulds2016::hmm::recovery::SUMMARY,
+        data_columns: Columns::Listed(&foulds2016::hmm::recovery::DATA),
+        summary_columns: Columns::Listed(&foulds2016::hmm::recovery::SUMMARY),
         overlay: Overlay {
             x: "epsilon",
             y: "ari_modal_mean",
@@ -588,8 +607,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
         validate: |p, s| ready(bun2018::build_fig2(p, s)),
         plot: bun2018::plot::fig2,
-        data_columns: &bun2018::FIG2_DATA,
-        summary_columns: &bun2018::FIG2_SUMMARY,
+        data_columns: Columns::Listed(&bun2018::FIG2_DATA),
+        summary_columns: Columns::Listed(&bun2018::FIG2_SUMMARY),
         overlay: Overlay {
             x: "n",
             y: "mean",
@@ -611,8 +630,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Distance quartiles vs prior strength; exact output distributions",
         validate: |p, s| ready(bun2018::build_fig3(p, s)),
         plot: bun2018::plot::fig3,
-        data_columns: &bun2018::FIG3_COLUMNS,
-        summary_columns: &bun2018::FIG3_COLUMNS,
+        data_columns: Columns::Listed(&bun2018::FIG3_COLUMNS),
+        summary_columns: Columns::Listed(&bun2018::FIG3_COLUMNS),
         overlay: Overlay {
             x: "prior",
             y: "mean",
@@ -634,8 +653,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         validate: heikkila2019::validate_fig1,
         plot: heikkila2019::plot::fig1,
-        data_columns: &heikkila2019::FIG1_COLUMNS,
-        summary_columns: &heikkila2019::FIG1_COLUMNS,
+        data_columns: Columns::Listed(&heikkila2019::FIG1_COLUMNS),
+        summary_columns: Columns::Listed(&heikkila2019::FIG1_COLUMNS),
         overlay: Overlay {
             x: "q",
             y: "epsilon",
@@ -657,8 +676,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
         validate: heikkila2019::validate_fig2,
         plot: heikkila2019::plot::fig2,
-        data_columns: &heikkila2019::FIG2_COLUMNS,
-        summary_columns: &heikkila2019::FIG2_COLUMNS,
+        data_columns: Columns::Listed(&heikkila2019::FIG2_COLUMNS),
+        summary_columns: Columns::Listed(&heikkila2019::FIG2_COLUMNS),
         overlay: Overlay {
             x: "theta1",
             y: "theta2",
@@ -680,8 +699,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
         validate: heikkila2019::validate_fig3,
         plot: heikkila2019::plot::fig3,
-        data_columns: &heikkila2019::FIG3_DATA,
-        summary_columns: &heikkila2019::FIG3_SUMMARY,
+        data_columns: Columns::Record(columns::<heikkila2019::Fig3Row>),
+        summary_columns: Columns::Record(columns::<heikkila2019::Fig3Summary>),
         overlay: Overlay {
             x: "iteration",
             y: "mean_error",
@@ -703,8 +722,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Privacy audit: every mechanism's claim against its exact or sampled privacy loss",
         validate: |p, s| ready(audit::build(p, s)),
         plot: audit::plot::draw,
-        data_columns: &audit::DATA_COLUMNS,
-        summary_columns: &audit::SUMMARY_COLUMNS,
+        data_columns: Columns::Listed(&audit::DATA_COLUMNS),
+        summary_columns: Columns::Listed(&audit::SUMMARY_COLUMNS),
         overlay: Overlay {
             x: "draws",
             y: "epsilon_ratio",
@@ -726,8 +745,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Calibration of naive, noise-aware and OPS posteriors (Beta-Bernoulli)",
         validate: |p, s| ready(calibration::build(p, s)),
         plot: calibration::plot::draw,
-        data_columns: &calibration::DATA_COLUMNS,
-        summary_columns: &calibration::SUMMARY_COLUMNS,
+        data_columns: Columns::Listed(&calibration::DATA_COLUMNS),
+        summary_columns: Columns::Listed(&calibration::SUMMARY_COLUMNS),
         overlay: Overlay {
             x: "epsilon",
             y: "max_coverage_deviation",
@@ -751,8 +770,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Calibration of naive and noise-aware posteriors (Dirichlet-Categorical, TARP)",
         validate: |p, s| ready(calibration::dirichlet::build(p, s)),
         plot: calibration::plot::draw_dirichlet,
-        data_columns: &calibration::dirichlet::DATA_COLUMNS,
-        summary_columns: &calibration::dirichlet::SUMMARY_COLUMNS,
+        data_columns: Columns::Listed(&calibration::dirichlet::DATA_COLUMNS),
+        summary_columns: Columns::Listed(&calibration::dirichlet::SUMMARY_COLUMNS),
         overlay: Overlay {
             x: "epsilon",
             y: "max_coverage_deviation",
@@ -775,8 +794,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Calibration of the Concentrated, Diffuse, Gibbs and OPS posteriors (logistic regression, TARP)",
         validate: |p, s| ready(calibration::logistic::build(p, s)),
         plot: calibration::plot::draw_logistic,
-        data_columns: &calibration::logistic::DATA_COLUMNS,
-        summary_columns: &calibration::logistic::SUMMARY_COLUMNS,
+        data_columns: Columns::Listed(&calibration::logistic::DATA_COLUMNS),
+        summary_columns: Columns::Listed(&calibration::logistic::SUMMARY_COLUMNS),
         overlay: Overlay {
             x: "epsilon",
             y: "max_coverage_deviation",
@@ -799,8 +818,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the banana (MMD, errors, R̂ vs ε)",
         validate: |p, s| ready(raisa2021::build_banana(p, s)),
         plot: raisa2021::plot::banana,
-        data_columns: &raisa2021::DATA,
-        summary_columns: &raisa2021::SUMMARY,
+        data_columns: Columns::Listed(&raisa2021::DATA),
+        summary_columns: Columns::Listed(&raisa2021::SUMMARY),
         overlay: Overlay {
             x: "epsilon",
             y: "mmd_mean",
@@ -825,8 +844,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the ill-conditioned 10-d Gaussian",
         validate: |p, s| ready(raisa2021::build_gauss(p, s)),
         plot: raisa2021::plot::gauss,
-        data_columns: &raisa2021::DATA,
-        summary_columns: &raisa2021::SUMMARY,
+        data_columns: Columns::Listed(&raisa2021::DATA),
+        summary_columns: Columns::Listed(&raisa2021::SUMMARY),
         overlay: Overlay {
             x: "epsilon",
             y: "mmd_mean",
@@ -850,8 +869,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Heikkilä's GMM: the penalty algorithm, DP-HMC and DP-SGNHT beside DP-MCMC and DP-SGLD (running error vs ε)",
         validate: raisa2021::gmm::validate,
         plot: raisa2021::plot::gmm,
-        data_columns: &heikkila2019::FIG3_DATA,
-        summary_columns: &heikkila2019::FIG3_SUMMARY,
+        data_columns: Columns::Record(columns::<heikkila2019::Fig3Row>),
+        summary_columns: Columns::Record(columns::<heikkila2019::Fig3Summary>),
         overlay: Overlay {
             x: "iteration",
             y: "mean_error",
@@ -1051,7 +1070,7 @@ mod tests {
             let o = &s.overlay;
             for c in [o.x, o.y].iter().chain(o.series) {
                 assert!(
-                    s.summary_columns.contains(c),
+                    s.summary_columns.get().contains(c),
                     "{}: overlay column `{c}`",
                     s.id
                 );

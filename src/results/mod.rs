@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod json_keys;
 pub mod manifest;
+pub mod record;
 pub mod shards;
 pub mod table;
 

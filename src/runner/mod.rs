@@ -869,7 +869,7 @@ pub fn run(
             changed,
         }
     };
-    let data = Table::new(spec.data_columns, rows)
+    let data = Table::new(spec.data_columns.get(), rows)
         .without_nan()
         .map_err(nan("data.csv"))?;
     let summary = figure
@@ -878,7 +878,7 @@ pub fn run(
             figure: id.clone(),
             source,
         })?;
-    check_columns(&id, "summary.csv", &summary, spec.summary_columns)?;
+    check_columns(&id, "summary.csv", &summary, spec.summary_columns.get())?;
     let summary = with_sweep_columns(summary, resolved)
         .without_nan()
         .map_err(nan("summary.csv"))?;

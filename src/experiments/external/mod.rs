@@ -33,7 +33,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 use crate::config::{deserialize, ParamError};
-use crate::experiments::{parameter, Figure, Plan, Spec};
+use crate::experiments::{parameter, Columns, Figure, Plan, Spec};
 use crate::plot::overlay::Overlay;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
@@ -748,10 +748,12 @@ pub fn spec(c: &Config, id: &str) -> &'static Spec {
         s.id == id
             && s.title == title
             && s.data_columns
+                .get()
                 .iter()
                 .copied()
                 .eq(data.iter().map(String::as_str))
             && s.summary_columns
+                .get()
                 .iter()
                 .copied()
                 .eq(summary.iter().map(String::as_str))
@@ -782,8 +784,8 @@ pub fn spec(c: &Config, id: &str) -> &'static Spec {
         notes: leak(notes),
         validate,
         plot: plot::draw,
-        data_columns: leak_list(data),
-        summary_columns: leak_list(summary),
+        data_columns: Columns::Listed(leak_list(data)),
+        summary_columns: Columns::Listed(leak_list(summary)),
         overlay: Overlay {
             x: leak(c.plot.x.clone()),
             y: leak(format!("{}_mean", c.plot.y)),

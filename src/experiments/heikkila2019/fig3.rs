@@ -13,10 +13,11 @@ use crate::privacy::event::Conversion;
 use crate::privacy::event::{Derivation, Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -389,29 +390,39 @@ fn tight_sgld_curve(c: &Fig3Config, sgld_t: &[u64]) -> Result<Vec<(u64, f64)>, P
         .collect()
 }
 
-pub const FIG3_DATA: [&str; 8] = [
-    "method",
-    "run",
-    "iteration",
-    "epsilon",
-    "mean1",
-    "mean2",
-    "var1",
-    "var2",
-];
+/// A row of `data.csv`: one chain's running posterior moments at a checkpoint
+/// (empty where a diverged chain has none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fig3Row {
+    pub method: String,
+    pub run: u64,
+    pub iteration: u64,
+    /// ε spent after the burn-in plus `iteration` recorded iterations
+    pub epsilon: f64,
+    pub mean1: Option<f64>,
+    pub mean2: Option<f64>,
+    pub var1: Option<f64>,
+    pub var2: Option<f64>,
+}
 
-pub const FIG3_SUMMARY: [&str; 10] = [
-    "method",
-    "reference",
-    "iteration",
-    "epsilon",
-    "parameter",
-    "mean_error",
-    "mean_error_se",
-    "var_error",
-    "var_error_se",
-    "runs",
-];
+/// A row of `summary.csv`: per (method, checkpoint, parameter, reference) the
+/// mean ± s.e. over runs of |running moment − reference|.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fig3Summary {
+    pub method: String,
+    /// `exact` (the tempered posterior by quadrature) or `nonprivate_chain`
+    pub reference: String,
+    pub iteration: u64,
+    pub epsilon: f64,
+    /// `theta1` or `theta2`
+    pub parameter: String,
+    pub mean_error: Option<f64>,
+    pub mean_error_se: Option<f64>,
+    pub var_error: Option<f64>,
+    pub var_error_se: Option<f64>,
+    /// runs with finite moments
+    pub runs: u64,
+}
 
 /// Running mean and variance of a 2-d sample stream.
 #[derive(Default)]
@@ -505,25 +516,19 @@ impl Figure for Fig3 {
         let mut rows = Vec::new();
         // a diverged chain (an added chain's step too large) has no finite moment:
         // its cells are empty, and the summary counts the runs that have one
-        let finite = |x: f64| {
-            if x.is_finite() {
-                Cell::from(x)
-            } else {
-                Cell::Empty
-            }
-        };
+        let finite = |x: f64| x.is_finite().then_some(x);
         let mut record = |method: &str, run: u64, t: u64, eps: f64, r: &Running| {
             let (m, v) = r.moments();
-            rows.push(vec![
-                method.into(),
-                run.into(),
-                t.into(),
-                eps.into(),
-                finite(m[0]),
-                finite(m[1]),
-                finite(v[0]),
-                finite(v[1]),
-            ]);
+            rows.push(to_row(&Fig3Row {
+                method: method.into(),
+                run,
+                iteration: t,
+                epsilon: eps,
+                mean1: finite(m[0]),
+                mean2: finite(m[1]),
+                var1: finite(v[0]),
+                var2: finite(v[1]),
+            }));
         };
         match self.tasks[index] {
             Fig3Task::Reference => {
@@ -635,12 +640,13 @@ impl Figure for Fig3 {
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (method, iteration, epsilon) = (col("method")?, col("iteration")?, col("epsilon")?);
-        let cols = [col("mean1")?, col("mean2")?, col("var1")?, col("var2")?];
-        let chain_ref = (0..data.rows.len())
-            .find(|&i| data.s(i, method) == "nonprivate_chain")
-            .map(|i| cols.map(|c| data.f(i, c)));
+        let rows: Vec<Fig3Row> = data.records()?;
+        let moments =
+            |r: &Fig3Row| [r.mean1, r.mean2, r.var1, r.var2].map(|x| x.unwrap_or(f64::NAN));
+        let chain_ref = rows
+            .iter()
+            .find(|r| r.method == "nonprivate_chain")
+            .map(moments);
         let exact = [
             self.exact.mean[0],
             self.exact.mean[1],
@@ -652,79 +658,66 @@ impl Figure for Fig3 {
             references.push(("nonprivate_chain", r));
         }
         // group rows by (method, iteration) in first-seen order
-        let mut keys: Vec<(String, String)> = Vec::new();
-        let mut groups: std::collections::HashMap<(String, String), Vec<usize>> =
-            Default::default();
-        for i in 0..data.rows.len() {
-            let m = data.s(i, method);
-            if m == "nonprivate_chain" {
-                continue;
-            }
-            let key = (m, data.s(i, iteration));
+        let mut keys: Vec<(&str, u64)> = Vec::new();
+        let mut groups: std::collections::HashMap<(&str, u64), Vec<&Fig3Row>> = Default::default();
+        for r in rows.iter().filter(|r| r.method != "nonprivate_chain") {
+            let key = (r.method.as_str(), r.iteration);
             groups
-                .entry(key.clone())
+                .entry(key)
                 .or_insert_with(|| {
-                    keys.push(key.clone());
+                    keys.push(key);
                     Vec::new()
                 })
-                .push(i);
+                .push(r);
         }
-        let mut rows = Vec::new();
+        let mut out = Vec::new();
         for (name, reference) in &references {
             for key in &keys {
-                let idx = &groups[key];
+                let group = &groups[key];
                 for (p, param) in ["theta1", "theta2"].iter().enumerate() {
                     let mut me = crate::stats::Moments::default();
                     let mut ve = crate::stats::Moments::default();
-                    for &i in idx {
-                        let (m, v) = (data.f(i, cols[p]), data.f(i, cols[2 + p]));
+                    for r in group {
+                        let x = moments(r);
+                        let (m, v) = (x[p], x[2 + p]);
                         if m.is_finite() && v.is_finite() {
                             me.push((m - reference[p]).abs());
                             ve.push((v - reference[2 + p]).abs());
                         }
                     }
-                    let stat = |x: f64| {
-                        if me.count > 0 && x.is_finite() {
-                            Cell::from(x)
-                        } else {
-                            Cell::Empty
-                        }
-                    };
-                    rows.push(vec![
-                        key.0.clone().into(),
-                        (*name).into(),
-                        data.rows[idx[0]][iteration].clone(),
-                        data.rows[idx[0]][epsilon].clone(),
-                        (*param).into(),
-                        stat(me.mean),
-                        stat(me.se()),
-                        stat(ve.mean),
-                        stat(ve.se()),
-                        me.count.into(),
-                    ]);
+                    let stat = |x: f64| (me.count > 0 && x.is_finite()).then_some(x);
+                    out.push(Fig3Summary {
+                        method: key.0.to_string(),
+                        reference: name.to_string(),
+                        iteration: key.1,
+                        epsilon: group[0].epsilon,
+                        parameter: param.to_string(),
+                        mean_error: stat(me.mean),
+                        mean_error_se: stat(me.se()),
+                        var_error: stat(ve.mean),
+                        var_error_se: stat(ve.se()),
+                        runs: me.count,
+                    });
                 }
             }
         }
         // the labelled tight-accounting variant: the published DP-SGLD's rows at the
         // tight checkpoints, with the PLD ε
-        let tight: std::collections::HashMap<String, f64> = self
-            .sgld_tight
+        let tight: std::collections::HashMap<u64, f64> = self.sgld_tight.iter().copied().collect();
+        let extra: Vec<Fig3Summary> = out
             .iter()
-            .map(|&(t, e)| (t.to_string(), e))
-            .collect();
-        let extra: Vec<_> = rows
-            .iter()
-            .filter(|r| r[0].to_string() == "dp_sgld")
+            .filter(|r| r.method == "dp_sgld")
             .filter_map(|r| {
-                let e = tight.get(&r[2].to_string())?;
-                let mut r = r.clone();
-                r[0] = "dp_sgld_tight".into();
-                r[3] = (*e).into();
-                Some(r)
+                let e = tight.get(&r.iteration)?;
+                Some(Fig3Summary {
+                    method: "dp_sgld_tight".into(),
+                    epsilon: *e,
+                    ..r.clone()
+                })
             })
             .collect();
-        rows.extend(extra);
-        Ok(Table::new(&FIG3_SUMMARY, rows))
+        out.extend(extra);
+        Ok(Table::of_records(&out))
     }
 
     fn datasets(&self) -> Vec<DatasetRecord> {

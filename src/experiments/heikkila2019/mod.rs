@@ -12,7 +12,7 @@ pub mod plot;
 
 pub use fig1::{validate_fig1, Fig1, FIG1_COLUMNS};
 pub use fig2::{validate_fig2, Fig2, FIG2_COLUMNS};
-pub use fig3::{validate_fig3, Fig3, FIG3_DATA, FIG3_SUMMARY};
+pub use fig3::{validate_fig3, Fig3, Fig3Row, Fig3Summary};
 
 use crate::config::ParamError;
 use crate::dpmcmc::barker::PrivateTest;

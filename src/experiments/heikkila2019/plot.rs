@@ -347,36 +347,31 @@ const DECADES_FOR_LOG: f64 = 10.0;
 
 impl Fig3 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (method, reference, eps, param) = (
-            t.col("method")?,
-            t.col("reference")?,
-            t.col("epsilon")?,
-            t.col("parameter")?,
-        );
-        let (me, mse, ve, vse) = (
-            t.col("mean_error")?,
-            t.col("mean_error_se")?,
-            t.col("var_error")?,
-            t.col("var_error_se")?,
-        );
+        let rows: Vec<super::Fig3Summary> = t.records().map_err(|e| DrawError(e.0))?;
+        let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
+        let mut methods: Vec<&str> = Vec::new();
+        for r in &rows {
+            if !methods.contains(&r.method.as_str()) {
+                methods.push(&r.method);
+            }
+        }
         let mut series = Vec::new();
-        for m in distinct(t, method) {
+        for m in methods {
             for p in ["theta1", "theta2"] {
-                let pts = (0..t.rows.len())
-                    .filter(|&i| {
-                        t.s(i, method) == m && t.s(i, param) == p && t.s(i, reference) == "exact"
-                    })
-                    .map(|i| {
+                let pts = rows
+                    .iter()
+                    .filter(|r| r.method == m && r.parameter == p && r.reference == "exact")
+                    .map(|r| {
                         (
-                            t.f(i, eps),
-                            t.f(i, me),
-                            t.f(i, mse),
-                            t.f(i, ve),
-                            t.f(i, vse),
+                            r.epsilon,
+                            nan(r.mean_error),
+                            nan(r.mean_error_se),
+                            nan(r.var_error),
+                            nan(r.var_error_se),
                         )
                     })
                     .collect();
-                series.push((m.clone(), p.to_string(), pts));
+                series.push((m.to_string(), p.to_string(), pts));
             }
         }
         Ok(Self {
