@@ -653,8 +653,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         validate: heikkila2019::validate_fig1,
         plot: heikkila2019::plot::fig1,
-        data_columns: Columns::Listed(&heikkila2019::FIG1_COLUMNS),
-        summary_columns: Columns::Listed(&heikkila2019::FIG1_COLUMNS),
+        data_columns: Columns::Record(columns::<heikkila2019::Fig1Row>),
+        summary_columns: Columns::Record(columns::<heikkila2019::Fig1Row>),
         overlay: Overlay {
             x: "q",
             y: "epsilon",
@@ -676,8 +676,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
         validate: heikkila2019::validate_fig2,
         plot: heikkila2019::plot::fig2,
-        data_columns: Columns::Listed(&heikkila2019::FIG2_COLUMNS),
-        summary_columns: Columns::Listed(&heikkila2019::FIG2_COLUMNS),
+        data_columns: Columns::Record(columns::<heikkila2019::Fig2Row>),
+        summary_columns: Columns::Record(columns::<heikkila2019::Fig2Row>),
         overlay: Overlay {
             x: "theta1",
             y: "theta2",

@@ -13,7 +13,7 @@ use crate::privacy::accountant::BarkerAccount;
 use crate::privacy::event::Conversion;
 use crate::privacy::ledger::Ledger;
 use crate::results::manifest::DatasetRecord;
-use crate::results::table::Cell;
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
@@ -254,20 +254,25 @@ struct ClippingPlan {
     vcor: VCor,
 }
 
-pub const FIG1_COLUMNS: [&str; 12] = [
-    "panel",
-    "n_data",
-    "batch",
-    "q",
-    "iterations",
-    "delta",
-    "epsilon",
-    "best_alpha",
-    "conversion",
-    "proposal_variance",
-    "clipped_fraction",
-    "acceptance",
-];
+/// A row of Fig. 1's `data.csv` (= `summary.csv`): a budget point of panel `a`
+/// or `b` (ε after `iterations` steps at the best order), or a chain of panel
+/// `c` (its clipped fraction and acceptance at one proposal variance).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+pub struct Fig1Row {
+    /// `a` (ε vs q), `b` (ε vs T) or `c` (clipping vs proposal variance)
+    pub panel: String,
+    pub n_data: u64,
+    pub batch: u64,
+    pub q: f64,
+    pub iterations: u64,
+    pub delta: Option<f64>,
+    pub epsilon: Option<f64>,
+    pub best_alpha: Option<u64>,
+    pub conversion: Option<Conversion>,
+    pub proposal_variance: Option<f64>,
+    pub clipped_fraction: Option<f64>,
+    pub acceptance: Option<f64>,
+}
 
 impl Figure for Fig1 {
     fn parameters(&self) -> Vec<(String, String)> {
@@ -361,21 +366,20 @@ impl Figure for Fig1 {
                     rng,
                 )?;
             }
-            let e = || Cell::Empty;
-            return Ok(vec![vec![
-                "c".into(),
-                (c.data.len() as u64).into(),
-                (c.test.batch as u64).into(),
-                (c.test.batch as f64 / c.data.len() as f64).into(),
-                c.iterations.into(),
-                e(),
-                e(),
-                e(),
-                e(),
-                variance.into(),
-                (stats.clipped as f64 / stats.ratios as f64).into(),
-                (stats.accepted as f64 / stats.steps as f64).into(),
-            ]]);
+            return Ok(vec![to_row(&Fig1Row {
+                panel: "c".into(),
+                n_data: c.data.len() as u64,
+                batch: c.test.batch as u64,
+                q: c.test.batch as f64 / c.data.len() as f64,
+                iterations: c.iterations,
+                delta: None,
+                epsilon: None,
+                best_alpha: None,
+                conversion: None,
+                proposal_variance: Some(variance),
+                clipped_fraction: Some(stats.clipped as f64 / stats.ratios as f64),
+                acceptance: Some(stats.accepted as f64 / stats.steps as f64),
+            })]);
         }
         let curve = &self.curves[index / self.conversions.len()];
         let conversion = self.conversions[index % self.conversions.len()];
@@ -393,20 +397,20 @@ impl Figure for Fig1 {
             .enumerate()
             .map(|(i, s)| {
                 let a = &curve.accounts[i.min(curve.accounts.len() - 1)];
-                vec![
-                    curve.panel.into(),
-                    a.n_data.into(),
-                    a.batch.into(),
-                    a.q().into(),
-                    curve.iterations[i].into(),
-                    a.delta.into(),
-                    s.epsilon.into(),
-                    (s.best_alpha as u64).into(),
-                    conversion.as_str().into(),
-                    Cell::Empty,
-                    Cell::Empty,
-                    Cell::Empty,
-                ]
+                to_row(&Fig1Row {
+                    panel: curve.panel.into(),
+                    n_data: a.n_data,
+                    batch: a.batch,
+                    q: a.q(),
+                    iterations: curve.iterations[i],
+                    delta: Some(a.delta),
+                    epsilon: Some(s.epsilon),
+                    best_alpha: Some(s.best_alpha as u64),
+                    conversion: Some(conversion),
+                    proposal_variance: None,
+                    clipped_fraction: None,
+                    acceptance: None,
+                })
             })
             .collect())
     }

@@ -13,6 +13,7 @@ use crate::privacy::event::Conversion;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
@@ -104,7 +105,15 @@ pub fn validate_fig2(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     }))
 }
 
-pub const FIG2_COLUMNS: [&str; 4] = ["chain", "iteration", "theta1", "theta2"];
+/// A row of Fig. 2's `data.csv` (= `summary.csv`): one kept draw of a chain.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+pub struct Fig2Row {
+    /// `nonprivate` or `private`
+    pub chain: String,
+    pub iteration: u64,
+    pub theta1: f64,
+    pub theta2: f64,
+}
 
 const CHAINS: [&str; 2] = ["nonprivate", "private"];
 
@@ -198,12 +207,12 @@ impl Figure for Fig2 {
                 )
             }?;
             if t >= self.burn_in {
-                rows.push(vec![
-                    CHAINS[index].into(),
-                    t.into(),
-                    theta[0].into(),
-                    theta[1].into(),
-                ]);
+                rows.push(to_row(&Fig2Row {
+                    chain: CHAINS[index].into(),
+                    iteration: t,
+                    theta1: theta[0],
+                    theta2: theta[1],
+                }));
             }
         }
         Ok(rows)

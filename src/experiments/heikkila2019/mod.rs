@@ -10,8 +10,8 @@ mod fig2;
 pub mod fig3;
 pub mod plot;
 
-pub use fig1::{validate_fig1, Fig1, FIG1_COLUMNS};
-pub use fig2::{validate_fig2, Fig2, FIG2_COLUMNS};
+pub use fig1::{validate_fig1, Fig1, Fig1Row};
+pub use fig2::{validate_fig2, Fig2, Fig2Row};
 pub use fig3::{validate_fig3, Fig3, Fig3Row, Fig3Summary};
 
 use crate::config::ParamError;

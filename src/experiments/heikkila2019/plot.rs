@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 use crate::plot::style::{self, Entry};
-use crate::plot::{distinct, tick, Draw, DrawError};
+use crate::plot::{tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// (panel, series label, conversion, points)
@@ -21,55 +21,66 @@ pub struct Fig1 {
 
 impl Fig1 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (panel, n, b, q, iters, eps, conv) = (
-            t.col("panel")?,
-            t.col("n_data")?,
-            t.col("batch")?,
-            t.col("q")?,
-            t.col("iterations")?,
-            t.col("epsilon")?,
-            t.col("conversion")?,
-        );
+        let rows: Vec<super::Fig1Row> = t.records().map_err(|e| DrawError(e.0))?;
+        let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
+        let clipping = rows
+            .iter()
+            .filter(|r| r.panel == "c")
+            .map(|r| {
+                (
+                    nan(r.proposal_variance),
+                    nan(r.clipped_fraction),
+                    nan(r.acceptance),
+                )
+            })
+            .collect();
+        // first-seen order, as the rows came
+        fn firsts<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+            let mut out = Vec::new();
+            for x in items {
+                if !out.contains(&x) {
+                    out.push(x);
+                }
+            }
+            out
+        }
         let mut series = Vec::new();
-        let clipping = match (
-            t.col("proposal_variance"),
-            t.col("clipped_fraction"),
-            t.col("acceptance"),
-        ) {
-            (Ok(v), Ok(c), Ok(a)) => (0..t.rows.len())
-                .filter(|&i| t.s(i, panel) == "c")
-                .map(|i| (t.f(i, v), t.f(i, c), t.f(i, a)))
-                .collect(),
-            _ => Vec::new(),
-        };
-        for p in distinct(t, panel).into_iter().filter(|p| p != "c") {
-            for c in distinct(t, conv) {
+        let panels = firsts(rows.iter().map(|r| r.panel.as_str()).filter(|p| *p != "c"));
+        let conversions = firsts(rows.iter().map(|r| {
+            r.conversion
+                .map(|c| c.as_str().to_string())
+                .unwrap_or_default()
+        }));
+        for p in panels {
+            for c in &conversions {
                 // a curve is N (panel a) or b (panel b)
-                let key = if p == "a" { n } else { b };
-                let keys: Vec<String> = {
-                    let mut v: Vec<String> = (0..t.rows.len())
-                        .filter(|&i| t.s(i, panel) == p)
-                        .map(|i| t.s(i, key))
-                        .collect();
-                    v.dedup();
-                    v
-                };
+                let key = |r: &super::Fig1Row| if p == "a" { r.n_data } else { r.batch };
+                let mut keys: Vec<u64> = rows.iter().filter(|r| r.panel == p).map(key).collect();
+                keys.dedup();
                 for k in keys {
-                    let pts = (0..t.rows.len())
-                        .filter(|&i| t.s(i, panel) == p && t.s(i, conv) == c && t.s(i, key) == k)
-                        .map(|i| {
+                    let pts = rows
+                        .iter()
+                        .filter(|r| {
+                            r.panel == p
+                                && r.conversion
+                                    .map(|c| c.as_str().to_string())
+                                    .unwrap_or_default()
+                                    == *c
+                                && key(r) == k
+                        })
+                        .map(|r| {
                             (
-                                if p == "a" { t.f(i, q) } else { t.f(i, iters) },
-                                t.f(i, eps),
+                                if p == "a" { r.q } else { r.iterations as f64 },
+                                nan(r.epsilon),
                             )
                         })
                         .collect();
                     let name = if p == "a" {
-                        format!("N = {:.0e}", k.parse::<f64>().unwrap_or(f64::NAN))
+                        format!("N = {:.0e}", k as f64)
                     } else {
                         format!("b = {k}")
                     };
-                    series.push((p.clone(), name, c.clone(), pts));
+                    series.push((p.to_string(), name, c.clone(), pts));
                 }
             }
         }
@@ -263,17 +274,14 @@ pub struct Fig2 {
 
 impl Fig2 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (chain, t1, t2) = (t.col("chain")?, t.col("theta1")?, t.col("theta2")?);
-        let chains = distinct(t, chain)
-            .into_iter()
-            .map(|c| {
-                let pts = (0..t.rows.len())
-                    .filter(|&i| t.s(i, chain) == c)
-                    .map(|i| (t.f(i, t1), t.f(i, t2)))
-                    .collect();
-                (c, pts)
-            })
-            .collect();
+        let rows: Vec<super::Fig2Row> = t.records().map_err(|e| DrawError(e.0))?;
+        let mut chains: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        for r in &rows {
+            match chains.iter_mut().find(|(c, _)| *c == r.chain) {
+                Some((_, pts)) => pts.push((r.theta1, r.theta2)),
+                None => chains.push((r.chain.clone(), vec![(r.theta1, r.theta2)])),
+            }
+        }
         Ok(Self { chains })
     }
 }
