@@ -607,8 +607,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
         validate: |p, s| ready(bun2018::build_fig2(p, s)),
         plot: bun2018::plot::fig2,
-        data_columns: Columns::Listed(&bun2018::FIG2_DATA),
-        summary_columns: Columns::Listed(&bun2018::FIG2_SUMMARY),
+        data_columns: Columns::Record(columns::<bun2018::Fig2Row>),
+        summary_columns: Columns::Record(columns::<bun2018::Fig2Summary>),
         overlay: Overlay {
             x: "n",
             y: "mean",

@@ -8,7 +8,8 @@ use crate::expfam::dirichlet::HellingerVariant;
 use crate::hellinger::laplace::Rounding;
 use crate::hellinger::{balanced_counts, candidate_count, Space};
 use crate::privacy::ledger::Ledger;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
@@ -88,36 +89,64 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-pub const FIG2_DATA: [&str; 12] = [
-    "k",
-    "n",
-    "mechanism",
-    "mean",
-    "se",
-    "q25",
-    "q50",
-    "q75",
-    "draws",
-    "scale",
-    "candidates",
-    "hellinger",
-];
+/// A row of Fig. 2's `data.csv`: the distances of one mechanism's draws at
+/// (k, n) — mean, standard error and quartiles.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig2Row {
+    pub k: u64,
+    pub n: u64,
+    pub mechanism: String,
+    pub mean: f64,
+    pub se: f64,
+    pub q25: f64,
+    pub q50: f64,
+    pub q75: f64,
+    pub draws: u64,
+    pub scale: f64,
+    pub candidates: u64,
+    pub hellinger: String,
+}
 
-pub const FIG2_SUMMARY: [&str; 13] = [
-    "k",
-    "n",
-    "mechanism",
-    "mean",
-    "se",
-    "q25",
-    "q50",
-    "q75",
-    "draws",
-    "scale",
-    "candidates",
-    "hellinger",
-    "crossover_n",
-];
+/// A row of `summary.csv`: a data row and, for a Laplace baseline, the smallest
+/// n of the grid from which the exponential mechanism's mean distance stays
+/// below the baseline's.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig2Summary {
+    pub k: u64,
+    pub n: u64,
+    pub mechanism: String,
+    pub mean: f64,
+    pub se: f64,
+    pub q25: f64,
+    pub q50: f64,
+    pub q75: f64,
+    pub draws: u64,
+    pub scale: f64,
+    pub candidates: u64,
+    pub hellinger: String,
+    pub crossover_n: Option<u64>,
+}
+
+impl Fig2Summary {
+    fn of(r: &Fig2Row, crossover_n: Option<u64>) -> Self {
+        let r = r.clone();
+        Self {
+            k: r.k,
+            n: r.n,
+            mechanism: r.mechanism,
+            mean: r.mean,
+            se: r.se,
+            q25: r.q25,
+            q50: r.q50,
+            q75: r.q75,
+            draws: r.draws,
+            scale: r.scale,
+            candidates: r.candidates,
+            hellinger: r.hellinger,
+            crossover_n,
+        }
+    }
+}
 
 impl Figure for Fig2 {
     fn parameters(&self) -> Vec<(String, String)> {
@@ -161,62 +190,58 @@ impl Figure for Fig2 {
         let (d, scale) = draw_distances(&space, &data, MECHANISMS[m], c, self.draws, rng)?;
         let se = standard_error(&d);
         let (mean, q25, q50, q75) = describe(d);
-        Ok(vec![vec![
-            k.into(),
-            (n as u64).into(),
-            MECHANISMS[m].into(),
-            mean.into(),
-            se.into(),
-            q25.into(),
-            q50.into(),
-            q75.into(),
-            self.draws.into(),
-            scale.into(),
-            space.count().into(),
-            c.hellinger.as_str().into(),
-        ]])
+        Ok(vec![to_row(&Fig2Row {
+            k: k as u64,
+            n: n as u64,
+            mechanism: MECHANISMS[m].into(),
+            mean,
+            se,
+            q25,
+            q50,
+            q75,
+            draws: self.draws as u64,
+            scale,
+            candidates: space.count(),
+            hellinger: c.hellinger.as_str().into(),
+        })])
     }
 
     /// The data rows plus `crossover_n`: for each Laplace baseline and k, the
     /// smallest n of the grid from which the exponential mechanism's mean distance
     /// stays below the baseline's (empty if it never does).
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (k_col, n_col, m_col, mean_col) =
-            (col("k")?, col("n")?, col("mechanism")?, col("mean")?);
-        let mean_of = |k: &str, n: &str, m: &str| {
-            (0..data.rows.len())
-                .find(|&i| data.s(i, k_col) == k && data.s(i, n_col) == n && data.s(i, m_col) == m)
-                .map(|i| data.f(i, mean_col))
+        let rows: Vec<Fig2Row> = data.records()?;
+        let mean_of = |k: u64, n: u64, m: &str| {
+            rows.iter()
+                .find(|r| r.k == k && r.n == n && r.mechanism == m)
+                .map(|r| r.mean)
         };
-        let mut rows = Vec::new();
-        for i in 0..data.rows.len() {
-            let (k, m) = (data.s(i, k_col), data.s(i, m_col));
-            let crossover: Cell = if m == "hellinger_em" {
-                Cell::Empty
+        let mut out = Vec::new();
+        for r in &rows {
+            let crossover = if r.mechanism == "hellinger_em" {
+                None
             } else {
-                let ns: Vec<String> = {
-                    let mut v: Vec<String> = (0..data.rows.len())
-                        .filter(|&j| data.s(j, k_col) == k && data.s(j, m_col) == m)
-                        .map(|j| data.s(j, n_col))
-                        .collect();
-                    v.dedup();
-                    v
-                };
+                let mut ns: Vec<u64> = rows
+                    .iter()
+                    .filter(|s| s.k == r.k && s.mechanism == r.mechanism)
+                    .map(|s| s.n)
+                    .collect();
+                ns.dedup();
                 let mut first: Option<u64> = None;
-                for n in ns.iter().rev() {
-                    match (mean_of(&k, n, "hellinger_em"), mean_of(&k, n, &m)) {
-                        (Some(em), Some(lap)) if em < lap => first = n.parse().ok(),
+                for &n in ns.iter().rev() {
+                    match (
+                        mean_of(r.k, n, "hellinger_em"),
+                        mean_of(r.k, n, &r.mechanism),
+                    ) {
+                        (Some(em), Some(lap)) if em < lap => first = Some(n),
                         _ => break,
                     }
                 }
-                first.map_or(Cell::Empty, |n| n.into())
+                first
             };
-            let mut row = data.rows[i].clone();
-            row.push(crossover);
-            rows.push(row);
+            out.push(Fig2Summary::of(r, crossover));
         }
-        Ok(Table::new(&FIG2_SUMMARY, rows))
+        Ok(Table::of_records(&out))
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {

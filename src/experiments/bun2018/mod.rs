@@ -7,7 +7,7 @@ mod fig2;
 mod fig3;
 pub mod plot;
 
-pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
+pub use fig2::{build_fig2, Fig2, Fig2Row, Fig2Summary};
 pub use fig3::{build_fig3, Fig3, FIG3_COLUMNS};
 
 use crate::config::{check, ParamError};

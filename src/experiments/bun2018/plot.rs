@@ -63,37 +63,36 @@ pub struct Fig2 {
 
 impl Fig2 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (k, n, m, mean, q25, q75) = (
-            t.col("k")?,
-            t.col("n")?,
-            t.col("mechanism")?,
-            t.col("mean")?,
-            t.col("q25")?,
-            t.col("q75")?,
-        );
-        let cross = t.col("crossover_n").ok();
+        let rows: Vec<super::Fig2Summary> = t.records().map_err(|e| DrawError(e.0))?;
+        fn firsts<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+            let mut out = Vec::new();
+            for x in items {
+                if !out.contains(&x) {
+                    out.push(x);
+                }
+            }
+            out
+        }
         let mut panels = Vec::new();
-        for kv in distinct(t, k) {
+        for kv in firsts(rows.iter().map(|r| r.k)) {
             let mut series = Vec::new();
             let mut crossings = Vec::new();
-            for mech in distinct(t, m) {
-                let rows: Vec<usize> = (0..t.rows.len())
-                    .filter(|&i| t.s(i, k) == kv && t.s(i, m) == mech)
+            for mech in firsts(rows.iter().map(|r| r.mechanism.as_str())) {
+                let of: Vec<&super::Fig2Summary> = rows
+                    .iter()
+                    .filter(|r| r.k == kv && r.mechanism == mech)
                     .collect();
-                if let (Some(c), Some(&first)) = (cross, rows.first()) {
-                    let x = t.f(first, c);
-                    if x.is_finite() {
-                        crossings.push((mech.clone(), x));
-                    }
+                if let Some(x) = of.first().and_then(|r| r.crossover_n) {
+                    crossings.push((mech.to_string(), x as f64));
                 }
                 series.push((
-                    mech,
-                    rows.iter()
-                        .map(|&i| (t.f(i, n), t.f(i, mean), t.f(i, q25), t.f(i, q75)))
+                    mech.to_string(),
+                    of.iter()
+                        .map(|r| (r.n as f64, r.mean, r.q25, r.q75))
                         .collect(),
                 ));
             }
-            panels.push((kv, series, crossings));
+            panels.push((kv.to_string(), series, crossings));
         }
         Ok(Self {
             panels,
