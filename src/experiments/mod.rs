@@ -630,8 +630,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Distance quartiles vs prior strength; exact output distributions",
         validate: |p, s| ready(bun2018::build_fig3(p, s)),
         plot: bun2018::plot::fig3,
-        data_columns: Columns::Listed(&bun2018::FIG3_COLUMNS),
-        summary_columns: Columns::Listed(&bun2018::FIG3_COLUMNS),
+        data_columns: Columns::Record(columns::<bun2018::Fig3Row>),
+        summary_columns: Columns::Record(columns::<bun2018::Fig3Row>),
         overlay: Overlay {
             x: "prior",
             y: "mean",

@@ -8,7 +8,8 @@ use crate::expfam::dirichlet::HellingerVariant;
 use crate::hellinger::laplace::{poster_sensitivity, LaplaceCounts, Rounding};
 use crate::hellinger::{audit, balanced_counts, candidate_count, ExpMech, Space};
 use crate::privacy::ledger::Ledger;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
@@ -138,22 +139,27 @@ pub fn build_fig3(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-pub const FIG3_COLUMNS: [&str; 14] = [
-    "panel",
-    "k",
-    "n",
-    "prior",
-    "mechanism",
-    "distance",
-    "probability",
-    "candidates",
-    "mean",
-    "q25",
-    "q50",
-    "q75",
-    "draws",
-    "hellinger",
-];
+/// A row of Fig. 3's `data.csv` (= `summary.csv`): panel (a) a mechanism's
+/// distances at one prior concentration (quartiles and mean of its draws);
+/// panels (b), (c) one distance of the exact output distribution and its
+/// probability (candidates at equal distance grouped).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig3Row {
+    pub panel: String,
+    pub k: u64,
+    pub n: u64,
+    pub prior: f64,
+    pub mechanism: String,
+    pub distance: Option<f64>,
+    pub probability: Option<f64>,
+    pub candidates: Option<u64>,
+    pub mean: Option<f64>,
+    pub q25: Option<f64>,
+    pub q50: Option<f64>,
+    pub q75: Option<f64>,
+    pub draws: Option<u64>,
+    pub hellinger: String,
+}
 
 impl Figure for Fig3 {
     fn parameters(&self) -> Vec<(String, String)> {
@@ -206,7 +212,6 @@ impl Figure for Fig3 {
 
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let c = &self.common;
-        let e = || Cell::Empty;
         match self.tasks[index] {
             Fig3Task::Prior { a, mechanism } => {
                 let space = Space::new(vec![a, a], self.prior_n, c.hellinger)?;
@@ -219,22 +224,22 @@ impl Figure for Fig3 {
                     rng,
                 )?;
                 let (mean, q25, q50, q75) = describe(d);
-                Ok(vec![vec![
-                    "a".into(),
-                    2usize.into(),
-                    (self.prior_n as u64).into(),
-                    a.into(),
-                    MECHANISMS[mechanism].into(),
-                    e(),
-                    e(),
-                    e(),
-                    mean.into(),
-                    q25.into(),
-                    q50.into(),
-                    q75.into(),
-                    self.draws.into(),
-                    c.hellinger.as_str().into(),
-                ]])
+                Ok(vec![to_row(&Fig3Row {
+                    panel: "a".into(),
+                    k: 2,
+                    n: self.prior_n as u64,
+                    prior: a,
+                    mechanism: MECHANISMS[mechanism].into(),
+                    distance: None,
+                    probability: None,
+                    candidates: None,
+                    mean: Some(mean),
+                    q25: Some(q25),
+                    q50: Some(q50),
+                    q75: Some(q75),
+                    draws: Some(self.draws as u64),
+                    hellinger: c.hellinger.as_str().into(),
+                })])
             }
             Fig3Task::Exact {
                 panel,
@@ -273,22 +278,22 @@ impl Figure for Fig3 {
                 Ok(groups
                     .into_iter()
                     .map(|(h, p, count)| {
-                        vec![
-                            panel.to_string().into(),
-                            k.into(),
-                            (self.exact_n as u64).into(),
-                            self.exact_prior.into(),
-                            MECHANISMS[mechanism].into(),
-                            h.into(),
-                            p.into(),
-                            count.into(),
-                            e(),
-                            e(),
-                            e(),
-                            e(),
-                            e(),
-                            c.hellinger.as_str().into(),
-                        ]
+                        to_row(&Fig3Row {
+                            panel: panel.to_string(),
+                            k: k as u64,
+                            n: self.exact_n as u64,
+                            prior: self.exact_prior,
+                            mechanism: MECHANISMS[mechanism].into(),
+                            distance: Some(h),
+                            probability: Some(p),
+                            candidates: Some(count),
+                            mean: None,
+                            q25: None,
+                            q50: None,
+                            q75: None,
+                            draws: None,
+                            hellinger: c.hellinger.as_str().into(),
+                        })
                     })
                     .collect())
             }

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 use crate::plot::style::{self, Entry};
-use crate::plot::{distinct, tick, Draw, DrawError};
+use crate::plot::{tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// The house style of a mechanism (colour and display name).
@@ -203,56 +203,48 @@ pub struct Fig3 {
 
 impl Fig3 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (panel, k, prior, m, n) = (
-            t.col("panel")?,
-            t.col("k")?,
-            t.col("prior")?,
-            t.col("mechanism")?,
-            t.col("n")?,
-        );
-        let prior_n = (0..t.rows.len())
-            .find(|&i| t.s(i, panel) == "a")
-            .map(|i| t.s(i, n))
+        let rows: Vec<super::Fig3Row> = t.records().map_err(|e| DrawError(e.0))?;
+        let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
+        let prior_n = rows
+            .iter()
+            .find(|r| r.panel == "a")
+            .map(|r| r.n.to_string())
             .unwrap_or_default();
-        let (dist, prob, q25, q50, q75, mean) = (
-            t.col("distance")?,
-            t.col("probability")?,
-            t.col("q25")?,
-            t.col("q50")?,
-            t.col("q75")?,
-            t.col("mean")?,
-        );
-        let mechs = distinct(t, m);
+        let mut mechs: Vec<String> = Vec::new();
+        let mut panels: Vec<String> = Vec::new();
+        for r in &rows {
+            if !mechs.contains(&r.mechanism) {
+                mechs.push(r.mechanism.clone());
+            }
+            if !panels.contains(&r.panel) {
+                panels.push(r.panel.clone());
+            }
+        }
         let prior_series = mechs
             .iter()
             .map(|mech| {
-                let pts = (0..t.rows.len())
-                    .filter(|&i| t.s(i, panel) == "a" && &t.s(i, m) == mech)
-                    .map(|i| {
-                        (
-                            t.f(i, prior),
-                            t.f(i, q50),
-                            t.f(i, q25),
-                            t.f(i, q75),
-                            t.f(i, mean),
-                        )
-                    })
+                let pts = rows
+                    .iter()
+                    .filter(|r| r.panel == "a" && &r.mechanism == mech)
+                    .map(|r| (r.prior, nan(r.q50), nan(r.q25), nan(r.q75), nan(r.mean)))
                     .collect();
                 (mech.clone(), pts)
             })
             .collect();
         let mut exact = Vec::new();
-        for p in distinct(t, panel).into_iter().filter(|p| p != "a") {
-            let kv = (0..t.rows.len())
-                .find(|&i| t.s(i, panel) == p)
-                .map(|i| format!("k = {}, n = {}", t.s(i, k), t.s(i, n)))
+        for p in panels.into_iter().filter(|p| p != "a") {
+            let kv = rows
+                .iter()
+                .find(|r| r.panel == p)
+                .map(|r| format!("k = {}, n = {}", r.k, r.n))
                 .unwrap_or_default();
             let series = mechs
                 .iter()
                 .map(|mech| {
-                    let pts = (0..t.rows.len())
-                        .filter(|&i| t.s(i, panel) == p && &t.s(i, m) == mech)
-                        .map(|i| (t.f(i, dist), t.f(i, prob)))
+                    let pts = rows
+                        .iter()
+                        .filter(|r| r.panel == p && &r.mechanism == mech)
+                        .map(|r| (nan(r.distance), nan(r.probability)))
                         .collect();
                     (mech.clone(), pts)
                 })
