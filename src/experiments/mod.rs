@@ -423,8 +423,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "True, OPS and Laplace-mechanism posteriors (ε = 1, N = 20)",
         validate: |p, s| ready(foulds2016::build_fig1(p, s)),
         plot: foulds2016::plot::fig1,
-        data_columns: Columns::Listed(&foulds2016::FIG1_DATA),
-        summary_columns: Columns::Listed(&foulds2016::FIG1_SUMMARY),
+        data_columns: Columns::Record(columns::<foulds2016::Fig1Row>),
+        summary_columns: Columns::Record(columns::<foulds2016::Fig1Summary>),
         overlay: Overlay {
             x: "theta",
             y: "density",
@@ -446,8 +446,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "L1 error of one private posterior sample vs N",
         validate: |p, s| ready(foulds2016::build_fig2(p, s)),
         plot: foulds2016::plot::fig2,
-        data_columns: Columns::Listed(&foulds2016::FIG2_DATA),
-        summary_columns: Columns::Listed(&foulds2016::FIG2_SUMMARY),
+        data_columns: Columns::Record(columns::<foulds2016::Fig2Row>),
+        summary_columns: Columns::Record(columns::<foulds2016::Fig2Summary>),
         overlay: Overlay {
             x: "n",
             y: "mean",

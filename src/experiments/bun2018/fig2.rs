@@ -97,7 +97,8 @@ pub struct Fig2Row {
     pub n: u64,
     pub mechanism: String,
     pub mean: f64,
-    pub se: f64,
+    /// empty for a single draw (nothing to estimate it from)
+    pub se: Option<f64>,
     pub q25: f64,
     pub q50: f64,
     pub q75: f64,
@@ -116,7 +117,8 @@ pub struct Fig2Summary {
     pub n: u64,
     pub mechanism: String,
     pub mean: f64,
-    pub se: f64,
+    /// empty for a single draw (nothing to estimate it from)
+    pub se: Option<f64>,
     pub q25: f64,
     pub q50: f64,
     pub q75: f64,
@@ -195,7 +197,7 @@ impl Figure for Fig2 {
             n: n as u64,
             mechanism: MECHANISMS[m].into(),
             mean,
-            se,
+            se: (!se.is_nan()).then_some(se),
             q25,
             q50,
             q75,

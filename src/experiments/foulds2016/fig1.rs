@@ -7,7 +7,8 @@ use crate::experiments::{parameter, Figure};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{laplace_posterior, Ops};
 use crate::privacy::ledger::Ledger;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
@@ -82,19 +83,30 @@ pub fn build_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, Pa
     }))
 }
 
-pub const FIG1_DATA: [&str; 9] = [
-    "curve",
-    "draw",
-    "alpha",
-    "beta",
-    "lower",
-    "upper",
-    "temperature",
-    "noisy_successes",
-    "noisy_failures",
-];
+/// A row of Fig. 1's `data.csv`: one curve's Beta (or truncated, tempered
+/// Beta for OPS) parameters, and for a Laplace draw its noisy counts.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig1Row {
+    /// `posterior`, `ops` or `laplace`
+    pub curve: String,
+    pub draw: u64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub lower: f64,
+    pub upper: f64,
+    pub temperature: f64,
+    pub noisy_successes: Option<f64>,
+    pub noisy_failures: Option<f64>,
+}
 
-pub const FIG1_SUMMARY: [&str; 4] = ["curve", "draw", "theta", "density"];
+/// A row of `summary.csv`: a curve's density at one θ of the grid.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig1Summary {
+    pub curve: String,
+    pub draw: u64,
+    pub theta: f64,
+    pub density: f64,
+}
 
 impl Figure for Fig1 {
     fn parameters(&self) -> Vec<(String, String)> {
@@ -131,89 +143,74 @@ impl Figure for Fig1 {
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let pos = self.successes as f64;
         let neg = (self.n - self.successes) as f64;
-        let e = || Cell::Empty;
-        Ok(vec![match index {
-            0 => vec![
-                "posterior".into(),
-                0usize.into(),
-                (self.prior.alpha() + pos).into(),
-                (self.prior.beta() + neg).into(),
-                0.0.into(),
-                1.0.into(),
-                1.0.into(),
-                e(),
-                e(),
-            ],
+        Ok(vec![to_row(&match index {
+            0 => Fig1Row {
+                curve: "posterior".into(),
+                draw: 0,
+                alpha: self.prior.alpha() + pos,
+                beta: self.prior.beta() + neg,
+                lower: 0.0,
+                upper: 1.0,
+                temperature: 1.0,
+                noisy_successes: None,
+                noisy_failures: None,
+            },
             1 => {
                 let d = self.ops.distribution(&self.prior, pos, neg)?;
                 let (a, b) = d.shape();
                 let (lo, hi) = d.bounds();
-                vec![
-                    "ops".into(),
-                    0usize.into(),
-                    a.into(),
-                    b.into(),
-                    lo.into(),
-                    hi.into(),
-                    self.ops.temperature().into(),
-                    e(),
-                    e(),
-                ]
+                Fig1Row {
+                    curve: "ops".into(),
+                    draw: 0,
+                    alpha: a,
+                    beta: b,
+                    lower: lo,
+                    upper: hi,
+                    temperature: self.ops.temperature(),
+                    noisy_successes: None,
+                    noisy_failures: None,
+                }
             }
             k => {
                 let post = laplace_posterior(&self.prior, pos, neg, &self.laplace, rng)?;
-                vec![
-                    "laplace".into(),
-                    (k - 1).into(),
-                    post.alpha().into(),
-                    post.beta().into(),
-                    0.0.into(),
-                    1.0.into(),
-                    1.0.into(),
-                    (post.alpha() - self.prior.alpha()).into(),
-                    (post.beta() - self.prior.beta()).into(),
-                ]
+                Fig1Row {
+                    curve: "laplace".into(),
+                    draw: (k - 1) as u64,
+                    alpha: post.alpha(),
+                    beta: post.beta(),
+                    lower: 0.0,
+                    upper: 1.0,
+                    temperature: 1.0,
+                    noisy_successes: Some(post.alpha() - self.prior.alpha()),
+                    noisy_failures: Some(post.beta() - self.prior.beta()),
+                }
             }
-        }])
+        })])
     }
 
     /// Densities of every curve on the θ grid, from the parameters in data.csv.
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (curve, draw, a, b, lo, hi) = (
-            col("curve")?,
-            col("draw")?,
-            col("alpha")?,
-            col("beta")?,
-            col("lower")?,
-            col("upper")?,
-        );
         let mut rows = Vec::new();
-        for i in 0..data.rows.len() {
-            let name = data.s(i, curve);
-            let (lo, hi) = (data.f(i, lo), data.f(i, hi));
-            let ln_pdf: Box<dyn Fn(f64) -> f64> = if name == "ops" {
+        for r in data.records::<Fig1Row>()? {
+            let ln_pdf: Box<dyn Fn(f64) -> f64> = if r.curve == "ops" {
                 let d = crate::expfam::truncated::TruncatedBeta::new(
-                    data.f(i, a),
-                    data.f(i, b),
-                    lo,
-                    hi,
+                    r.alpha, r.beta, r.lower, r.upper,
                 )?;
                 Box::new(move |x| d.ln_pdf(x))
             } else {
-                let d = BetaDist::new(data.f(i, a), data.f(i, b))?;
+                let d = BetaDist::new(r.alpha, r.beta)?;
                 Box::new(move |x| d.ln_pdf(x))
             };
             for &theta in &self.grid {
-                rows.push(vec![
-                    name.clone().into(),
-                    data.rows[i][draw].clone(),
-                    theta.into(),
-                    ln_pdf(theta).exp().into(),
-                ]);
+                rows.push(Fig1Summary {
+                    curve: r.curve.clone(),
+                    draw: r.draw,
+                    theta,
+                    density: ln_pdf(theta).exp(),
+                });
             }
         }
-        Ok(Table::new(&FIG1_SUMMARY, rows))
+        Ok(Table::of_records(&rows))
     }
 
     fn manifest_details(&self) -> serde_json::Value {

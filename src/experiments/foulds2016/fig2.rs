@@ -6,6 +6,7 @@ use crate::experiments::{parameter, Figure};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{laplace_posterior, Ops};
 use crate::privacy::ledger::Ledger;
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use crate::stats::Moments;
 use rand_chacha::ChaCha8Rng;
@@ -65,16 +66,27 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-pub const FIG2_DATA: [&str; 6] = [
-    "n",
-    "repeat",
-    "successes",
-    "mechanism",
-    "theta_hat",
-    "abs_error",
-];
+/// A row of Fig. 2's `data.csv`: one repeat's estimate by one mechanism.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig2Row {
+    pub n: u64,
+    pub repeat: u64,
+    pub successes: u64,
+    pub mechanism: String,
+    pub theta_hat: f64,
+    pub abs_error: f64,
+}
 
-pub const FIG2_SUMMARY: [&str; 5] = ["mechanism", "n", "mean", "se", "runs"];
+/// A row of `summary.csv`: a mechanism's mean absolute error at n.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig2Summary {
+    pub mechanism: String,
+    pub n: u64,
+    pub mean: f64,
+    /// empty for a single run
+    pub se: Option<f64>,
+    pub runs: u64,
+}
 
 const MECHANISMS: [&str; 3] = ["posterior", "laplace", "ops"];
 
@@ -118,49 +130,48 @@ impl Figure for Fig2 {
             .iter()
             .zip(thetas)
             .map(|(m, t)| {
-                vec![
-                    n.into(),
-                    repeat.into(),
-                    s.into(),
-                    (*m).into(),
-                    t.into(),
-                    (t - self.p).abs().into(),
-                ]
+                to_row(&Fig2Row {
+                    n,
+                    repeat: repeat as u64,
+                    successes: s,
+                    mechanism: (*m).into(),
+                    theta_hat: t,
+                    abs_error: (t - self.p).abs(),
+                })
             })
             .collect())
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (n_col, mech, err) = (col("n")?, col("mechanism")?, col("abs_error")?);
         let mut acc = vec![Moments::default(); MECHANISMS.len() * self.n_values.len()];
-        for i in 0..data.rows.len() {
-            let m = data.s(i, mech);
-            let n = data.f(i, n_col) as u64;
+        for (i, r) in data.records::<Fig2Row>()?.iter().enumerate() {
             let (Some(mi), Some(ni)) = (
-                MECHANISMS.iter().position(|x| *x == m),
-                self.n_values.iter().position(|&x| x == n),
+                MECHANISMS.iter().position(|x| *x == r.mechanism),
+                self.n_values.iter().position(|&x| x == r.n),
             ) else {
                 return Err(anyhow::anyhow!(
-                    "data row {i}: unexpected mechanism {m} or n {n}"
+                    "data row {i}: unexpected mechanism {} or n {}",
+                    r.mechanism,
+                    r.n
                 ));
             };
-            acc[mi * self.n_values.len() + ni].push(data.f(i, err));
+            acc[mi * self.n_values.len() + ni].push(r.abs_error);
         }
         let mut rows = Vec::new();
         for (mi, m) in MECHANISMS.iter().enumerate() {
             for (ni, &n) in self.n_values.iter().enumerate() {
                 let a = acc[mi * self.n_values.len() + ni];
-                rows.push(vec![
-                    (*m).into(),
-                    n.into(),
-                    a.mean.into(),
-                    a.se().into(),
-                    a.count.into(),
-                ]);
+                let se = a.se();
+                rows.push(Fig2Summary {
+                    mechanism: (*m).into(),
+                    n,
+                    mean: a.mean,
+                    se: (!se.is_nan()).then_some(se),
+                    runs: a.count,
+                });
             }
         }
-        Ok(Table::new(&FIG2_SUMMARY, rows))
+        Ok(Table::of_records(&rows))
     }
 
     fn manifest_details(&self) -> serde_json::Value {

@@ -8,8 +8,8 @@ mod fig2;
 pub mod hmm;
 pub mod plot;
 
-pub use fig1::{build_fig1, Fig1, FIG1_DATA, FIG1_SUMMARY};
-pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
+pub use fig1::{build_fig1, Fig1, Fig1Row, Fig1Summary};
+pub use fig2::{build_fig2, Fig2, Fig2Row, Fig2Summary};
 
 use crate::config::{check, ParamError};
 use crate::expfam::beta::BetaDist;

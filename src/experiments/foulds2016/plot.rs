@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 use crate::plot::style::{self, Entry};
-use crate::plot::{distinct, series, tick, Draw, DrawError};
+use crate::plot::{tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// Figure 1: density curves of the posterior, OPS, and Laplace draws.
@@ -16,26 +16,26 @@ pub struct Fig1 {
 
 impl Fig1 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (curve, draw, theta, density) = (
-            t.col("curve")?,
-            t.col("draw")?,
-            t.col("theta")?,
-            t.col("density")?,
-        );
+        let rows: Vec<super::Fig1Summary> = t.records().map_err(|e| DrawError(e.0))?;
+        // one curve per (curve, draw), in first-seen order of curves, then draws
+        let mut names: Vec<&str> = Vec::new();
+        for r in &rows {
+            if !names.contains(&r.curve.as_str()) {
+                names.push(&r.curve);
+            }
+        }
         let mut curves = Vec::new();
-        for c in distinct(t, curve) {
-            let draws: Vec<String> = (0..t.rows.len())
-                .filter(|&i| t.s(i, curve) == c)
-                .map(|i| t.s(i, draw))
-                .collect();
-            let mut seen = Vec::new();
-            for d in draws {
-                if !seen.contains(&d) {
-                    curves.push((
-                        c.clone(),
-                        series(t, &[(curve, &c), (draw, &d)], theta, density),
-                    ));
-                    seen.push(d);
+        for c in names {
+            let mut seen: Vec<u64> = Vec::new();
+            for r in rows.iter().filter(|r| r.curve == c) {
+                if !seen.contains(&r.draw) {
+                    seen.push(r.draw);
+                    let pts = rows
+                        .iter()
+                        .filter(|s| s.curve == c && s.draw == r.draw)
+                        .map(|s| (s.theta, s.density))
+                        .collect();
+                    curves.push((c.to_string(), pts));
                 }
             }
         }
@@ -118,22 +118,15 @@ pub struct Fig2 {
 
 impl Fig2 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (mech, n, mean, se) = (
-            t.col("mechanism")?,
-            t.col("n")?,
-            t.col("mean")?,
-            t.col("se")?,
-        );
-        let curves = distinct(t, mech)
-            .into_iter()
-            .map(|m| {
-                let pts = (0..t.rows.len())
-                    .filter(|&i| t.s(i, mech) == m)
-                    .map(|i| (t.f(i, n), t.f(i, mean), t.f(i, se)))
-                    .collect();
-                (m, pts)
-            })
-            .collect();
+        let rows: Vec<super::Fig2Summary> = t.records().map_err(|e| DrawError(e.0))?;
+        let mut curves: Vec<crate::plot::Band> = Vec::new();
+        for r in &rows {
+            let pt = (r.n as f64, r.mean, r.se.unwrap_or(f64::NAN));
+            match curves.iter_mut().find(|(m, _)| *m == r.mechanism) {
+                Some((_, pts)) => pts.push(pt),
+                None => curves.push((r.mechanism.clone(), vec![pt])),
+            }
+        }
         Ok(Self { curves })
     }
 }
