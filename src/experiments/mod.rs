@@ -329,8 +329,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
         validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
         plot: geumlek2017::plot::fig1,
-        data_columns: Columns::Listed(&geumlek2017::FIG1_COLUMNS),
-        summary_columns: Columns::Listed(&geumlek2017::FIG1_COLUMNS),
+        data_columns: Columns::Record(columns::<geumlek2017::Fig1Row>),
+        summary_columns: Columns::Record(columns::<geumlek2017::Fig1Row>),
         overlay: Overlay {
             x: "lambda",
             y: "epsilon",

@@ -7,6 +7,7 @@ use crate::experiments::Figure;
 use crate::expfam::mechanisms::{Algorithm, BetaBernoulli};
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -68,13 +69,16 @@ pub fn build_fig1(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-pub const FIG1_COLUMNS: [&str; 5] = [
-    "algorithm",
-    "coefficient",
-    "lambda",
-    "epsilon",
-    "critical_order",
-];
+/// A row of Fig. 1's `data.csv` (= `summary.csv`): the RDP ε of one
+/// algorithm and coefficient at order λ, and the order beyond which it is ∞.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig1Row {
+    pub algorithm: String,
+    pub coefficient: f64,
+    pub lambda: f64,
+    pub epsilon: f64,
+    pub critical_order: f64,
+}
 
 impl Figure for Fig1 {
     fn parameters(&self) -> Vec<(String, String)> {
@@ -97,13 +101,13 @@ impl Figure for Fig1 {
         let (algorithm, c) = self.curves[index / self.lambdas.len()];
         let lambda = self.lambdas[index % self.lambdas.len()];
         let eps = self.problem.rdp_epsilon(algorithm, c, lambda);
-        Ok(vec![vec![
-            algorithm.as_str().into(),
-            c.into(),
-            lambda.into(),
-            eps.into(),
-            self.problem.critical_order(algorithm, c).into(),
-        ]])
+        Ok(vec![to_row(&Fig1Row {
+            algorithm: algorithm.as_str().into(),
+            coefficient: c,
+            lambda,
+            epsilon: eps,
+            critical_order: self.problem.critical_order(algorithm, c),
+        })])
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {

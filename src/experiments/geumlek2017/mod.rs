@@ -9,7 +9,7 @@ mod fig3;
 pub mod plot;
 pub mod samplers;
 
-pub use fig1::{build_fig1, Fig1, FIG1_COLUMNS};
+pub use fig1::{build_fig1, Fig1, Fig1Row};
 pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SUMMARY};
 pub use fig3::{validate_fig3, Fig3, FIG3_COLUMNS, FIG3_SUMMARY};
 

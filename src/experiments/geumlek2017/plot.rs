@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 use crate::plot::style::{self, Entry};
-use crate::plot::{clip_polyline, distinct, series, tick, Draw, DrawError};
+use crate::plot::{clip_polyline, distinct, tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// (algorithm, coefficient label, (λ, ε) points, critical order λ*).
@@ -21,29 +21,34 @@ pub struct Fig1 {
 
 impl Fig1 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (alg, coef, lambda, eps, crit) = (
-            t.col("algorithm")?,
-            t.col("coefficient")?,
-            t.col("lambda")?,
-            t.col("epsilon")?,
-            t.col("critical_order")?,
-        );
-        let mut curves = Vec::new();
-        for a in distinct(t, alg) {
-            let rows: Vec<usize> = (0..t.rows.len()).filter(|&i| t.s(i, alg) == a).collect();
-            let mut coefs: Vec<String> = rows.iter().map(|&i| t.s(i, coef)).collect();
-            coefs.dedup();
-            for c in coefs {
-                let pts = series(t, &[(alg, &a), (coef, &c)], lambda, eps);
-                let critical = (0..t.rows.len())
-                    .find(|&i| t.s(i, alg) == a && t.s(i, coef) == c)
-                    .map_or(f64::NAN, |i| t.f(i, crit));
-                curves.push((a.clone(), c, pts, critical));
+        let rows: Vec<super::Fig1Row> = t.records().map_err(|e| DrawError(e.0))?;
+        let mut algorithms: Vec<&str> = Vec::new();
+        for r in &rows {
+            if !algorithms.contains(&r.algorithm.as_str()) {
+                algorithms.push(&r.algorithm);
             }
         }
-        let lambda_max = (0..t.rows.len())
-            .map(|i| t.f(i, lambda))
-            .fold(1.0, f64::max);
+        let mut curves = Vec::new();
+        for a in algorithms {
+            // coefficients in row order, repeats adjacent (as the rows come)
+            let mut coefs: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.algorithm == a)
+                .map(|r| r.coefficient)
+                .collect();
+            coefs.dedup();
+            for c in coefs {
+                let of = || {
+                    rows.iter()
+                        .filter(|r| r.algorithm == a && r.coefficient == c)
+                };
+                let pts = of().map(|r| (r.lambda, r.epsilon)).collect();
+                let critical = of().next().map_or(f64::NAN, |r| r.critical_order);
+                // the label as the CSV writes the number
+                curves.push((a.to_string(), format!("{c:?}"), pts, critical));
+            }
+        }
+        let lambda_max = rows.iter().map(|r| r.lambda).fold(1.0, f64::max);
         Ok(Self { curves, lambda_max })
     }
 }
