@@ -12,7 +12,7 @@ Rules (the same ones a reader with grep and wc would apply):
   `super::x`, `self::x`) that resolves to the other file; a path ending at a
   `mod.rs` that re-exports the named item (`pub use x::Item`) resolves to the
   child file it comes from; comments do not count; a `mod x;` declaration is
-  not an import;
+  not an import, nor is a parent's use of its own children by bare name;
 - a circle: a strongly connected set of two or more files in that graph.
 """
 import os

@@ -177,7 +177,9 @@ fn the_checks_find_what_they_look_for() {
 // a file's non-test code (before its first `#[cfg(test)]`, comments dropped)
 // imports a file when it names a path `crate::…`, `super::…` or `self::…` that
 // resolves to that file; a path that stops at a `mod.rs` item re-exported from a
-// child (`pub use child::Item`) resolves to the child; `mod x;` is no import.
+// child (`pub use child::Item`) resolves to the child; `mod x;` is no import, and
+// neither is a parent's use of its own children by bare name (`fig1::build` in a
+// `mod.rs` that declares `mod fig1;`): a parent may use what it declares.
 
 type FileGraph = BTreeMap<String, BTreeSet<String>>;
 
