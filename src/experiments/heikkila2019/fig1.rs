@@ -144,7 +144,17 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
                 }
                 let iterations: Vec<u64> = (c.t_min..=c.t_max).step_by(c.t_step as usize).collect();
                 for &b in &c.batches_b {
-                    let n = (b as f64 / c.q_b).round() as u64;
+                    // N = b/q is the data size of the curve: a whole number a CSV
+                    // cell holds exactly (it once saturated and was written as −1)
+                    let n_exact = (b as f64 / c.q_b).round();
+                    if n_exact.is_nan() || n_exact > MAX_EXACT_N {
+                        return Err(ParamError::new(
+                            "q_b",
+                            format!("{:e} (N = b/q = {n_exact:e} for b = {b})", c.q_b),
+                            format!("q_b ≥ b/2⁵³ for every b of batches_b (N = b/q at most {MAX_EXACT_N:e})"),
+                        ));
+                    }
+                    let n = n_exact as u64;
                     let acc = BarkerAccount {
                         n_data: n,
                         batch: b,
@@ -253,6 +263,10 @@ struct ClippingPlan {
     test: PrivateTest,
     vcor: VCor,
 }
+
+/// The largest data size N = b/q of panel (b): 2⁵³, where every whole number is
+/// still exact as a float.
+const MAX_EXACT_N: f64 = 9_007_199_254_740_992.0;
 
 /// A row of Fig. 1's `data.csv` (= `summary.csv`): a budget point of panel `a`
 /// or `b` (ε after `iterations` steps at the best order), or a chain of panel
