@@ -498,6 +498,17 @@ pub fn series(t: &Table, filter: &[(usize, &str)], x: usize, y: usize) -> Vec<(f
         .collect()
 }
 
+/// Distinct items in first-seen order (a typed record's column, say).
+pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for x in items {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
 /// Distinct values of a column in first-seen order.
 pub fn distinct(t: &Table, col: usize) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();

@@ -64,20 +64,11 @@ pub struct Fig2 {
 impl Fig2 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
         let rows: Vec<super::Fig2Summary> = t.records().map_err(|e| DrawError(e.0))?;
-        fn firsts<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
-            let mut out = Vec::new();
-            for x in items {
-                if !out.contains(&x) {
-                    out.push(x);
-                }
-            }
-            out
-        }
         let mut panels = Vec::new();
-        for kv in firsts(rows.iter().map(|r| r.k)) {
+        for kv in crate::plot::first_seen(rows.iter().map(|r| r.k)) {
             let mut series = Vec::new();
             let mut crossings = Vec::new();
-            for mech in firsts(rows.iter().map(|r| r.mechanism.as_str())) {
+            for mech in crate::plot::first_seen(rows.iter().map(|r| r.mechanism.as_str())) {
                 let of: Vec<&super::Fig2Summary> = rows
                     .iter()
                     .filter(|r| r.k == kv && r.mechanism == mech)

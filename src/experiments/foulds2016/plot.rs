@@ -18,12 +18,7 @@ impl Fig1 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
         let rows: Vec<super::Fig1Summary> = t.records().map_err(|e| DrawError(e.0))?;
         // one curve per (curve, draw), in first-seen order of curves, then draws
-        let mut names: Vec<&str> = Vec::new();
-        for r in &rows {
-            if !names.contains(&r.curve.as_str()) {
-                names.push(&r.curve);
-            }
-        }
+        let names = crate::plot::first_seen(rows.iter().map(|r| r.curve.as_str()));
         let mut curves = Vec::new();
         for c in names {
             let mut seen: Vec<u64> = Vec::new();

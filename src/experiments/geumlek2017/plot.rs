@@ -22,12 +22,7 @@ pub struct Fig1 {
 impl Fig1 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
         let rows: Vec<super::Fig1Row> = t.records().map_err(|e| DrawError(e.0))?;
-        let mut algorithms: Vec<&str> = Vec::new();
-        for r in &rows {
-            if !algorithms.contains(&r.algorithm.as_str()) {
-                algorithms.push(&r.algorithm);
-            }
-        }
+        let algorithms = crate::plot::first_seen(rows.iter().map(|r| r.algorithm.as_str()));
         let mut curves = Vec::new();
         for a in algorithms {
             // coefficients in row order, repeats adjacent (as the rows come)

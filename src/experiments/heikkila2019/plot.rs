@@ -34,19 +34,10 @@ impl Fig1 {
                 )
             })
             .collect();
-        // first-seen order, as the rows came
-        fn firsts<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
-            let mut out = Vec::new();
-            for x in items {
-                if !out.contains(&x) {
-                    out.push(x);
-                }
-            }
-            out
-        }
         let mut series = Vec::new();
-        let panels = firsts(rows.iter().map(|r| r.panel.as_str()).filter(|p| *p != "c"));
-        let conversions = firsts(rows.iter().map(|r| {
+        let panels =
+            crate::plot::first_seen(rows.iter().map(|r| r.panel.as_str()).filter(|p| *p != "c"));
+        let conversions = crate::plot::first_seen(rows.iter().map(|r| {
             r.conversion
                 .map(|c| c.as_str().to_string())
                 .unwrap_or_default()
@@ -357,12 +348,7 @@ impl Fig3 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
         let rows: Vec<super::Fig3Summary> = t.records().map_err(|e| DrawError(e.0))?;
         let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
-        let mut methods: Vec<&str> = Vec::new();
-        for r in &rows {
-            if !methods.contains(&r.method.as_str()) {
-                methods.push(&r.method);
-            }
-        }
+        let methods = crate::plot::first_seen(rows.iter().map(|r| r.method.as_str()));
         let mut series = Vec::new();
         for m in methods {
             for p in ["theta1", "theta2"] {
