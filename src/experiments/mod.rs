@@ -515,8 +515,8 @@ pub const REGISTRY: &[Spec] = &[
         title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
         validate: foulds2016::hmm::validate_fig4_5,
         plot: foulds2016::hmm::plot::draw_fig4_5,
-        data_columns: Columns::Listed(&foulds2016::hmm::FIG4_5_COLUMNS),
-        summary_columns: Columns::Listed(&foulds2016::hmm::FIG4_5_COLUMNS),
+        data_columns: Columns::Record(columns::<foulds2016::hmm::Fig45Row>),
+        summary_columns: Columns::Record(columns::<foulds2016::hmm::Fig45Row>),
         overlay: Overlay {
             x: "value",
             y: "probability",

@@ -7,6 +7,7 @@ use crate::experiments::{Deferred, Figure, Plan};
 use crate::hmm::FEATURES;
 use crate::privacy::ledger::Ledger;
 use crate::results::manifest::DatasetRecord;
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 
@@ -58,14 +59,14 @@ impl Figure for Fig45 {
             let cells: usize = out.last.z.iter().flatten().filter(|&&z| z == k).count();
             for (d, p) in pk.iter().enumerate() {
                 for (v, &x) in p.iter().enumerate() {
-                    rows.push(vec![
-                        k.into(),
-                        FEATURES[d].into(),
-                        v.into(),
-                        labels[d][v].clone().into(),
-                        x.into(),
-                        cells.into(),
-                    ]);
+                    rows.push(to_row(&Fig45Row {
+                        state: k as u64,
+                        feature: FEATURES[d].into(),
+                        value: v as u64,
+                        label: labels[d][v].clone(),
+                        probability: x,
+                        cells_in_state: cells as u64,
+                    }));
                 }
             }
         }
@@ -90,11 +91,14 @@ impl Figure for Fig45 {
     }
 }
 
-pub const FIG4_5_COLUMNS: [&str; 6] = [
-    "state",
-    "feature",
-    "value",
-    "label",
-    "probability",
-    "cells_in_state",
-];
+/// A row of Figs 4–5's `data.csv` (= `summary.csv`): a state's emission
+/// probability of one value of one feature, and how many cells the state holds.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig45Row {
+    pub state: u64,
+    pub feature: String,
+    pub value: u64,
+    pub label: String,
+    pub probability: f64,
+    pub cells_in_state: u64,
+}

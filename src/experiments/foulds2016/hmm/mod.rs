@@ -15,7 +15,7 @@ pub mod recovery;
 pub mod sweep;
 
 pub use fig3::{validate_fig3, Fig3, FIG3_COLUMNS};
-pub use fig4_5::{validate_fig4_5, Fig45, FIG4_5_COLUMNS};
+pub use fig4_5::{validate_fig4_5, Fig45, Fig45Row};
 pub use fig6::{validate_fig6, Fig6, FIG6_DATA, FIG6_SUMMARY};
 
 use crate::config::{check, deserialize, ParamError};

@@ -247,27 +247,17 @@ pub struct Emissions {
 }
 
 pub fn emissions(t: &Table) -> Result<Emissions, DrawError> {
-    let (state, feature, value, label, prob, cells) = (
-        t.col("state")?,
-        t.col("feature")?,
-        t.col("value")?,
-        t.col("label")?,
-        t.col("probability")?,
-        t.col("cells_in_state")?,
-    );
-    let k = (0..t.rows.len())
-        .map(|i| t.f(i, state) as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let rows: Vec<super::Fig45Row> = t.records().map_err(|e| DrawError(e.0))?;
+    let k = rows.iter().map(|r| r.state as usize + 1).max().unwrap_or(0);
     let mut out = vec![StateEmissions::default(); k];
-    for i in 0..t.rows.len() {
-        let s = &mut out[t.f(i, state) as usize];
-        s.cells = t.f(i, cells) as usize;
-        let p = t.f(i, prob);
-        match t.s(i, feature).as_str() {
-            "type" => s.types.push((t.s(i, label), p)),
-            "category" => s.categories.push((t.s(i, label), p)),
-            _ if t.f(i, value) == 1.0 => s.casualties.push(p),
+    for r in &rows {
+        let s = &mut out[r.state as usize];
+        s.cells = r.cells_in_state as usize;
+        let p = r.probability;
+        match r.feature.as_str() {
+            "type" => s.types.push((r.label.clone(), p)),
+            "category" => s.categories.push((r.label.clone(), p)),
+            _ if r.value == 1 => s.casualties.push(p),
             _ => {}
         }
     }
