@@ -81,6 +81,21 @@ struct RowSerializer<'a> {
     row: &'a mut Row,
 }
 
+/// A record must be a struct (its fields are the columns).
+fn not_a_struct() -> RecordError {
+    RecordError("a record is a struct".into())
+}
+
+/// `fn NAME(self, _: TYPE) -> Result<(), RecordError>` refusing a value that is
+/// not a struct, for each pair.
+macro_rules! not_a_struct {
+    ($($name:ident($ty:ty))*) => {
+        $(fn $name(self, _: $ty) -> Result<(), RecordError> {
+            Err(not_a_struct())
+        })*
+    };
+}
+
 /// One field's value as one cell.
 struct CellSerializer<'a> {
     row: &'a mut Row,
@@ -100,59 +115,20 @@ impl<'a> ser::Serializer for RowSerializer<'a> {
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, RecordError> {
         Ok(self)
     }
-    fn serialize_bool(self, _: bool) -> Result<(), RecordError> {
-        Err(RecordError("a record is a struct".into()))
-    }
-    fn serialize_i8(self, _: i8) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_i16(self, _: i16) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_i32(self, _: i32) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_i64(self, _: i64) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_u8(self, _: u8) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_u16(self, _: u16) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_u32(self, _: u32) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_u64(self, _: u64) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_f32(self, _: f32) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_f64(self, _: f64) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_char(self, _: char) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_str(self, _: &str) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<(), RecordError> {
-        self.serialize_bool(false)
+    not_a_struct! {
+        serialize_bool(bool) serialize_i8(i8) serialize_i16(i16) serialize_i32(i32)
+        serialize_i64(i64) serialize_u8(u8) serialize_u16(u16) serialize_u32(u32)
+        serialize_u64(u64) serialize_f32(f32) serialize_f64(f64) serialize_char(char)
+        serialize_str(&str) serialize_bytes(&[u8]) serialize_unit_struct(&'static str)
     }
     fn serialize_none(self) -> Result<(), RecordError> {
-        self.serialize_bool(false)
+        Err(not_a_struct())
     }
     fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<(), RecordError> {
-        self.serialize_bool(false)
+        Err(not_a_struct())
     }
     fn serialize_unit(self) -> Result<(), RecordError> {
-        self.serialize_bool(false)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<(), RecordError> {
-        self.serialize_bool(false)
+        Err(not_a_struct())
     }
     fn serialize_unit_variant(
         self,
@@ -160,14 +136,14 @@ impl<'a> ser::Serializer for RowSerializer<'a> {
         _: u32,
         _: &'static str,
     ) -> Result<(), RecordError> {
-        self.serialize_bool(false)
+        Err(not_a_struct())
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         _: &T,
     ) -> Result<(), RecordError> {
-        self.serialize_bool(false)
+        Err(not_a_struct())
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
@@ -176,20 +152,20 @@ impl<'a> ser::Serializer for RowSerializer<'a> {
         _: &'static str,
         _: &T,
     ) -> Result<(), RecordError> {
-        self.serialize_bool(false)
+        Err(not_a_struct())
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, RecordError> {
-        Err(RecordError("a record is a struct".into()))
+        Err(not_a_struct())
     }
     fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, RecordError> {
-        Err(RecordError("a record is a struct".into()))
+        Err(not_a_struct())
     }
     fn serialize_tuple_struct(
         self,
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleStruct, RecordError> {
-        Err(RecordError("a record is a struct".into()))
+        Err(not_a_struct())
     }
     fn serialize_tuple_variant(
         self,
@@ -198,10 +174,10 @@ impl<'a> ser::Serializer for RowSerializer<'a> {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleVariant, RecordError> {
-        Err(RecordError("a record is a struct".into()))
+        Err(not_a_struct())
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RecordError> {
-        Err(RecordError("a record is a struct".into()))
+        Err(not_a_struct())
     }
     fn serialize_struct_variant(
         self,
@@ -210,7 +186,7 @@ impl<'a> ser::Serializer for RowSerializer<'a> {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStructVariant, RecordError> {
-        Err(RecordError("a record is a struct".into()))
+        Err(not_a_struct())
     }
 }
 
@@ -493,5 +469,21 @@ mod tests {
         let e = bad.records::<Rec>().unwrap_err();
         assert!(e.0.contains("no column `run`"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Only a flat struct is a record: a bare number or a nested struct is refused.
+    #[test]
+    fn only_flat_structs_are_records() {
+        assert!(std::panic::catch_unwind(|| to_row(&5u64)).is_err());
+        #[derive(serde::Serialize)]
+        struct Nested {
+            inner: Kind,
+            pair: (u64, u64),
+        }
+        let nested = Nested {
+            inner: Kind::Exact,
+            pair: (1, 2),
+        };
+        assert!(std::panic::catch_unwind(|| to_row(&nested)).is_err());
     }
 }
