@@ -20,11 +20,11 @@ fn steps(c: &mut Criterion) {
     g.sample_size(10);
     let (mut theta, mut stats) = ([0.5, 0.0], Stats::default());
     let mut subsets = SubsetSampler::new(data.len());
+    let model = Gmm::untempered(&data);
     g.bench_function("one_step_b1000", |b| {
         b.iter(|| {
             private_step(
-                &Gmm,
-                &data,
+                &model,
                 &mut subsets,
                 &mut theta,
                 0.1,
@@ -41,8 +41,7 @@ fn steps(c: &mut Criterion) {
             let (mut theta, mut stats) = ([0.5, 0.0], Stats::default());
             for _ in 0..20_000 {
                 private_step(
-                    &Gmm,
-                    &data,
+                    &model,
                     &mut subsets,
                     &mut theta,
                     0.1,
@@ -57,10 +56,11 @@ fn steps(c: &mut Criterion) {
         })
     });
     let sgld = Sgld::paper(Noise::Published);
+    let tempered = Gmm::new(&data, sgld.n0);
     let mut theta2 = [0.5, 0.0];
     // a run of 10,000 steps (the figure's loop, prefetching the next minibatch); ÷ 10⁴ per step
     g.bench_function("dp_sgld_10000_steps_b100", |b| {
-        b.iter(|| sgld.run(&Gmm, &data, &mut theta2, 10_000, &mut rng, |_, _, _| {}))
+        b.iter(|| sgld.run(&tempered, &mut theta2, 10_000, &mut rng, |_, _, _| {}))
     });
     g.finish();
 }

@@ -4,7 +4,7 @@
 //! clipped, noised); ÷ 10⁵ (or 10³, 10⁶) gives ns per record.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use privpost::dpmcmc::exact_mh::RecordModel;
+use privpost::dpmcmc::model::RecordModel;
 use privpost::dpmcmc::raisa_models::{Banana, Gauss};
 use privpost::dpmcmc::sg_mcmc::{SgKind, SgMcmc};
 use rand::SeedableRng;

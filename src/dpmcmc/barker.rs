@@ -9,60 +9,8 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Normal};
 
+use super::model::{ClippedSums, RecordModel};
 use super::vcor::VCor;
-
-/// A model: per-observation log-likelihood and log-prior, θ ∈ ℝ^D.
-pub trait Model<const D: usize>: Sync {
-    fn log_lik(&self, x: f64, theta: &[f64; D]) -> f64;
-    fn log_prior(&self, theta: &[f64; D]) -> f64;
-    /// ln p(xᵢ | to) − ln p(xᵢ | from) of every xᵢ into `out` (same length); a model
-    /// may compute them faster, or more accurately, than the difference of two calls.
-    fn log_lik_ratios(&self, xs: &[f64], from: &[f64; D], to: &[f64; D], out: &mut [f64]) {
-        for (r, &x) in out.iter_mut().zip(xs) {
-            *r = self.log_lik(x, to) - self.log_lik(x, from);
-        }
-    }
-    /// The clipped ratios' sums ([`ClippedSums::add`], in the order of `xs`), by
-    /// [`Model::log_lik_ratios`] into `scratch`; a model may fuse the two.
-    fn clipped_ratio_sums(
-        &self,
-        xs: &[f64],
-        from: &[f64; D],
-        to: &[f64; D],
-        clip: f64,
-        scratch: &mut Vec<f64>,
-    ) -> ClippedSums {
-        scratch.resize(xs.len(), 0.0);
-        self.log_lik_ratios(xs, from, to, scratch);
-        let mut sums = ClippedSums::default();
-        for &r in scratch.iter() {
-            sums.add(r, clip);
-        }
-        sums
-    }
-}
-
-/// Σ r, Σ r² and the count of clipped terms of a minibatch's ratios, each ratio
-/// clipped to |r| ≤ clip first (eq. 18), added in order.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ClippedSums {
-    pub sum: f64,
-    pub sum_sq: f64,
-    pub clipped: u64,
-}
-
-impl ClippedSums {
-    #[inline(always)]
-    pub fn add(&mut self, r: f64, clip: f64) {
-        let mut r = r;
-        if r.abs() > clip {
-            r = clip.copysign(r);
-            self.clipped += 1;
-        }
-        self.sum += r;
-        self.sum_sq += r * r;
-    }
-}
 
 /// Settings of the private subsampled test (defaults: the paper's).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -102,7 +50,6 @@ pub struct SubsetSampler {
     /// bit w set iff `bits[w]` ≠ 0
     words: Vec<u64>,
     chosen: Vec<usize>,
-    values: Vec<f64>,
     /// the log-likelihood ratios of the last minibatch
     ratios: Vec<f64>,
 }
@@ -115,7 +62,6 @@ impl SubsetSampler {
             bits: vec![0; words],
             words: vec![0; words.div_ceil(64)],
             chosen: Vec::new(),
-            values: Vec::new(),
             ratios: Vec::new(),
         }
     }
@@ -147,12 +93,16 @@ impl SubsetSampler {
         }
     }
 
-    /// The values `data[i]` of a fresh random subset in ascending order of i,
-    /// gathered into a contiguous buffer first: each value's cache line is
-    /// prefetched as its index is drawn, so the misses overlap the drawing, and the
-    /// arithmetic that follows runs on cached data.
-    pub fn gather<R: Rng + ?Sized>(&mut self, data: &[f64], b: usize, rng: &mut R) -> &[f64] {
-        self.draw(b, rng, |i| crate::numeric::pages::prefetch(&data[i]));
+    /// A fresh random subset of b indices in ascending order, calling `fresh(i)` on
+    /// each index as it is drawn (a model prefetches record i there, so the memory
+    /// reads overlap the drawing and the arithmetic that follows runs on cached data).
+    pub fn sorted<R: Rng + ?Sized>(
+        &mut self,
+        b: usize,
+        rng: &mut R,
+        fresh: impl FnMut(usize),
+    ) -> &[usize] {
+        self.draw(b, rng, fresh);
         // the subset in ascending order, read off the two bitset levels (clearing them)
         self.chosen.clear();
         for (top, summary) in self.words.iter_mut().enumerate() {
@@ -167,9 +117,7 @@ impl SubsetSampler {
                 }
             }
         }
-        self.values.clear();
-        self.values.extend(self.chosen.iter().map(|&i| data[i]));
-        &self.values
+        &self.chosen
     }
 }
 
@@ -202,9 +150,8 @@ pub struct Stats {
 /// One step of the private subsampled Barker chain (eq. 18): a Gaussian random-walk
 /// proposal, then [`private_test`]. Returns whether θ moved.
 #[allow(clippy::too_many_arguments)]
-pub fn private_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+pub fn private_step<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
-    data: &[f64],
     subsets: &mut SubsetSampler,
     theta: &mut [f64; D],
     proposal_sd: f64,
@@ -218,7 +165,7 @@ pub fn private_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     for p in prop.iter_mut() {
         *p += step.sample(rng);
     }
-    let accept = private_test(model, data, subsets, theta, &prop, test, vcor, stats, rng)?;
+    let accept = private_test(model, subsets, theta, &prop, test, vcor, stats, rng)?;
     if accept {
         *theta = prop;
     }
@@ -228,9 +175,8 @@ pub fn private_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 /// The private acceptance decision for θ → θ′ (eq. 18): accept iff
 /// [`private_statistic`] + V_cor > 0. An error if s² ≥ C.
 #[allow(clippy::too_many_arguments)]
-pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+pub fn private_test<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
-    data: &[f64],
     subsets: &mut SubsetSampler,
     theta: &[f64; D],
     prop: &[f64; D],
@@ -239,7 +185,7 @@ pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats: &mut Stats,
     rng: &mut R,
 ) -> Result<bool, ChainError> {
-    let z = private_statistic(model, data, subsets, theta, prop, test, stats, rng)?;
+    let z = private_statistic(model, subsets, theta, prop, test, stats, rng)?;
     let accept = z + vcor.sample(rng) > 0.0;
     if accept {
         stats.accepted += 1;
@@ -253,9 +199,8 @@ pub fn private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 /// |rᵢ| ≤ clip; Δ* = N₀·mean(r) + ln p(θ′) − ln p(θ); s² = N₀²·Var_pop(r)/b;
 /// returns Δ* + N(0, C − s²). An error if s² ≥ C.
 #[allow(clippy::too_many_arguments)]
-pub fn private_statistic<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+pub fn private_statistic<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
-    data: &[f64],
     subsets: &mut SubsetSampler,
     theta: &[f64; D],
     prop: &[f64; D],
@@ -263,7 +208,7 @@ pub fn private_statistic<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats: &mut Stats,
     rng: &mut R,
 ) -> Result<f64, ChainError> {
-    let (delta, s2) = minibatch_estimate(model, data, subsets, theta, prop, test, stats, rng)?;
+    let (delta, s2) = minibatch_estimate(model, subsets, theta, prop, test, stats, rng)?;
     let noise = Normal::new(0.0, (test.c - s2).sqrt())
         .map_err(|_| ChainError::VarianceTooLarge { s2, c: test.c })?
         .sample(rng);
@@ -272,9 +217,8 @@ pub fn private_statistic<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 
 /// (Δ*, s²) of a fresh minibatch (see [`private_statistic`]); an error if s² ≥ C.
 #[allow(clippy::too_many_arguments)]
-pub fn minibatch_estimate<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+pub fn minibatch_estimate<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
-    data: &[f64],
     subsets: &mut SubsetSampler,
     theta: &[f64; D],
     prop: &[f64; D],
@@ -282,18 +226,24 @@ pub fn minibatch_estimate<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     stats: &mut Stats,
     rng: &mut R,
 ) -> Result<(f64, f64), ChainError> {
-    if test.batch > data.len() {
+    if test.batch > model.n() {
         return Err(ChainError::BatchTooLarge {
             batch: test.batch,
-            n: data.len(),
+            n: model.n(),
         });
     }
-    subsets.gather(data, test.batch, rng);
+    subsets.sorted(test.batch, rng, |i| model.prefetch(i));
     let ClippedSums {
         sum,
         sum_sq,
         clipped,
-    } = model.clipped_ratio_sums(&subsets.values, theta, prop, test.clip, &mut subsets.ratios);
+    } = model.batch_clipped_ratio_sums(
+        &subsets.chosen,
+        theta,
+        prop,
+        test.clip,
+        &mut subsets.ratios,
+    );
     stats.clipped += clipped;
     let b = test.batch as f64;
     let mean = sum / b;
@@ -315,9 +265,8 @@ pub fn minibatch_estimate<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 /// (the authors add 100 points to the failed batch; we redraw the larger batch,
 /// which avoids conditioning on the failure). Returns whether θ moved.
 #[allow(clippy::too_many_arguments)]
-pub fn nonprivate_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+pub fn nonprivate_step<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
-    data: &[f64],
     subsets: &mut SubsetSampler,
     theta: &mut [f64; D],
     proposal_sd: f64,
@@ -335,19 +284,19 @@ pub fn nonprivate_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     let mut b = batch;
     loop {
         let test = PrivateTest {
-            batch: b.min(data.len()),
+            batch: b.min(model.n()),
             n0,
             clip: f64::INFINITY,
             c: vcor.c,
         };
-        match private_test(model, data, subsets, theta, &prop, &test, vcor, stats, rng) {
+        match private_test(model, subsets, theta, &prop, &test, vcor, stats, rng) {
             Ok(accept) => {
                 if accept {
                     *theta = prop;
                 }
                 return Ok(accept);
             }
-            Err(ChainError::VarianceTooLarge { .. }) if b < data.len() => {
+            Err(ChainError::VarianceTooLarge { .. }) if b < model.n() => {
                 stats.steps -= 1; // the retry is part of the same step
                 b += 100;
             }
@@ -361,9 +310,8 @@ pub fn nonprivate_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 /// and θ′ is accepted iff Δ + N(0, C) + V_cor > 0. Each decision is
 /// (α, 2αB²/C)-RDP (Theorem 1, [`crate::privacy::rdp::full_data_step_epsilon`]).
 #[allow(clippy::too_many_arguments)]
-pub fn full_data_private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+pub fn full_data_private_test<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
-    data: &[f64],
     tau: f64,
     bound: f64,
     theta: &[f64; D],
@@ -373,8 +321,8 @@ pub fn full_data_private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     rng: &mut R,
 ) -> bool {
     let mut delta = model.log_prior(prop) - model.log_prior(theta);
-    let mut ratios = vec![0.0; data.len()];
-    model.log_lik_ratios(data, theta, prop, &mut ratios);
+    let mut ratios = vec![0.0; model.n()];
+    model.log_lik_ratios(theta, prop, &mut ratios);
     for r in ratios {
         let r = tau * r;
         if r.abs() > bound {
@@ -382,7 +330,7 @@ pub fn full_data_private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
         }
         delta += r.clamp(-bound, bound);
     }
-    stats.ratios += data.len() as u64;
+    stats.ratios += model.n() as u64;
     stats.steps += 1;
     let noise = Normal::new(0.0, vcor.c.sqrt())
         .unwrap_or_else(|_| unreachable!())
@@ -395,9 +343,8 @@ pub fn full_data_private_test<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 }
 
 /// One step of the exact full-data Barker chain (eq. 5) on the target tempered by τ.
-pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
+pub fn exact_step<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
-    data: &[f64],
     tau: f64,
     theta: &mut [f64; D],
     proposal_sd: f64,
@@ -409,8 +356,8 @@ pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
     for p in prop.iter_mut() {
         *p += step.sample(rng);
     }
-    let mut ratios = vec![0.0; data.len()];
-    model.log_lik_ratios(data, theta, &prop, &mut ratios);
+    let mut ratios = vec![0.0; model.n()];
+    model.log_lik_ratios(theta, &prop, &mut ratios);
     let ll: f64 = ratios.iter().sum();
     let delta = tau * ll + model.log_prior(&prop) - model.log_prior(theta);
     stats.steps += 1;
@@ -427,20 +374,9 @@ pub fn exact_step<const D: usize, M: Model<D>, R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dpmcmc::gmm::Gmm;
+    use crate::dpmcmc::gmm::{log_lik, Gmm};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
-
-    /// x ~ N(θ, 1), θ ~ N(0, 10): conjugate, posterior known in closed form.
-    struct Normal1;
-    impl Model<1> for Normal1 {
-        fn log_lik(&self, x: f64, t: &[f64; 1]) -> f64 {
-            -0.5 * (x - t[0]).powi(2)
-        }
-        fn log_prior(&self, t: &[f64; 1]) -> f64 {
-            -t[0] * t[0] / 20.0
-        }
-    }
 
     #[test]
     fn exact_barker_chain_targets_the_posterior() {
@@ -451,10 +387,15 @@ mod tests {
         // posterior precision 1/10 + n, mean Σx / precision
         let precision = 0.1 + data.len() as f64;
         let (post_mean, post_var) = (data.iter().sum::<f64>() / precision, 1.0 / precision);
+        let model = crate::dpmcmc::model::NormalMean {
+            data,
+            tau: 1.0,
+            prior_var: 10.0,
+        };
         let (mut theta, mut stats) = ([0.0], Stats::default());
         let (mut s, mut ss, mut n) = (0.0, 0.0, 0.0);
         for i in 0..200_000 {
-            exact_step(&Normal1, &data, 1.0, &mut theta, 0.1, &mut stats, &mut rng).unwrap();
+            exact_step(&model, 1.0, &mut theta, 0.1, &mut stats, &mut rng).unwrap();
             if i >= 2000 {
                 s += theta[0];
                 ss += theta[0] * theta[0];
@@ -488,8 +429,7 @@ mod tests {
         };
         let mut subsets = SubsetSampler::new(data.len());
         let r = private_test(
-            &Gmm,
-            &data,
+            &Gmm::untempered(&data),
             &mut subsets,
             &[0.3, 0.4],
             &[0.31, 0.4],
@@ -526,10 +466,10 @@ mod tests {
             let exact_delta: f64 = tau
                 * data
                     .iter()
-                    .map(|&x| Gmm.log_lik(x, &to) - Gmm.log_lik(x, &from))
+                    .map(|&x| log_lik(x, to) - log_lik(x, from))
                     .sum::<f64>()
-                + Gmm.log_prior(&to)
-                - Gmm.log_prior(&from);
+                + super::super::gmm::log_prior(to)
+                - super::super::gmm::log_prior(from);
             let want = 1.0 / (1.0 + (-exact_delta).exp());
             let trials = 20_000;
             let mut stats = Stats::default();
@@ -537,8 +477,7 @@ mod tests {
             let mut hits = 0;
             for _ in 0..trials {
                 if private_test(
-                    &Gmm,
-                    &data,
+                    &Gmm::untempered(&data),
                     &mut subsets,
                     &from,
                     &to,
@@ -573,17 +512,24 @@ mod tests {
         let delta: f64 = tau
             * data
                 .iter()
-                .map(|&x| Gmm.log_lik(x, &to) - Gmm.log_lik(x, &from))
+                .map(|&x| log_lik(x, to) - log_lik(x, from))
                 .sum::<f64>()
-            + Gmm.log_prior(&to)
-            - Gmm.log_prior(&from);
+            + super::super::gmm::log_prior(to)
+            - super::super::gmm::log_prior(from);
         let want = 1.0 / (1.0 + (-delta).exp());
         let mut stats = Stats::default();
         let trials = 20_000;
         let hits = (0..trials)
             .filter(|_| {
                 full_data_private_test(
-                    &Gmm, &data, tau, 1.0, &from, &to, &vcor, &mut stats, &mut rng,
+                    &Gmm::untempered(&data),
+                    tau,
+                    1.0,
+                    &from,
+                    &to,
+                    &vcor,
+                    &mut stats,
+                    &mut rng,
                 )
             })
             .count();
@@ -595,11 +541,11 @@ mod tests {
         );
     }
 
-    /// `gather` reads the subset `sample` would draw from the same stream, in
+    /// `sorted` lists the subset `sample` would draw from the same stream, in
     /// ascending order (as a sort gives it), for every size and spread, and leaves
     /// the bitsets clear for the next call.
     #[test]
-    fn gather_is_the_drawn_subset_in_ascending_order() {
+    fn sorted_is_the_drawn_subset_in_ascending_order() {
         for (b, n) in [
             (0, 1),
             (1, 5),
@@ -609,16 +555,19 @@ mod tests {
             (5000, 7000),
             (300, 5_000_000),
         ] {
-            let data: Vec<f64> = (0..n).map(|i| i as f64).collect();
             let (mut s1, mut s2) = (SubsetSampler::new(n), SubsetSampler::new(n));
             let (mut r1, mut r2) = (
                 ChaCha8Rng::seed_from_u64(b as u64),
                 ChaCha8Rng::seed_from_u64(b as u64),
             );
             for _ in 0..3 {
-                let mut want: Vec<f64> = s1.sample(b, &mut r1).iter().map(|&i| i as f64).collect();
-                want.sort_by(f64::total_cmp);
-                assert_eq!(s2.gather(&data, b, &mut r2), &want[..], "b {b}, n {n}");
+                let mut want = s1.sample(b, &mut r1).to_vec();
+                want.sort();
+                let mut seen = Vec::new();
+                let got = s2.sorted(b, &mut r2, |i| seen.push(i));
+                assert_eq!(got, &want[..], "b {b}, n {n}");
+                seen.sort();
+                assert_eq!(seen, want, "every index is offered to prefetch once");
             }
             assert!(s2.bits.iter().chain(&s2.words).all(|&w| w == 0));
         }
@@ -655,8 +604,7 @@ mod tests {
         let mut subsets = SubsetSampler::new(data.len());
         for _ in 0..2000 {
             private_step(
-                &Gmm,
-                &data,
+                &Gmm::untempered(&data),
                 &mut subsets,
                 &mut theta,
                 0.1,
@@ -679,8 +627,7 @@ mod tests {
         };
         assert!(matches!(
             private_step(
-                &Gmm,
-                &data,
+                &Gmm::untempered(&data),
                 &mut subsets,
                 &mut theta,
                 0.1,
@@ -695,8 +642,7 @@ mod tests {
         let mut saw = false;
         for _ in 0..20 {
             if let Err(ChainError::VarianceTooLarge { .. }) = private_step(
-                &Gmm,
-                &data,
+                &Gmm::untempered(&data),
                 &mut subsets,
                 &mut theta,
                 0.1,

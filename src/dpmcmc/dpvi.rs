@@ -14,7 +14,7 @@ use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::barker::SubsetSampler;
-use super::sgld::Gradient;
+use super::model::RecordModel;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Dpvi {
@@ -37,27 +37,27 @@ impl Dpvi {
         }
     }
 
-    /// Runs DPVI from initial parameters (μ, s); returns the final (μ, s).
-    pub fn fit<M: Gradient<2>, R: Rng + ?Sized>(
+    /// Runs DPVI from initial parameters (μ, s) on an untempered `model`
+    /// (`gmm::Gmm::untempered`); returns the final (μ, s).
+    pub fn fit<M: RecordModel<2>, R: Rng + ?Sized>(
         &self,
         model: &M,
-        data: &[f64],
         init: [f64; 4],
         rng: &mut R,
     ) -> [f64; 4] {
-        let n = data.len() as f64;
+        let n = model.n() as f64;
         let mut p = init;
         let (mut m, mut v) = ([0.0; 4], [0.0; 4]);
         let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
-        let mut subsets = SubsetSampler::new(data.len());
+        let mut subsets = SubsetSampler::new(model.n());
         for t in 1..=self.iterations {
             let z: [f64; 2] = [StandardNormal.sample(rng), StandardNormal.sample(rng)];
             let sd = [p[2].exp(), p[3].exp()];
             let theta = [p[0] + sd[0] * z[0], p[1] + sd[1] * z[1]];
             // clipped per-example gradients of −ln p(x | θ(μ, s))
             let mut g = [0.0; 4];
-            for &i in subsets.sample(self.batch.min(data.len()), rng) {
-                let d = model.grad_log_lik(data[i], &theta);
+            let batch = subsets.sample(self.batch.min(model.n()), rng);
+            model.batch_grads(&theta, batch, &mut |d| {
                 let mut gi = [-d[0], -d[1], -d[0] * sd[0] * z[0], -d[1] * sd[1] * z[1]];
                 let norm = gi.iter().map(|x| x * x).sum::<f64>().sqrt();
                 if norm > self.clip {
@@ -66,7 +66,7 @@ impl Dpvi {
                 for (a, b) in g.iter_mut().zip(gi) {
                     *a += b;
                 }
-            }
+            });
             let scale = n / self.batch as f64;
             let prior = model.grad_log_prior(&theta);
             let mut grad = [0.0; 4];
@@ -139,7 +139,7 @@ mod tests {
             learning_rate: 2e-2,
             ..Dpvi::paper()
         }
-        .fit(&Gmm, &data, [2.0, 2.0, 0.0, 0.0], &mut rng);
+        .fit(&Gmm::untempered(&data), [2.0, 2.0, 0.0, 0.0], &mut rng);
         assert!((fit[0] + fit[1] / 2.0 - 0.5).abs() < 0.1, "{fit:?}");
         assert!(
             fit[2] < -1.0 && fit[3] < -1.0,
@@ -153,8 +153,8 @@ mod tests {
             ..Dpvi::paper()
         };
         assert_eq!(
-            short.fit(&Gmm, &data, [0.0; 4], &mut r1),
-            short.fit(&Gmm, &data, [0.0; 4], &mut r2)
+            short.fit(&Gmm::untempered(&data), [0.0; 4], &mut r1),
+            short.fit(&Gmm::untempered(&data), [0.0; 4], &mut r2)
         );
     }
 }

@@ -24,90 +24,8 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, StandardNormal};
 
+use super::model::{clipped_sum, RecordModel};
 use crate::privacy::event::Event;
-
-/// A model of n records with parameter θ ∈ ℝ^D: what the samplers read.
-pub trait RecordModel<const D: usize>: Sync {
-    /// The number of records n.
-    fn n(&self) -> usize;
-    /// rᵢ = ln p(xᵢ | to) − ln p(xᵢ | from) of every record, into `out` (length n).
-    fn log_lik_ratios(&self, from: &[f64; D], to: &[f64; D], out: &mut [f64]);
-    /// ∇_θ ln p(xᵢ | θ) of every record, handed to `f` one at a time in record order.
-    fn for_each_grad(&self, theta: &[f64; D], f: &mut dyn FnMut(&[f64; D]));
-    /// ∇_θ ln p(xᵢ | θ) of the records `batch` (indices, in that order), handed to `f`.
-    fn batch_grads(&self, theta: &[f64; D], batch: &[usize], f: &mut dyn FnMut(&[f64; D]));
-    fn log_prior(&self, theta: &[f64; D]) -> f64;
-    fn grad_log_prior(&self, theta: &[f64; D]) -> [f64; D];
-    /// Σ_{i∈batch} clip_b(∇ ln p(xᵢ | θ)) and how many were clipped (minibatch
-    /// samplers: `dpmcmc::sg_mcmc`).
-    fn clipped_batch_grad_sum(
-        &self,
-        theta: &[f64; D],
-        bound: f64,
-        batch: &[usize],
-    ) -> ([f64; D], u64) {
-        let mut sum = [0.0; D];
-        let mut clipped = 0;
-        self.batch_grads(theta, batch, &mut |g| {
-            clipped += clip_add(&mut sum, g, bound)
-        });
-        (sum, clipped)
-    }
-    /// Σᵢ clip(rᵢ(from, to), ±bound) and how many were clipped, the ratios computed
-    /// into `scratch` (length n) and added in record order; a model may fuse the loop
-    /// (it must add the same terms, up to rounding).
-    fn clipped_ratio_sum(
-        &self,
-        from: &[f64; D],
-        to: &[f64; D],
-        bound: f64,
-        scratch: &mut Vec<f64>,
-    ) -> (f64, u64) {
-        scratch.resize(self.n(), 0.0);
-        self.log_lik_ratios(from, to, scratch);
-        clipped_sum(scratch, bound)
-    }
-    /// Σᵢ clip_b(∇ ln p(xᵢ | θ)) (each gradient scaled to norm at most `bound`) and
-    /// how many were clipped; a model may fuse the loop (it must add the same terms).
-    fn clipped_grad_sum(&self, theta: &[f64; D], bound: f64) -> ([f64; D], u64) {
-        let mut sum = [0.0; D];
-        let mut clipped = 0;
-        self.for_each_grad(theta, &mut |g| clipped += clip_add(&mut sum, g, bound));
-        (sum, clipped)
-    }
-}
-
-/// Adds g scaled to norm at most `bound` to `sum`; 1 if it was clipped.
-fn clip_add<const D: usize>(sum: &mut [f64; D], g: &[f64; D], bound: f64) -> u64 {
-    let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let (scale, clipped) = if norm > bound {
-        (bound / norm, 1)
-    } else {
-        (1.0, 0)
-    };
-    for (s, x) in sum.iter_mut().zip(g) {
-        *s += scale * x;
-    }
-    clipped
-}
-
-/// The trait's generic clipped-gradient sums (all records, or `batch`): what a
-/// model's fused overrides are tested against.
-#[cfg(test)]
-pub(crate) fn generic_clipped_sum<const D: usize>(
-    model: &impl RecordModel<D>,
-    theta: &[f64; D],
-    bound: f64,
-    batch: Option<&[usize]>,
-) -> ([f64; D], u64) {
-    let (mut sum, mut clipped) = ([0.0; D], 0);
-    let mut add = |g: &[f64; D]| clipped += clip_add(&mut sum, g, bound);
-    match batch {
-        Some(b) => model.batch_grads(theta, b, &mut add),
-        None => model.for_each_grad(theta, &mut add),
-    }
-    (sum, clipped)
-}
 
 fn distance<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
     a.iter()
@@ -119,29 +37,6 @@ fn distance<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
 
 fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     StandardNormal.sample(rng)
-}
-
-/// Σᵢ clip(rᵢ, ±bound) and how many were clipped, added in order.
-pub(crate) fn clipped_sum(ratios: &[f64], bound: f64) -> (f64, u64) {
-    let mut sum = 0.0;
-    let mut clipped = 0;
-    for &r in ratios {
-        clipped += add_clipped(&mut sum, r, bound);
-    }
-    (sum, clipped)
-}
-
-/// Adds clip(r, ±bound) to `sum` (±|bound| with r's sign when |r| > bound, so a NaN
-/// passes through); 1 if r was clipped.
-#[inline(always)]
-pub(crate) fn add_clipped(sum: &mut f64, r: f64, bound: f64) -> u64 {
-    if r.abs() > bound {
-        *sum += bound.copysign(r);
-        1
-    } else {
-        *sum += r;
-        0
-    }
 }
 
 /// What one iteration did.
@@ -435,15 +330,17 @@ mod tests {
         fn n(&self) -> usize {
             self.xs.len()
         }
-        fn log_lik_ratios(&self, from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
-            for (r, x) in out.iter_mut().zip(&self.xs) {
+        fn batch_log_lik_ratios(
+            &self,
+            batch: &[usize],
+            from: &[f64; 2],
+            to: &[f64; 2],
+            out: &mut [f64],
+        ) {
+            for (r, &i) in out.iter_mut().zip(batch) {
+                let x = self.xs[i];
                 let l = |t: &[f64; 2]| -0.5 * ((x[0] - t[0]).powi(2) + (x[1] - t[1]).powi(2));
                 *r = l(to) - l(from);
-            }
-        }
-        fn for_each_grad(&self, theta: &[f64; 2], f: &mut dyn FnMut(&[f64; 2])) {
-            for x in &self.xs {
-                f(&[x[0] - theta[0], x[1] - theta[1]]);
             }
         }
         fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {

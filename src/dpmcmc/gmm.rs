@@ -6,7 +6,7 @@
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Normal};
 
-use super::barker::{ClippedSums, Model};
+use super::model::{ClippedSums, RecordModel};
 use crate::numeric::vmath;
 
 pub const PRIOR_VAR: [f64; 2] = [10.0, 1.0];
@@ -275,17 +275,19 @@ pub fn exact_posterior(data: &[f64], n0: f64, bin: f64, grid: usize) -> Moments2
     Moments2 { mean, var, corr }
 }
 
-/// The tempered GMM as a [`RecordModel`] (the records are the N observations, each
-/// contributing τ ln p(xᵢ | θ) with τ = N₀/N, heikkila2019 §4): what the penalty
-/// algorithm, DP-HMC and DP-SGNHT read when they run on Heikkilä's problem
-/// (`raisa2021/gmm`). Every per-record term is τ times the untempered one, so the
-/// clip bounds of those samplers are in units of the tempered terms.
-pub struct TemperedGmm<'a> {
+/// The GMM's N observations as a [`RecordModel`], each record contributing
+/// τ ln p(xᵢ | θ): τ = N₀/N for the tempered target of heikkila2019 §4 (what DP-SGLD,
+/// the penalty algorithm, DP-HMC and DP-SGNHT read), τ = 1 for the untempered terms
+/// of the Barker chains (which scale their minibatch mean by N₀ themselves) and of
+/// DPVI. Every per-record term is τ times the untempered one, so the clip bounds of
+/// the samplers are in units of the model's terms. (With τ = 1 the scalings by τ are
+/// exact: the terms are the untempered kernels' bits.)
+pub struct Gmm<'a> {
     data: &'a [f64],
     tau: f64,
 }
 
-impl<'a> TemperedGmm<'a> {
+impl<'a> Gmm<'a> {
     /// `data` tempered to N₀ records (τ = N₀/N).
     pub fn new(data: &'a [f64], n0: f64) -> Self {
         Self {
@@ -293,9 +295,14 @@ impl<'a> TemperedGmm<'a> {
             tau: n0 / data.len() as f64,
         }
     }
+
+    /// `data` untempered (τ = 1).
+    pub fn untempered(data: &'a [f64]) -> Self {
+        Self { data, tau: 1.0 }
+    }
 }
 
-impl super::exact_mh::RecordModel<2> for TemperedGmm<'_> {
+impl RecordModel<2> for Gmm<'_> {
     fn n(&self) -> usize {
         self.data.len()
     }
@@ -303,6 +310,43 @@ impl super::exact_mh::RecordModel<2> for TemperedGmm<'_> {
     fn log_lik_ratios(&self, from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
         log_lik_ratios(self.data, *from, *to, out);
         out.iter_mut().for_each(|r| *r *= self.tau);
+    }
+
+    fn batch_log_lik_ratios(
+        &self,
+        batch: &[usize],
+        from: &[f64; 2],
+        to: &[f64; 2],
+        out: &mut [f64],
+    ) {
+        let xs: Vec<f64> = batch.iter().map(|&i| self.data[i]).collect();
+        log_lik_ratios(&xs, *from, *to, out);
+        out.iter_mut().for_each(|r| *r *= self.tau);
+    }
+
+    /// The fused kernel ([`clipped_ratio_sums`]) on the batch's values gathered into
+    /// `scratch`, on the untempered ratios clipped to ±clip/τ, scaled by τ (sums) and
+    /// τ² (squares): the same terms up to rounding, and the same bits when τ = 1.
+    fn batch_clipped_ratio_sums(
+        &self,
+        batch: &[usize],
+        from: &[f64; 2],
+        to: &[f64; 2],
+        clip: f64,
+        scratch: &mut Vec<f64>,
+    ) -> ClippedSums {
+        scratch.clear();
+        scratch.extend(batch.iter().map(|&i| self.data[i]));
+        let sums = clipped_ratio_sums(scratch, *from, *to, clip / self.tau);
+        ClippedSums {
+            sum: self.tau * sums.sum,
+            sum_sq: self.tau * self.tau * sums.sum_sq,
+            clipped: sums.clipped,
+        }
+    }
+
+    fn prefetch(&self, i: usize) {
+        crate::numeric::pages::prefetch(&self.data[i]);
     }
 
     fn for_each_grad(&self, theta: &[f64; 2], f: &mut dyn FnMut(&[f64; 2])) {
@@ -364,31 +408,6 @@ impl super::exact_mh::RecordModel<2> for TemperedGmm<'_> {
         let mut sum = [0.0; 2];
         let clipped = clipped_grad_sum(self.data, *theta, self.tau, bound, &mut sum);
         (sum, clipped as u64)
-    }
-}
-
-/// The 2-d Gaussian mixture of §4.
-pub struct Gmm;
-
-impl Model<2> for Gmm {
-    fn log_lik(&self, x: f64, theta: &[f64; 2]) -> f64 {
-        log_lik(x, *theta)
-    }
-    fn log_prior(&self, theta: &[f64; 2]) -> f64 {
-        log_prior(*theta)
-    }
-    fn log_lik_ratios(&self, xs: &[f64], from: &[f64; 2], to: &[f64; 2], out: &mut [f64]) {
-        log_lik_ratios(xs, *from, *to, out)
-    }
-    fn clipped_ratio_sums(
-        &self,
-        xs: &[f64],
-        from: &[f64; 2],
-        to: &[f64; 2],
-        clip: f64,
-        _scratch: &mut Vec<f64>,
-    ) -> ClippedSums {
-        clipped_ratio_sums(xs, *from, *to, clip)
     }
 }
 
@@ -512,9 +531,9 @@ mod tests {
     /// term clipped).
     #[test]
     fn tempered_gmm_is_tau_times_the_gmm() {
-        use crate::dpmcmc::exact_mh::RecordModel;
+        use crate::dpmcmc::model::RecordModel;
         let data = generate(2000, &mut setup_rng(5, Purpose::SharedData));
-        let m = TemperedGmm::new(&data, 100.0);
+        let m = Gmm::new(&data, 100.0);
         let tau = 100.0 / 2000.0;
         let (from, to) = ([0.3, 0.8], [0.45, 0.6]);
         let mut r = vec![0.0; data.len()];
@@ -541,7 +560,7 @@ mod tests {
         for bound in [f64::INFINITY, 0.05, 1e-6] {
             let (fused, fused_clipped) = m.clipped_grad_sum(&theta, bound);
             let (generic, generic_clipped) =
-                crate::dpmcmc::exact_mh::generic_clipped_sum(&m, &theta, bound, None);
+                crate::dpmcmc::model::generic_clipped_sum(&m, &theta, bound, None);
             assert_eq!(fused_clipped, generic_clipped, "bound {bound}");
             for j in 0..2 {
                 assert!(
@@ -582,7 +601,7 @@ mod tests {
         for bound in [f64::INFINITY, 0.05, 1e-6] {
             let (fused, fused_clipped) = m.clipped_batch_grad_sum(&theta, bound, &many);
             let (want, want_clipped) =
-                crate::dpmcmc::exact_mh::generic_clipped_sum(&m, &theta, bound, Some(&many));
+                crate::dpmcmc::model::generic_clipped_sum(&m, &theta, bound, Some(&many));
             assert_eq!(fused_clipped, want_clipped);
             for j in 0..2 {
                 assert!((fused[j] - want[j]).abs() <= 1e-12 * want[j].abs().max(1.0));

@@ -8,6 +8,7 @@ pub mod barker;
 pub mod dpvi;
 pub mod exact_mh;
 pub mod gmm;
+pub mod model;
 pub mod raisa_models;
 pub mod sg_mcmc;
 pub mod sgld;

@@ -16,7 +16,7 @@ use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma, StandardNormal};
 
-use super::exact_mh::RecordModel;
+use super::model::RecordModel;
 
 fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     StandardNormal.sample(rng)
@@ -95,6 +95,24 @@ impl RecordModel<2> for Banana {
         }
     }
 
+    fn batch_log_lik_ratios(
+        &self,
+        batch: &[usize],
+        from: &[f64; 2],
+        to: &[f64; 2],
+        out: &mut [f64],
+    ) {
+        let (c_from, c_to) = (
+            from[1] + self.a * from[0] * from[0],
+            to[1] + self.a * to[0] * to[0],
+        );
+        let tau = [self.tau1, self.tau2];
+        for (r, &i) in out.iter_mut().zip(batch) {
+            let x = &self.xs[i];
+            *r = banana_log_lik(x, [to[0], c_to], tau) - banana_log_lik(x, [from[0], c_from], tau);
+        }
+    }
+
     fn for_each_grad(&self, theta: &[f64; 2], f: &mut dyn FnMut(&[f64; 2])) {
         let c = theta[1] + self.a * theta[0] * theta[0];
         for x in &self.xs {
@@ -165,7 +183,7 @@ impl RecordModel<2> for Banana {
         }
         scratch.resize(self.n(), 0.0);
         self.log_lik_ratios(from, to, scratch);
-        super::exact_mh::clipped_sum(scratch, bound)
+        super::model::clipped_sum(scratch, bound)
     }
 
     fn log_prior(&self, theta: &[f64; 2]) -> f64 {
@@ -340,7 +358,7 @@ fn banana_clipped_avx2(xs: &[[f64; 2]], theta: [f64; 2], k: [f64; 4]) -> ([f64; 
 /// The banana's clipped ratio sum Σᵢ clip(rᵢ(from, to), ±b) in record order and the
 /// clipped count, `k` = (a, τ₁, τ₂, b): the ratios of four records at a time as
 /// [`Banana::log_lik_ratios`] computes them (the same IEEE operations, one rounding
-/// each), clipped as `exact_mh::clipped_sum` does (±|b| with rᵢ's sign when
+/// each), clipped as `model::clipped_sum` does (±|b| with rᵢ's sign when
 /// |rᵢ| > b, so a NaN passes through), then added one by one in record order — the
 /// one dependency chain that keeps the bits of the buffered path.
 #[cfg(target_arch = "x86_64")]
@@ -391,7 +409,7 @@ fn banana_ratio_sum_avx2(xs: &[[f64; 2]], from: [f64; 2], to: [f64; 2], k: [f64;
     let (c_from, c_to) = ([from[0], c_from], [to[0], c_to]);
     for x in rest {
         let r = banana_log_lik(x, c_to, [tau1, tau2]) - banana_log_lik(x, c_from, [tau1, tau2]);
-        clipped += super::exact_mh::add_clipped(&mut sum, r, bound);
+        clipped += super::model::add_clipped(&mut sum, r, bound);
     }
     (sum, clipped)
 }
@@ -492,6 +510,24 @@ impl RecordModel<GAUSS_D> for Gauss {
         let shift = 0.5 * (t.dot(&(self.precision * t)) - f.dot(&(self.precision * f)));
         for (r, p) in out.iter_mut().zip(&self.px) {
             *r = delta.dot(p) - shift;
+        }
+    }
+
+    fn batch_log_lik_ratios(
+        &self,
+        batch: &[usize],
+        from: &[f64; GAUSS_D],
+        to: &[f64; GAUSS_D],
+        out: &mut [f64],
+    ) {
+        let (f, t) = (
+            Vector::from_column_slice(from),
+            Vector::from_column_slice(to),
+        );
+        let delta = t - f;
+        let shift = 0.5 * (t.dot(&(self.precision * t)) - f.dot(&(self.precision * f)));
+        for (r, &i) in out.iter_mut().zip(batch) {
+            *r = delta.dot(&self.px[i]) - shift;
         }
     }
 
@@ -743,7 +779,7 @@ mod tests {
         let buffered = |m: &Banana, from: &[f64; 2], to: &[f64; 2], b: f64| {
             let mut r = vec![0.0; m.n()];
             m.log_lik_ratios(from, to, &mut r);
-            crate::dpmcmc::exact_mh::clipped_sum(&r, b)
+            crate::dpmcmc::model::clipped_sum(&r, b)
         };
         let mut scratch = Vec::new();
         for (from, to) in [([0.02, 2.9], [0.03, 2.85]), ([0.0, 3.0], [-0.2, 3.4])] {
@@ -855,7 +891,7 @@ mod tests {
             let batch: Vec<usize> = (0..150).map(|i| (i * 37) % 5000).collect();
             let (f, cf) = banana.clipped_batch_grad_sum(&theta, b, &batch);
             let (g, cg) =
-                crate::dpmcmc::exact_mh::generic_clipped_sum(&banana, &theta, b, Some(&batch));
+                crate::dpmcmc::model::generic_clipped_sum(&banana, &theta, b, Some(&batch));
             assert_eq!(cf, cg);
             for k in 0..2 {
                 assert!(

@@ -17,7 +17,7 @@
 use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 
-use super::exact_mh::RecordModel;
+use super::model::RecordModel;
 use crate::privacy::sg_mcmc::MinibatchStep;
 
 /// Which stochastic-gradient dynamics.
@@ -162,11 +162,18 @@ mod tests {
         fn n(&self) -> usize {
             self.xs.len()
         }
-        fn log_lik_ratios(&self, _: &[f64; 2], _: &[f64; 2], _: &mut [f64]) {
-            unimplemented!("not used by the SG samplers")
-        }
-        fn for_each_grad(&self, theta: &[f64; 2], f: &mut dyn FnMut(&[f64; 2])) {
-            self.batch_grads(theta, &(0..self.xs.len()).collect::<Vec<_>>(), f)
+        fn batch_log_lik_ratios(
+            &self,
+            batch: &[usize],
+            from: &[f64; 2],
+            to: &[f64; 2],
+            out: &mut [f64],
+        ) {
+            for (r, &i) in out.iter_mut().zip(batch) {
+                let x = self.xs[i];
+                let l = |t: &[f64; 2]| -0.5 * ((x[0] - t[0]).powi(2) + (x[1] - t[1]).powi(2));
+                *r = l(to) - l(from);
+            }
         }
         fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {
             for &i in batch {

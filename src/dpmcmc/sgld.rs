@@ -12,6 +12,8 @@ use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
+use super::model::RecordModel;
+
 /// Injected noise variance per step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -22,68 +24,14 @@ pub enum Noise {
     Corrected,
 }
 
-/// A model with per-observation log-likelihood gradients, θ ∈ ℝ^D.
-pub trait Gradient<const D: usize>: Sync {
-    fn grad_log_lik(&self, x: f64, theta: &[f64; D]) -> [f64; D];
-    fn grad_log_prior(&self, theta: &[f64; D]) -> [f64; D];
-    /// DP-SGLD's clipped terms: for each xᵢ in order, v = τ ∇ ln p(xᵢ | θ), scaled to
-    /// L2 norm `clip` when ‖v‖ > clip, added to `sum`; returns how many were clipped.
-    /// A model may batch them, with the same arithmetic and order of additions.
-    fn clipped_grad_sum(
-        &self,
-        xs: &[f64],
-        theta: &[f64; D],
-        tau: f64,
-        clip: f64,
-        sum: &mut [f64; D],
-    ) -> usize {
-        let mut clipped = 0;
-        for &x in xs {
-            let mut g = self.grad_log_lik(x, theta);
-            let mut norm2 = 0.0;
-            for v in g.iter_mut() {
-                *v *= tau;
-                norm2 += *v * *v;
-            }
-            if norm2 > clip * clip {
-                let scale = clip / norm2.sqrt();
-                g.iter_mut().for_each(|v| *v *= scale);
-                clipped += 1;
-            }
-            for (m, v) in sum.iter_mut().zip(g) {
-                *m += v;
-            }
-        }
-        clipped
-    }
-}
-
-impl Gradient<2> for super::gmm::Gmm {
-    fn grad_log_lik(&self, x: f64, t: &[f64; 2]) -> [f64; 2] {
-        super::gmm::grad_log_lik(x, *t)
-    }
-    fn grad_log_prior(&self, t: &[f64; 2]) -> [f64; 2] {
-        use super::gmm::PRIOR_VAR;
-        [-t[0] / PRIOR_VAR[0], -t[1] / PRIOR_VAR[1]]
-    }
-    fn clipped_grad_sum(
-        &self,
-        xs: &[f64],
-        t: &[f64; 2],
-        tau: f64,
-        clip: f64,
-        sum: &mut [f64; 2],
-    ) -> usize {
-        super::gmm::clipped_grad_sum(xs, *t, tau, clip, sum)
-    }
-}
-
 /// Settings (defaults: the authors' run).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sgld {
     pub batch: usize,
     pub clip: f64,
     pub eta: f64,
+    /// tempering N₀: the model the chain runs on is tempered by τ = N₀/N
+    /// ([`crate::dpmcmc::gmm::Gmm::new`])
     pub n0: f64,
     pub noise: Noise,
 }
@@ -106,15 +54,14 @@ impl Sgld {
 
     /// One update; returns how many per-example gradients were clipped. (The same as
     /// [`Sgld::run`] for one iteration.)
-    pub fn step<const D: usize, M: Gradient<D>, R: Rng + ?Sized>(
+    pub fn step<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
         &self,
         model: &M,
-        data: &[f64],
         theta: &mut [f64; D],
         rng: &mut R,
     ) -> usize {
         let mut clipped = 0;
-        self.run(model, data, theta, 1, rng, |_, _, c| clipped = c);
+        self.run(model, theta, 1, rng, |_, _, c| clipped = c);
         clipped
     }
 
@@ -125,17 +72,15 @@ impl Sgld {
     /// arithmetic. (Pass the data as a [`crate::numeric::pages::HugePageSlice`] to
     /// spare the reads a TLB miss each.) The random stream is used in the order
     /// indices(1), indices(2), noise(1), indices(3), noise(2), …
-    pub fn run<const D: usize, M: Gradient<D>, R: Rng + ?Sized>(
+    pub fn run<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
         &self,
         model: &M,
-        data: &[f64],
         theta: &mut [f64; D],
         iterations: u64,
         rng: &mut R,
         mut after: impl FnMut(u64, &[f64; D], usize),
     ) {
-        let n = data.len() as f64;
-        let tau = self.n0 / n;
+        let n = model.n() as f64;
         let h = self.eta / n;
         let sd = match self.noise {
             Noise::Published => h.sqrt(),
@@ -143,30 +88,25 @@ impl Sgld {
         };
         let b = self.batch;
         let (mut idx, mut next) = (vec![0usize; b], vec![0usize; b]);
-        let mut xs = vec![0.0f64; b];
         let draw = |idx: &mut [usize], rng: &mut R| {
             for i in idx.iter_mut() {
-                *i = crate::rng::index_below(rng, data.len());
-                crate::numeric::pages::prefetch(&data[*i]);
+                *i = crate::rng::index_below(rng, model.n());
+                model.prefetch(*i);
             }
         };
         draw(&mut idx, rng);
         for t in 1..=iterations {
-            for (x, &i) in xs.iter_mut().zip(&idx) {
-                *x = data[i];
-            }
             if t < iterations {
                 draw(&mut next, rng);
             }
-            let mut sum = [0.0; D];
-            let clipped = model.clipped_grad_sum(&xs, theta, tau, self.clip, &mut sum);
+            let (sum, clipped) = model.clipped_batch_grad_sum(theta, self.clip, &idx);
             // the sum, then one division (not a division per example on the critical path)
             let prior = model.grad_log_prior(theta);
             for k in 0..D {
                 let z: f64 = StandardNormal.sample(rng);
                 theta[k] += self.eta * (sum[k] / b as f64 + prior[k] / n) + sd * z;
             }
-            after(t, theta, clipped);
+            after(t, theta, clipped as usize);
             std::mem::swap(&mut idx, &mut next);
         }
     }
@@ -178,17 +118,6 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// x ~ N(θ, 1), θ ~ N(0, 1): tempered posterior N(μ, 1/(1 + N₀)).
-    struct Normal1;
-    impl Gradient<1> for Normal1 {
-        fn grad_log_lik(&self, x: f64, t: &[f64; 1]) -> [f64; 1] {
-            [x - t[0]]
-        }
-        fn grad_log_prior(&self, t: &[f64; 1]) -> [f64; 1] {
-            [-t[0]]
-        }
-    }
-
     #[test]
     fn corrected_noise_targets_the_posterior_and_published_noise_halves_its_variance() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
@@ -197,6 +126,11 @@ mod tests {
             .collect();
         let n0 = 20.0;
         let post_var = 1.0 / (1.0 + n0);
+        let model = crate::dpmcmc::model::NormalMean {
+            tau: n0 / data.len() as f64,
+            data,
+            prior_var: 1.0,
+        };
         let mut var_of = |noise: Noise| {
             // step small enough that the discretisation bias is ≪ the effect tested
             let s = Sgld {
@@ -209,7 +143,7 @@ mod tests {
             let mut theta = [0.7];
             let (mut sum, mut sum2, mut k) = (0.0, 0.0, 0.0);
             for i in 0..400_000 {
-                s.step(&Normal1, &data, &mut theta, &mut rng);
+                s.step(&model, &mut theta, &mut rng);
                 if i > 20_000 {
                     sum += theta[0];
                     sum2 += theta[0] * theta[0];
@@ -232,10 +166,9 @@ mod tests {
 
     #[test]
     fn gmm_gradient_matches_finite_differences() {
-        use crate::dpmcmc::gmm::log_lik;
-        use crate::dpmcmc::gmm::Gmm;
+        use crate::dpmcmc::gmm::{grad_log_lik, log_lik};
         for (x, t) in [(0.3, [0.1, 0.8]), (-2.0, [0.5, -0.4]), (4.0, [1.0, 1.0])] {
-            let g = Gmm.grad_log_lik(x, &t);
+            let g = grad_log_lik(x, t);
             let e = 1e-6;
             let d1 = (log_lik(x, [t[0] + e, t[1]]) - log_lik(x, [t[0] - e, t[1]])) / (2.0 * e);
             let d2 = (log_lik(x, [t[0], t[1] + e]) - log_lik(x, [t[0], t[1] - e])) / (2.0 * e);
@@ -250,16 +183,28 @@ mod tests {
     /// definition: the documented stream order and the trait's element-wise terms.
     #[test]
     fn pipelined_run_is_the_plain_update_bit_for_bit() {
-        use crate::dpmcmc::gmm::Gmm;
-        struct Plain;
-        impl Gradient<2> for Plain {
-            fn grad_log_lik(&self, x: f64, t: &[f64; 2]) -> [f64; 2] {
-                Gmm.grad_log_lik(x, t)
+        use crate::dpmcmc::gmm::{grad_log_lik, Gmm, PRIOR_VAR};
+        // the plain DP-SGLD terms: v = τ∇ln p(x | θ), scaled to norm `clip` when longer
+        let plain = |xs: &[f64], t: [f64; 2], tau: f64, clip: f64, sum: &mut [f64; 2]| {
+            let mut clipped = 0;
+            for &x in xs {
+                let mut g = grad_log_lik(x, t);
+                let mut norm2 = 0.0;
+                for v in g.iter_mut() {
+                    *v *= tau;
+                    norm2 += *v * *v;
+                }
+                if norm2 > clip * clip {
+                    let scale = clip / norm2.sqrt();
+                    g.iter_mut().for_each(|v| *v *= scale);
+                    clipped += 1;
+                }
+                for (m, v) in sum.iter_mut().zip(g) {
+                    *m += v;
+                }
             }
-            fn grad_log_prior(&self, t: &[f64; 2]) -> [f64; 2] {
-                Gmm.grad_log_prior(t)
-            }
-        }
+            clipped
+        };
         let data = crate::dpmcmc::gmm::generate(5_000, &mut ChaCha8Rng::seed_from_u64(8));
         for (clip, batch) in [(0.01, 100), (1e-4, 37), (f64::INFINITY, 3)] {
             let s = Sgld {
@@ -271,9 +216,13 @@ mod tests {
             let mut rng = ChaCha8Rng::seed_from_u64(9);
             let mut theta = [0.4, 0.2];
             let mut got = Vec::new();
-            s.run(&Gmm, &data, &mut theta, steps, &mut rng, |_, th, c| {
-                got.push((*th, c))
-            });
+            s.run(
+                &Gmm::new(&data, s.n0),
+                &mut theta,
+                steps,
+                &mut rng,
+                |_, th, c| got.push((*th, c)),
+            );
             let mut rng = ChaCha8Rng::seed_from_u64(9);
             let mut theta = [0.4, 0.2];
             let n = data.len() as f64;
@@ -287,8 +236,8 @@ mod tests {
                 let next = if t < steps { draw(&mut rng) } else { vec![] };
                 let xs: Vec<f64> = idx.iter().map(|&i| data[i]).collect();
                 let mut sum = [0.0; 2];
-                let c = Plain.clipped_grad_sum(&xs, &theta, s.n0 / n, clip, &mut sum);
-                let prior = Plain.grad_log_prior(&theta);
+                let c = plain(&xs, theta, s.n0 / n, clip, &mut sum);
+                let prior = [-theta[0] / PRIOR_VAR[0], -theta[1] / PRIOR_VAR[1]];
                 for k in 0..2 {
                     let z: f64 = StandardNormal.sample(&mut rng);
                     theta[k] += s.eta * (sum[k] / batch as f64 + prior[k] / n)

@@ -11,7 +11,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use crate::dpmcmc::barker::{self, Model, PrivateTest, Stats, SubsetSampler};
+use crate::dpmcmc::barker::{self, PrivateTest, Stats, SubsetSampler};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{Algorithm, BetaBernoulli, GaussianCount, Ops};
 use crate::expfam::truncated::TruncatedBeta;
@@ -876,19 +876,6 @@ pub fn logistic_statistical(kind: Logistic, s: &Settings, rng: &mut ChaCha8Rng) 
     }
 }
 
-/// The one-parameter model of the Barker audit: ln p(x | θ) = x·θ, flat prior, so the
-/// ratio of a record for θ = 0 → θ′ = 1 is its value x (then clipped).
-struct Linear;
-
-impl Model<1> for Linear {
-    fn log_lik(&self, x: f64, theta: &[f64; 1]) -> f64 {
-        x * theta[0]
-    }
-    fn log_prior(&self, _theta: &[f64; 1]) -> f64 {
-        0.0
-    }
-}
-
 /// The Barker audit's set-up: N = 100 records, batch b = 50, N₀ = 10, clip 0.99·√b/N₀,
 /// C = 2; every record's ratio is 0 except the last, +10 in D and −10 in D′ (clipped
 /// to ±clip: the largest change one record can make).
@@ -959,17 +946,17 @@ pub fn barker_exact() -> Outcome {
 /// the follow-up code: the "Gaussian" noise drawn as sd·U(0, 1).
 pub fn barker_statistical(uniform: bool, s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
     let (test, d, d2) = barker_setup();
+    let (d, d2) = (LinearRecords(d), LinearRecords(d2));
     let delta = 1e-5;
-    let n = d.len();
+    let n = d.0.len();
     let (epsilon, order) = barker_claim_dp(&test, n, delta);
     let mut subsets = SubsetSampler::new(n);
     let mut stats = Stats::default();
     let theta = [0.0];
     let prop = [1.0];
-    let mut draw = |data: &[f64], rng: &mut ChaCha8Rng| -> f64 {
+    let mut draw = |data: &LinearRecords, rng: &mut ChaCha8Rng| -> f64 {
         if uniform {
             let (delta_star, s2) = barker::minibatch_estimate(
-                &Linear,
                 data,
                 &mut subsets,
                 &theta,
@@ -981,17 +968,8 @@ pub fn barker_statistical(uniform: bool, s: &Settings, rng: &mut ChaCha8Rng) -> 
             .unwrap_or_else(|_| unreachable!("s² < C for this witness"));
             delta_star + (test.c - s2).sqrt() * rng.random::<f64>()
         } else {
-            barker::private_statistic(
-                &Linear,
-                data,
-                &mut subsets,
-                &theta,
-                &prop,
-                &test,
-                &mut stats,
-                rng,
-            )
-            .unwrap_or_else(|_| unreachable!("s² < C for this witness"))
+            barker::private_statistic(data, &mut subsets, &theta, &prop, &test, &mut stats, rng)
+                .unwrap_or_else(|_| unreachable!("s² < C for this witness"))
         }
     };
     let on_d: Vec<f64> = (0..s.draws).map(|_| draw(&d, rng)).collect();
@@ -1018,16 +996,16 @@ pub fn barker_statistical(uniform: bool, s: &Settings, rng: &mut ChaCha8Rng) -> 
 /// ε_lcb can only be smaller than the statistic's.
 pub fn barker_decision(s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
     let (test, d, d2) = barker_setup();
+    let (d, d2) = (LinearRecords(d), LinearRecords(d2));
     let delta = 1e-5;
-    let n = d.len();
+    let n = d.0.len();
     let (epsilon, order) = barker_claim_dp(&test, n, delta);
     let vcor = crate::dpmcmc::vcor::VCor::stored(test.c)
         .unwrap_or_else(|| unreachable!("V_cor for C = 2 is stored"));
     let mut subsets = SubsetSampler::new(n);
     let mut stats = Stats::default();
-    let mut draw = |data: &[f64], rng: &mut ChaCha8Rng| -> f64 {
+    let mut draw = |data: &LinearRecords, rng: &mut ChaCha8Rng| -> f64 {
         let accept = barker::private_test(
-            &Linear,
             data,
             &mut subsets,
             &[0.0],
@@ -1331,17 +1309,29 @@ fn worst_over_neighbours(
     (worst, at)
 }
 
-/// The witness model of the penalty and DP-HMC audits: ln p(x | θ) = x·θ, flat prior,
-/// so a record's ratio for θ → θ′ is x(θ′ − θ) and its gradient x (both then clipped).
+/// The witness model of the Barker, penalty and DP-HMC audits: ln p(x | θ) = x·θ,
+/// flat prior, so a record's ratio for θ → θ′ is x(θ′ − θ) (its value x for θ = 0 →
+/// θ′ = 1) and its gradient x (both then clipped).
 struct LinearRecords(Vec<f64>);
 
-impl crate::dpmcmc::exact_mh::RecordModel<1> for LinearRecords {
+impl crate::dpmcmc::model::RecordModel<1> for LinearRecords {
     fn n(&self) -> usize {
         self.0.len()
     }
     fn log_lik_ratios(&self, from: &[f64; 1], to: &[f64; 1], out: &mut [f64]) {
         for (r, x) in out.iter_mut().zip(&self.0) {
             *r = x * (to[0] - from[0]);
+        }
+    }
+    fn batch_log_lik_ratios(
+        &self,
+        batch: &[usize],
+        from: &[f64; 1],
+        to: &[f64; 1],
+        out: &mut [f64],
+    ) {
+        for (r, &i) in out.iter_mut().zip(batch) {
+            *r = self.0[i] * (to[0] - from[0]);
         }
     }
     fn for_each_grad(&self, _: &[f64; 1], f: &mut dyn FnMut(&[f64; 1])) {
@@ -1493,8 +1483,7 @@ mod tests {
         let mut with = 0usize;
         for _ in 0..draws {
             let (delta, s2) = barker::minibatch_estimate(
-                &Linear,
-                &d,
+                &LinearRecords(d.clone()),
                 &mut subsets,
                 &[0.0],
                 &[1.0],

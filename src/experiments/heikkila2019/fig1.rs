@@ -366,11 +366,11 @@ impl Figure for Fig1 {
                 .map_err(anyhow::Error::msg)?;
             let variance = c.variances[index - budget_tasks];
             let mut subsets = SubsetSampler::new(c.data.len());
+            let model = Gmm::untempered(&c.data);
             let (mut theta, mut stats) = (c.start.theta, Stats::default());
             for _ in 0..c.iterations {
                 private_step(
-                    &Gmm,
-                    &c.data,
+                    &model,
                     &mut subsets,
                     &mut theta,
                     variance.sqrt(),

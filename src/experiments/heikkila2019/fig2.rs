@@ -177,13 +177,13 @@ impl Figure for Fig2 {
             .ok_or("no V_cor table")
             .map_err(anyhow::Error::msg)?;
         let mut subsets = SubsetSampler::new(self.data.len());
+        let model = Gmm::untempered(&self.data);
         let (mut theta, mut stats) = (self.start.theta, Stats::default());
         let mut rows = Vec::new();
         for t in 0..self.iterations[index] {
             if index == 0 {
                 nonprivate_step(
-                    &Gmm,
-                    &self.data,
+                    &model,
                     &mut subsets,
                     &mut theta,
                     self.proposal_sd,
@@ -195,8 +195,7 @@ impl Figure for Fig2 {
                 )
             } else {
                 private_step(
-                    &Gmm,
-                    &self.data,
+                    &model,
                     &mut subsets,
                     &mut theta,
                     self.proposal_sd,

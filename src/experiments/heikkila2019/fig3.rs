@@ -69,7 +69,7 @@ pub trait ExtraChains: Send + Sync {
     fn run(
         &self,
         k: usize,
-        model: &crate::dpmcmc::gmm::TemperedGmm,
+        model: &crate::dpmcmc::gmm::Gmm,
         theta: &mut [f64; 2],
         rng: &mut ChaCha8Rng,
         after: &mut dyn FnMut(u64, &[f64; 2]),
@@ -106,7 +106,7 @@ impl ExtraChains for NoExtraChains {
     fn run(
         &self,
         _: usize,
-        _: &crate::dpmcmc::gmm::TemperedGmm,
+        _: &crate::dpmcmc::gmm::Gmm,
         _: &mut [f64; 2],
         _: &mut ChaCha8Rng,
         _: &mut dyn FnMut(u64, &[f64; 2]),
@@ -536,12 +536,12 @@ impl Figure for Fig3 {
                     .ok_or("no V_cor table for C = 1")
                     .map_err(anyhow::Error::msg)?;
                 let mut subsets = SubsetSampler::new(self.data.len());
+                let model = Gmm::untempered(&self.data);
                 let (mut theta, mut stats, mut acc) =
                     (self.start.theta, Stats::default(), Running::default());
                 for t in 0..self.c.reference_iterations {
                     nonprivate_step(
-                        &Gmm,
-                        &self.data,
+                        &model,
                         &mut subsets,
                         &mut theta,
                         self.proposal_sd,
@@ -568,13 +568,13 @@ impl Figure for Fig3 {
                     .ok_or("no V_cor table for C = 2")
                     .map_err(anyhow::Error::msg)?;
                 let mut subsets = SubsetSampler::new(self.data.len());
+                let model = Gmm::untempered(&self.data);
                 let (mut theta, mut stats, mut acc) =
                     (self.start.theta, Stats::default(), Running::default());
                 let mut k = 0;
                 for t in 1..=self.c.mcmc_iterations {
                     private_step(
-                        &Gmm,
-                        &self.data,
+                        &model,
                         &mut subsets,
                         &mut theta,
                         self.proposal_sd,
@@ -602,8 +602,7 @@ impl Figure for Fig3 {
                 let mut k = 0;
                 let (burn_in, every) = (self.c.sgld_burn_in, self.c.sgld_every);
                 sgld.run(
-                    &Gmm,
-                    &self.data,
+                    &Gmm::new(&self.data, sgld.n0),
                     &mut theta,
                     self.c.sgld_iterations,
                     rng,
@@ -622,7 +621,7 @@ impl Figure for Fig3 {
                 let name = self.extra.names()[kind];
                 let (burn_in, every) = self.extra.schedule(kind);
                 let eps = &self.extra_eps[kind];
-                let model = crate::dpmcmc::gmm::TemperedGmm::new(&self.data, self.c.n0);
+                let model = Gmm::new(&self.data, self.c.n0);
                 let (mut theta, mut acc, mut k) = (self.start.theta, Running::default(), 0);
                 self.extra
                     .run(kind, &model, &mut theta, rng, &mut |t, theta| {

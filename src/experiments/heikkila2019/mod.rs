@@ -185,7 +185,7 @@ fn resolve_start(spec: &StartSpec, data: &[f64], seed: u64) -> Result<Start, Par
             let dpvi = Dpvi::paper();
             let mut rng = setup_rng(seed, Purpose::DpviInit);
             let init = Dpvi::initial(&mut rng);
-            let fit = dpvi.fit(&Gmm, data, init, &mut rng);
+            let fit = dpvi.fit(&Gmm::untempered(data), init, &mut rng);
             // the authors' moments accountant stops at moment 64 (order 65)
             let account = SgldAccount {
                 q: dpvi.batch as f64 / data.len() as f64,

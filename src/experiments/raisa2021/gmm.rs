@@ -5,7 +5,7 @@
 //! ε spent) — with three chains added, each configured by its own table:
 //!
 //! - `[penalty]`: the penalty algorithm (Yildirim & Ermis 2019) with a random-walk
-//!   proposal, on the full tempered data ([`TemperedGmm`]);
+//!   proposal, on the full tempered data ([`Gmm`]);
 //! - `[dp_hmc]`: DP-HMC (Räisä, Koskela, Honkela 2021);
 //! - `[sgnht]`: DP-SGNHT (a b-record batch without replacement, as Räisä et al.).
 //!
@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 use crate::config::{check, deserialize, ParamError};
 use crate::dpmcmc::exact_mh::{DpHmc, Penalty, VanDerCorput};
-use crate::dpmcmc::gmm::TemperedGmm;
+use crate::dpmcmc::gmm::Gmm;
 use crate::dpmcmc::sg_mcmc::{SgKind, SgMcmc};
 use crate::experiments::heikkila2019::{self, fig3::ExtraChains};
 use crate::experiments::Plan;
@@ -510,7 +510,7 @@ impl AddedChains {
     pub fn run(
         &self,
         m: Added,
-        model: &TemperedGmm,
+        model: &Gmm,
         theta: &mut [f64; 2],
         rng: &mut ChaCha8Rng,
         mut after: impl FnMut(u64, &[f64; 2]),
@@ -576,7 +576,7 @@ impl ExtraChains for AddedChains {
     fn run(
         &self,
         k: usize,
-        model: &TemperedGmm,
+        model: &Gmm,
         theta: &mut [f64; 2],
         rng: &mut ChaCha8Rng,
         after: &mut dyn FnMut(u64, &[f64; 2]),

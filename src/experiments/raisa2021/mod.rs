@@ -24,7 +24,8 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::Deserialize;
 
 use crate::config::{check, deserialize, ParamError};
-use crate::dpmcmc::exact_mh::{DpHmc, Penalty, RecordModel, VanDerCorput};
+use crate::dpmcmc::exact_mh::{DpHmc, Penalty, VanDerCorput};
+use crate::dpmcmc::model::RecordModel;
 use crate::dpmcmc::raisa_models::{Banana, Gauss, GAUSS_D};
 use crate::dpmcmc::sg_mcmc::{SgKind, SgMcmc};
 use crate::experiments::{parameter, Figure};
