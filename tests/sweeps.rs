@@ -733,3 +733,34 @@ fn task_times_log_each_computed_task_once() {
     );
     assert!(!fresh.path().join("foulds2016").exists());
 }
+
+/// `--set key=[a, b]` on a key the config does not set: the figure's schema
+/// decides — a list value where it takes a list (bun2018/fig2's `dimensions`), a
+/// sweep where it takes one value (`epsilon`).
+#[test]
+fn a_list_for_an_unset_key_follows_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("configs/bun2018/fig2.toml")).unwrap();
+    let own: String = text
+        .lines()
+        .filter(|l| !l.starts_with("dimensions") && !l.starts_with("epsilon"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let cfg = dir.path().join("own.toml");
+    std::fs::write(&cfg, own).unwrap();
+    let out = privpost(&[
+        "check",
+        cfg.to_str().unwrap(),
+        "--smoke",
+        "--set",
+        "dimensions=[2, 3, 4]",
+        "--set",
+        "epsilon=[1, 2]",
+    ]);
+    let said = stdout(&out);
+    assert!(out.status.success(), "{said}{}", stderr(&out));
+    assert!(said.contains("2 run(s) from 1 config(s)"), "{said}");
+    for eps in ["epsilon=1]", "epsilon=2]"] {
+        assert!(said.contains(&format!("[dimensions=[2,3,4],{eps}")), "{said}");
+    }
+}

@@ -776,12 +776,12 @@ impl ConfigFile {
     /// the key's value is not a list of that shape: for a key the config sets,
     /// its value decides (`epsilon = 1` → a sweep; `lambdas = [2, 15]` → a
     /// replacement, `[[2], [15]]` → a sweep); for a key it does not set,
-    /// `takes_list` asks the figure's schema.
+    /// `takes_list` asks the figure's schema ([`shape`]).
     pub fn resolve(
         &self,
         profile: Option<&str>,
         overrides: &[Override],
-        takes_list: &dyn Fn(&toml::Table, &Override) -> bool,
+        takes_list: &dyn Fn(&Override) -> bool,
     ) -> Result<Vec<Resolved>, ConfigError> {
         let file = self.path.display().to_string();
         let mut table = self.table.clone();
@@ -850,7 +850,7 @@ impl ConfigFile {
                                 && list_depth(&whole) == list_depth(existing) + 1
                         }
                         Some(_) => true,
-                        None => !takes_list(&table, o),
+                        None => !takes_list(o),
                     };
                     if !is_sweep {
                         set_plain(&mut table, o, whole)?;
@@ -1336,6 +1336,7 @@ fn param_error_of(e: toml::de::Error) -> ParamError {
 }
 
 pub mod check;
+pub mod shape;
 
 #[cfg(test)]
 mod tests {
@@ -1350,7 +1351,7 @@ lambdas = [2.0, 15.0]
 epsilon = 0.5
 "#;
 
-    fn no_list(_: &toml::Table, _: &Override) -> bool {
+    fn no_list(_: &Override) -> bool {
         false
     }
 
@@ -1516,7 +1517,7 @@ epsilon = 0.5
         let r = |o: &str, list: bool| {
             let o = Override::parse(o).unwrap();
             file()
-                .resolve(None, &[o], &|_, _| list)
+                .resolve(None, &[o], &|_| list)
                 .unwrap()
                 .into_iter()
                 .map(|r| r.sweep_label.unwrap_or_default())

@@ -53,6 +53,10 @@ struct Config {
     langevin_max_iterations: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
+
 fn data_dir() -> String {
     "data".into()
 }

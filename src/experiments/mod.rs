@@ -248,6 +248,9 @@ pub struct Spec {
     pub notes: &'static str,
     /// Validates parameters into a plan.
     pub validate: Validate,
+    /// The parameters' schema: which keys take a list (`--set key=[a, b]` on a key
+    /// the config does not set is a list value there, a sweep elsewhere).
+    pub schema: crate::config::shape::Schema,
     /// Renders `figure.png`/`figure.svg` (and any further figures) from the CSVs.
     pub plot: Draw,
     /// Columns of `data.csv`, in order.
@@ -328,6 +331,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig1",
         title: "Achievable (λ, ε)-RDP curves of the diffused and concentrated posteriors",
         validate: |p, s| ready(geumlek2017::build_fig1(p, s)),
+        schema: geumlek2017::FIG1_SCHEMA,
         plot: geumlek2017::plot::fig1,
         data_columns: Columns::Record(columns::<geumlek2017::Fig1Row>),
         summary_columns: Columns::Record(columns::<geumlek2017::Fig1Row>),
@@ -351,6 +355,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig2",
         title: "KL to the true posterior and held-out −ln p vs ln ε, Beta-Bernoulli",
         validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
+        schema: geumlek2017::FIG2_SCHEMA,
         plot: geumlek2017::plot::fig2,
         data_columns: Columns::Listed(&geumlek2017::FIG2_DATA),
         summary_columns: Columns::Listed(&geumlek2017::FIG2_SUMMARY),
@@ -374,6 +379,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/fig3",
         title: "Test error and log-likelihood of (λ, ε)-RDP logistic-regression posteriors",
         validate: geumlek2017::validate_fig3,
+        schema: geumlek2017::FIG3_SCHEMA,
         plot: logreg::plot::draw_fig3,
         data_columns: Columns::Listed(&geumlek2017::FIG3_COLUMNS),
         summary_columns: Columns::Listed(&geumlek2017::FIG3_SUMMARY),
@@ -397,6 +403,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "geumlek2017/samplers",
         title: "Sampler validation: HMC and the paper's slice sampler vs a reference chain",
         validate: geumlek2017::samplers::validate,
+        schema: geumlek2017::samplers::SCHEMA,
         plot: logreg::plot::draw_samplers,
         data_columns: Columns::Listed(&geumlek2017::samplers::COLUMNS),
         summary_columns: Columns::Listed(&geumlek2017::samplers::SUMMARY),
@@ -422,6 +429,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig1",
         title: "True, OPS and Laplace-mechanism posteriors (ε = 1, N = 20)",
         validate: |p, s| ready(foulds2016::build_fig1(p, s)),
+        schema: foulds2016::FIG1_SCHEMA,
         plot: foulds2016::plot::fig1,
         data_columns: Columns::Record(columns::<foulds2016::Fig1Row>),
         summary_columns: Columns::Record(columns::<foulds2016::Fig1Summary>),
@@ -445,6 +453,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig2",
         title: "L1 error of one private posterior sample vs N",
         validate: |p, s| ready(foulds2016::build_fig2(p, s)),
+        schema: foulds2016::FIG2_SCHEMA,
         plot: foulds2016::plot::fig2,
         data_columns: Columns::Record(columns::<foulds2016::Fig2Row>),
         summary_columns: Columns::Record(columns::<foulds2016::Fig2Summary>),
@@ -468,6 +477,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "minami2016/logreg",
         title: "Logistic regression at (ε, δ = 1e-5): Gibbs posterior vs OPS, Concentrated, Diffuse",
         validate: minami2016::validate,
+        schema: minami2016::SCHEMA,
         plot: logreg::plot::draw_minami,
         data_columns: Columns::Listed(&minami2016::COLUMNS),
         summary_columns: Columns::Listed(&minami2016::SUMMARY),
@@ -491,6 +501,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig3",
         title: "HMM state assignments per region over time (Laplace, ε = 5, synthetic Iraq)",
         validate: foulds2016::hmm::validate_fig3,
+        schema: foulds2016::hmm::RUN_SCHEMA,
         plot: foulds2016::hmm::plot::draw_fig3,
         data_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
         summary_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
@@ -514,6 +525,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig4_5",
         title: "HMM per-state emission distributions (same run as foulds2016/fig3)",
         validate: foulds2016::hmm::validate_fig4_5,
+        schema: foulds2016::hmm::RUN_SCHEMA,
         plot: foulds2016::hmm::plot::draw_fig4_5,
         data_columns: Columns::Record(columns::<foulds2016::hmm::Fig45Row>),
         summary_columns: Columns::Record(columns::<foulds2016::hmm::Fig45Row>),
@@ -537,6 +549,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig6",
         title: "HMM test log-likelihood vs ε: non-private, Laplace, OPS (M = 10, 100)",
         validate: foulds2016::hmm::validate_fig6,
+        schema: foulds2016::hmm::FIG6_SCHEMA,
         plot: foulds2016::hmm::plot::draw_fig6,
         data_columns: Columns::Listed(&foulds2016::hmm::FIG6_DATA),
         summary_columns: Columns::Listed(&foulds2016::hmm::FIG6_SUMMARY),
@@ -560,6 +573,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/fig7",
         title: "HMM state assignments under OPS (ε = 5, M = 100, synthetic Afghanistan): last 100 samples vs last sample",
         validate: foulds2016::hmm::validate_fig3,
+        schema: foulds2016::hmm::RUN_SCHEMA,
         plot: foulds2016::hmm::plot::draw_fig7,
         data_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
         summary_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
@@ -583,6 +597,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "foulds2016/recovery",
         title: "HMM recovery of the planted states (ARI) and emissions (TV) vs ε, per mechanism (beyond the paper)",
         validate: foulds2016::hmm::recovery::validate,
+        schema: foulds2016::hmm::recovery::SCHEMA,
         plot: foulds2016::hmm::plot::draw_recovery,
         data_columns: Columns::Listed(&foulds2016::hmm::recovery::DATA),
         summary_columns: Columns::Listed(&foulds2016::hmm::recovery::SUMMARY),
@@ -606,6 +621,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "bun2018/fig2",
         title: "Mean Hellinger distance to the true posterior vs n (k = 2, 3, 4)",
         validate: |p, s| ready(bun2018::build_fig2(p, s)),
+        schema: bun2018::FIG2_SCHEMA,
         plot: bun2018::plot::fig2,
         data_columns: Columns::Record(columns::<bun2018::Fig2Row>),
         summary_columns: Columns::Record(columns::<bun2018::Fig2Summary>),
@@ -629,6 +645,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "bun2018/fig3",
         title: "Distance quartiles vs prior strength; exact output distributions",
         validate: |p, s| ready(bun2018::build_fig3(p, s)),
+        schema: bun2018::FIG3_SCHEMA,
         plot: bun2018::plot::fig3,
         data_columns: Columns::Record(columns::<bun2018::Fig3Row>),
         summary_columns: Columns::Record(columns::<bun2018::Fig3Row>),
@@ -652,6 +669,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig1",
         title: "DP-MCMC privacy budget vs q and T; clipped ratios vs proposal variance",
         validate: heikkila2019::validate_fig1,
+        schema: heikkila2019::FIG1_SCHEMA,
         plot: heikkila2019::plot::fig1,
         data_columns: Columns::Record(columns::<heikkila2019::Fig1Row>),
         summary_columns: Columns::Record(columns::<heikkila2019::Fig1Row>),
@@ -675,6 +693,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig2",
         title: "Non-private vs private (DP-MCMC) tempered posterior samples, GMM",
         validate: heikkila2019::validate_fig2,
+        schema: heikkila2019::FIG2_SCHEMA,
         plot: heikkila2019::plot::fig2,
         data_columns: Columns::Record(columns::<heikkila2019::Fig2Row>),
         summary_columns: Columns::Record(columns::<heikkila2019::Fig2Row>),
@@ -698,6 +717,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "heikkila2019/fig3",
         title: "Running posterior mean/variance error vs ε: DP-MCMC vs DP-SGLD",
         validate: heikkila2019::validate_fig3,
+        schema: heikkila2019::FIG3_SCHEMA,
         plot: heikkila2019::plot::fig3,
         data_columns: Columns::Record(columns::<heikkila2019::Fig3Row>),
         summary_columns: Columns::Record(columns::<heikkila2019::Fig3Summary>),
@@ -721,6 +741,7 @@ pub const REGISTRY: &[Spec] = &[
         id: audit_figure!(),
         title: "Privacy audit: every mechanism's claim against its exact or sampled privacy loss",
         validate: |p, s| ready(audit::build(p, s)),
+        schema: audit::SCHEMA,
         plot: audit::plot::draw,
         data_columns: Columns::Listed(&audit::DATA_COLUMNS),
         summary_columns: Columns::Listed(&audit::SUMMARY_COLUMNS),
@@ -744,6 +765,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "calibration/beta_bernoulli",
         title: "Calibration of naive, noise-aware and OPS posteriors (Beta-Bernoulli)",
         validate: |p, s| ready(calibration::build(p, s)),
+        schema: calibration::SCHEMA,
         plot: calibration::plot::draw,
         data_columns: Columns::Listed(&calibration::DATA_COLUMNS),
         summary_columns: Columns::Listed(&calibration::SUMMARY_COLUMNS),
@@ -769,6 +791,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "calibration/dirichlet",
         title: "Calibration of naive and noise-aware posteriors (Dirichlet-Categorical, TARP)",
         validate: |p, s| ready(calibration::dirichlet::build(p, s)),
+        schema: calibration::dirichlet::SCHEMA,
         plot: calibration::plot::draw_dirichlet,
         data_columns: Columns::Listed(&calibration::dirichlet::DATA_COLUMNS),
         summary_columns: Columns::Listed(&calibration::dirichlet::SUMMARY_COLUMNS),
@@ -793,6 +816,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "calibration/logistic",
         title: "Calibration of the Concentrated, Diffuse, Gibbs and OPS posteriors (logistic regression, TARP)",
         validate: |p, s| ready(calibration::logistic::build(p, s)),
+        schema: calibration::logistic::SCHEMA,
         plot: calibration::plot::draw_logistic,
         data_columns: Columns::Listed(&calibration::logistic::DATA_COLUMNS),
         summary_columns: Columns::Listed(&calibration::logistic::SUMMARY_COLUMNS),
@@ -817,6 +841,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "raisa2021/banana",
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the banana (MMD, errors, R̂ vs ε)",
         validate: |p, s| ready(raisa2021::build_banana(p, s)),
+        schema: raisa2021::SCHEMA,
         plot: raisa2021::plot::banana,
         data_columns: Columns::Listed(&raisa2021::DATA),
         summary_columns: Columns::Listed(&raisa2021::SUMMARY),
@@ -843,6 +868,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "raisa2021/gauss",
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the ill-conditioned 10-d Gaussian",
         validate: |p, s| ready(raisa2021::build_gauss(p, s)),
+        schema: raisa2021::SCHEMA,
         plot: raisa2021::plot::gauss,
         data_columns: Columns::Listed(&raisa2021::DATA),
         summary_columns: Columns::Listed(&raisa2021::SUMMARY),
@@ -868,6 +894,7 @@ pub const REGISTRY: &[Spec] = &[
         id: "raisa2021/gmm",
         title: "Heikkilä's GMM: the penalty algorithm, DP-HMC and DP-SGNHT beside DP-MCMC and DP-SGLD (running error vs ε)",
         validate: raisa2021::gmm::validate,
+        schema: raisa2021::gmm::schema,
         plot: raisa2021::plot::gmm,
         data_columns: Columns::Record(columns::<heikkila2019::Fig3Row>),
         summary_columns: Columns::Record(columns::<heikkila2019::Fig3Summary>),
@@ -1010,6 +1037,64 @@ pub fn known_ids() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const RUN_TIME_TYPED: [&str; 4] = ["data", "datasets", "prior", "start"];
+
+    /// Each figure's schema knows every key its shipped config sets (every profile),
+    /// and says "list" exactly where the config writes a list: the schema, not a
+    /// probe, decides whether `--set key=[a, b]` is a list or a sweep.
+    #[test]
+    fn every_schema_knows_its_configs_keys_and_their_shapes() {
+        use crate::config::shape::Shape;
+        fn walk(
+            table: &toml::Table,
+            path: &mut Vec<String>,
+            f: &mut dyn FnMut(&[String], &toml::Value),
+        ) {
+            for (k, v) in table {
+                path.push(k.clone());
+                f(path, v);
+                if let toml::Value::Table(t) = v {
+                    walk(t, path, f);
+                }
+                path.pop();
+            }
+        }
+        let mut checked = 0;
+        for s in REGISTRY {
+            let mut file: toml::Table = toml::from_str(s.config_text).unwrap();
+            let profiles = match file.remove("profile") {
+                Some(toml::Value::Table(p)) => p,
+                _ => toml::Table::new(),
+            };
+            let mut tables = vec![file];
+            tables.extend(profiles.into_iter().filter_map(|(_, p)| match p {
+                toml::Value::Table(t) => Some(t),
+                _ => None,
+            }));
+            for t in &tables {
+                walk(t, &mut Vec::new(), &mut |path, v| {
+                    if ["experiment", "seed", "description"].contains(&path[0].as_str()) {
+                        return;
+                    }
+                    let want = if v.is_array() {
+                        Shape::List
+                    } else {
+                        Shape::Single
+                    };
+                    let got = (s.schema)(path);
+                    // the fields a figure parses itself (a data source, a prior
+                    // in either form, a start point or "dpvi") are typed at run time
+                    if got == Shape::Unknown && RUN_TIME_TYPED.contains(&path[0].as_str()) {
+                        return;
+                    }
+                    assert_eq!(got, want, "{}: key {}", s.id, path.join("."));
+                    checked += 1;
+                });
+            }
+        }
+        assert!(checked > 200, "keys checked: {checked}");
+    }
 
     /// Every figure has notes with every field filled in.
     #[test]

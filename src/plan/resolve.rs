@@ -48,31 +48,15 @@ fn param_error(e: ParamError, file: &str, overrides: &[Override]) -> ConfigError
 fn resolve_all(
     file: &ConfigFile,
     validate: experiments::Validate,
+    schema: crate::config::shape::Schema,
     profile: Option<&str>,
     overrides: &[Override],
 ) -> Result<Vec<Resolved>, CommandError> {
-    let seed_for_probe = 0;
-    // A `[a, b]` for a key the config does not set: a list value if the
-    // schema accepts a list there, else a sweep.
-    let takes_list = |table: &toml::Table, o: &Override| -> bool {
-        let mut t = table.clone();
-        t.remove("experiment");
-        t.remove("seed");
-        t.remove("description");
-        let crate::config::SetValue::ListOrSweep(items) = &o.value else {
-            return false;
-        };
-        if crate::config::insert(&mut t, &o.key, toml::Value::Array(items.clone())).is_err() {
-            return false;
-        }
-        match validate(&t, seed_for_probe) {
-            Ok(_) => true,
-            Err(e) => {
-                !(e.message.starts_with("invalid type: sequence")
-                    && (e.key == o.dotted() || o.key.last() == Some(&e.key)))
-            }
-        }
-    };
+    // A `[a, b]` for a key the config does not set: a sweep where the schema
+    // holds a single value, else a list value (a list field; a field typed at run
+    // time, such as a data source; or a key the schema lacks, refused by
+    // validation with the allowed keys).
+    let takes_list = |o: &Override| schema(&o.key) != crate::config::shape::Shape::Single;
     // every profile of the file must be valid, not only the one selected:
     // a typo in [profile.paper] should not wait for the paper-scale run
     for name in file.profile_names() {
@@ -108,7 +92,13 @@ fn plan_external(
             )
         })
         .unwrap_or_default();
-    for mut resolved in resolve_all(file, external::validate, profile, overrides)? {
+    for mut resolved in resolve_all(
+        file,
+        external::validate,
+        external::SCHEMA,
+        profile,
+        overrides,
+    )? {
         let file_name = resolved.file();
         let bad = |e: ParamError| param_error(e, &file_name, overrides);
         // an external figure's id is its own parameter (its folder and figure name)
@@ -188,7 +178,7 @@ fn plan_compare(
         ))
     })?;
     let mut resolved = file
-        .resolve(profile, &[], &|_, _| false)?
+        .resolve(profile, &[], &|_| false)?
         .into_iter()
         .next()
         .ok_or_else(|| CommandError::input(format!("{}: no run", config.display())))?;
@@ -321,7 +311,7 @@ pub fn plan(
             }
         })?;
         file.set_shipped(spec.config_text, Path::new(spec.config))?;
-        for resolved in resolve_all(&file, spec.validate, profile, overrides)? {
+        for resolved in resolve_all(&file, spec.validate, spec.schema, profile, overrides)? {
             if let Some(id) = resolved
                 .id
                 .as_deref()

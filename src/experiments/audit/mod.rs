@@ -386,6 +386,10 @@ struct AuditConfig {
     confidence: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<AuditConfig>;
+
 /// The most draws per neighbour a statistical audit may take (memory: 16 bytes each).
 pub const MAX_DRAWS: u64 = 10_000_000;
 

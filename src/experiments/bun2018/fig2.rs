@@ -31,6 +31,10 @@ struct Fig2Config {
     prior: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG2_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig2Config>;
+
 /// Mean and quartiles of H(released, true posterior) vs n, per k (Figure 2).
 pub struct Fig2 {
     common: Common,

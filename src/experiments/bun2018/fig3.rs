@@ -35,6 +35,10 @@ struct Fig3Config {
     audit_n: u64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG3_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig3Config>;
+
 enum Fig3Task {
     /// panel (a): prior Beta(a, a), one mechanism
     Prior { a: f64, mechanism: usize },

@@ -7,8 +7,8 @@ mod fig2;
 mod fig3;
 pub mod plot;
 
-pub use fig2::{build_fig2, Fig2, Fig2Row, Fig2Summary};
-pub use fig3::{build_fig3, Fig3, Fig3Row};
+pub use fig2::{build_fig2, Fig2, Fig2Row, Fig2Summary, FIG2_SCHEMA};
+pub use fig3::{build_fig3, Fig3, Fig3Row, FIG3_SCHEMA};
 
 use crate::config::{check, ParamError};
 use crate::expfam::dirichlet::HellingerVariant;

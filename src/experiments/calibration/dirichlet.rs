@@ -108,6 +108,10 @@ struct Config {
     hellinger_delta: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
+
 /// The noise of each release at one ε.
 struct Releases {
     epsilon: f64,

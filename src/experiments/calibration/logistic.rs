@@ -107,6 +107,10 @@ struct Config {
     path_length: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
+
 /// Largest dimension (the "d ≤ 10": R replications × L chains stay cheap).
 pub const MAX_DIM: u64 = 10;
 

@@ -89,6 +89,10 @@ pub struct Config {
     pub compare: Option<CompareDecl>,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
+
 /// One declared output column.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -783,6 +787,7 @@ pub fn spec(c: &Config, id: &str) -> &'static Spec {
         config_text: "",
         notes: leak(notes),
         validate,
+        schema: SCHEMA,
         plot: plot::draw,
         data_columns: Columns::Listed(leak_list(data)),
         summary_columns: Columns::Listed(leak_list(summary)),

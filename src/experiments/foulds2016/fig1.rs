@@ -30,6 +30,10 @@ struct Fig1Config {
     successes: Option<u64>,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG1_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig1Config>;
+
 /// Posterior, OPS and Laplace-privatised posteriors for one dataset (Figure 1).
 pub struct Fig1 {
     laplace: CountNoise,

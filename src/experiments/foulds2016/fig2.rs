@@ -26,6 +26,10 @@ struct Fig2Config {
     repeats: u64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG2_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig2Config>;
+
 /// Expected |θ̂ − p| of one sample from each mechanism vs N (Figure 2).
 pub struct Fig2 {
     laplace: CountNoise,

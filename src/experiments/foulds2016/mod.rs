@@ -8,8 +8,8 @@ mod fig2;
 pub mod hmm;
 pub mod plot;
 
-pub use fig1::{build_fig1, Fig1, Fig1Row, Fig1Summary};
-pub use fig2::{build_fig2, Fig2, Fig2Row, Fig2Summary};
+pub use fig1::{build_fig1, Fig1, Fig1Row, Fig1Summary, FIG1_SCHEMA};
+pub use fig2::{build_fig2, Fig2, Fig2Row, Fig2Summary, FIG2_SCHEMA};
 
 use crate::config::{check, ParamError};
 use crate::expfam::beta::BetaDist;

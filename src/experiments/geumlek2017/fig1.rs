@@ -23,6 +23,10 @@ struct Fig1Config {
     lambda_step: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG1_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig1Config>;
+
 /// (λ, ε)-RDP curves of Algorithms 2 and 3 for fixed coefficients (Figure 1).
 pub struct Fig1 {
     problem: BetaBernoulli,

@@ -38,6 +38,10 @@ struct Fig2Config {
     noise: NoiseMode,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG2_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig2Config>;
+
 /// Where each panel type's ln ε axis starts (`ln_epsilon_min = { kl, loglik }`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -41,6 +41,10 @@ struct Fig3Config {
     path_length: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG3_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig3Config>;
+
 /// The (λ, ε)-RDP mechanisms of §5.2.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case")]

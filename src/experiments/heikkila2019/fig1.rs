@@ -56,6 +56,10 @@ struct Fig1Config {
     clip_factor: f64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG1_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig1Config>;
+
 /// Panel (c): private chains on the GMM data, one per proposal variance.
 struct Clipping {
     /// the chains' accounting (δ = 1/N, as panel (a))

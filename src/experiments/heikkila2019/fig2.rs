@@ -35,6 +35,10 @@ struct Fig2Config {
     alpha_max: u32,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG2_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig2Config>;
+
 /// A private chain (C = 2) beside the non-private reference chain (C = 1) on the
 /// GMM problem (Figure 2).
 pub struct Fig2 {

@@ -48,6 +48,10 @@ struct Fig3Config {
     sgld_tight_points: u64,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG3_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig3Config>;
+
 /// Chains another figure runs beside Fig. 3's, on the same data and from
 /// DP-MCMC's start, recorded and scored like Fig. 3's own (raisa2021/gmm adds
 /// the penalty algorithm, DP-HMC and DP-SGNHT through [`validate_with`]). Chain

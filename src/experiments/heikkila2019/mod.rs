@@ -10,9 +10,9 @@ mod fig2;
 pub mod fig3;
 pub mod plot;
 
-pub use fig1::{validate_fig1, Fig1, Fig1Row};
-pub use fig2::{validate_fig2, Fig2, Fig2Row};
-pub use fig3::{validate_fig3, Fig3, Fig3Row, Fig3Summary};
+pub use fig1::{validate_fig1, Fig1, Fig1Row, FIG1_SCHEMA};
+pub use fig2::{validate_fig2, Fig2, Fig2Row, FIG2_SCHEMA};
+pub use fig3::{validate_fig3, Fig3, Fig3Row, Fig3Summary, FIG3_SCHEMA};
 
 use crate::config::ParamError;
 use crate::dpmcmc::barker::PrivateTest;

@@ -126,6 +126,16 @@ pub struct AddedChains {
 /// The config tables of the added chains.
 const TABLES: [&str; 3] = ["penalty", "dp_hmc", "sgnht"];
 
+/// The parameters' schema: the added tables', then Fig. 3's
+/// ([`crate::config::shape`]).
+pub fn schema(path: &[String]) -> crate::config::shape::Shape {
+    use crate::config::shape::shape_of;
+    match path.first() {
+        Some(head) if TABLES.contains(&head.as_str()) => shape_of::<AddedChains>(path),
+        _ => heikkila2019::FIG3_SCHEMA(path),
+    }
+}
+
 /// Validates a raisa2021/gmm config: its `[penalty]`, `[dp_hmc]` and `[sgnht]`
 /// tables here, the rest as heikkila2019 Fig. 3's config
 /// ([`heikkila2019::fig3::validate_with`], which runs the chains beside its own).

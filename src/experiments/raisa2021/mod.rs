@@ -115,6 +115,10 @@ struct Config {
     sgnht: SgConfig,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
+
 /// Columns of `data.csv` (one row per method, ε and repeat).
 pub const DATA: [&str; 12] = [
     "method",

@@ -50,6 +50,10 @@ struct Fig6Config {
     noise_aware: bool,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const FIG6_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig6Config>;
+
 /// The series name of the noise-aware posterior of the pooled naive-Bayes release.
 pub const NOISE_AWARE: &str = "laplace_noise_aware_gibbs";
 

@@ -16,7 +16,7 @@ pub mod sweep;
 
 pub use fig3::{validate_fig3, Fig3, FIG3_COLUMNS};
 pub use fig4_5::{validate_fig4_5, Fig45, Fig45Row};
-pub use fig6::{validate_fig6, Fig6, FIG6_DATA, FIG6_SUMMARY};
+pub use fig6::{validate_fig6, Fig6, FIG6_DATA, FIG6_SCHEMA, FIG6_SUMMARY};
 
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::{parse_spec, DataSpec, Dataset};
@@ -46,6 +46,10 @@ struct RunConfig {
     #[serde(default)]
     noise: crate::privacy::event::NoiseMode,
 }
+
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const RUN_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<RunConfig>;
 
 /// The mechanism of a case-study run (`non_private`, `laplace` or `ops` in a config).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]

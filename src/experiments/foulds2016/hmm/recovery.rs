@@ -42,6 +42,10 @@ struct Config {
     burn_in: usize,
 }
 
+/// The parameters' schema, asked by `--set` whether a key takes a list
+/// ([`crate::config::shape`]).
+pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
+
 struct Data {
     name: String,
     states: usize,
