@@ -761,6 +761,9 @@ fn a_list_for_an_unset_key_follows_the_schema() {
     assert!(out.status.success(), "{said}{}", stderr(&out));
     assert!(said.contains("2 run(s) from 1 config(s)"), "{said}");
     for eps in ["epsilon=1]", "epsilon=2]"] {
-        assert!(said.contains(&format!("[dimensions=[2,3,4],{eps}")), "{said}");
+        assert!(
+            said.contains(&format!("[dimensions=[2,3,4],{eps}")),
+            "{said}"
+        );
     }
 }

@@ -22,7 +22,8 @@ use crate::privacy::event::Conversion;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use crate::samplers::{hmc, LinearTarget};
 
 #[derive(Debug, Deserialize)]
@@ -290,18 +291,20 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
     }))
 }
 
-pub const COLUMNS: [&str; 10] = [
-    "dataset",
-    "ln_epsilon",
-    "mechanism",
-    "beta",
-    "rho",
-    "sampler",
-    "repeat",
-    "test_error",
-    "test_loglik",
-    "delta",
-];
+/// A row of `data.csv`: one independent draw's test scores at a grid point.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LogregRow {
+    pub dataset: String,
+    pub ln_epsilon: f64,
+    pub mechanism: String,
+    pub beta: f64,
+    pub rho: f64,
+    pub sampler: String,
+    pub repeat: u64,
+    pub test_error: f64,
+    pub test_loglik: f64,
+    pub delta: f64,
+}
 
 impl Logreg {
     fn first_point(&self, index: usize) -> &Point {
@@ -310,22 +313,27 @@ impl Logreg {
     }
 }
 
-pub const SUMMARY: [&str; 14] = [
-    "dataset",
-    "ln_epsilon",
-    "epsilon",
-    "delta",
-    "mechanism",
-    "beta",
-    "rho",
-    "gibbs_beta_corollary",
-    "corollary_covered_by_theorem",
-    "test_error_mean",
-    "test_error_se",
-    "test_loglik_mean",
-    "test_loglik_se",
-    "runs",
-];
+/// A row of `summary.csv`: a grid point's mean ± s.e. over its draws, and for the
+/// Gibbs posterior the β its corollary gives and whether Theorem 1 covers it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LogregSummary {
+    pub dataset: String,
+    pub ln_epsilon: f64,
+    pub epsilon: f64,
+    pub delta: f64,
+    pub mechanism: String,
+    pub beta: f64,
+    pub rho: f64,
+    /// empty but for the Gibbs posterior
+    pub gibbs_beta_corollary: Option<f64>,
+    /// "yes", "no", or empty but for the Gibbs posterior
+    pub corollary_covered_by_theorem: String,
+    pub test_error_mean: f64,
+    pub test_error_se: f64,
+    pub test_loglik_mean: f64,
+    pub test_loglik_se: f64,
+    pub runs: u64,
+}
 
 impl Figure for Logreg {
     fn task_count(&self) -> usize {
@@ -399,33 +407,43 @@ impl Figure for Logreg {
             index,
             &scores,
             |p, r, err, ll| {
-                vec![
-                    task.name.as_str().into(),
-                    p.ln_epsilon.into(),
-                    p.mech.name().into(),
-                    p.cal.beta.into(),
-                    p.cal.rho.into(),
-                    sampler_name.into(),
-                    r.into(),
-                    err.into(),
-                    ll.into(),
-                    self.delta.into(),
-                ]
+                to_row(&LogregRow {
+                    dataset: task.name.to_string(),
+                    ln_epsilon: p.ln_epsilon,
+                    mechanism: p.mech.name().into(),
+                    beta: p.cal.beta,
+                    rho: p.cal.rho,
+                    sampler: sampler_name.into(),
+                    repeat: r as u64,
+                    test_error: err,
+                    test_loglik: ll,
+                    delta: self.delta,
+                })
             },
         ))
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let groups = logreg::metric_groups(data, &["dataset", "ln_epsilon", "mechanism"])?;
+        let data: Vec<LogregRow> = data.records()?;
+        let key = |dataset: &str, ln_epsilon: f64, mechanism: &str| {
+            (
+                dataset.to_string(),
+                ln_epsilon.to_bits(),
+                mechanism.to_string(),
+            )
+        };
+        let groups = logreg::metric_groups(data.iter().map(|r| {
+            (
+                key(&r.dataset, r.ln_epsilon, &r.mechanism),
+                r.test_error,
+                r.test_loglik,
+            )
+        }));
         let mut rows = Vec::new();
         for p in &self.points {
             let s = &self.settings[p.dataset];
-            let key = vec![
-                self.tasks[p.dataset].name.to_string(),
-                Cell::from(p.ln_epsilon).to_string(),
-                p.mech.name().to_string(),
-            ];
-            let Some(m) = groups.get(&key) else {
+            let name = &self.tasks[p.dataset].name;
+            let Some(m) = groups.get(&key(name, p.ln_epsilon, p.mech.name())) else {
                 continue;
             };
             let eps = p.ln_epsilon.exp();
@@ -437,24 +455,24 @@ impl Figure for Logreg {
             } else {
                 (None, "")
             };
-            rows.push(vec![
-                key[0].clone().into(),
-                p.ln_epsilon.into(),
-                eps.into(),
-                self.delta.into(),
-                key[2].clone().into(),
-                p.cal.beta.into(),
-                p.cal.rho.into(),
-                cor.into(),
-                covered.into(),
-                m.error.0.into(),
-                m.error.1.into(),
-                m.loglik.0.into(),
-                m.loglik.1.into(),
-                m.runs.into(),
-            ]);
+            rows.push(LogregSummary {
+                dataset: name.to_string(),
+                ln_epsilon: p.ln_epsilon,
+                epsilon: eps,
+                delta: self.delta,
+                mechanism: p.mech.name().into(),
+                beta: p.cal.beta,
+                rho: p.cal.rho,
+                gibbs_beta_corollary: cor,
+                corollary_covered_by_theorem: covered.into(),
+                test_error_mean: m.error.0,
+                test_error_se: m.error.1,
+                test_loglik_mean: m.loglik.0,
+                test_loglik_se: m.loglik.1,
+                runs: m.runs as u64,
+            });
         }
-        Ok(Table::new(&SUMMARY, rows))
+        Ok(Table::of_records(&rows))
     }
 
     fn datasets(&self) -> Vec<DatasetRecord> {

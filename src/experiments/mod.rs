@@ -381,8 +381,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: geumlek2017::validate_fig3,
         schema: geumlek2017::FIG3_SCHEMA,
         plot: logreg::plot::draw_fig3,
-        data_columns: Columns::Listed(&geumlek2017::FIG3_COLUMNS),
-        summary_columns: Columns::Listed(&geumlek2017::FIG3_SUMMARY),
+        data_columns: Columns::Record(columns::<geumlek2017::Fig3Row>),
+        summary_columns: Columns::Record(columns::<geumlek2017::Fig3Summary>),
         overlay: Overlay {
             x: "ln_epsilon",
             y: "test_error_mean",
@@ -405,8 +405,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: geumlek2017::samplers::validate,
         schema: geumlek2017::samplers::SCHEMA,
         plot: logreg::plot::draw_samplers,
-        data_columns: Columns::Listed(&geumlek2017::samplers::COLUMNS),
-        summary_columns: Columns::Listed(&geumlek2017::samplers::SUMMARY),
+        data_columns: Columns::Record(columns::<geumlek2017::samplers::SamplerRow>),
+        summary_columns: Columns::Record(columns::<geumlek2017::samplers::SamplerSummary>),
         overlay: Overlay {
             x: "draws",
             y: "ess_min_per_1000_gradients",
@@ -479,8 +479,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: minami2016::validate,
         schema: minami2016::SCHEMA,
         plot: logreg::plot::draw_minami,
-        data_columns: Columns::Listed(&minami2016::COLUMNS),
-        summary_columns: Columns::Listed(&minami2016::SUMMARY),
+        data_columns: Columns::Record(columns::<minami2016::LogregRow>),
+        summary_columns: Columns::Record(columns::<minami2016::LogregSummary>),
         overlay: Overlay {
             x: "ln_epsilon",
             y: "test_error_mean",

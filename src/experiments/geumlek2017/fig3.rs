@@ -9,7 +9,8 @@ use crate::glm::calibrate::{Calibrated, Setting};
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -209,31 +210,35 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
     }))
 }
 
-pub const FIG3_COLUMNS: [&str; 9] = [
-    "dataset",
-    "lambda",
-    "ln_epsilon",
-    "mechanism",
-    "beta",
-    "rho",
-    "repeat",
-    "test_error",
-    "test_loglik",
-];
+/// A row of `data.csv`: one independent draw's test scores at a grid point.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig3Row {
+    pub dataset: String,
+    pub lambda: f64,
+    pub ln_epsilon: f64,
+    pub mechanism: String,
+    pub beta: f64,
+    pub rho: f64,
+    pub repeat: u64,
+    pub test_error: f64,
+    pub test_loglik: f64,
+}
 
-pub const FIG3_SUMMARY: [&str; 11] = [
-    "dataset",
-    "lambda",
-    "ln_epsilon",
-    "mechanism",
-    "beta",
-    "rho",
-    "test_error_mean",
-    "test_error_se",
-    "test_loglik_mean",
-    "test_loglik_se",
-    "runs",
-];
+/// A row of `summary.csv`: a grid point's mean ± s.e. over its draws.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig3Summary {
+    pub dataset: String,
+    pub lambda: f64,
+    pub ln_epsilon: f64,
+    pub mechanism: String,
+    pub beta: f64,
+    pub rho: f64,
+    pub test_error_mean: f64,
+    pub test_error_se: f64,
+    pub test_loglik_mean: f64,
+    pub test_loglik_se: f64,
+    pub runs: u64,
+}
 
 impl Figure for Fig3 {
     fn task_count(&self) -> usize {
@@ -278,50 +283,59 @@ impl Figure for Fig3 {
             index,
             &scores,
             |p, r, err, ll| {
-                vec![
-                    task.name.as_str().into(),
-                    p.lambda.into(),
-                    p.ln_epsilon.into(),
-                    p.mechanism.name().into(),
-                    p.cal.beta.into(),
-                    p.cal.rho.into(),
-                    r.into(),
-                    err.into(),
-                    ll.into(),
-                ]
+                to_row(&Fig3Row {
+                    dataset: task.name.to_string(),
+                    lambda: p.lambda,
+                    ln_epsilon: p.ln_epsilon,
+                    mechanism: p.mechanism.name().into(),
+                    beta: p.cal.beta,
+                    rho: p.cal.rho,
+                    repeat: r as u64,
+                    test_error: err,
+                    test_loglik: ll,
+                })
             },
         ))
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let groups =
-            logreg::metric_groups(data, &["dataset", "lambda", "ln_epsilon", "mechanism"])?;
+        let data: Vec<Fig3Row> = data.records()?;
+        let key = |dataset: &str, lambda: f64, ln_epsilon: f64, mechanism: &str| {
+            (
+                dataset.to_string(),
+                lambda.to_bits(),
+                ln_epsilon.to_bits(),
+                mechanism.to_string(),
+            )
+        };
+        let groups = logreg::metric_groups(data.iter().map(|r| {
+            (
+                key(&r.dataset, r.lambda, r.ln_epsilon, &r.mechanism),
+                r.test_error,
+                r.test_loglik,
+            )
+        }));
         let mut rows = Vec::new();
         for p in &self.points {
-            let key = vec![
-                self.tasks[p.dataset].name.to_string(),
-                Cell::from(p.lambda).to_string(),
-                Cell::from(p.ln_epsilon).to_string(),
-                p.mechanism.name().to_string(),
-            ];
-            let Some(m) = groups.get(&key) else {
+            let name = &self.tasks[p.dataset].name;
+            let Some(m) = groups.get(&key(name, p.lambda, p.ln_epsilon, p.mechanism.name())) else {
                 continue;
             };
-            rows.push(vec![
-                key[0].clone().into(),
-                p.lambda.into(),
-                p.ln_epsilon.into(),
-                key[3].clone().into(),
-                p.cal.beta.into(),
-                p.cal.rho.into(),
-                m.error.0.into(),
-                m.error.1.into(),
-                m.loglik.0.into(),
-                m.loglik.1.into(),
-                m.runs.into(),
-            ]);
+            rows.push(Fig3Summary {
+                dataset: name.to_string(),
+                lambda: p.lambda,
+                ln_epsilon: p.ln_epsilon,
+                mechanism: p.mechanism.name().into(),
+                beta: p.cal.beta,
+                rho: p.cal.rho,
+                test_error_mean: m.error.0,
+                test_error_se: m.error.1,
+                test_loglik_mean: m.loglik.0,
+                test_loglik_se: m.loglik.1,
+                runs: m.runs as u64,
+            });
         }
-        Ok(Table::new(&FIG3_SUMMARY, rows))
+        Ok(Table::of_records(&rows))
     }
 
     fn datasets(&self) -> Vec<DatasetRecord> {

@@ -19,7 +19,8 @@ use crate::glm::calibrate::Setting;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use crate::samplers::{hmc, slice, LinearTarget};
 use crate::stats::diagnostics;
 
@@ -169,19 +170,48 @@ fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, Param
     }))
 }
 
-pub const COLUMNS: [&str; 11] = [
-    "dataset",
-    "sampler",
-    "record",
-    "chain",
-    "index",
-    "n",
-    "mean",
-    "var",
-    "ess",
-    "rhat",
-    "gradients",
-];
+/// A row of `data.csv`: a coordinate's moments under one chain (`record =
+/// "coordinate"`), one draw's test scores (`"draw"`: `mean` holds the test error,
+/// `var` the test log-likelihood) or the diagnostic run (`"diagnostic"`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SamplerRow {
+    pub dataset: String,
+    pub sampler: String,
+    pub record: String,
+    pub chain: u64,
+    pub index: u64,
+    pub n: u64,
+    pub mean: Option<f64>,
+    pub var: Option<f64>,
+    pub ess: Option<f64>,
+    pub rhat: Option<f64>,
+    pub gradients: Option<f64>,
+}
+
+impl SamplerRow {
+    fn new(
+        dataset: &str,
+        sampler: &str,
+        record: &str,
+        chain: usize,
+        index: usize,
+        n: usize,
+    ) -> Self {
+        Self {
+            dataset: dataset.into(),
+            sampler: sampler.into(),
+            record: record.into(),
+            chain: chain as u64,
+            index: index as u64,
+            n: n as u64,
+            mean: None,
+            var: None,
+            ess: None,
+            rhat: None,
+            gradients: None,
+        }
+    }
+}
 
 /// Per-coordinate rows of a set of draws (columns of `w`).
 fn coordinate_rows(
@@ -196,19 +226,12 @@ fn coordinate_rows(
         .map(|j| {
             let xs: Vec<f64> = draws.iter().map(|w| w[j]).collect();
             let (m, v) = diagnostics::mean_var(&xs);
-            vec![
-                name.into(),
-                sampler.into(),
-                "coordinate".into(),
-                chain.into(),
-                j.into(),
-                draws.len().into(),
-                m.into(),
-                v.into(),
-                ess.map(|e| e[j]).into(),
-                Cell::Empty,
-                Cell::Empty,
-            ]
+            to_row(&SamplerRow {
+                mean: Some(m),
+                var: Some(v),
+                ess: ess.map(|e| e[j]),
+                ..SamplerRow::new(name, sampler, "coordinate", chain, j, draws.len())
+            })
         })
         .collect()
 }
@@ -219,39 +242,89 @@ fn draw_rows(task: &Task, sampler: &str, chain: usize, draws: &[DVector<f64>]) -
         .enumerate()
         .map(|(i, w)| {
             let (err, ll) = logreg::score(task, w);
-            vec![
-                task.name.as_str().into(),
-                sampler.into(),
-                "draw".into(),
-                chain.into(),
-                i.into(),
-                1usize.into(),
-                err.into(),
-                ll.into(),
-                Cell::Empty,
-                Cell::Empty,
-                Cell::Empty,
-            ]
+            to_row(&SamplerRow {
+                mean: Some(err),
+                var: Some(ll),
+                ..SamplerRow::new(&task.name, sampler, "draw", chain, i, 1)
+            })
         })
         .collect()
 }
 
-pub const SUMMARY: [&str; 14] = [
-    "dataset",
-    "sampler",
-    "draws",
-    "mean_z_max",
-    "var_ratio_min",
-    "var_ratio_median",
-    "var_ratio_max",
-    "test_error_mean",
-    "test_error_sd",
-    "ks_statistic",
-    "ks_pvalue",
-    "rhat_max",
-    "ess_min",
-    "ess_min_per_1000_gradients",
-];
+/// A row of `summary.csv`: a sampler on a dataset against the pooled reference
+/// chains (the reference's own row leaves the comparisons empty).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SamplerSummary {
+    pub dataset: String,
+    pub sampler: String,
+    pub draws: f64,
+    pub mean_z_max: Option<f64>,
+    pub var_ratio_min: Option<f64>,
+    pub var_ratio_median: Option<f64>,
+    pub var_ratio_max: Option<f64>,
+    pub test_error_mean: f64,
+    pub test_error_sd: f64,
+    pub ks_statistic: Option<f64>,
+    pub ks_pvalue: Option<f64>,
+    pub rhat_max: Option<f64>,
+    pub ess_min: Option<f64>,
+    pub ess_min_per_1000_gradients: Option<f64>,
+}
+
+/// The pooled reference chains of a dataset, per coordinate: mean, the
+/// between-and-within variance estimate, summed ESS; and the largest R-hat.
+struct Reference {
+    mean: Vec<f64>,
+    var: Vec<f64>,
+    ess: Vec<f64>,
+    rhat: f64,
+}
+
+impl Reference {
+    fn pool(coords: &[&SamplerRow], dim: usize) -> Self {
+        let (mut mean, mut var, mut ess) = (vec![0.0; dim], vec![0.0; dim], vec![0.0; dim]);
+        let mut rhat: f64 = 0.0;
+        for j in 0..dim {
+            let rs: Vec<&&SamplerRow> = coords.iter().filter(|r| r.index as usize == j).collect();
+            let m = rs.len() as f64;
+            let len = rs[0].n as f64;
+            let means: Vec<f64> = rs.iter().map(|r| value(r.mean)).collect();
+            let w = rs.iter().map(|r| value(r.var)).sum::<f64>() / m;
+            let (grand, b_over_n) = diagnostics::mean_var(&means);
+            let var_plus = (len - 1.0) / len * w + b_over_n;
+            mean[j] = grand;
+            var[j] = var_plus;
+            ess[j] = rs.iter().map(|r| value(r.ess)).sum();
+            rhat = rhat.max((var_plus / w).sqrt());
+        }
+        Self {
+            mean,
+            var,
+            ess,
+            rhat,
+        }
+    }
+
+    /// A sampler's coordinates against the reference: the largest |z| of a mean
+    /// and the sorted variance ratios.
+    fn compare(&self, coords: &[&SamplerRow]) -> (f64, Vec<f64>) {
+        let (mut z_max, mut ratios) = (0.0f64, Vec::new());
+        for r in coords {
+            let j = r.index as usize;
+            let k = r.n as f64;
+            let se = (value(r.var) / k + self.var[j] / self.ess[j]).sqrt();
+            z_max = z_max.max((value(r.mean) - self.mean[j]).abs() / se);
+            ratios.push(value(r.var) / self.var[j]);
+        }
+        ratios.sort_by(f64::total_cmp);
+        (z_max, ratios)
+    }
+}
+
+/// A cell's value, NaN when empty (as the table's numeric reader gives it).
+fn value(x: Option<f64>) -> f64 {
+    x.unwrap_or(f64::NAN)
+}
 
 impl Figure for Samplers {
     fn task_count(&self) -> usize {
@@ -350,19 +423,19 @@ impl Figure for Samplers {
                     .collect();
                 let gradients = chains.gradients;
                 let conv = diagnostics::convergence(&rec);
-                rows.push(vec![
-                    task.name.as_str().into(),
-                    "hmc".into(),
-                    "diagnostic".into(),
-                    0usize.into(),
-                    0usize.into(),
-                    (self.c.diagnostic_chains * self.c.diagnostic_draws).into(),
-                    Cell::Empty,
-                    Cell::Empty,
-                    conv.ess_min.into(),
-                    conv.rhat_max.into(),
-                    (gradients as f64).into(),
-                ]);
+                rows.push(to_row(&SamplerRow {
+                    ess: Some(conv.ess_min),
+                    rhat: Some(conv.rhat_max),
+                    gradients: Some(gradients as f64),
+                    ..SamplerRow::new(
+                        &task.name,
+                        "hmc",
+                        "diagnostic",
+                        0,
+                        0,
+                        self.c.diagnostic_chains * self.c.diagnostic_draws,
+                    )
+                }));
             }
             Job::Reference(_, k) => {
                 let target = LinearTarget::whitened(&post).map_err(anyhow::Error::msg)?;
@@ -408,125 +481,82 @@ impl Figure for Samplers {
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (ds, sm, rec, idx, n, mean, var, ess, rhat, grads) = (
-            col("dataset")?,
-            col("sampler")?,
-            col("record")?,
-            col("index")?,
-            col("n")?,
-            col("mean")?,
-            col("var")?,
-            col("ess")?,
-            col("rhat")?,
-            col("gradients")?,
-        );
-        let rows_of = |d: &str, s: &str, r: &str| -> Vec<usize> {
-            (0..data.rows.len())
-                .filter(|&i| data.s(i, ds) == d && data.s(i, sm) == s && data.s(i, rec) == r)
+        let data: Vec<SamplerRow> = data.records()?;
+        let rows_of = |d: &str, s: &str, r: &str| -> Vec<&SamplerRow> {
+            data.iter()
+                .filter(|x| x.dataset == d && x.sampler == s && x.record == r)
+                .collect()
+        };
+        let errors_of = |d: &str, s: &str| -> Vec<f64> {
+            rows_of(d, s, "draw")
+                .iter()
+                .map(|r| value(r.mean))
                 .collect()
         };
         let mut out = Vec::new();
         for task in &self.tasks {
             let name = task.name.as_str();
-            let dim = task.dim();
-            // pooled reference per coordinate; R-hat across reference chains
             let refs = rows_of(name, "reference", "coordinate");
-            let mut ref_mean = vec![0.0; dim];
-            let mut ref_var = vec![0.0; dim];
-            let mut ref_ess = vec![0.0; dim];
-            let mut ref_rhat: f64 = 0.0;
-            for j in 0..dim {
-                let rs: Vec<usize> = refs
-                    .iter()
-                    .copied()
-                    .filter(|&i| data.f(i, idx) as usize == j)
-                    .collect();
-                let m = rs.len() as f64;
-                let len = data.f(rs[0], n);
-                let means: Vec<f64> = rs.iter().map(|&i| data.f(i, mean)).collect();
-                let w = rs.iter().map(|&i| data.f(i, var)).sum::<f64>() / m;
-                let (grand, b_over_n) = diagnostics::mean_var(&means);
-                let var_plus = (len - 1.0) / len * w + b_over_n;
-                ref_mean[j] = grand;
-                ref_var[j] = var_plus;
-                ref_ess[j] = rs.iter().map(|&i| data.f(i, ess)).sum();
-                ref_rhat = ref_rhat.max((var_plus / w).sqrt());
-            }
-            let ref_errors: Vec<f64> = rows_of(name, "reference", "draw")
-                .iter()
-                .map(|&i| data.f(i, mean))
-                .collect();
-            let ref_ess_min = ref_ess.iter().copied().fold(f64::INFINITY, f64::min);
+            let reference = Reference::pool(&refs, task.dim());
+            let ref_errors = errors_of(name, "reference");
             let (re_m, re_v) = diagnostics::mean_var(&ref_errors);
-            out.push(vec![
-                name.into(),
-                "reference".into(),
-                refs.iter()
-                    .filter(|&&i| data.f(i, idx) == 0.0)
-                    .map(|&i| data.f(i, n))
-                    .sum::<f64>()
-                    .into(),
-                Cell::Empty,
-                Cell::Empty,
-                Cell::Empty,
-                Cell::Empty,
-                re_m.into(),
-                re_v.sqrt().into(),
-                Cell::Empty,
-                Cell::Empty,
-                ref_rhat.into(),
-                ref_ess_min.into(),
-                Cell::Empty,
-            ]);
+            out.push(SamplerSummary {
+                dataset: name.into(),
+                sampler: "reference".into(),
+                draws: refs
+                    .iter()
+                    .filter(|r| r.index == 0)
+                    .map(|r| r.n as f64)
+                    .sum(),
+                mean_z_max: None,
+                var_ratio_min: None,
+                var_ratio_median: None,
+                var_ratio_max: None,
+                test_error_mean: re_m,
+                test_error_sd: re_v.sqrt(),
+                ks_statistic: None,
+                ks_pvalue: None,
+                rhat_max: Some(reference.rhat),
+                ess_min: Some(reference.ess.iter().copied().fold(f64::INFINITY, f64::min)),
+                ess_min_per_1000_gradients: None,
+            });
             for sampler in ["hmc", "paper_slice"] {
                 let coords = rows_of(name, sampler, "coordinate");
                 if coords.is_empty() {
                     continue;
                 }
-                let (mut z_max, mut ratios) = (0.0f64, Vec::new());
-                for &i in &coords {
-                    let j = data.f(i, idx) as usize;
-                    let k = data.f(i, n);
-                    let se = (data.f(i, var) / k + ref_var[j] / ref_ess[j]).sqrt();
-                    z_max = z_max.max((data.f(i, mean) - ref_mean[j]).abs() / se);
-                    ratios.push(data.f(i, var) / ref_var[j]);
-                }
-                ratios.sort_by(f64::total_cmp);
-                let errors: Vec<f64> = rows_of(name, sampler, "draw")
-                    .iter()
-                    .map(|&i| data.f(i, mean))
-                    .collect();
+                let (z_max, ratios) = reference.compare(&coords);
+                let errors = errors_of(name, sampler);
                 let (e_m, e_v) = diagnostics::mean_var(&errors);
                 let (ks_d, ks_p) = diagnostics::ks_two_sample(&errors, &ref_errors);
                 let diag = rows_of(name, sampler, "diagnostic");
-                let (rh, es, per_s) = match diag.first() {
-                    Some(&i) => (
-                        Cell::from(data.f(i, rhat)),
-                        Cell::from(data.f(i, ess)),
-                        Cell::from(1000.0 * data.f(i, ess) / data.f(i, grads)),
+                let (rh, es, per_g) = match diag.first() {
+                    Some(r) => (
+                        Some(value(r.rhat)),
+                        Some(value(r.ess)),
+                        Some(1000.0 * value(r.ess) / value(r.gradients)),
                     ),
-                    None => (Cell::Empty, Cell::Empty, Cell::Empty),
+                    None => (None, None, None),
                 };
-                out.push(vec![
-                    name.into(),
-                    sampler.into(),
-                    data.f(coords[0], n).into(),
-                    z_max.into(),
-                    ratios[0].into(),
-                    ratios[ratios.len() / 2].into(),
-                    ratios[ratios.len() - 1].into(),
-                    e_m.into(),
-                    e_v.sqrt().into(),
-                    ks_d.into(),
-                    ks_p.into(),
-                    rh,
-                    es,
-                    per_s,
-                ]);
+                out.push(SamplerSummary {
+                    dataset: name.into(),
+                    sampler: sampler.into(),
+                    draws: coords[0].n as f64,
+                    mean_z_max: Some(z_max),
+                    var_ratio_min: Some(ratios[0]),
+                    var_ratio_median: Some(ratios[ratios.len() / 2]),
+                    var_ratio_max: Some(ratios[ratios.len() - 1]),
+                    test_error_mean: e_m,
+                    test_error_sd: e_v.sqrt(),
+                    ks_statistic: Some(ks_d),
+                    ks_pvalue: Some(ks_p),
+                    rhat_max: rh,
+                    ess_min: es,
+                    ess_min_per_1000_gradients: per_g,
+                });
             }
         }
-        Ok(Table::new(&SUMMARY, out))
+        Ok(Table::of_records(&out))
     }
 
     fn datasets(&self) -> Vec<DatasetRecord> {

@@ -676,35 +676,29 @@ pub struct Metrics {
     pub runs: usize,
 }
 
-/// Groups `data.csv` rows by the values of `keys` and summarises `test_error` and
-/// `test_loglik` of each group.
-pub fn metric_groups(
-    data: &crate::results::table::Table,
-    keys: &[&str],
-) -> anyhow::Result<std::collections::HashMap<Vec<String>, Metrics>> {
-    let col = |n: &str| data.col(n);
-    let keys: Vec<usize> = keys.iter().map(|k| col(k)).collect::<Result<_, _>>()?;
-    let (err, ll) = (col("test_error")?, col("test_loglik")?);
-    let mut groups: std::collections::HashMap<Vec<String>, Vec<usize>> = Default::default();
-    for i in 0..data.rows.len() {
-        groups
-            .entry(keys.iter().map(|&k| data.s(i, k)).collect())
-            .or_default()
-            .push(i);
+/// Groups typed `data.csv` rows, given as (key, test error, test log-likelihood),
+/// by key and summarises each group's error and log-likelihood (mean, s.e.) in
+/// row order.
+pub fn metric_groups<K: std::hash::Hash + Eq>(
+    rows: impl Iterator<Item = (K, f64, f64)>,
+) -> std::collections::HashMap<K, Metrics> {
+    let mut groups: std::collections::HashMap<K, (Vec<f64>, Vec<f64>)> = Default::default();
+    for (k, err, ll) in rows {
+        let g = groups.entry(k).or_default();
+        g.0.push(err);
+        g.1.push(ll);
     }
-    Ok(groups
+    groups
         .into_iter()
-        .map(|(k, idx)| {
-            let e: Vec<f64> = idx.iter().map(|&i| data.f(i, err)).collect();
-            let l: Vec<f64> = idx.iter().map(|&i| data.f(i, ll)).collect();
+        .map(|(k, (e, l))| {
             let m = Metrics {
                 error: mean_se(&e),
                 loglik: mean_se(&l),
-                runs: idx.len(),
+                runs: e.len(),
             };
             (k, m)
         })
-        .collect())
+        .collect()
 }
 
 /// Distinct posteriors of a grid, in order of first appearance, and for each grid

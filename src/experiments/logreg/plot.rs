@@ -9,8 +9,7 @@ use std::path::Path;
 
 use crate::plot::grid::PanelGrid;
 use crate::plot::style::{self, Entry};
-use crate::plot::{distinct, tick, Draw, DrawError};
-use crate::results::table::Table;
+use crate::plot::{first_seen, tick, Draw, DrawError};
 
 /// A dataset's display name.
 fn dataset_name(d: &str) -> String {
@@ -23,51 +22,50 @@ fn dataset_name(d: &str) -> String {
     }
 }
 
+/// A summary's test metric: (mean, s.e.) of the test error or of the test
+/// log-likelihood.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Metric {
+    Error,
+    Loglik,
+}
+
 /// Figure 3 layout from a summary: rows λ, columns datasets, series mechanisms.
-pub fn fig3(t: &Table, metric: &str, y_desc: &str) -> Result<PanelGrid, DrawError> {
-    let (ds, lam, le, mech) = (
-        t.col("dataset")?,
-        t.col("lambda")?,
-        t.col("ln_epsilon")?,
-        t.col("mechanism")?,
-    );
-    let (m, s) = (
-        t.col(&format!("{metric}_mean"))?,
-        t.col(&format!("{metric}_se"))?,
-    );
-    let datasets = distinct(t, ds);
-    let lambdas = distinct(t, lam);
-    let order = distinct(t, mech);
+pub fn fig3(
+    rows: &[crate::experiments::geumlek2017::Fig3Summary],
+    metric: Metric,
+    y_desc: &str,
+) -> PanelGrid {
+    let datasets = first_seen(rows.iter().map(|r| r.dataset.as_str()));
+    let lambdas = first_seen(rows.iter().map(|r| r.lambda));
+    let order = first_seen(rows.iter().map(|r| r.mechanism.as_str()));
     let mut panels = Vec::new();
-    for l in &lambdas {
-        for d in &datasets {
+    for &l in &lambdas {
+        for &d in &datasets {
             let bands = order
                 .iter()
-                .map(|name| {
-                    let pts = (0..t.rows.len())
-                        .filter(|&i| t.s(i, ds) == *d && t.s(i, lam) == *l && t.s(i, mech) == *name)
-                        .map(|i| (t.f(i, le), t.f(i, m), t.f(i, s)))
+                .map(|&name| {
+                    let pts = rows
+                        .iter()
+                        .filter(|r| r.dataset == d && r.lambda == l && r.mechanism == name)
+                        .map(|r| match metric {
+                            Metric::Error => (r.ln_epsilon, r.test_error_mean, r.test_error_se),
+                            Metric::Loglik => (r.ln_epsilon, r.test_loglik_mean, r.test_loglik_se),
+                        })
                         .collect();
-                    (name.clone(), pts)
+                    (name.to_string(), pts)
                 })
                 .collect();
-            panels.push((
-                format!(
-                    "{}, λ = {}",
-                    dataset_name(d),
-                    tick(&l.parse().unwrap_or(f64::NAN))
-                ),
-                bands,
-            ));
+            panels.push((format!("{}, λ = {}", dataset_name(d), tick(&l)), bands));
         }
     }
-    Ok(PanelGrid {
+    PanelGrid {
         rows: lambdas.len(),
         cols: datasets.len(),
         panels,
         x_desc: "ln ε".into(),
         y_desc: y_desc.into(),
-        order,
+        order: order.into_iter().map(String::from).collect(),
         x_log10: false,
         subtitle: Some(
             "(λ, ε)-RDP; mean ± s.e. over independent draws; rows: Rényi order λ".into(),
@@ -75,49 +73,46 @@ pub fn fig3(t: &Table, metric: &str, y_desc: &str) -> Result<PanelGrid, DrawErro
 
         y_descs: Vec::new(),
         shared_y: false,
-    })
+    }
 }
 
 /// Minami figure: one panel per dataset, x = ln ε, series mechanisms.
-pub fn minami(t: &Table) -> Result<PanelGrid, DrawError> {
-    let (ds, le, mech, m, s) = (
-        t.col("dataset")?,
-        t.col("ln_epsilon")?,
-        t.col("mechanism")?,
-        t.col("test_error_mean")?,
-        t.col("test_error_se")?,
-    );
-    let datasets = distinct(t, ds);
-    let order = distinct(t, mech);
-    let delta = t.col("delta").ok().map(|c| t.s(0, c)).unwrap_or_default();
+pub fn minami(rows: &[crate::experiments::minami2016::LogregSummary]) -> PanelGrid {
+    let datasets = first_seen(rows.iter().map(|r| r.dataset.as_str()));
+    let order = first_seen(rows.iter().map(|r| r.mechanism.as_str()));
+    let delta = rows
+        .first()
+        .map(|r| crate::results::table::Cell::from(r.delta).to_string())
+        .unwrap_or_default();
     let panels = datasets
         .iter()
-        .map(|d| {
+        .map(|&d| {
             let bands = order
                 .iter()
-                .map(|name| {
-                    let pts = (0..t.rows.len())
-                        .filter(|&i| t.s(i, ds) == *d && t.s(i, mech) == *name)
-                        .map(|i| (t.f(i, le), t.f(i, m), t.f(i, s)))
+                .map(|&name| {
+                    let pts = rows
+                        .iter()
+                        .filter(|r| r.dataset == d && r.mechanism == name)
+                        .map(|r| (r.ln_epsilon, r.test_error_mean, r.test_error_se))
                         .collect();
-                    (name.clone(), pts)
+                    (name.to_string(), pts)
                 })
                 .collect();
             (dataset_name(d), bands)
         })
         .collect();
-    Ok(PanelGrid {
+    PanelGrid {
         rows: 1,
         cols: datasets.len(),
         panels,
         x_desc: "ln ε".into(),
         y_desc: "test error, mean ± s.e.".into(),
-        order,
+        order: order.into_iter().map(String::from).collect(),
         x_log10: false,
         subtitle: Some(format!("(ε, δ)-DP at δ = {delta}; logistic regression")),
         y_descs: Vec::new(),
         shared_y: false,
-    })
+    }
 }
 
 /// Sampler validation: posterior means of each sampler against the reference chain,
@@ -131,49 +126,41 @@ pub type Points = (String, Vec<(f64, f64)>);
 
 /// From the validation run's data.csv: each sampler's per-coordinate means against
 /// the pooled reference chains' means.
-pub fn samplers(data: &Table) -> Result<SamplerScatter, DrawError> {
-    let (ds, sampler, rec, idx, n, mean) = (
-        data.col("dataset")?,
-        data.col("sampler")?,
-        data.col("record")?,
-        data.col("index")?,
-        data.col("n")?,
-        data.col("mean")?,
-    );
-    let coords: Vec<usize> = (0..data.rows.len())
-        .filter(|&i| data.s(i, rec) == "coordinate")
-        .collect();
-    let panels = distinct(data, ds)
+pub fn samplers(data: &[crate::experiments::geumlek2017::samplers::SamplerRow]) -> SamplerScatter {
+    let coords: Vec<_> = data.iter().filter(|r| r.record == "coordinate").collect();
+    let mean =
+        |r: &crate::experiments::geumlek2017::samplers::SamplerRow| r.mean.unwrap_or(f64::NAN);
+    let panels = first_seen(data.iter().map(|r| r.dataset.as_str()))
         .into_iter()
         .map(|d| {
-            let mut reference: std::collections::BTreeMap<usize, (f64, f64)> = Default::default();
-            for &i in coords
+            let mut reference: std::collections::BTreeMap<u64, (f64, f64)> = Default::default();
+            for r in coords
                 .iter()
-                .filter(|&&i| data.s(i, ds) == d && data.s(i, sampler) == "reference")
+                .filter(|r| r.dataset == d && r.sampler == "reference")
             {
-                let e = reference.entry(data.f(i, idx) as usize).or_default();
-                e.0 += data.f(i, n) * data.f(i, mean);
-                e.1 += data.f(i, n);
+                let e = reference.entry(r.index).or_default();
+                e.0 += r.n as f64 * mean(r);
+                e.1 += r.n as f64;
             }
             let series = ["hmc", "paper_slice"]
                 .iter()
                 .map(|s| {
                     let pts = coords
                         .iter()
-                        .filter(|&&i| data.s(i, ds) == d && data.s(i, sampler) == *s)
-                        .filter_map(|&i| {
-                            let (sum, w) = reference.get(&(data.f(i, idx) as usize))?;
-                            Some((sum / w, data.f(i, mean)))
+                        .filter(|r| r.dataset == d && r.sampler == *s)
+                        .filter_map(|r| {
+                            let (sum, w) = reference.get(&r.index)?;
+                            Some((sum / w, mean(r)))
                         })
                         .collect();
                     (s.to_string(), pts)
                 })
                 .filter(|(_, p): &Points| !p.is_empty())
                 .collect();
-            (d, series)
+            (d.to_string(), series)
         })
         .collect();
-    Ok(SamplerScatter { panels })
+    SamplerScatter { panels }
 }
 
 impl SamplerScatter {
@@ -256,10 +243,10 @@ impl Draw for SamplerScatter {
 
 /// Geumlek Fig. 3 (`figure`) and the appendix's test log-likelihood (`figure_loglik`).
 pub fn draw_fig3(dir: &Path) -> Result<(), DrawError> {
-    let s = summary(dir)?;
-    render(&fig3(&s, "test_error", "test error, mean ± s.e.")?, dir)?;
+    let s = summary(dir)?.records().map_err(|e| DrawError(e.0))?;
+    render(&fig3(&s, Metric::Error, "test error, mean ± s.e."), dir)?;
     render_as(
-        &fig3(&s, "test_loglik", "test log-likelihood, mean ± s.e.")?,
+        &fig3(&s, Metric::Loglik, "test log-likelihood, mean ± s.e."),
         dir,
         "figure_loglik",
     )
@@ -267,13 +254,15 @@ pub fn draw_fig3(dir: &Path) -> Result<(), DrawError> {
 
 /// Minami's logistic-regression figure from `summary.csv`.
 pub fn draw_minami(dir: &Path) -> Result<(), DrawError> {
-    render(&minami(&summary(dir)?)?, dir)
+    let rows = summary(dir)?.records().map_err(|e| DrawError(e.0))?;
+    render(&minami(&rows), dir)
 }
 
 /// The sampler-validation figure, from `data.csv`.
 pub fn draw_samplers(dir: &Path) -> Result<(), DrawError> {
+    let rows = data(dir)?.records().map_err(|e| DrawError(e.0))?;
     crate::plot::render_headed(
-        samplers(&data(dir)?)?,
+        samplers(&rows),
         dir,
         None,
         Some(
