@@ -503,8 +503,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: foulds2016::hmm::validate_fig3,
         schema: foulds2016::hmm::RUN_SCHEMA,
         plot: foulds2016::hmm::plot::draw_fig3,
-        data_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
-        summary_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
+        data_columns: Columns::Record(columns::<foulds2016::hmm::StateRow>),
+        summary_columns: Columns::Record(columns::<foulds2016::hmm::StateRow>),
         overlay: Overlay {
             x: "month",
             y: "modal_share",
@@ -551,8 +551,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: foulds2016::hmm::validate_fig6,
         schema: foulds2016::hmm::FIG6_SCHEMA,
         plot: foulds2016::hmm::plot::draw_fig6,
-        data_columns: Columns::Listed(&foulds2016::hmm::FIG6_DATA),
-        summary_columns: Columns::Listed(&foulds2016::hmm::FIG6_SUMMARY),
+        data_columns: Columns::Record(columns::<foulds2016::hmm::Fig6Row>),
+        summary_columns: Columns::Record(columns::<foulds2016::hmm::Fig6Summary>),
         overlay: Overlay {
             x: "epsilon",
             y: "mean",
@@ -575,8 +575,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: foulds2016::hmm::validate_fig3,
         schema: foulds2016::hmm::RUN_SCHEMA,
         plot: foulds2016::hmm::plot::draw_fig7,
-        data_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
-        summary_columns: Columns::Listed(&foulds2016::hmm::FIG3_COLUMNS),
+        data_columns: Columns::Record(columns::<foulds2016::hmm::StateRow>),
+        summary_columns: Columns::Record(columns::<foulds2016::hmm::StateRow>),
         overlay: Overlay {
             x: "month",
             y: "modal_share",
@@ -599,8 +599,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: foulds2016::hmm::recovery::validate,
         schema: foulds2016::hmm::recovery::SCHEMA,
         plot: foulds2016::hmm::plot::draw_recovery,
-        data_columns: Columns::Listed(&foulds2016::hmm::recovery::DATA),
-        summary_columns: Columns::Listed(&foulds2016::hmm::recovery::SUMMARY),
+        data_columns: Columns::Record(columns::<foulds2016::hmm::recovery::RecoveryRow>),
+        summary_columns: Columns::Record(columns::<foulds2016::hmm::recovery::RecoverySummary>),
         overlay: Overlay {
             x: "epsilon",
             y: "ari_modal_mean",

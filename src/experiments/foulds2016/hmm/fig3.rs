@@ -8,7 +8,8 @@ use crate::experiments::{Deferred, Figure, Plan};
 use crate::hmm::gibbs::modal;
 use crate::privacy::ledger::Ledger;
 use crate::results::manifest::DatasetRecord;
-use crate::results::table::{Cell as TableCell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 
 /// State assignments over time for each region: modal over the post-burn-in sweeps,
@@ -29,17 +30,21 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     }))
 }
 
-pub const FIG3_COLUMNS: [&str; 9] = [
-    "region",
-    "region_name",
-    "month",
-    "date",
-    "events",
-    "modal_state",
-    "modal_share",
-    "last_state",
-    "true_state",
-];
+/// A row of `data.csv` (and `summary.csv`): one region-month cell's state
+/// assignments — the modal state over the post-burn-in samples and its share, the
+/// last sample's state, and the planted truth (empty for data read from a CSV).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StateRow {
+    pub region: u64,
+    pub region_name: String,
+    pub month: u64,
+    pub date: String,
+    pub events: u64,
+    pub modal_state: u64,
+    pub modal_share: f64,
+    pub last_state: u64,
+    pub true_state: Option<u64>,
+}
 
 impl Figure for Fig3 {
     fn parameters(&self) -> Vec<(String, String)> {
@@ -79,19 +84,20 @@ impl Figure for Fig3 {
             for (i, cell) in cells.iter().enumerate() {
                 let t = &out.tallies[r][i];
                 let m = modal(t);
-                rows.push(vec![
-                    (*region).into(),
-                    ds.region_names[*region].clone().into(),
-                    cell.month.into(),
-                    month_label(&ds.first_month, cell.month).into(),
-                    cell.events.into(),
-                    m.into(),
-                    (t[m] as f64 / kept as f64).into(),
-                    out.last.z[r][i].into(),
-                    ds.truth
+                rows.push(to_row(&StateRow {
+                    region: *region as u64,
+                    region_name: ds.region_names[*region].clone(),
+                    month: cell.month as u64,
+                    date: month_label(&ds.first_month, cell.month),
+                    events: cell.events as u64,
+                    modal_state: m as u64,
+                    modal_share: t[m] as f64 / kept as f64,
+                    last_state: out.last.z[r][i] as u64,
+                    true_state: ds
+                        .truth
                         .as_ref()
-                        .map_or(TableCell::Empty, |tr| tr.states[*region][cell.month].into()),
-                ]);
+                        .map(|tr| tr.states[*region][cell.month] as u64),
+                }));
             }
         }
         Ok(rows)

@@ -14,6 +14,7 @@ use crate::hmm::Histograms;
 use crate::privacy::event::NoiseMode;
 use crate::privacy::ledger::Ledger;
 use crate::results::manifest::DatasetRecord;
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose, MAX_PANELS, MAX_SPLITS};
 use rand_chacha::ChaCha8Rng;
@@ -452,25 +453,30 @@ impl Fig6 {
     }
 }
 
-pub const FIG6_DATA: [&str; 7] = [
-    "dataset",
-    "model",
-    "mechanism",
-    "epsilon",
-    "split",
-    "held_out_events",
-    "loglik_per_event",
-];
+/// A row of `data.csv`: one split's held-out log-likelihood per event for a
+/// panel, mechanism and ε.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig6Row {
+    pub dataset: String,
+    pub model: String,
+    pub mechanism: String,
+    pub epsilon: f64,
+    pub split: u64,
+    pub held_out_events: u64,
+    pub loglik_per_event: f64,
+}
 
-pub const FIG6_SUMMARY: [&str; 7] = [
-    "dataset",
-    "model",
-    "mechanism",
-    "epsilon",
-    "mean",
-    "se",
-    "splits",
-];
+/// A row of `summary.csv`: mean ± s.e. over the splits.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig6Summary {
+    pub dataset: String,
+    pub model: String,
+    pub mechanism: String,
+    pub epsilon: f64,
+    pub mean: f64,
+    pub se: f64,
+    pub splits: u64,
+}
 
 impl Figure for Fig6 {
     fn parameters(&self) -> Vec<(String, String)> {
@@ -569,15 +575,15 @@ impl Figure for Fig6 {
             f64::NAN
         };
         let row = |mechanism: String, x: f64, value: f64| -> Row {
-            vec![
-                panel.name.clone().into(),
-                panel.model.into(),
-                mechanism.into(),
-                x.into(),
-                s.into(),
-                held_events.into(),
-                value.into(),
-            ]
+            to_row(&Fig6Row {
+                dataset: panel.name.clone(),
+                model: panel.model.to_string(),
+                mechanism,
+                epsilon: x,
+                split: s as u64,
+                held_out_events: held_events as u64,
+                loglik_per_event: value,
+            })
         };
         let mut rows: Vec<Row> = row_epsilons(eps, &self.c.epsilons)
             .into_iter()
@@ -604,66 +610,54 @@ impl Figure for Fig6 {
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (ds, model, mech, eps, ll) = (
-            col("dataset")?,
-            col("model")?,
-            col("mechanism")?,
-            col("epsilon")?,
-            col("loglik_per_event")?,
-        );
-        let mut order: Vec<Vec<String>> = Vec::new();
-        let mut groups: std::collections::HashMap<Vec<String>, Vec<f64>> = Default::default();
-        for i in 0..data.rows.len() {
-            let key = vec![
-                data.s(i, ds),
-                data.s(i, model),
-                data.s(i, mech),
-                data.s(i, eps),
-            ];
+        let data: Vec<Fig6Row> = data.records()?;
+        type Key<'a> = (&'a str, &'a str, &'a str, u64);
+        let mut order: Vec<(Key, f64)> = Vec::new();
+        let mut groups: std::collections::HashMap<Key, Vec<f64>> = Default::default();
+        for r in &data {
+            let key = (
+                r.dataset.as_str(),
+                r.model.as_str(),
+                r.mechanism.as_str(),
+                r.epsilon.to_bits(),
+            );
             if !groups.contains_key(&key) {
-                order.push(key.clone());
+                order.push((key, r.epsilon));
             }
-            groups.entry(key).or_default().push(data.f(i, ll));
+            groups.entry(key).or_default().push(r.loglik_per_event);
         }
         // panels in config order, then mechanisms in config order, then ε ascending
-        let rank = |k: &[String]| {
+        let rank = |k: &Key| {
             let p = self
                 .panels
                 .iter()
-                .position(|p| p.name == k[0] && p.model == k[1])
+                .position(|p| p.name == k.0 && p.model == k.1)
                 .unwrap_or(usize::MAX);
             let m = self
                 .mechs
                 .iter()
-                .position(|m| m.name() == k[2])
+                .position(|m| m.name() == k.2)
                 .unwrap_or(usize::MAX);
             (p, m)
         };
-        order.sort_by(|a, b| {
-            rank(a).cmp(&rank(b)).then(
-                a[3].parse::<f64>()
-                    .unwrap_or(0.0)
-                    .total_cmp(&b[3].parse::<f64>().unwrap_or(0.0)),
-            )
-        });
-        let rows = order
+        order.sort_by(|a, b| rank(&a.0).cmp(&rank(&b.0)).then(a.1.total_cmp(&b.1)));
+        let rows: Vec<Fig6Summary> = order
             .into_iter()
-            .map(|k| {
+            .map(|(k, epsilon)| {
                 let v = &groups[&k];
-                let (m, se) = crate::stats::mean_se(v);
-                vec![
-                    k[0].clone().into(),
-                    k[1].clone().into(),
-                    k[2].clone().into(),
-                    k[3].parse::<f64>().unwrap_or(f64::NAN).into(),
-                    m.into(),
-                    se.into(),
-                    v.len().into(),
-                ]
+                let (mean, se) = crate::stats::mean_se(v);
+                Fig6Summary {
+                    dataset: k.0.into(),
+                    model: k.1.into(),
+                    mechanism: k.2.into(),
+                    epsilon,
+                    mean,
+                    se,
+                    splits: v.len() as u64,
+                }
             })
             .collect();
-        Ok(Table::new(&FIG6_SUMMARY, rows))
+        Ok(Table::of_records(&rows))
     }
 
     fn datasets(&self) -> Vec<DatasetRecord> {

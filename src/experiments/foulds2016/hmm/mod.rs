@@ -14,9 +14,9 @@ pub mod plot;
 pub mod recovery;
 pub mod sweep;
 
-pub use fig3::{validate_fig3, Fig3, FIG3_COLUMNS};
+pub use fig3::{validate_fig3, Fig3, StateRow};
 pub use fig4_5::{validate_fig4_5, Fig45, Fig45Row};
-pub use fig6::{validate_fig6, Fig6, FIG6_DATA, FIG6_SCHEMA, FIG6_SUMMARY};
+pub use fig6::{validate_fig6, Fig6, Fig6Row, Fig6Summary, FIG6_SCHEMA};
 
 use crate::config::{check, deserialize, ParamError};
 use crate::data::warlog::{parse_spec, DataSpec, Dataset};

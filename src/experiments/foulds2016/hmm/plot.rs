@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::hmm::metrics::{best_matching, confusion};
 use crate::plot::style::CATEGORIES;
-use crate::plot::{distinct, Draw, DrawError};
+use crate::plot::{first_seen, Draw, DrawError};
 use crate::results::table::Table;
 
 /// (month, one state per strip: None where unknown) of one cell.
@@ -26,52 +26,40 @@ pub struct States {
 /// Figure 3 (`last = false`: modal vs truth) or Figure 7 (`last = true`: modal of
 /// the post-burn-in samples vs the last sample, and the truth) from the cell table.
 /// The truth strip is left out when the data have none (CSV input).
-pub fn states(t: &Table, last: bool) -> Result<States, DrawError> {
-    let (name, month, date, modal, last_col, truth) = (
-        t.col("region_name")?,
-        t.col("month")?,
-        t.col("date")?,
-        t.col("modal_state")?,
-        t.col("last_state")?,
-        t.col("true_state")?,
-    );
-    let state = |i: usize, c: usize| {
-        let x = t.f(i, c);
-        x.is_finite().then_some(x as usize)
-    };
-    let has_truth = (0..t.rows.len()).any(|i| state(i, truth).is_some());
-    let mut cols = vec![modal];
+pub fn states(rows: &[super::StateRow], last: bool) -> States {
+    type Pick = fn(&super::StateRow) -> Option<usize>;
+    let has_truth = rows.iter().any(|r| r.true_state.is_some());
+    let mut cols: Vec<Pick> = vec![|r| Some(r.modal_state as usize)];
     let mut strips = vec!["modal over post-burn-in samples"];
     if last {
-        cols.push(last_col);
+        cols.push(|r| Some(r.last_state as usize));
         strips.push("last sample");
     }
     if has_truth {
-        cols.push(truth);
+        cols.push(|r| r.true_state.map(|s| s as usize));
         strips.push("planted truth (relabelled to match)");
     }
     let mut states = 0;
     let (mut agree, mut total) = (0usize, 0usize);
-    let mut regions: Vec<(String, Vec<StateCell>)> = distinct(t, name)
-        .into_iter()
-        .map(|n| {
-            let cells: Vec<StateCell> = (0..t.rows.len())
-                .filter(|&i| t.s(i, name) == n)
-                .map(|i| {
-                    agree += usize::from(state(i, modal) == state(i, last_col));
-                    total += 1;
-                    (
-                        t.f(i, month) as usize,
-                        cols.iter().map(|&c| state(i, c)).collect(),
-                    )
-                })
-                .collect();
-            for c in &cells {
-                states = c.1.iter().flatten().fold(states, |s, &k| s.max(k + 1));
-            }
-            (n, cells)
-        })
-        .collect();
+    let mut regions: Vec<(String, Vec<StateCell>)> =
+        first_seen(rows.iter().map(|r| r.region_name.as_str()))
+            .into_iter()
+            .map(|n| {
+                let cells: Vec<StateCell> = rows
+                    .iter()
+                    .filter(|r| r.region_name == n)
+                    .map(|r| {
+                        agree += usize::from(r.modal_state == r.last_state);
+                        total += 1;
+                        (r.month as usize, cols.iter().map(|c| c(r)).collect())
+                    })
+                    .collect();
+                for c in &cells {
+                    states = c.1.iter().flatten().fold(states, |s, &k| s.max(k + 1));
+                }
+                (n.to_string(), cells)
+            })
+            .collect();
     // show the truth under the labels of the modal estimate it matches best
     if has_truth {
         let j = cols.len() - 1;
@@ -116,13 +104,9 @@ pub fn states(t: &Table, last: bool) -> Result<States, DrawError> {
             }
         }
     }
-    let first = (0..t.rows.len()).min_by_key(|&i| t.f(i, month) as usize);
+    let first = rows.iter().min_by_key(|r| r.month);
     let x_desc = match first {
-        Some(i) => format!(
-            "month (month {} = {})",
-            t.f(i, month) as usize,
-            t.s(i, date)
-        ),
+        Some(r) => format!("month (month {} = {})", r.month, r.date),
         None => "month".into(),
     };
     let title = if last {
@@ -134,13 +118,13 @@ pub fn states(t: &Table, last: bool) -> Result<States, DrawError> {
     } else {
         format!("bars per region: {}", strips.join(" / "))
     };
-    Ok(States {
+    States {
         title,
         strips,
         regions,
         states,
         x_desc,
-    })
+    }
 }
 
 impl States {
@@ -375,39 +359,24 @@ impl Draw for Emissions {
 }
 
 /// Figure 6: one panel per (dataset, model), x = log10 ε, series mechanisms.
-pub fn fig6(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
-    let (ds, model, mech, eps, mean, se) = (
-        t.col("dataset")?,
-        t.col("model")?,
-        t.col("mechanism")?,
-        t.col("epsilon")?,
-        t.col("mean")?,
-        t.col("se")?,
-    );
-    let order = distinct(t, mech);
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for i in 0..t.rows.len() {
-        let k = (t.s(i, ds), t.s(i, model));
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
+pub fn fig6(rows: &[super::Fig6Summary]) -> crate::plot::grid::PanelGrid {
+    let order = first_seen(rows.iter().map(|r| r.mechanism.as_str()));
+    let keys = first_seen(rows.iter().map(|r| (r.dataset.as_str(), r.model.as_str())));
     let panels = keys
         .iter()
-        .map(|(d, m)| {
+        .map(|&(d, m)| {
             let bands = order
                 .iter()
-                .map(|name| {
-                    let pts = (0..t.rows.len())
-                        .filter(|&i| {
-                            t.s(i, ds) == *d && t.s(i, model) == *m && t.s(i, mech) == *name
-                        })
-                        .map(|i| (t.f(i, eps).log10(), t.f(i, mean), t.f(i, se)))
+                .map(|&name| {
+                    let pts = rows
+                        .iter()
+                        .filter(|r| r.dataset == d && r.model == m && r.mechanism == name)
+                        .map(|r| (r.epsilon.log10(), r.mean, r.se))
                         .collect();
-                    (name.clone(), pts)
+                    (name.to_string(), pts)
                 })
                 .collect();
-            let model = match m.as_str() {
+            let model = match m {
                 "naive_bayes" => "Naive Bayes",
                 "hmm" => "HMM",
                 other => other,
@@ -415,13 +384,13 @@ pub fn fig6(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
             (format!("{model}, {}", title_case(d)), bands)
         })
         .collect();
-    Ok(crate::plot::grid::PanelGrid {
+    crate::plot::grid::PanelGrid {
         rows: 1,
         cols: keys.len(),
         panels,
         x_desc: "ε (log scale)".into(),
         y_desc: "test log-lik. per event".into(),
-        order,
+        order: order.into_iter().map(String::from).collect(),
         x_log10: true,
         subtitle: Some(
             "Synthetic war logs; mean ± s.e. over train/test splits; OPS: M samples averaged"
@@ -430,52 +399,52 @@ pub fn fig6(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
 
         y_descs: Vec::new(),
         shared_y: false,
-    })
+    }
 }
 
 /// foulds2016/recovery: columns datasets; rows ARI of the modal states, ARI of the
 /// last sample, and the TV of the emissions; x = log10 ε, series mechanisms.
-pub fn recovery(t: &Table) -> Result<crate::plot::grid::PanelGrid, DrawError> {
-    let (ds, mech, eps) = (t.col("dataset")?, t.col("mechanism")?, t.col("epsilon")?);
-    let order = distinct(t, mech);
-    let sets = distinct(t, ds);
-    let metrics = [
-        ("ari_modal", "ARI (modal states)"),
-        ("ari_last", "ARI (last sample)"),
-        ("tv", "Emission TV (lower better)"),
+pub fn recovery(rows: &[super::recovery::RecoverySummary]) -> crate::plot::grid::PanelGrid {
+    type Pick = fn(&super::recovery::RecoverySummary) -> (f64, f64);
+    let order = first_seen(rows.iter().map(|r| r.mechanism.as_str()));
+    let sets = first_seen(rows.iter().map(|r| r.dataset.as_str()));
+    let metrics: [(Pick, &str); 3] = [
+        (|r| (r.ari_modal_mean, r.ari_modal_se), "ARI (modal states)"),
+        (|r| (r.ari_last_mean, r.ari_last_se), "ARI (last sample)"),
+        (|r| (r.tv_mean, r.tv_se), "Emission TV (lower better)"),
     ];
     let mut panels = Vec::new();
-    for (metric, title) in metrics {
-        let (m, s) = (
-            t.col(&format!("{metric}_mean"))?,
-            t.col(&format!("{metric}_se"))?,
-        );
-        for d in &sets {
+    for (pick, title) in metrics {
+        for &d in &sets {
             let bands = order
                 .iter()
-                .map(|name| {
-                    let pts = (0..t.rows.len())
-                        .filter(|&i| t.s(i, ds) == *d && t.s(i, mech) == *name)
-                        .map(|i| (t.f(i, eps).log10(), t.f(i, m), t.f(i, s)))
+                .map(|&name| {
+                    let pts = rows
+                        .iter()
+                        .filter(|r| r.dataset == d && r.mechanism == name)
+                        .map(|r| {
+                            let (m, s) = pick(r);
+                            (r.epsilon.log10(), m, s)
+                        })
                         .collect();
-                    (name.clone(), pts)
+                    (name.to_string(), pts)
                 })
                 .collect();
             panels.push((format!("{title}, {}", title_case(d)), bands));
         }
     }
-    Ok(crate::plot::grid::PanelGrid {
+    crate::plot::grid::PanelGrid {
         rows: metrics.len(),
         cols: sets.len(),
         panels,
         x_desc: "ε (log scale)".into(),
         y_desc: "mean ± s.e. over repeats".into(),
-        order,
+        order: order.into_iter().map(String::from).collect(),
         x_log10: true,
         subtitle: Some("Synthetic war logs with planted states; model states = planted".into()),
         y_descs: Vec::new(),
         shared_y: false,
-    })
+    }
 }
 
 /// A preset or dataset name as a title word ("iraq" → "Iraq").
@@ -497,7 +466,8 @@ pub fn draw_fig7(dir: &Path) -> Result<(), DrawError> {
 }
 
 fn draw_states(dir: &Path, last: bool) -> Result<(), DrawError> {
-    let mut figure = states(&summary(dir)?, last)?;
+    let rows = summary(dir)?.records().map_err(|e| DrawError(e.0))?;
+    let mut figure = states(&rows, last);
     let own = std::mem::take(&mut figure.title);
     crate::plot::render_headed(figure, dir, Some("State per region and month"), Some(own))
 }
@@ -509,10 +479,12 @@ pub fn draw_fig4_5(dir: &Path) -> Result<(), DrawError> {
 
 /// Foulds Fig. 6 from `summary.csv`.
 pub fn draw_fig6(dir: &Path) -> Result<(), DrawError> {
-    render(&fig6(&summary(dir)?)?, dir)
+    let rows = summary(dir)?.records().map_err(|e| DrawError(e.0))?;
+    render(&fig6(&rows), dir)
 }
 
 /// The recovery figure from `summary.csv`.
 pub fn draw_recovery(dir: &Path) -> Result<(), DrawError> {
-    render(&recovery(&summary(dir)?)?, dir)
+    let rows = summary(dir)?.records().map_err(|e| DrawError(e.0))?;
+    render(&recovery(&rows), dir)
 }

@@ -16,6 +16,7 @@ use crate::hmm::metrics::{adjusted_rand_index, best_matching, confusion, total_v
 use crate::hmm::Histograms;
 use crate::privacy::ledger::Ledger;
 use crate::results::manifest::DatasetRecord;
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use crate::rng::{setup_rng, Purpose, MAX_PANELS};
 use crate::stats::mean_se;
@@ -56,39 +57,59 @@ struct Data {
     provenance: serde_json::Value,
 }
 
-pub const DATA: [&str; 12] = [
-    "dataset",
-    "mechanism",
-    "epsilon",
-    "repeat",
-    "states",
-    "ari_modal",
-    "ari_last",
-    "tv",
-    "tv_type",
-    "tv_category",
-    "tv_casualty",
-    "states_used",
-];
+/// A row of `data.csv`: one repeat's recovery scores for a data set, mechanism
+/// and ε (`tv` the mean emission TV over the five fields, `tv_casualty` over the
+/// three casualty fields).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RecoveryRow {
+    pub dataset: String,
+    pub mechanism: String,
+    pub epsilon: f64,
+    pub repeat: u64,
+    pub states: u64,
+    pub ari_modal: f64,
+    pub ari_last: f64,
+    pub tv: f64,
+    pub tv_type: f64,
+    pub tv_category: f64,
+    pub tv_casualty: f64,
+    pub states_used: u64,
+}
 
-pub const SUMMARY: [&str; 16] = [
-    "dataset",
-    "mechanism",
-    "epsilon",
-    "ari_modal_mean",
-    "ari_modal_se",
-    "ari_last_mean",
-    "ari_last_se",
-    "tv_mean",
-    "tv_se",
-    "tv_type_mean",
-    "tv_type_se",
-    "tv_category_mean",
-    "tv_category_se",
-    "tv_casualty_mean",
-    "tv_casualty_se",
-    "repeats",
-];
+impl RecoveryRow {
+    /// The scores, in the order of the summary's mean/s.e. pairs.
+    fn metrics(&self) -> [f64; 6] {
+        [
+            self.ari_modal,
+            self.ari_last,
+            self.tv,
+            self.tv_type,
+            self.tv_category,
+            self.tv_casualty,
+        ]
+    }
+}
+
+/// A row of `summary.csv`: each score's mean and s.e. over the repeats.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RecoverySummary {
+    pub dataset: String,
+    pub mechanism: String,
+    pub epsilon: f64,
+    pub ari_modal_mean: f64,
+    pub ari_modal_se: f64,
+    pub ari_last_mean: f64,
+    pub ari_last_se: f64,
+    pub tv_mean: f64,
+    pub tv_se: f64,
+    pub tv_type_mean: f64,
+    pub tv_type_se: f64,
+    pub tv_category_mean: f64,
+    pub tv_category_se: f64,
+    pub tv_casualty_mean: f64,
+    pub tv_casualty_se: f64,
+    pub repeats: u64,
+}
 
 pub struct Recovery {
     c: Config,
@@ -97,15 +118,6 @@ pub struct Recovery {
     /// (dataset, repeat, mechanism, ε index or None for non-private)
     tasks: Vec<Task>,
 }
-
-const METRICS: [&str; 6] = [
-    "ari_modal",
-    "ari_last",
-    "tv",
-    "tv_type",
-    "tv_category",
-    "tv_casualty",
-];
 
 pub fn validate(
     params: &toml::Table,
@@ -339,58 +351,65 @@ impl Figure for Recovery {
         Ok(row_epsilons(eps, &self.c.epsilons)
             .into_iter()
             .map(|x| {
-                vec![
-                    d.name.clone().into(),
-                    mech.name().into(),
-                    x.into(),
-                    rep.into(),
-                    d.states.into(),
-                    s.ari_modal.into(),
-                    s.ari_last.into(),
-                    tv_mean.into(),
-                    s.tv[0].into(),
-                    s.tv[1].into(),
-                    casualty.into(),
-                    s.states_used.into(),
-                ]
+                to_row(&RecoveryRow {
+                    dataset: d.name.clone(),
+                    mechanism: mech.name(),
+                    epsilon: x,
+                    repeat: rep as u64,
+                    states: d.states as u64,
+                    ari_modal: s.ari_modal,
+                    ari_last: s.ari_last,
+                    tv: tv_mean,
+                    tv_type: s.tv[0],
+                    tv_category: s.tv[1],
+                    tv_casualty: casualty,
+                    states_used: s.states_used as u64,
+                })
             })
             .collect())
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (ds, mech, eps) = (col("dataset")?, col("mechanism")?, col("epsilon")?);
-        let metric_cols = METRICS
-            .iter()
-            .map(|m| col(m))
-            .collect::<Result<Vec<_>, _>>()?;
+        let data: Vec<RecoveryRow> = data.records()?;
         let mut rows = Vec::new();
         for d in &self.sets {
             for m in &self.mechs {
                 for &e in &self.c.epsilons {
-                    let idx: Vec<usize> = (0..data.rows.len())
-                        .filter(|&i| {
-                            data.s(i, ds) == d.name
-                                && data.s(i, mech) == m.name()
-                                && data.f(i, eps) == e
+                    let of: Vec<[f64; 6]> = data
+                        .iter()
+                        .filter(|r| {
+                            r.dataset == d.name && r.mechanism == m.name() && r.epsilon == e
                         })
+                        .map(RecoveryRow::metrics)
                         .collect();
-                    if idx.is_empty() {
+                    if of.is_empty() {
                         continue;
                     }
-                    let mut row: Row = vec![d.name.clone().into(), m.name().into(), e.into()];
-                    for &c in &metric_cols {
-                        let v: Vec<f64> = idx.iter().map(|&i| data.f(i, c)).collect();
-                        let (mean, se) = mean_se(&v);
-                        row.push(mean.into());
-                        row.push(se.into());
-                    }
-                    row.push(idx.len().into());
-                    rows.push(row);
+                    let ms: [(f64, f64); 6] = std::array::from_fn(|k| {
+                        mean_se(&of.iter().map(|x| x[k]).collect::<Vec<_>>())
+                    });
+                    rows.push(RecoverySummary {
+                        dataset: d.name.clone(),
+                        mechanism: m.name(),
+                        epsilon: e,
+                        ari_modal_mean: ms[0].0,
+                        ari_modal_se: ms[0].1,
+                        ari_last_mean: ms[1].0,
+                        ari_last_se: ms[1].1,
+                        tv_mean: ms[2].0,
+                        tv_se: ms[2].1,
+                        tv_type_mean: ms[3].0,
+                        tv_type_se: ms[3].1,
+                        tv_category_mean: ms[4].0,
+                        tv_category_se: ms[4].1,
+                        tv_casualty_mean: ms[5].0,
+                        tv_casualty_se: ms[5].1,
+                        repeats: of.len() as u64,
+                    });
                 }
             }
         }
-        Ok(Table::new(&SUMMARY, rows))
+        Ok(Table::of_records(&rows))
     }
 
     fn datasets(&self) -> Vec<DatasetRecord> {
