@@ -743,8 +743,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: |p, s| ready(audit::build(p, s)),
         schema: audit::SCHEMA,
         plot: audit::plot::draw,
-        data_columns: Columns::Listed(&audit::DATA_COLUMNS),
-        summary_columns: Columns::Listed(&audit::SUMMARY_COLUMNS),
+        data_columns: Columns::Record(columns::<audit::AuditRow>),
+        summary_columns: Columns::Record(columns::<audit::AuditSummary>),
         overlay: Overlay {
             x: "draws",
             y: "epsilon_ratio",

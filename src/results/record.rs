@@ -364,7 +364,14 @@ impl Table {
     /// field's type (an empty cell is `None` for an `Option` field); a missing
     /// column or an unparsable cell names the column and the row (1-based).
     pub fn records<T: DeserializeOwned>(&self) -> Result<Vec<T>, TableReadError> {
-        let header = csv::StringRecord::from(self.header.clone());
+        self.record_iter()?.collect()
+    }
+
+    /// [`Table::records`] one row at a time (for tables of millions of rows, such
+    /// as the audit's scores, of which a reader keeps a fraction).
+    pub fn record_iter<T: DeserializeOwned>(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<T, TableReadError>> + '_, TableReadError> {
         for c in columns::<T>() {
             if !self.header.iter().any(|h| h == c) {
                 return Err(TableReadError(format!(
@@ -373,16 +380,13 @@ impl Table {
                 )));
             }
         }
-        self.rows
-            .iter()
-            .enumerate()
-            .map(|(i, row)| {
-                let text: Vec<String> = row.iter().map(Cell::as_str).collect();
-                csv::StringRecord::from(text)
-                    .deserialize(Some(&header))
-                    .map_err(|e| TableReadError(format!("row {}: {e}", i + 1)))
-            })
-            .collect()
+        let header = csv::StringRecord::from(self.header.clone());
+        Ok(self.rows.iter().enumerate().map(move |(i, row)| {
+            let text: Vec<String> = row.iter().map(Cell::as_str).collect();
+            csv::StringRecord::from(text)
+                .deserialize(Some(&header))
+                .map_err(|e| TableReadError(format!("row {}: {e}", i + 1)))
+        }))
     }
 }
 

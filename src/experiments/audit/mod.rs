@@ -27,6 +27,7 @@ use crate::expfam::mechanisms::Algorithm;
 use crate::privacy::event::NoiseMode;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
+use crate::results::record::{columns, to_row};
 use crate::results::table::{Cell, Row, Table};
 
 /// How an audit computes the privacy loss.
@@ -447,34 +448,104 @@ pub fn build(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamEr
     }))
 }
 
-pub const DATA_COLUMNS: [&str; 6] = ["audit", "method", "variant", "item", "value", "text"];
+/// A row of `data.csv`, one item of an audit per row: `claim` (its kind in
+/// `text`), `claim_epsilon`, `claim_delta`, `order`, `audited`, `estimate`,
+/// `ci_low`, `ci_high`, `draws`, `tolerance`, `witness` (in `text`), and the draws'
+/// scores (`score_d`, `score_d_prime`, moved to the scores files when written).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AuditRow {
+    pub audit: String,
+    pub method: String,
+    pub variant: String,
+    pub item: String,
+    pub value: Option<Value>,
+    pub text: String,
+}
 
-pub const SUMMARY_COLUMNS: [&str; 24] = [
-    "audit",
-    "method",
-    "variant",
-    "expected",
-    "verdict",
-    "as_expected",
-    "paper",
-    "mechanism",
-    "claim",
-    "claim_epsilon",
-    "claim_delta",
-    "order",
-    "audited_epsilon",
-    "estimate_epsilon",
-    "ci_low_epsilon",
-    "ci_high_epsilon",
-    "epsilon_ratio",
-    "draws",
-    "confidence",
-    "seed",
-    "stream",
-    "tolerance",
-    "witness",
-    "scores_file",
-];
+/// The items holding the draws' scores.
+const SCORES: [&str; 2] = ["score_d", "score_d_prime"];
+
+/// An item's number: a count (`draws`) or a real value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    Count(u64),
+    Real(f64),
+}
+
+impl Value {
+    pub fn get(self) -> f64 {
+        match self {
+            Value::Count(n) => n as f64,
+            Value::Real(x) => x,
+        }
+    }
+}
+
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Value::Count(n) => s.serialize_u64(n),
+            Value::Real(x) => s.serialize_f64(x),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Value;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a count or a number")
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+                Ok(Value::Count(n))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Value, E> {
+                Ok(Value::Real(n as f64))
+            }
+            fn visit_f64<E>(self, x: f64) -> Result<Value, E> {
+                Ok(Value::Real(x))
+            }
+            fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<Value, E> {
+                crate::results::table::parse_f64(t)
+                    .map(Value::Real)
+                    .ok_or_else(|| E::custom(format!("`{t}` is not a number")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A row of `summary.csv`: an audit's claim, what was measured, and the verdict
+/// (the statistical audits add their confidence, seed, stream and scores file).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AuditSummary {
+    pub audit: String,
+    pub method: String,
+    pub variant: String,
+    pub expected: String,
+    pub verdict: String,
+    pub as_expected: String,
+    pub paper: String,
+    pub mechanism: String,
+    pub claim: String,
+    pub claim_epsilon: f64,
+    pub claim_delta: f64,
+    pub order: f64,
+    pub audited_epsilon: f64,
+    pub estimate_epsilon: f64,
+    pub ci_low_epsilon: f64,
+    pub ci_high_epsilon: Option<f64>,
+    pub epsilon_ratio: f64,
+    pub draws: u64,
+    pub confidence: Option<f64>,
+    pub seed: Option<u64>,
+    pub stream: Option<u64>,
+    pub tolerance: f64,
+    pub witness: String,
+    pub scores_file: Option<String>,
+}
 
 /// The scores file of an audit (statistical audits only).
 pub fn scores_file(audit: &str, method: &str, variant: &str) -> String {
@@ -517,62 +588,61 @@ impl Figure for Audits {
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let (def, variant) = self.tasks[index];
         let o = (def.run)(variant, &self.settings, rng);
-        let key = |item: &str, value: Cell, text: &str| -> Row {
-            vec![
-                def.id.into(),
-                def.method.as_str().into(),
-                variant.into(),
-                item.into(),
+        let key = |item: &str, value: Option<Value>, text: &str| -> Row {
+            to_row(&AuditRow {
+                audit: def.id.into(),
+                method: def.method.as_str().into(),
+                variant: variant.into(),
+                item: item.into(),
                 value,
-                text.into(),
-            ]
+                text: text.into(),
+            })
         };
+        let real = |x: f64| Some(Value::Real(x));
         let mut rows = vec![
-            key("claim", Cell::Empty, o.claim.kind()),
-            key("claim_epsilon", o.claim.epsilon().into(), ""),
-            key("claim_delta", o.claim.delta().into(), ""),
-            key("order", o.claim.order().into(), ""),
-            key("audited", o.audited.into(), ""),
-            key("estimate", o.estimate.into(), ""),
-            key("ci_low", o.ci_low.into(), ""),
-            key("draws", o.draws.into(), ""),
-            key("tolerance", o.tolerance.into(), ""),
-            key("witness", Cell::Empty, &o.witness),
+            key("claim", None, o.claim.kind()),
+            key("claim_epsilon", real(o.claim.epsilon()), ""),
+            key("claim_delta", real(o.claim.delta()), ""),
+            key("order", real(o.claim.order()), ""),
+            key("audited", real(o.audited), ""),
+            key("estimate", real(o.estimate), ""),
+            key("ci_low", real(o.ci_low), ""),
+            key("draws", Some(Value::Count(o.draws as u64)), ""),
+            key("tolerance", real(o.tolerance), ""),
+            key("witness", None, &o.witness),
         ];
         if let Some(h) = o.ci_high {
-            rows.push(key("ci_high", h.into(), ""));
+            rows.push(key("ci_high", real(h), ""));
         }
         if let Some((on_d, on_d2)) = &o.scores {
-            rows.extend(on_d.iter().map(|&v| key("score_d", v.into(), "")));
-            rows.extend(on_d2.iter().map(|&v| key("score_d_prime", v.into(), "")));
+            rows.extend(on_d.iter().map(|&v| key("score_d", real(v), "")));
+            rows.extend(on_d2.iter().map(|&v| key("score_d_prime", real(v), "")));
         }
         Ok(rows)
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let (a, m, v, item, value, text) = (
-            data.col("audit")?,
-            data.col("method")?,
-            data.col("variant")?,
-            data.col("item")?,
-            data.col("value")?,
-            data.col("text")?,
-        );
-        let by_task = rows_by_task(data, a, m, v);
+        let mut items: HashMap<(String, String, String), Vec<AuditRow>> = HashMap::new();
+        for r in data.record_iter::<AuditRow>()? {
+            let r = r?;
+            if !SCORES.contains(&r.item.as_str()) {
+                items
+                    .entry((r.audit.clone(), r.method.clone(), r.variant.clone()))
+                    .or_default()
+                    .push(r);
+            }
+        }
         let mut rows = Vec::new();
         for (index, (def, variant)) in self.tasks.iter().enumerate() {
-            let mine = task_rows(&by_task, def, variant);
-            let num = |name: &str| -> Option<f64> {
-                mine.iter()
-                    .find(|&&r| data.s(r, item) == name)
-                    .map(|&r| data.f(r, value))
-            };
-            let txt = |name: &str| -> String {
-                mine.iter()
-                    .find(|&&r| data.s(r, item) == name)
-                    .map(|&r| data.s(r, text))
-                    .unwrap_or_default()
-            };
+            let key = (
+                def.id.to_string(),
+                def.method.as_str().to_string(),
+                variant.to_string(),
+            );
+            let mine = items.get(&key).map(Vec::as_slice).unwrap_or_default();
+            let find = |name: &str| mine.iter().find(|r| r.item == name);
+            let num = |name: &str| find(name).map(|r| r.value.map_or(f64::NAN, Value::get));
+            let txt = |name: &str| find(name).map(|r| r.text.clone()).unwrap_or_default();
             let need = |name: &str| {
                 num(name).ok_or_else(|| {
                     anyhow::anyhow!("data.csv: no `{name}` row for audit {} {}", def.id, variant)
@@ -589,62 +659,50 @@ impl Figure for Audits {
                 f64::INFINITY
             };
             let statistical = def.method == Method::Statistical;
-            rows.push(vec![
-                def.id.into(),
-                def.method.as_str().into(),
-                (*variant).into(),
-                expected.into(),
-                verdict.into(),
-                (verdict == expected).to_string().into(),
-                def.paper.into(),
-                def.mechanism.into(),
-                txt("claim").into(),
-                claim_eps.into(),
-                need("claim_delta")?.into(),
-                need("order")?.into(),
-                audited.into(),
-                need("estimate")?.into(),
-                need("ci_low")?.into(),
-                num("ci_high").map_or(Cell::Empty, Cell::from),
-                ratio.into(),
-                (need("draws")?.max(0.0) as u64).into(),
-                if statistical {
-                    self.settings.confidence.into()
-                } else {
-                    Cell::Empty
-                },
-                if statistical {
-                    self.seed.into()
-                } else {
-                    Cell::Empty
-                },
-                if statistical {
-                    index.into()
-                } else {
-                    Cell::Empty
-                },
-                tolerance.into(),
-                txt("witness").into(),
-                if statistical {
-                    scores_file(def.id, def.method.as_str(), variant).into()
-                } else {
-                    Cell::Empty
-                },
-            ]);
+            rows.push(AuditSummary {
+                audit: def.id.into(),
+                method: def.method.as_str().into(),
+                variant: (*variant).into(),
+                expected: expected.into(),
+                verdict: verdict.into(),
+                as_expected: (verdict == expected).to_string(),
+                paper: def.paper.into(),
+                mechanism: def.mechanism.into(),
+                claim: txt("claim"),
+                claim_epsilon: claim_eps,
+                claim_delta: need("claim_delta")?,
+                order: need("order")?,
+                audited_epsilon: audited,
+                estimate_epsilon: need("estimate")?,
+                ci_low_epsilon: need("ci_low")?,
+                ci_high_epsilon: num("ci_high"),
+                epsilon_ratio: ratio,
+                draws: need("draws")?.max(0.0) as u64,
+                confidence: statistical.then_some(self.settings.confidence),
+                seed: statistical.then_some(self.seed),
+                stream: statistical.then_some(index as u64),
+                tolerance,
+                witness: txt("witness"),
+                scores_file: statistical.then(|| scores_file(def.id, def.method.as_str(), variant)),
+            });
         }
-        Ok(Table::new(&SUMMARY_COLUMNS, rows))
+        Ok(Table::of_records(&rows))
     }
 
     /// The draws' scores are in the `scores-*.csv` files: data.csv keeps the
     /// other items (claims, audited values, witnesses), one file per score.
     fn written_data(&self, data: Table) -> Table {
-        let Ok(item) = data.col("item") else {
+        let Some(item) = data
+            .header
+            .iter()
+            .position(|h| h == columns::<AuditRow>()[3])
+        else {
             return data;
         };
         let rows = data
             .rows
             .into_iter()
-            .filter(|r| !matches!(&r[item], Cell::Str(s) if s == "score_d" || s == "score_d_prime"))
+            .filter(|r| !matches!(&r[item], Cell::Str(s) if SCORES.contains(&s.as_str())))
             .collect();
         Table {
             header: data.header,
@@ -653,33 +711,39 @@ impl Figure for Audits {
     }
 
     fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
-        let (a, m, v, item, value) = (
-            data.col("audit")?,
-            data.col("method")?,
-            data.col("variant")?,
-            data.col("item")?,
-            data.col("value")?,
-        );
-        let by_task = rows_by_task(data, a, m, v);
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct Score {
+            label: i64,
+            score: f64,
+        }
+        let mut scores: HashMap<(String, String, String), Vec<Score>> = HashMap::new();
+        for r in data.record_iter::<AuditRow>()? {
+            let r = r?;
+            let label = match r.item.as_str() {
+                "score_d" => 1,
+                "score_d_prime" => 0,
+                _ => continue,
+            };
+            let score = r.value.map_or(f64::NAN, Value::get);
+            scores
+                .entry((r.audit, r.method, r.variant))
+                .or_default()
+                .push(Score { label, score });
+        }
         let mut out = Vec::new();
         for (def, variant) in &self.tasks {
             if def.method != Method::Statistical {
                 continue;
             }
-            let rows: Vec<Row> = task_rows(&by_task, def, variant)
-                .iter()
-                .filter_map(|&r| {
-                    let label: i64 = match data.s(r, item).as_str() {
-                        "score_d" => 1,
-                        "score_d_prime" => 0,
-                        _ => return None,
-                    };
-                    Some(vec![Cell::Int(label), data.rows[r][value].clone()])
-                })
-                .collect();
+            let key = (
+                def.id.to_string(),
+                def.method.as_str().to_string(),
+                variant.to_string(),
+            );
+            let rows = scores.get(&key).map(Vec::as_slice).unwrap_or_default();
             out.push((
                 scores_file(def.id, def.method.as_str(), variant),
-                Table::new(&["label", "score"], rows),
+                Table::of_records(rows),
             ));
         }
         Ok(out)
@@ -712,35 +776,4 @@ impl Figure for Audits {
             })
             .collect())
     }
-}
-
-/// The rows of data.csv per (audit, method, variant), in file order: one pass over
-/// the table (the statistical audits' scores make it millions of rows).
-fn rows_by_task(
-    data: &Table,
-    a: usize,
-    m: usize,
-    v: usize,
-) -> HashMap<(String, String, String), Vec<usize>> {
-    let mut by: HashMap<(String, String, String), Vec<usize>> = HashMap::new();
-    for r in 0..data.rows.len() {
-        by.entry((data.s(r, a), data.s(r, m), data.s(r, v)))
-            .or_default()
-            .push(r);
-    }
-    by
-}
-
-/// One task's rows from [`rows_by_task`] (none if it wrote none).
-fn task_rows<'a>(
-    by: &'a HashMap<(String, String, String), Vec<usize>>,
-    def: &Def,
-    variant: &str,
-) -> &'a [usize] {
-    let key = (
-        def.id.to_string(),
-        def.method.as_str().to_string(),
-        variant.to_string(),
-    );
-    by.get(&key).map_or(&[], Vec::as_slice)
 }

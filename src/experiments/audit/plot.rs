@@ -57,57 +57,38 @@ const FAIL: RGBColor = style::VERMILLION;
 
 impl AuditPlot {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (a, m, v, verdict, mech, claim, audited, lo, hi, est) = (
-            t.col("audit")?,
-            t.col("method")?,
-            t.col("variant")?,
-            t.col("verdict")?,
-            t.col("mechanism")?,
-            t.col("claim_epsilon")?,
-            t.col("audited_epsilon")?,
-            t.col("ci_low_epsilon")?,
-            t.col("ci_high_epsilon")?,
-            t.col("estimate_epsilon")?,
-        );
+        let rows: Vec<super::AuditSummary> = t.records().map_err(|e| DrawError(e.0))?;
         let mut lines = Vec::new();
         let mut last_audit = None;
-        let drawn = t.rows.len().min(MAX_ROWS);
-        for r in 0..drawn {
-            let audit = t.s(r, a);
-            if last_audit.as_ref() != Some(&audit) {
-                let name = t.s(r, mech);
-                lines.push(Line::Heading(if name.trim().is_empty() {
-                    audit.replace('_', " ")
+        let drawn = rows.len().min(MAX_ROWS);
+        for r in &rows[..drawn] {
+            if last_audit != Some(&r.audit) {
+                lines.push(Line::Heading(if r.mechanism.trim().is_empty() {
+                    r.audit.replace('_', " ")
                 } else {
-                    name
+                    r.mechanism.clone()
                 }));
-                last_audit = Some(audit);
+                last_audit = Some(&r.audit);
             }
-            let c = t.f(r, claim);
+            let c = r.claim_epsilon;
             let scale = |x: f64| if c > 0.0 { x / c } else { f64::INFINITY };
-            let variant = t.s(r, v);
-            let method = t.s(r, m);
-            let method = if method == "statistical" {
-                "sampled".to_string()
+            let method = if r.method == "statistical" {
+                "sampled"
             } else {
-                method
+                r.method.as_str()
             };
-            let broken = variant != "real";
+            let broken = r.variant != "real";
             lines.push(Line::Audit(Point {
                 tag: if broken {
-                    format!("{method}, broken: {}", variant.replace('_', " "))
+                    format!("{method}, broken: {}", r.variant.replace('_', " "))
                 } else {
-                    method
+                    method.to_string()
                 },
-                ratio: scale(t.f(r, audited)),
-                low: scale(t.f(r, lo)),
+                ratio: scale(r.audited_epsilon),
+                low: scale(r.ci_low_epsilon),
                 // a one-sided bound: the bar runs to the point estimate
-                high: if t.s(r, hi).trim().is_empty() {
-                    scale(t.f(r, est))
-                } else {
-                    scale(t.f(r, hi))
-                },
-                pass: t.s(r, verdict) == "PASS",
+                high: scale(r.ci_high_epsilon.unwrap_or(r.estimate_epsilon)),
+                pass: r.verdict == "PASS",
                 broken,
             }));
         }
