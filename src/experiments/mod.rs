@@ -357,8 +357,8 @@ pub const REGISTRY: &[Spec] = &[
         validate: |p, s| ready(geumlek2017::build_fig2(p, s)),
         schema: geumlek2017::FIG2_SCHEMA,
         plot: geumlek2017::plot::fig2,
-        data_columns: Columns::Listed(&geumlek2017::FIG2_DATA),
-        summary_columns: Columns::Listed(&geumlek2017::FIG2_SUMMARY),
+        data_columns: Columns::Record(columns::<geumlek2017::Fig2Row>),
+        summary_columns: Columns::Record(columns::<geumlek2017::Fig2Summary>),
         overlay: Overlay {
             x: "ln_epsilon",
             y: "mean",

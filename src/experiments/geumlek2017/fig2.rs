@@ -10,7 +10,8 @@ use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::ledger::{Entry, Ledger};
 use crate::privacy::search::Verified;
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 use crate::stats::Moments;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
@@ -222,60 +223,67 @@ pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, P
     }))
 }
 
-pub const FIG2_DATA: [&str; 14] = [
-    "panel",
-    "lambda",
-    "ln_epsilon",
-    "epsilon",
-    "algorithm",
-    "coefficient",
-    "achieved_epsilon",
-    "sigma",
-    "chunk",
-    "runs",
-    "mean",
-    "m2",
-    "kl_abs_err",
-    "calibration",
-];
+/// A row of `data.csv`: a mechanism's KL to the true posterior at a (λ, ln ε)
+/// point (`panel = "kl"`), or a chunk of runs' held-out −ln p moments (`panel =
+/// "neg_log_lik"`: count `runs`, `mean`, `m2`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig2Row {
+    pub panel: String,
+    pub lambda: f64,
+    pub ln_epsilon: f64,
+    pub epsilon: f64,
+    pub algorithm: String,
+    pub coefficient: Option<f64>,
+    pub achieved_epsilon: Option<f64>,
+    pub sigma: Option<f64>,
+    pub chunk: Option<u64>,
+    pub runs: Option<u64>,
+    pub mean: f64,
+    pub m2: Option<f64>,
+    pub kl_abs_err: Option<f64>,
+    pub calibration: Option<String>,
+}
 
-pub const FIG2_SUMMARY: [&str; 13] = [
-    "panel",
-    "lambda",
-    "ln_epsilon",
-    "algorithm",
-    "coefficient",
-    "mean",
-    "sd",
-    "runs",
-    "epsilon",
-    "achieved_epsilon",
-    "sigma",
-    "kl_abs_err",
-    "calibration",
-];
+/// A row of `summary.csv`: a KL value, or the held-out −ln p's mean and s.d. over
+/// all runs.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fig2Summary {
+    pub panel: String,
+    pub lambda: f64,
+    pub ln_epsilon: f64,
+    pub algorithm: String,
+    pub coefficient: Option<f64>,
+    pub mean: f64,
+    /// empty for a KL value and for a single run (nothing to estimate it from)
+    pub sd: Option<f64>,
+    pub runs: Option<u64>,
+    pub epsilon: f64,
+    pub achieved_epsilon: Option<f64>,
+    pub sigma: Option<f64>,
+    pub kl_abs_err: Option<f64>,
+    pub calibration: Option<String>,
+}
 
 /// −ln p(X_H | θ) for a Bernoulli held-out set with `s` successes of `n`.
 fn neg_log_lik(theta: f64, s: u64, n: u64) -> f64 {
     -(s as f64 * theta.ln() + (n - s) as f64 * (-theta).ln_1p())
 }
 
+/// A data row's per-algorithm part: (coefficient, achieved ε, σ).
+type AlgoFields = (Option<f64>, Option<f64>, Option<f64>);
+
 impl Fig2 {
-    fn algo_cells(&self, p: &Point, name: &str) -> (Cell, Cell, Cell) {
+    fn algo_fields(&self, p: &Point, name: &str) -> AlgoFields {
         match name {
-            "diffused" => (
-                p.diffused.coefficient.into(),
-                p.diffused.epsilon.into(),
-                Cell::Empty,
-            ),
+            "diffused" => (Some(p.diffused.coefficient), Some(p.diffused.epsilon), None),
             "concentrated" => (
-                p.concentrated.coefficient.into(),
-                p.concentrated.epsilon.into(),
-                Cell::Empty,
+                Some(p.concentrated.coefficient),
+                Some(p.concentrated.epsilon),
+                None,
             ),
             "gaussian" => (
-                Cell::Empty,
-                match p.gaussian.discrete {
+                None,
+                Some(match p.gaussian.discrete {
                     None => self
                         .calibration
                         .rdp_epsilon(p.lambda, p.gaussian.sigma, 1.0),
@@ -285,48 +293,40 @@ impl Fig2 {
                         .event()
                         .rdp_epsilon(p.lambda)
                         .unwrap_or(f64::INFINITY),
-                }
-                .into(),
-                p.gaussian.sigma.into(),
+                }),
+                Some(p.gaussian.sigma),
             ),
-            _ => (Cell::Empty, Cell::Empty, Cell::Empty),
+            _ => (None, None, None),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A data row; `moments` = (chunk, runs, m2) of a held-out chunk.
     fn row(
         &self,
         panel: &str,
         p: &Point,
         algorithm: &str,
-        chunk: Cell,
-        runs: Cell,
         mean: f64,
-        m2: Cell,
-        err: Cell,
+        moments: Option<(usize, &Moments)>,
+        err: Option<f64>,
     ) -> Row {
-        let (coef, achieved, sigma) = self.algo_cells(p, algorithm);
-        let calibration: Cell = if algorithm == "gaussian" {
-            self.calibration.as_str().into()
-        } else {
-            Cell::Empty
-        };
-        vec![
-            panel.into(),
-            p.lambda.into(),
-            p.ln_epsilon.into(),
-            p.epsilon.into(),
-            algorithm.into(),
-            coef,
-            achieved,
+        let (coefficient, achieved_epsilon, sigma) = self.algo_fields(p, algorithm);
+        to_row(&Fig2Row {
+            panel: panel.into(),
+            lambda: p.lambda,
+            ln_epsilon: p.ln_epsilon,
+            epsilon: p.epsilon,
+            algorithm: algorithm.into(),
+            coefficient,
+            achieved_epsilon,
             sigma,
-            chunk,
-            runs,
-            mean.into(),
-            m2,
-            err,
-            calibration,
-        ]
+            chunk: moments.map(|(c, _)| c as u64),
+            runs: moments.map(|(_, m)| m.count),
+            mean,
+            m2: moments.map(|(_, m)| m.m2),
+            kl_abs_err: err,
+            calibration: (algorithm == "gaussian").then(|| self.calibration.as_str().to_string()),
+        })
     }
 }
 
@@ -400,11 +400,10 @@ impl Figure for Fig2 {
                     s,
                 );
                 let (kl_g, err) = p.gaussian.kl_from_truth(s);
-                let e = || Cell::Empty;
                 Ok(vec![
-                    self.row("kl", p, "diffused", e(), e(), kl_d, e(), 0.0.into()),
-                    self.row("kl", p, "concentrated", e(), e(), kl_c, e(), 0.0.into()),
-                    self.row("kl", p, "gaussian", e(), e(), kl_g, e(), err.into()),
+                    self.row("kl", p, "diffused", kl_d, None, Some(0.0)),
+                    self.row("kl", p, "concentrated", kl_c, None, Some(0.0)),
+                    self.row("kl", p, "gaussian", kl_g, None, Some(err)),
                 ])
             }
             Task::Holdout { point, chunk, runs } => {
@@ -437,99 +436,62 @@ impl Figure for Fig2 {
                 Ok(HOLDOUT_ALGOS
                     .iter()
                     .zip(moments)
-                    .map(|(a, m)| {
-                        self.row(
-                            "neg_log_lik",
-                            p,
-                            a,
-                            chunk.into(),
-                            m.count.into(),
-                            m.mean,
-                            m.m2.into(),
-                            Cell::Empty,
-                        )
-                    })
+                    .map(|(a, m)| self.row("neg_log_lik", p, a, m.mean, Some((chunk, &m)), None))
                     .collect())
             }
         }
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let col = |n: &str| data.col(n);
-        let (panel, lambda, ln_eps, algo) = (
-            col("panel")?,
-            col("lambda")?,
-            col("ln_epsilon")?,
-            col("algorithm")?,
-        );
-        let (runs, mean, m2) = (col("runs")?, col("mean")?, col("m2")?);
-        let copy = [
-            col("coefficient")?,
-            col("epsilon")?,
-            col("achieved_epsilon")?,
-            col("sigma")?,
-            col("kl_abs_err")?,
-            col("calibration")?,
-        ];
-        // Group consecutive keys in first-seen order (deterministic).
-        let mut order: Vec<(String, String, String, String)> = Vec::new();
-        let mut groups: std::collections::HashMap<
-            (String, String, String, String),
-            (usize, Moments),
-        > = Default::default();
-        for i in 0..data.rows.len() {
+        let data: Vec<Fig2Row> = data.records()?;
+        // Group keys in first-seen order (deterministic).
+        type Key<'a> = (&'a str, u64, u64, &'a str);
+        let mut order: Vec<Key> = Vec::new();
+        let mut groups: std::collections::HashMap<Key, (&Fig2Row, Moments)> = Default::default();
+        for r in &data {
             let key = (
-                data.s(i, panel),
-                data.s(i, lambda),
-                data.s(i, ln_eps),
-                data.s(i, algo),
+                r.panel.as_str(),
+                r.lambda.to_bits(),
+                r.ln_epsilon.to_bits(),
+                r.algorithm.as_str(),
             );
-            let entry = groups.entry(key.clone()).or_insert_with(|| {
+            let entry = groups.entry(key).or_insert_with(|| {
                 order.push(key);
-                (i, Moments::default())
+                (r, Moments::default())
             });
-            if data.s(i, panel) == "neg_log_lik" {
+            if r.panel == "neg_log_lik" {
                 entry.1.merge(&Moments {
-                    count: data.f(i, runs) as u64,
-                    mean: data.f(i, mean),
-                    m2: data.f(i, m2),
+                    count: r.runs.unwrap_or(0),
+                    mean: r.mean,
+                    m2: r.m2.unwrap_or(f64::NAN),
                 });
             }
         }
-        let rows = order
+        let rows: Vec<Fig2Summary> = order
             .iter()
             .map(|key| {
                 let (first, m) = groups[key];
                 let is_kl = key.0 == "kl";
-                let c = |k: usize| data.rows[first][copy[k]].clone();
-                vec![
-                    key.0.clone().into(),
-                    data.rows[first][lambda].clone(),
-                    data.rows[first][ln_eps].clone(),
-                    key.3.clone().into(),
-                    c(0),
-                    if is_kl {
-                        data.rows[first][mean].clone()
-                    } else {
-                        m.mean.into()
-                    },
+                Fig2Summary {
+                    panel: first.panel.clone(),
+                    lambda: first.lambda,
+                    ln_epsilon: first.ln_epsilon,
+                    algorithm: first.algorithm.clone(),
+                    coefficient: first.coefficient,
+                    mean: if is_kl { first.mean } else { m.mean },
                     // one run has no spread: an empty cell, as the other figures
                     // write (a NaN had stopped `runs = 1` after every task ran)
-                    if is_kl || m.count < 2 {
-                        Cell::Empty
-                    } else {
-                        m.sd().into()
-                    },
-                    if is_kl { Cell::Empty } else { m.count.into() },
-                    c(1),
-                    c(2),
-                    c(3),
-                    c(4),
-                    c(5),
-                ]
+                    sd: (!is_kl && m.count >= 2).then(|| m.sd()),
+                    runs: (!is_kl).then_some(m.count),
+                    epsilon: first.epsilon,
+                    achieved_epsilon: first.achieved_epsilon,
+                    sigma: first.sigma,
+                    kl_abs_err: first.kl_abs_err,
+                    calibration: first.calibration.clone(),
+                }
             })
             .collect();
-        Ok(Table::new(&FIG2_SUMMARY, rows))
+        Ok(Table::of_records(&rows))
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {

@@ -10,7 +10,7 @@ pub mod plot;
 pub mod samplers;
 
 pub use fig1::{build_fig1, Fig1, Fig1Row, FIG1_SCHEMA};
-pub use fig2::{build_fig2, Fig2, FIG2_DATA, FIG2_SCHEMA, FIG2_SUMMARY};
+pub use fig2::{build_fig2, Fig2, Fig2Row, Fig2Summary, FIG2_SCHEMA};
 pub use fig3::{validate_fig3, Fig3, Fig3Row, Fig3Summary, FIG3_SCHEMA};
 
 use crate::config::ParamError;

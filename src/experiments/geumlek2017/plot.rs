@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 use crate::plot::style::{self, Entry};
-use crate::plot::{clip_polyline, distinct, tick, Draw, DrawError};
+use crate::plot::{clip_polyline, tick, Draw, DrawError};
 use crate::results::table::Table;
 
 /// (algorithm, coefficient label, (λ, ε) points, critical order λ*).
@@ -168,38 +168,34 @@ impl Fig2 {
 
 impl Fig2 {
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let (panel, lambda, ln_eps, alg, mean, sd) = (
-            t.col("panel")?,
-            t.col("lambda")?,
-            t.col("ln_epsilon")?,
-            t.col("algorithm")?,
-            t.col("mean")?,
-            t.col("sd")?,
-        );
+        let rows: Vec<super::Fig2Summary> = t.records().map_err(|e| DrawError(e.0))?;
         let mut panels = Vec::new();
         for p in ["kl", "neg_log_lik"] {
-            let lambdas: Vec<String> = distinct(t, lambda);
-            for l in lambdas {
+            for l in crate::plot::first_seen(rows.iter().map(|r| r.lambda)) {
                 let mut curves = Vec::new();
                 for a in ORDER {
-                    let pts: Vec<(f64, f64, f64)> = (0..t.rows.len())
-                        .filter(|&i| t.s(i, panel) == p && t.s(i, lambda) == l && t.s(i, alg) == a)
-                        .map(|i| (t.f(i, ln_eps), t.f(i, mean), t.f(i, sd)))
+                    let pts: Vec<(f64, f64, f64)> = rows
+                        .iter()
+                        .filter(|r| r.panel == p && r.lambda == l && r.algorithm == a)
+                        .map(|r| (r.ln_epsilon, r.mean, r.sd.unwrap_or(f64::NAN)))
                         .collect();
                     if !pts.is_empty() {
                         curves.push((a.to_string(), pts));
                     }
                 }
                 if !curves.is_empty() {
-                    panels.push((p.to_string(), l, curves));
+                    panels.push((
+                        p.to_string(),
+                        crate::results::table::Cell::from(l).to_string(),
+                        curves,
+                    ));
                 }
             }
         }
-        let runs = t
-            .col("runs")
-            .ok()
-            .and_then(|c| (0..t.rows.len()).map(|i| t.s(i, c)).find(|v| !v.is_empty()))
-            .unwrap_or_else(|| "?".into());
+        let runs = rows
+            .iter()
+            .find_map(|r| r.runs)
+            .map_or_else(|| "?".into(), |n| n.to_string());
         Ok(Self { panels, runs })
     }
 }
