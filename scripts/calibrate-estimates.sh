@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Recomputes the wall-time model's rates (each figure's `rate` in its registry row,
-# src/experiments/mod.rs) from the
+# src/experiments/registry.rs) from the
 # manifests of a paper-scale run with no task cached (e.g. `privpost run --all
 # --force --out DIR`): per figure, seconds per cost unit = tasks_seconds / the LPT
 # makespan in cost units (max(Σ cost / jobs, largest task)), and the fixed part
