@@ -31,6 +31,15 @@ use crate::results::table::{Cell, Row, Table};
 use crate::results::{replace_dir, temp_dir_for, write_text, WriteError};
 use crate::rng::task_rng;
 
+mod progress;
+mod write;
+#[allow(unused_imports)]
+pub use progress::*;
+
+mod times;
+#[allow(unused_imports)]
+pub use times::*;
+
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
@@ -228,200 +237,6 @@ fn check_columns(
     }
 }
 
-/// `12 s`, `3 min 05 s`, `1 h 02 min`.
-pub fn human_duration(seconds: f64) -> String {
-    if !seconds.is_finite() || seconds < 0.0 {
-        return "?".into();
-    }
-    let s = seconds.round() as u64;
-    if s < 60 {
-        format!("{s} s")
-    } else if s < 3600 {
-        format!("{} min {:02} s", s / 60, s % 60)
-    } else {
-        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
-    }
-}
-
-/// The ETA when work `done` of `total` (in [`Figure::task_cost`] units) has
-/// finished after `elapsed` seconds: elapsed × remaining / done (unknown before
-/// the first task ends). Weighting by cost, not by count, matters because the
-/// costliest tasks run first: counting tasks overestimated Geumlek Fig. 3's ETA
-/// severalfold.
-pub fn eta_seconds(done: f64, total: f64, elapsed: f64) -> Option<f64> {
-    (done > 0.0).then(|| elapsed * (total - done).max(0.0) / done)
-}
-
-fn status_text(done: usize, total: usize, elapsed: f64, eta: Option<f64>) -> String {
-    let eta = eta.map_or("unknown".into(), human_duration);
-    format!(
-        "{done}/{total} tasks, {} elapsed, ETA {eta}",
-        human_duration(elapsed)
-    )
-}
-
-/// Ctrl-C (SIGINT) while tasks run: the first sets a flag that the progress
-/// watcher turns into a message (how many tasks are kept, how to resume) and
-/// exit status 130; a second exits at once. Finished tasks are already in the
-/// task cache (each is stored as it finishes, atomically), and no output
-/// folder is touched until every task is done.
-mod interrupt {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    static REQUESTED: AtomicBool = AtomicBool::new(false);
-
-    extern "C" fn on_sigint(_: libc::c_int) {
-        // async-signal-safe: an atomic swap and _exit
-        if REQUESTED.swap(true, Ordering::SeqCst) {
-            unsafe { libc::_exit(130) };
-        }
-    }
-
-    /// Installs the handler (once per process).
-    pub fn install() {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            let handler: extern "C" fn(libc::c_int) = on_sigint;
-            // SAFETY: the handler only touches an atomic and calls _exit
-            unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
-        });
-    }
-
-    pub fn requested() -> bool {
-        REQUESTED.load(Ordering::SeqCst)
-    }
-}
-
-/// A log line: the wall-clock time (UTC, RFC 3339) first.
-pub fn log_line(text: impl std::fmt::Display) {
-    errln!("{} {text}", rfc3339(SystemTime::now()));
-}
-
-/// The cost-weighted ETA at the last finished task: (work done, when, ETA then).
-#[derive(Default)]
-struct Estimate {
-    done_cost: f64,
-    at: Option<Instant>,
-    eta: Option<f64>,
-}
-
-/// Progress of the tasks being computed: a bar redrawn every second with an
-/// ETA from elapsed time and the cost of the tasks done, or heartbeat lines in
-/// a log. Between two finished tasks the ETA counts down from the last
-/// estimate: it never rises while nothing finishes.
-struct Monitor {
-    done: AtomicUsize,
-    total: usize,
-    total_cost: f64,
-    estimate: Mutex<Estimate>,
-    started: Instant,
-    bar: Option<ProgressBar>,
-}
-
-impl Monitor {
-    fn new(progress: Progress, total: usize, total_cost: f64, name: &str) -> Self {
-        let bar = (progress == Progress::Bar && total > 0).then(|| {
-            let bar =
-                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{prefix} [{bar:30}] {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            bar.set_prefix(name.to_string());
-            bar
-        });
-        let m = Self {
-            done: AtomicUsize::new(0),
-            total,
-            total_cost,
-            estimate: Mutex::new(Estimate::default()),
-            started: Instant::now(),
-            bar,
-        };
-        m.redraw();
-        m
-    }
-
-    fn status(&self) -> String {
-        let eta = {
-            let e = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
-            match (e.eta, e.at) {
-                (Some(eta), Some(at)) => Some((eta - at.elapsed().as_secs_f64()).max(0.0)),
-                _ => None,
-            }
-        };
-        status_text(
-            self.done.load(Ordering::Relaxed),
-            self.total,
-            self.started.elapsed().as_secs_f64(),
-            eta,
-        )
-    }
-
-    fn redraw(&self) {
-        if let Some(bar) = &self.bar {
-            bar.set_position(self.done.load(Ordering::Relaxed) as u64);
-            bar.set_message(self.status());
-        }
-    }
-
-    fn task_done(&self, cost: f64) {
-        self.done.fetch_add(1, Ordering::Relaxed);
-        {
-            let mut e = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
-            e.done_cost += cost;
-            let now = Instant::now();
-            e.eta = eta_seconds(
-                e.done_cost,
-                self.total_cost,
-                now.duration_since(self.started).as_secs_f64(),
-            );
-            e.at = Some(now);
-        }
-        self.redraw();
-    }
-
-    /// Ticks every second until `stop` fires: redraws the bar, and in a log
-    /// prints a heartbeat line every `heartbeat`.
-    fn watch(&self, stop: mpsc::Receiver<()>, options: &Options, name: &str, cached: bool) {
-        let (progress, heartbeat) = (options.progress, options.heartbeat);
-        let mut last_beat = Instant::now();
-        let tick = Duration::from_millis(200).min(heartbeat);
-        loop {
-            match stop.recv_timeout(tick) {
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                _ => return,
-            }
-            if interrupt::requested() {
-                self.finish();
-                let done = self.done.load(Ordering::SeqCst);
-                errln!(
-                    "{name}: interrupted after {done} of the {} tasks to run; {}",
-                    self.total,
-                    if cached {
-                        "the finished ones are kept in the task cache: run the same command again to resume"
-                    } else {
-                        "they are not kept (no task cache: --no-cache or noise = \"secure\"); the output folder is unchanged"
-                    }
-                );
-                std::process::exit(130);
-            }
-            self.redraw();
-            if progress == Progress::Lines && last_beat.elapsed() >= heartbeat {
-                log_line(format_args!("{name}: {}", self.status()));
-                last_beat = Instant::now();
-            }
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
 /// `[k/N] figure@label` for progress lines.
 fn display_name(resolved: &Resolved, position: (usize, usize)) -> String {
     format!("[{}/{}] {}", position.0, position.1, resolved.name())
@@ -594,114 +409,6 @@ fn compute(
         .collect()
 }
 
-/// Per-task seconds for calibrating [`Figure::task_cost`] (a cost
-/// model is refitted from them, `scripts/calibrate-estimates.sh`): with
-/// `$PRIVPOST_TASK_TIMES=FILE`, each computed task appends a line
-/// `figure,index,cost_units,seconds` to FILE (created with a header if absent).
-/// Not part of any output folder: seconds are not reproducible.
-struct TaskTimes {
-    path: PathBuf,
-    figure: String,
-    lines: Mutex<Vec<(usize, f64, f64)>>,
-}
-
-impl TaskTimes {
-    const VAR: &'static str = "PRIVPOST_TASK_TIMES";
-    const HEADER: &'static str = "figure,index,cost_units,seconds";
-
-    fn path() -> Option<PathBuf> {
-        std::env::var_os(Self::VAR)
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-    }
-
-    /// The log named by the environment, checked writable before any task runs.
-    fn open(name: &str) -> Result<Option<Self>, RunError> {
-        let Some(path) = Self::path() else {
-            return Ok(None);
-        };
-        let log = Self {
-            path,
-            figure: figure_name(name),
-            lines: Mutex::new(Vec::new()),
-        };
-        log.append("")?;
-        Ok(Some(log))
-    }
-
-    fn record(&self, index: usize, cost: f64, seconds: f64) {
-        self.lines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((index, cost, seconds));
-    }
-
-    fn append(&self, text: &str) -> Result<(), RunError> {
-        use std::io::Write;
-        let fail = |source: std::io::Error| {
-            RunError::Write(WriteError {
-                path: format!("{} (${})", self.path.display(), Self::VAR),
-                source,
-            })
-        };
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(fail)?;
-        if file.metadata().map_err(fail)?.len() == 0 {
-            writeln!(file, "{}", Self::HEADER).map_err(fail)?;
-        }
-        file.write_all(text.as_bytes()).map_err(fail)
-    }
-
-    fn write(self) -> Result<(), RunError> {
-        let mut lines = std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()));
-        lines.sort_by_key(|l| l.0);
-        let text: String = lines
-            .iter()
-            .map(|(i, c, s)| format!("{},{i},{c:e},{s:.6}\n", self.figure))
-            .collect();
-        self.append(&text)
-    }
-}
-
-/// `PRIVPOST_TASK_TIMES` names a file that cannot be written.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct TaskTimesError(pub String);
-
-/// Checks `$PRIVPOST_TASK_TIMES` (a per-task timing log, for calibrating the
-/// cost models) before a command starts work: the message names the variable
-/// and the cause when the file cannot be opened for appending.
-pub fn check_task_times() -> Result<(), TaskTimesError> {
-    let Some(path) = TaskTimes::path() else {
-        return Ok(());
-    };
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map(drop)
-        .map_err(|e| {
-            TaskTimesError(format!(
-                "{}={}: cannot append to it ({e}); allowed: the path of a writable file (a per-task timing log) or unset",
-                TaskTimes::VAR,
-                path.display()
-            ))
-        })
-}
-
-/// `todo` with the costliest tasks ([`Figure::task_cost`]) first; equal costs keep
-/// their order.
-fn by_cost(figure: &dyn Figure, todo: &[usize]) -> Vec<usize> {
-    let mut order = todo.to_vec();
-    let cost: std::collections::HashMap<usize, f64> =
-        todo.iter().map(|&i| (i, figure.task_cost(i))).collect();
-    order.sort_by(|a, b| cost[b].total_cmp(&cost[a]));
-    order
-}
-
 /// The figure id (with its sweep point) in a `[k/N] id@point` display name.
 fn figure_name(display: &str) -> String {
     display
@@ -849,174 +556,24 @@ pub fn run(
     }
     let rows: Vec<Row> = slots.into_iter().flatten().flatten().collect();
     let task_seconds = clock.elapsed().as_secs_f64();
-    // the column names the quantity; the keys this run changed name the cause
-    let changed = if resolved.departures.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; this run departs from the paper's setting in: {}",
-            resolved.departures.join("; ")
-        )
+    let outputs = write::outputs(spec, figure, resolved, &id, rows)?;
+    let facts = write::Facts {
+        id: &id,
+        key: &key,
+        noise,
+        jobs: pool.current_num_threads(),
+        tasks: n,
+        computed: todo.len(),
+        cached,
+        started,
+        clock,
+        task_seconds,
+        summary_seconds: clock.elapsed().as_secs_f64() - task_seconds,
+        options,
     };
-    let nan = |file: &'static str| {
-        let figure = id.clone();
-        let changed = changed.clone();
-        move |c: crate::results::table::NanCell| RunError::NotANumber {
-            figure,
-            file,
-            column: c.column,
-            row: c.row,
-            changed,
-        }
-    };
-    let data = Table::new(spec.data_columns.get(), rows)
-        .without_nan()
-        .map_err(nan("data.csv"))?;
-    let summary = figure
-        .summarize(&data)
-        .map_err(|source| RunError::Summary {
-            figure: id.clone(),
-            source,
-        })?;
-    check_columns(&id, "summary.csv", &summary, spec.summary_columns.get())?;
-    let summary = with_sweep_columns(summary, resolved)
-        .without_nan()
-        .map_err(nan("summary.csv"))?;
-    let mut side = figure
-        .side_tables(&data)
-        .map_err(|source| RunError::Summary {
-            figure: id.clone(),
-            source,
-        })?;
-    let parameters = figure.parameters();
-    if !parameters.is_empty() {
-        side.push((
-            crate::plot::PARAMETERS.to_string(),
-            Table::new(
-                &["parameter", "value"],
-                parameters
-                    .into_iter()
-                    .map(|(k, v)| vec![Cell::Str(k), Cell::Str(v)])
-                    .collect(),
-            ),
-        ));
-    }
-    let side = side
-        .into_iter()
-        .map(|(name, table)| {
-            let simple = name.ends_with(".csv")
-                && !["data.csv", "summary.csv"].contains(&name.as_str())
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-            if !simple {
-                return Err(RunError::Summary {
-                    figure: id.clone(),
-                    source: anyhow::anyhow!(
-                        "side table name {name:?} is not a plain new CSV file name"
-                    ),
-                });
-            }
-            let table = table.without_nan().map_err(|c| RunError::NotANumber {
-                figure: id.clone(),
-                file: "side table",
-                column: c.column,
-                row: c.row,
-                changed: changed.clone(),
-            })?;
-            Ok((name, table))
-        })
-        .collect::<Result<Vec<_>, RunError>>()?;
-
-    // what data.csv keeps (a figure may leave out rows its side tables hold)
-    let data = figure.written_data(data);
-    let summary_seconds = clock.elapsed().as_secs_f64() - task_seconds;
-    let cost = estimate::Cost::all(figure);
     let tmp = temp_dir_for(&final_dir)?;
-    let result = (|| {
-        let path = tmp.join("data.csv");
-        data.write_csv(&path).map_err(|source| WriteError {
-            path: path.display().to_string(),
-            source,
-        })?;
-        crate::results::fault_point();
-        let path = tmp.join("summary.csv");
-        summary.write_csv(&path).map_err(|source| WriteError {
-            path: path.display().to_string(),
-            source,
-        })?;
-        crate::results::fault_point();
-        for (name, table) in &side {
-            let path = tmp.join(name);
-            table.write_csv(&path).map_err(|source| WriteError {
-                path: path.display().to_string(),
-                source,
-            })?;
-        }
-        if !resolved.departures.is_empty() {
-            let mut text = resolved.departures.join("\n");
-            text.push('\n');
-            write_text(&tmp.join(crate::config::DEPARTURES), &text)?;
-        }
-        let plot_clock = Instant::now();
-        crate::plot::render_dir(&id, &tmp, spec.plot)?;
-        let plot_seconds = plot_clock.elapsed().as_secs_f64();
-        let privacy = figure.ledger().map_err(|source| RunError::Summary {
-            figure: id.clone(),
-            source,
-        })?;
-        let manifest = Manifest {
-            figure: id.clone(),
-            description: resolved.description.clone(),
-            config_file: resolved.file(),
-            profile: resolved.profile.clone(),
-            overrides: resolved.overrides.clone(),
-            sweep_point: resolved.sweep_label.clone(),
-            id: resolved.id.clone(),
-            departures: resolved.departures.clone(),
-            compare_for: resolved.compare_for.clone(),
-            seed: resolved.seed,
-            resolved_config: serde_json::to_value(&resolved.params).unwrap_or_default(),
-            command_line: std::env::args().collect(),
-            privpost_version: env!("CARGO_PKG_VERSION"),
-            git_commit: option_env!("PRIVPOST_GIT_COMMIT"),
-            git_dirty_at_build: option_env!("PRIVPOST_GIT_DIRTY").map(|s| s == "true"),
-            jobs: pool.current_num_threads(),
-            tasks: n,
-            data_rows: data.rows.len(),
-            rng: Manifest::RNG,
-            noise: crate::results::manifest::NoiseRecord::of(noise),
-            cache: CacheUse {
-                run_key: key.clone(),
-                code_sha256: cache::code_id().to_string(),
-                tasks_computed: todo.len(),
-                tasks_from_cache: cached,
-            },
-            shards: options.shards.clone(),
-            started_at: rfc3339(started),
-            finished_at: rfc3339(SystemTime::now()),
-            wall_seconds: options.prepare_seconds + clock.elapsed().as_secs_f64(),
-            timings: Timings {
-                prepare_seconds: options.prepare_seconds,
-                tasks_seconds: task_seconds,
-                summary_seconds,
-                plot_seconds,
-                cost_units: cost.total,
-                max_task_cost_units: cost.max,
-            },
-            datasets: figure.datasets(),
-            columns: [
-                ("data.csv", data.column_kinds()),
-                ("summary.csv", summary.column_kinds()),
-            ]
-            .into_iter()
-            .collect(),
-            privacy,
-            details: figure.manifest_details(),
-        };
-        write_text(&tmp.join("manifest.json"), &manifest.to_json())?;
-        replace_dir(&tmp, &final_dir).map_err(RunError::from)
-    })();
+    let result = write::folder(&tmp, &outputs, spec, figure, resolved, &facts)
+        .and_then(|()| replace_dir(&tmp, &final_dir).map_err(RunError::from));
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }

@@ -1,0 +1,203 @@
+//! What a run shows while it works: the progress line or heartbeats (tasks done, elapsed, the estimate left), the interrupt flag Ctrl-C sets, and log lines that do not tear the bar.
+
+use super::*;
+
+/// `12 s`, `3 min 05 s`, `1 h 02 min`.
+pub fn human_duration(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "?".into();
+    }
+    let s = seconds.round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// The ETA when work `done` of `total` (in [`Figure::task_cost`] units) has
+/// finished after `elapsed` seconds: elapsed × remaining / done (unknown before
+/// the first task ends). Weighting by cost, not by count, matters because the
+/// costliest tasks run first: counting tasks overestimated Geumlek Fig. 3's ETA
+/// severalfold.
+pub fn eta_seconds(done: f64, total: f64, elapsed: f64) -> Option<f64> {
+    (done > 0.0).then(|| elapsed * (total - done).max(0.0) / done)
+}
+
+pub(super) fn status_text(done: usize, total: usize, elapsed: f64, eta: Option<f64>) -> String {
+    let eta = eta.map_or("unknown".into(), human_duration);
+    format!(
+        "{done}/{total} tasks, {} elapsed, ETA {eta}",
+        human_duration(elapsed)
+    )
+}
+
+/// Ctrl-C (SIGINT) while tasks run: the first sets a flag that the progress
+/// watcher turns into a message (how many tasks are kept, how to resume) and
+/// exit status 130; a second exits at once. Finished tasks are already in the
+/// task cache (each is stored as it finishes, atomically), and no output
+/// folder is touched until every task is done.
+pub(super) mod interrupt {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // async-signal-safe: an atomic swap and _exit
+        if REQUESTED.swap(true, Ordering::SeqCst) {
+            unsafe { libc::_exit(130) };
+        }
+    }
+
+    /// Installs the handler (once per process).
+    pub fn install() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let handler: extern "C" fn(libc::c_int) = on_sigint;
+            // SAFETY: the handler only touches an atomic and calls _exit
+            unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
+        });
+    }
+
+    pub fn requested() -> bool {
+        REQUESTED.load(Ordering::SeqCst)
+    }
+}
+
+/// A log line: the wall-clock time (UTC, RFC 3339) first.
+pub fn log_line(text: impl std::fmt::Display) {
+    errln!("{} {text}", rfc3339(SystemTime::now()));
+}
+
+/// The cost-weighted ETA at the last finished task: (work done, when, ETA then).
+#[derive(Default)]
+pub(super) struct Estimate {
+    pub(super) done_cost: f64,
+    pub(super) at: Option<Instant>,
+    pub(super) eta: Option<f64>,
+}
+
+/// Progress of the tasks being computed: a bar redrawn every second with an
+/// ETA from elapsed time and the cost of the tasks done, or heartbeat lines in
+/// a log. Between two finished tasks the ETA counts down from the last
+/// estimate: it never rises while nothing finishes.
+pub(super) struct Monitor {
+    pub(super) done: AtomicUsize,
+    pub(super) total: usize,
+    pub(super) total_cost: f64,
+    pub(super) estimate: Mutex<Estimate>,
+    pub(super) started: Instant,
+    pub(super) bar: Option<ProgressBar>,
+}
+
+impl Monitor {
+    pub(super) fn new(progress: Progress, total: usize, total_cost: f64, name: &str) -> Self {
+        let bar = (progress == Progress::Bar && total > 0).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{prefix} [{bar:30}] {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix(name.to_string());
+            bar
+        });
+        let m = Self {
+            done: AtomicUsize::new(0),
+            total,
+            total_cost,
+            estimate: Mutex::new(Estimate::default()),
+            started: Instant::now(),
+            bar,
+        };
+        m.redraw();
+        m
+    }
+
+    pub(super) fn status(&self) -> String {
+        let eta = {
+            let e = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
+            match (e.eta, e.at) {
+                (Some(eta), Some(at)) => Some((eta - at.elapsed().as_secs_f64()).max(0.0)),
+                _ => None,
+            }
+        };
+        status_text(
+            self.done.load(Ordering::Relaxed),
+            self.total,
+            self.started.elapsed().as_secs_f64(),
+            eta,
+        )
+    }
+
+    pub(super) fn redraw(&self) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(self.done.load(Ordering::Relaxed) as u64);
+            bar.set_message(self.status());
+        }
+    }
+
+    pub(super) fn task_done(&self, cost: f64) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut e = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
+            e.done_cost += cost;
+            let now = Instant::now();
+            e.eta = eta_seconds(
+                e.done_cost,
+                self.total_cost,
+                now.duration_since(self.started).as_secs_f64(),
+            );
+            e.at = Some(now);
+        }
+        self.redraw();
+    }
+
+    /// Ticks every second until `stop` fires: redraws the bar, and in a log
+    /// prints a heartbeat line every `heartbeat`.
+    pub(super) fn watch(
+        &self,
+        stop: mpsc::Receiver<()>,
+        options: &Options,
+        name: &str,
+        cached: bool,
+    ) {
+        let (progress, heartbeat) = (options.progress, options.heartbeat);
+        let mut last_beat = Instant::now();
+        let tick = Duration::from_millis(200).min(heartbeat);
+        loop {
+            match stop.recv_timeout(tick) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                _ => return,
+            }
+            if interrupt::requested() {
+                self.finish();
+                let done = self.done.load(Ordering::SeqCst);
+                errln!(
+                    "{name}: interrupted after {done} of the {} tasks to run; {}",
+                    self.total,
+                    if cached {
+                        "the finished ones are kept in the task cache: run the same command again to resume"
+                    } else {
+                        "they are not kept (no task cache: --no-cache or noise = \"secure\"); the output folder is unchanged"
+                    }
+                );
+                std::process::exit(130);
+            }
+            self.redraw();
+            if progress == Progress::Lines && last_beat.elapsed() >= heartbeat {
+                log_line(format_args!("{name}: {}", self.status()));
+                last_beat = Instant::now();
+            }
+        }
+    }
+
+    pub(super) fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
