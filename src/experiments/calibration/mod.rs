@@ -37,6 +37,18 @@ use crate::results::table::{Row, Table};
 use crate::stats::calibration::{central_level, rank};
 use cells::{distinct, CellData};
 
+mod checks;
+#[allow(unused_imports)]
+pub use checks::*;
+
+mod ledger;
+#[allow(unused_imports)]
+pub use ledger::*;
+
+mod posterior;
+#[allow(unused_imports)]
+pub use posterior::*;
+
 /// A posterior whose calibration is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -272,179 +284,6 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     }))
 }
 
-/// Largest n of the smoothed-Hellinger method (its smooth sensitivity scans
-/// the n + 1 candidates for each replication).
-const MAX_HELLINGER_N: u64 = 10_000;
-
-/// The two-category candidate spaces of Bun et al.'s mechanism, per n.
-fn hellinger_spaces(prior: &BetaDist, n_values: &[u64]) -> Result<Vec<Space>, ParamError> {
-    n_values
-        .iter()
-        .map(|&n| {
-            if n > MAX_HELLINGER_N {
-                return Err(ParamError::new(
-                    "n_values",
-                    n.to_string(),
-                    "n ≤ 10000 when methods include hellinger_em (it scores all n + 1 candidates per replication)",
-                ));
-            }
-            Space::new(
-                vec![prior.alpha(), prior.beta()],
-                n as u32,
-                HellingerVariant::Correct,
-            )
-            .map_err(|e| ParamError::new("prior", e.to_string(), "a prior the mechanism accepts"))
-        })
-        .collect()
-}
-
-/// Per n, the largest Diffused and Concentrated coefficients whose release is
-/// (λ, ε)-RDP (`BetaBernoulli::calibrate`, geumlek2017 §3).
-fn geumlek_coefficients(
-    prior: &BetaDist,
-    n_values: &[u64],
-    order: f64,
-    epsilon: f64,
-) -> Result<Vec<[Verified; 2]>, ParamError> {
-    n_values
-        .iter()
-        .map(|&n| {
-            let problem = GeumlekProblem::new(*prior, n);
-            let cal = |a: Algorithm| {
-                problem.calibrate(a, order, epsilon).map_err(|e| {
-                    ParamError::new(
-                        "epsilons",
-                        format!("{e} (n = {n}, λ = {order})"),
-                        "ε values the Diffused and Concentrated posteriors can meet at rdp_order",
-                    )
-                })
-            };
-            Ok([cal(Algorithm::Diffused)?, cal(Algorithm::Concentrated)?])
-        })
-        .collect()
-}
-
-fn releases(noise: NoiseMode, epsilon: f64, a0: f64) -> Result<Releases, ParamError> {
-    check::epsilon("epsilons", epsilon)?;
-    // below 1e-6 the Laplace scales exceed 2·10⁶ and the released counts, of
-    // order 1/ε, make the naive posteriors' Beta CDFs undefined (NaN at 1e-300)
-    check::within(
-        "epsilons",
-        epsilon,
-        1e-6,
-        1e6,
-        "the noise-aware and naive posteriors are computed for Laplace scales up to 2·10⁶",
-    )?;
-    let bad = |e: &dyn std::fmt::Display| {
-        ParamError::new(
-            "epsilons",
-            format!("{e} (noise = \"{}\")", noise.as_str()),
-            "positive ε values whose Laplace scales 1/ε and 2/ε the exact sampler can hold",
-        )
-    };
-    let ops = Ops::new(a0, epsilon).map_err(|_| {
-        ParamError::new("a0", check::short(a0), "0 < a0 < 0.5 (the OPS truncation)")
-    })?;
-    Ok(Releases {
-        epsilon,
-        counts: counts_noise(noise, epsilon).map_err(|e| bad(&e))?,
-        one: CountNoise::for_privacy(noise, ONE_COUNT_SENSITIVITY, epsilon).map_err(|e| bad(&e))?,
-        ops,
-        geumlek: Vec::new(),
-    })
-}
-
-/// L1 sensitivity of the success count under replace-one neighbours with n
-/// public (Bernstein & Sheldon's convention): one record changes it by at most 1.
-pub const ONE_COUNT_SENSITIVITY: f64 = 1.0;
-
-fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
-    parse_methods(names, &Method::ALL.map(Method::as_str), Method::parse)
-}
-
-/// The methods named in `names`, each once, each one of `allowed`.
-fn parse_methods<M: PartialEq>(
-    names: &[String],
-    allowed: &[&str],
-    parse: impl Fn(&str) -> Option<M>,
-) -> Result<Vec<M>, ParamError> {
-    check::non_empty("methods", names)?;
-    let mut out = Vec::new();
-    for name in names {
-        let m = parse(name).ok_or_else(|| {
-            ParamError::new(
-                "methods",
-                format!("unknown method {name:?}"),
-                format!("any of {}", allowed.join(", ")),
-            )
-        })?;
-        if out.contains(&m) {
-            return Err(ParamError::new(
-                "methods",
-                format!("{name} appears twice"),
-                "distinct methods",
-            ));
-        }
-        out.push(m);
-    }
-    Ok(out)
-}
-
-/// The nominal credible levels: distinct, strictly between 0 and 1.
-fn check_levels(levels: &[f64]) -> Result<(), ParamError> {
-    check::non_empty("levels", levels)?;
-    for &l in levels {
-        if !(l > 0.0 && l < 1.0) {
-            return Err(ParamError::new(
-                "levels",
-                check::short(l),
-                "credible levels strictly between 0 and 1 (e.g. 0.05, 0.1, …, 0.95)",
-            ));
-        }
-    }
-    distinct("levels", levels)
-}
-
-/// (L, bins) of the SBC ranks: bins must divide L + 1.
-fn check_sbc(draws: u64, bins: u64) -> Result<(usize, usize), ParamError> {
-    let sbc_draws = check::points("sbc_draws", draws, 1)?;
-    let sbc_bins = check::points("sbc_bins", bins, 2)?;
-    if (sbc_draws + 1) % sbc_bins != 0 {
-        return Err(ParamError::new(
-            "sbc_bins",
-            format!(
-                "{sbc_bins} does not divide sbc_draws + 1 = {}",
-                sbc_draws + 1
-            ),
-            "a divisor of sbc_draws + 1 (each bin holds the same number of ranks)",
-        ));
-    }
-    Ok((sbc_draws, sbc_bins))
-}
-
-/// The Gibbs sampler's sweeps; when it runs it must keep at least L draws.
-fn check_gibbs(
-    burn_in: u64,
-    draws: u64,
-    sbc_draws: usize,
-    runs: bool,
-) -> Result<GibbsSettings, ParamError> {
-    let gibbs = GibbsSettings {
-        burn_in: check::points("gibbs_burn_in", burn_in, 0)?,
-        draws: check::points("gibbs_draws", draws, 1)?,
-    };
-    if runs && gibbs.draws < sbc_draws {
-        return Err(ParamError::new(
-            "gibbs_draws",
-            gibbs.draws.to_string(),
-            format!(
-                "at least sbc_draws = {sbc_draws} (the SBC rank thins the kept draws to sbc_draws)"
-            ),
-        ));
-    }
-    Ok(gibbs)
-}
-
 /// One replication's result for one method: a row of `data.csv`.
 struct PitRow {
     epsilon: f64,
@@ -508,38 +347,6 @@ pub const COVERAGE_COLUMNS: [&str; 9] = [
     "pointwise_high",
     "simultaneous_band",
 ];
-
-/// The posterior a method gives from one replication, as what it can answer:
-/// a CDF and draws, or draws only (the Gibbs sampler).
-enum Posterior {
-    Beta(BetaDist),
-    Mixture(BetaMixture),
-    Truncated(crate::expfam::truncated::TruncatedBeta),
-    Draws(Vec<f64>),
-}
-
-impl Posterior {
-    /// (PIT of θ*, SBC rank of θ* among `l` draws).
-    fn check(&self, truth: f64, l: usize, rng: &mut ChaCha8Rng) -> (f64, usize) {
-        let draws_of = |f: &dyn Fn(&mut ChaCha8Rng) -> f64, rng: &mut ChaCha8Rng| {
-            (0..l).map(|_| f(rng)).collect::<Vec<f64>>()
-        };
-        match self {
-            Self::Beta(d) => (
-                beta_reg(d.alpha(), d.beta(), truth.clamp(0.0, 1.0)),
-                rank(truth, &draws_of(&|r| d.sample(r), rng)),
-            ),
-            Self::Mixture(m) => (m.cdf(truth), rank(truth, &draws_of(&|r| m.sample(r), rng))),
-            Self::Truncated(t) => (t.cdf(truth), rank(truth, &draws_of(&|r| t.sample(r), rng))),
-            Self::Draws(d) => {
-                // PIT from all kept draws (mid-rank); the SBC rank from l of them, evenly thinned
-                let pit = (rank(truth, d) as f64 + 0.5) / (d.len() as f64 + 1.0);
-                let thinned: Vec<f64> = (0..l).map(|j| d[(j + 1) * d.len() / l - 1]).collect();
-                (pit, rank(truth, &thinned))
-            }
-        }
-    }
-}
 
 impl BetaBernoulli {
     fn grid(&self) -> cells::Chunks {
@@ -620,26 +427,6 @@ impl BetaBernoulli {
             }
         })
     }
-}
-
-/// One candidate's first count from the mechanism's exact output
-/// probabilities (candidate, H, probability).
-fn draw_candidate(outputs: &[(Vec<u32>, f64, f64)], rng: &mut ChaCha8Rng) -> f64 {
-    let mut u: f64 = rng.random();
-    for (r, _, p) in outputs {
-        if u < *p {
-            return f64::from(r[0]);
-        }
-        u -= p;
-    }
-    outputs.last().map_or(0.0, |o| f64::from(o.0[0]))
-}
-
-/// The releases of one replication.
-struct Drawn {
-    positives: f64,
-    negatives: f64,
-    y: f64,
 }
 
 impl Figure for BetaBernoulli {
@@ -784,102 +571,6 @@ fn method_rng(replication_seed: u64, method: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(replication_seed);
     rng.set_stream(1 + method);
     rng
-}
-
-/// The ledger: per ε, each release a method reads, once per method; a
-/// noise-aware or naive posterior is post-processing of its release (the same
-/// event, the same ε), so methods that read the same release claim the same.
-fn ledger(
-    prior: &BetaDist,
-    n_values: &[u64],
-    (order, hellinger_delta): (f64, f64),
-    releases: &[Releases],
-    methods: &[Method],
-) -> Ledger {
-    let mut out = Vec::new();
-    for rel in releases {
-        for &m in methods {
-            let series = format!("method={}, epsilon={}", m.as_str(), rel.epsilon);
-            let note = "one release per simulated dataset (each replication draws fresh data)";
-            match m.release() {
-                Some(ReleaseKind::Rdp) => {
-                    out.extend(geumlek_entries(prior, n_values, order, rel, m));
-                }
-                Some(ReleaseKind::Hellinger) => out.push(
-                    Entry::new(
-                        series,
-                        crate::hellinger::privacy_event(rel.epsilon, hellinger_delta),
-                        Guarantee::ApproxDp {
-                            epsilon: rel.epsilon,
-                            delta: hellinger_delta,
-                            conversion: Derivation::theorem("smooth-sensitivity exponential mechanism"),
-                            order: None,
-                        },
-                    )
-                    .when("the released posterior is checked; its candidate is drawn exactly from the n + 1 output probabilities"),
-                ),
-                None => out.push(
-                    Entry::new(series, Event::NonPrivate, Guarantee::None)
-                        .when("the non-private control"),
-                ),
-                Some(ReleaseKind::FouldsCounts) => out.push(
-                    Entry::new(series, rel.counts.event(), Guarantee::PureDp { epsilon: rel.epsilon })
-                        .when(note)
-                        .when("the posterior is post-processing of the clamped noisy counts (Foulds eq. 16): no cost beyond the release"),
-                ),
-                Some(ReleaseKind::OneCount) => out.push(
-                    Entry::new(series, rel.one.event(), Guarantee::PureDp { epsilon: rel.epsilon })
-                        .when(note)
-                        .when("the posterior is post-processing of the noisy count (Bernstein & Sheldon): no cost beyond the release"),
-                ),
-                Some(ReleaseKind::Ops) => out.push(
-                    Entry::new(
-                        series,
-                        rel.ops.event(),
-                        Guarantee::PureDp {
-                            epsilon: rel.ops.epsilon_spent(),
-                        },
-                    )
-                    .when(note)
-                    .when("checks the law one OPS draw comes from; the release is one draw"),
-                ),
-            }
-        }
-    }
-    out
-}
-
-/// A Geumlek method's entries at one ε, one per n: the coefficient, hence the
-/// event, depends on n, and the claim is the ε the coefficient meets (below the
-/// target where even c = 1, the plain posterior, is private enough).
-fn geumlek_entries(
-    prior: &BetaDist,
-    n_values: &[u64],
-    order: f64,
-    rel: &Releases,
-    m: Method,
-) -> Vec<Entry> {
-    let algorithm = m.geumlek().unwrap_or(Algorithm::Diffused);
-    let k = usize::from(m == Method::ConcentratedBeta);
-    n_values
-        .iter()
-        .enumerate()
-        .map(|(ni, &n)| {
-            let Verified {
-                coefficient: c,
-                epsilon,
-                ..
-            } = rel.geumlek[ni][k];
-            Entry::new(
-                format!("method={}, epsilon={}, n={n}", m.as_str(), rel.epsilon),
-                GeumlekProblem::new(*prior, n).rdp_event(algorithm, c, &[order]),
-                Guarantee::Rdp { order, epsilon },
-            )
-            .when(
-                "checks the law one draw comes from; the release is one draw (exact Beta sampling)",
-            )
-        })
-        .collect()
 }
 
 impl BetaBernoulli {

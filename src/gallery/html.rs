@@ -1,0 +1,362 @@
+//! The gallery page's HTML: the sections per figure (notes, status), the thumbnails and sweep grids, and each run folder's provenance.
+
+use super::*;
+
+pub(super) const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2.2em;border-bottom:1px solid #ccc}h3{font-size:1.05em}\
+img{max-width:100%;height:auto;border:1px solid #ddd;display:block;margin:.5em 0}\
+table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}\
+dt{font-weight:bold;margin-top:.4em}dd{margin-left:1.2em}code{background:#f4f4f4;padding:0 .2em}\
+.files a{margin-right:.8em}.err{color:#a00}.muted{color:#666;font-size:.9em}\
+img.thumb{width:120px;margin:0}.grid{display:flex;flex-wrap:wrap;gap:.6em}.grid figure{margin:0;width:200px}\
+.grid img{width:200px}.grid figcaption{font-size:.8em;word-break:break-all}";
+
+pub(super) fn render(folders: &[Folder]) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>privpost gallery</title><style>{STYLE}</style></head><body>\n\
+         <h1>privpost gallery</h1>\n<p>{} folder(s) of figures below this page, each beside the \
+         paper it reproduces. Each figure links to its SVG, CSVs and manifest; the notes come from \
+         <code>docs/figures/</code> in the repository.</p>\n",
+        folders.len()
+    );
+    // contents
+    h.push_str(
+        "<p>The status says how each folder was run, as its run recorded it: at the paper's \
+         setting (the shipped config as it is, with the figure's status there, e.g. reproduced), \
+         or how it departs from it — the user's own config, a profile such as smoke (reduced: \
+         never a reproduction), values changed by overrides or sweep points, a comparison run \
+         drawn beside an external figure. A sweep point equal to the config's value is at the \
+         paper's setting.</p>\n\
+         <table><tr><th></th><th>figure</th><th>paper</th><th>status</th><th>wall time</th></tr>\n",
+    );
+    for f in folders {
+        let spec = f.spec();
+        let notes = spec.and_then(|s| s.notes().ok());
+        let wall = match &f.kind {
+            Kind::Figure(Ok(m)) => m
+                .get("wall_seconds")
+                .and_then(Value::as_f64)
+                .map_or(String::new(), |s| format!("{s:.1} s")),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{wall}</td></tr>",
+            thumbnail(f, "thumb"),
+            anchor(&f.rel),
+            escape(&f.rel),
+            notes.as_ref().map_or(String::new(), |n| escape(&format!(
+                "{}, {}",
+                n.paper, n.figure
+            ))),
+            escape(&run_status(f, notes.as_ref().map(|n| n.status.as_str()))),
+        );
+    }
+    h.push_str("</table>\n");
+    let missing: Vec<&str> = experiments::REGISTRY
+        .iter()
+        .map(|s| s.id)
+        .filter(|id| !folders.iter().any(|f| f.id == *id))
+        .collect();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            h,
+            "<p class=\"muted\">Not in this folder (not run here): {}.</p>",
+            escape(&missing.join(", "))
+        );
+    }
+    let mut last_id = "";
+    for f in folders {
+        let spec = f.spec();
+        if f.id != last_id {
+            section_head(&mut h, &f.id, spec);
+            last_id = &f.id;
+            sweep_grid(&mut h, folders.iter().filter(|g| g.id == f.id));
+        }
+        folder(&mut h, f);
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+pub(super) fn section_head(h: &mut String, id: &str, spec: Option<&Spec>) {
+    let Some(spec) = spec else {
+        let _ = writeln!(
+            h,
+            "<h2>{}</h2><p class=\"err\">not a figure of this build of privpost</p>",
+            escape(id)
+        );
+        return;
+    };
+    match spec.notes() {
+        Ok(Notes {
+            paper,
+            figure,
+            claim,
+            matches,
+            differs,
+            status,
+            details,
+            ..
+        }) => {
+            let _ = writeln!(
+                h,
+                "<h2>{} — {}</h2>\n<p><b>{}</b>, {} · <code>{}</code> · {}</p>\n<dl><dt>The paper</dt><dd>{}</dd>\
+                 <dt>What matches</dt><dd>{}</dd><dt>What differs, and why</dt><dd>{}</dd></dl>",
+                escape(&format!("{paper}, {figure}")),
+                escape(spec.title),
+                escape(&paper),
+                escape(&figure),
+                escape(spec.id),
+                escape(&format!("status at the paper's scale: {status}")),
+                prose(&claim),
+                prose(&matches),
+                prose(&differs)
+            );
+            if let Some(d) = details {
+                let _ = writeln!(
+                    h,
+                    "<details><summary>Details</summary><p>{}</p></details>",
+                    prose(&d)
+                );
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(
+                h,
+                "<h2>{}</h2><p class=\"err\">{}</p>",
+                escape(spec.title),
+                escape(&e.0)
+            );
+        }
+    }
+}
+
+/// The folder's main picture (figure.png or combined.png) as a small image
+/// linking to its section, or nothing if it has none.
+pub(super) fn thumbnail(f: &Folder, class: &str) -> String {
+    ["figure.png", "combined.png"]
+        .iter()
+        .find(|n| f.dir.join(n).is_file())
+        .map_or(String::new(), |n| {
+            format!(
+                "<a href=\"#{}\"><img class=\"{class}\" src=\"{}\" alt=\"{}\" loading=\"lazy\"></a>",
+                anchor(&f.rel),
+                href(&format!("{}/{n}", f.rel)),
+                escape(&f.rel)
+            )
+        })
+}
+
+/// A figure run in several folders (sweep points, a profile, a combine): a
+/// grid of their thumbnails, each captioned with its folder, before the
+/// folders themselves.
+pub(super) fn sweep_grid<'a>(h: &mut String, same_figure: impl Iterator<Item = &'a Folder>) {
+    let cells: Vec<String> = same_figure
+        .map(|f| {
+            format!(
+                "<figure>{}<figcaption>{}</figcaption></figure>",
+                thumbnail(f, "grid"),
+                escape(f.rel.rsplit('/').next().unwrap_or(&f.rel))
+            )
+        })
+        .collect();
+    if cells.len() > 1 {
+        let _ = writeln!(h, "<div class=\"grid\">{}</div>", cells.join(""));
+    }
+}
+
+pub(super) fn folder(h: &mut String, f: &Folder) {
+    let _ = writeln!(
+        h,
+        "<h3 id=\"{}\"><code>{}</code></h3>",
+        anchor(&f.rel),
+        escape(&f.rel)
+    );
+    let files = files_of(&f.dir);
+    let mut pngs: Vec<&String> = files.iter().filter(|n| n.ends_with(".png")).collect();
+    pngs.sort_by_key(|n| (!matches!(n.as_str(), "figure.png" | "combined.png"), *n));
+    for png in &pngs {
+        let stem = png.trim_end_matches(".png");
+        let img = format!(
+            "<img src=\"{}\" alt=\"{} {}\" loading=\"eager\">",
+            href(&format!("{}/{png}", f.rel)),
+            escape(&f.rel),
+            escape(stem)
+        );
+        if files.iter().any(|n| *n == format!("{stem}.svg")) {
+            let _ = writeln!(
+                h,
+                "<a href=\"{}\">{img}</a>",
+                href(&format!("{}/{stem}.svg", f.rel))
+            );
+        } else {
+            let _ = writeln!(h, "{img}");
+        }
+    }
+    if pngs.is_empty() {
+        h.push_str("<p class=\"err\">no figure drawn in this folder</p>\n");
+    }
+    // links: the main files first, any further tables folded away
+    let main = [
+        "data.csv",
+        "summary.csv",
+        "manifest.json",
+        "combined.csv",
+        "combined.json",
+    ];
+    let link = |n: &str| {
+        format!(
+            "<a href=\"{}\">{}</a>",
+            href(&format!("{}/{n}", f.rel)),
+            escape(n)
+        )
+    };
+    let mut line: Vec<String> = main
+        .iter()
+        .filter(|n| files.iter().any(|x| x == *n))
+        .map(|n| link(n))
+        .collect();
+    line.extend(
+        files
+            .iter()
+            .filter(|n| n.ends_with(".svg"))
+            .map(|n| link(n)),
+    );
+    let _ = writeln!(h, "<p class=\"files\">{}</p>", line.join(" "));
+    let extra: Vec<&String> = files
+        .iter()
+        .filter(|n| n.ends_with(".csv") && !main.contains(&n.as_str()))
+        .collect();
+    if !extra.is_empty() {
+        let _ = writeln!(
+            h,
+            "<details><summary>{} further table(s)</summary><p class=\"files\">{}</p></details>",
+            extra.len(),
+            extra.iter().map(|n| link(n)).collect::<Vec<_>>().join(" ")
+        );
+    }
+    match &f.kind {
+        Kind::Combined => {
+            h.push_str("<p class=\"muted\">sweep points joined by <code>privpost combine</code>; each point's provenance is in its own folder</p>\n");
+        }
+        Kind::Figure(Err(e)) => {
+            let _ = writeln!(h, "<p class=\"err\">{}</p>", escape(&e.0));
+        }
+        Kind::Figure(Ok(m)) => provenance(h, m),
+    }
+}
+
+/// How a folder was run, for the contents table: the figure's status at paper
+/// scale (`paper_status`, from its notes) only when it ran at the paper's scale
+/// with no override; a profile run, an overridden run or a sweep point says so
+/// instead; a combined folder is flagged stale when one of its points was
+/// re-run (or removed) after it was combined.
+pub(super) fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
+    match &f.kind {
+        Kind::Combined => match stale_points(&f.dir) {
+            Ok(stale) if stale.is_empty() => "combined sweep points".into(),
+            Ok(stale) => format!(
+                "STALE combine: {} re-run or removed since (run privpost combine again)",
+                stale.join(", ")
+            ),
+            Err(e) => format!("combined (cannot check its points: {e})"),
+        },
+        Kind::Figure(Err(_)) => "unreadable manifest".into(),
+        Kind::Figure(Ok(m)) => {
+            let parts = departures_of(m);
+            if parts.is_empty() {
+                format!("paper scale: {}", paper_status.unwrap_or("no notes"))
+            } else {
+                parts.join("; ")
+            }
+        }
+    }
+}
+
+pub(super) fn provenance(h: &mut String, m: &Value) {
+    let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let commit = match m.get("git_commit").and_then(Value::as_str) {
+        Some(c) => {
+            let dirty = m.get("git_dirty_at_build").and_then(Value::as_bool) == Some(true);
+            format!(
+                "{}{}",
+                &c[..c.len().min(12)],
+                if dirty { " (uncommitted changes)" } else { "" }
+            )
+        }
+        None => "unknown".into(),
+    };
+    let overrides: Vec<String> = m
+        .get("overrides")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let rows = [
+        (
+            "code",
+            format!(
+                "privpost {} at commit {commit}",
+                m.get("privpost_version")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+            ),
+        ),
+        ("config", s("config_file")),
+        (
+            "profile",
+            m.get("profile")
+                .and_then(Value::as_str)
+                .unwrap_or("paper scale (no profile)")
+                .to_string(),
+        ),
+        (
+            "overrides",
+            if overrides.is_empty() {
+                "none".into()
+            } else {
+                overrides.join(" ")
+            },
+        ),
+        (
+            "seed",
+            m.get("seed").map_or(String::new(), |v| v.to_string()),
+        ),
+        (
+            "tasks",
+            format!(
+                "{} on {} job(s)",
+                m.get("tasks").map_or(String::new(), |v| v.to_string()),
+                m.get("jobs").map_or(String::new(), |v| v.to_string())
+            ),
+        ),
+        (
+            "wall time",
+            m.get("wall_seconds")
+                .and_then(Value::as_f64)
+                .map_or(String::new(), |w| format!("{w:.2} s")),
+        ),
+        ("finished", s("finished_at")),
+        ("noise", noise_summary(m)),
+    ];
+    h.push_str("<table>");
+    for (k, v) in rows {
+        let _ = write!(h, "<tr><th>{k}</th><td>{}</td></tr>", escape(&v));
+    }
+    let ledger = ledger_summary(m);
+    let _ = writeln!(
+        h,
+        "<tr><th>privacy ledger</th><td>{}</td></tr></table>",
+        ledger
+            .iter()
+            .map(|l| escape(l))
+            .collect::<Vec<_>>()
+            .join("<br>")
+    );
+}
