@@ -1,0 +1,312 @@
+//! The audits: one row per audit (id, paper, mechanism, method, its variants — the real mechanism and its deliberately broken ones — and the function that runs it).
+
+use super::*;
+
+/// Every audit, in report order.
+pub const DEFS: &[Def] = &[
+    Def {
+        id: "beta_bernoulli_diffused",
+        method: Method::Exact,
+        mechanism: "Diffused Beta-Bernoulli posterior (Alg. 2), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::beta_bernoulli(Algorithm::Diffused),
+        cost: 1e8,
+    },
+    Def {
+        id: "beta_bernoulli_concentrated",
+        method: Method::Exact,
+        mechanism: "Concentrated Beta-Bernoulli posterior (Alg. 3), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::beta_bernoulli(Algorithm::Concentrated),
+        cost: 1e8,
+    },
+    Def {
+        id: "gaussian_count",
+        method: Method::Exact,
+        mechanism: "Gaussian count, clamped to [0, n] (§5.1 baseline), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::gaussian_count(),
+        cost: 1e8,
+    },
+    Def {
+        id: "laplace_counts",
+        method: Method::Exact,
+        mechanism: "Laplace on (n₊, n₋), clamped at 0 (§3.2)",
+        paper: "foulds2016",
+        broken: &["half_scale"],
+        run: |v, _, _| mechanisms::laplace_counts_exact(if v == "half_scale" { 0.5 } else { 1.0 }),
+        cost: 1e5,
+    },
+    Def {
+        id: "laplace_counts",
+        method: Method::Statistical,
+        mechanism: "Laplace on (n₊, n₋), clamped at 0 (§3.2)",
+        paper: "foulds2016",
+        broken: &["half_scale"],
+        run: |v, s, rng| {
+            mechanisms::laplace_counts_statistical(
+                if v == "half_scale" { 0.5 } else { 1.0 },
+                s,
+                rng,
+            )
+        },
+        cost: 1e3,
+    },
+    Def {
+        id: "ops_beta",
+        method: Method::Exact,
+        mechanism: "OPS: truncated tempered Beta posterior (§3.1)",
+        paper: "foulds2016",
+        broken: &["untruncated"],
+        run: |v, _, _| mechanisms::ops_beta_exact(v != "untruncated"),
+        cost: 1e6,
+    },
+    Def {
+        id: "ops_beta",
+        method: Method::Statistical,
+        mechanism: "OPS: truncated tempered Beta posterior (§3.1)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, s, rng| mechanisms::ops_beta_statistical(s, rng),
+        cost: 1e3,
+    },
+    Def {
+        id: "logistic_concentrated",
+        method: Method::Exact,
+        mechanism: "Concentrated logistic posterior (Alg. 4), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Concentrated),
+        cost: 1e7,
+    },
+    Def {
+        id: "logistic_concentrated",
+        method: Method::Statistical,
+        mechanism: "Concentrated logistic posterior (Alg. 4), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Concentrated, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "logistic_diffuse",
+        method: Method::Exact,
+        mechanism: "Diffuse logistic posterior (Alg. 5), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Diffuse),
+        cost: 1e7,
+    },
+    Def {
+        id: "logistic_diffuse",
+        method: Method::Statistical,
+        mechanism: "Diffuse logistic posterior (Alg. 5), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Diffuse, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "logistic_ops",
+        method: Method::Exact,
+        mechanism: "OPS logistic posterior on a ball (Wang et al.)",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Ops),
+        cost: 1e7,
+    },
+    Def {
+        id: "logistic_ops",
+        method: Method::Statistical,
+        mechanism: "OPS logistic posterior on a ball (Wang et al.)",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Ops, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "minami_gibbs",
+        method: Method::Exact,
+        mechanism: "Gibbs posterior, logistic loss (Theorem 7), (ε, δ)",
+        paper: "minami2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::logistic_exact(Logistic::Gibbs),
+        cost: 1e7,
+    },
+    Def {
+        id: "minami_gibbs",
+        method: Method::Statistical,
+        mechanism: "Gibbs posterior, logistic loss (Theorem 7), (ε, δ)",
+        paper: "minami2016",
+        broken: &[],
+        run: |_, s, rng| mechanisms::logistic_statistical(Logistic::Gibbs, s, rng),
+        cost: 2e4,
+    },
+    Def {
+        id: "barker_step",
+        method: Method::Exact,
+        mechanism: "Subsampled Barker step, Δ* + N(0, C − s²) (Theorem 2), RDP",
+        paper: "heikkila2019",
+        broken: &[],
+        run: |_, _, _| mechanisms::barker_exact(),
+        cost: 1e7,
+    },
+    Def {
+        id: "barker_step",
+        method: Method::Statistical,
+        mechanism: "Subsampled Barker step, Δ* + N(0, C − s²) (Theorem 2), RDP",
+        paper: "heikkila2019",
+        broken: &["uniform_noise"],
+        run: |v, s, rng| mechanisms::barker_statistical(v == "uniform_noise", s, rng),
+        cost: 2e3,
+    },
+    Def {
+        id: "barker_decision",
+        method: Method::Statistical,
+        mechanism: "Subsampled Barker step, the accept decision with V_cor (Theorem 2)",
+        paper: "heikkila2019",
+        broken: &[],
+        run: |_, s, rng| mechanisms::barker_decision(s, rng),
+        cost: 2e3,
+    },
+    Def {
+        id: "sgld_step",
+        method: Method::Exact,
+        mechanism: "Poisson-subsampled Gaussian step (DP-SGLD, DPVI), RDP",
+        paper: "heikkila2019",
+        broken: &["variance_h"],
+        run: |v, _, _| {
+            mechanisms::sgld_step(if v == "variance_h" {
+                std::f64::consts::FRAC_1_SQRT_2
+            } else {
+                1.0
+            })
+        },
+        cost: 1e7,
+    },
+    Def {
+        id: "hmm_laplace",
+        method: Method::Exact,
+        mechanism: "Laplace on the HMM histograms, ε split over 5 features (§4.2)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::hmm_laplace(NoiseMode::Float),
+        cost: 1e6,
+    },
+    Def {
+        id: "hmm_ops",
+        method: Method::Exact,
+        mechanism: "OPS conditional update of the HMM Gibbs sampler (truncated Dirichlet)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::hmm_ops_exact(),
+        cost: 1e7,
+    },
+    Def {
+        id: "hmm_ops",
+        method: Method::Statistical,
+        mechanism: "OPS conditional update of the HMM Gibbs sampler (truncated Dirichlet)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, s, rng| mechanisms::hmm_ops(s, rng),
+        cost: 2e3,
+    },
+    Def {
+        id: "hellinger_em",
+        method: Method::Exact,
+        mechanism: "Smoothed-Hellinger exponential mechanism, (ε, δ)",
+        paper: "bun2018",
+        broken: &[],
+        run: |_, _, _| mechanisms::hellinger_em(),
+        cost: 1e7,
+    },
+    Def {
+        id: "bun_laplace",
+        method: Method::Exact,
+        mechanism: "Laplace on the histogram, rounded and clamped (Bun baseline)",
+        paper: "bun2018",
+        broken: &[],
+        run: |_, _, _| mechanisms::bun_laplace(NoiseMode::Float),
+        cost: 1e7,
+    },
+    Def {
+        id: "laplace_counts_discrete",
+        method: Method::Exact,
+        mechanism: "Discrete Laplace on (n₊, n₋), clamped at 0 (§3.2, noise = exact)",
+        paper: "foulds2016",
+        broken: &["half_scale"],
+        run: |v, _, _| {
+            mechanisms::laplace_counts_discrete(if v == "half_scale" { 0.5 } else { 1.0 })
+        },
+        cost: 1e5,
+    },
+    Def {
+        id: "float_attack",
+        method: Method::Reachability,
+        mechanism: "Mironov's attack on the noisy counts: exact mode (real) vs float Laplace",
+        paper: "foulds2016",
+        broken: &["float"],
+        run: |v, s, rng| mechanisms::float_attack(v == "float", s, rng),
+        cost: 2e3,
+    },
+    Def {
+        id: "gaussian_count_discrete",
+        method: Method::Exact,
+        mechanism: "Discrete Gaussian count, clamped to [0, n] (§5.1 baseline, noise = exact), RDP",
+        paper: "geumlek2017",
+        broken: &[],
+        run: |_, _, _| mechanisms::gaussian_count_discrete(),
+        cost: 1e6,
+    },
+    Def {
+        id: "hmm_laplace_discrete",
+        method: Method::Exact,
+        mechanism:
+            "Discrete Laplace on the HMM histograms, ε split over 5 features (§4.2, noise = exact)",
+        paper: "foulds2016",
+        broken: &[],
+        run: |_, _, _| mechanisms::hmm_laplace(NoiseMode::Exact),
+        cost: 1e6,
+    },
+    Def {
+        id: "bun_laplace_discrete",
+        method: Method::Exact,
+        mechanism: "Discrete Laplace on the histogram, clamped (Bun baseline, noise = exact)",
+        paper: "bun2018",
+        broken: &[],
+        run: |_, _, _| mechanisms::bun_laplace(NoiseMode::Exact),
+        cost: 1e7,
+    },
+    Def {
+        id: "penalty_step",
+        method: Method::Statistical,
+        mechanism: "Penalty algorithm: clipped ratio sum + N(0, σ²), σ = τ√n·2b‖Δθ‖ (Yildirim & Ermis 2019), tight Gaussian PLD",
+        paper: "raisa2021",
+        broken: &["data_noise"],
+        run: |v, s, rng| mechanisms::penalty_step(v == "data_noise", s, rng),
+        cost: 2e3,
+    },
+    Def {
+        id: "dp_hmc_step",
+        method: Method::Statistical,
+        mechanism: "DP-HMC iteration: L + 1 noisy clipped gradient sums and the penalty test's ratio (Räisä et al. 2021), tight Gaussian PLD",
+        paper: "raisa2021",
+        broken: &[],
+        run: |_, s, rng| mechanisms::dp_hmc_step(s, rng),
+        cost: 4e3,
+    },
+];
+
+/// The audit ids, in report order, each once.
+pub fn audit_ids() -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for d in DEFS {
+        if !ids.contains(&d.id) {
+            ids.push(d.id);
+        }
+    }
+    ids
+}
