@@ -152,6 +152,42 @@ fn lookup_dotted<'a>(table: &'a toml::Table, path: &[&str]) -> Option<&'a toml::
 }
 
 /// The built-in figure an external figure is drawn beside.
+/// `compare.set` resolved against the external run: `"$KEY"` takes the external
+/// run's value (a dotted key of its config, or `params.KEY`), so the comparison
+/// follows a sweep point; returns the values and the keys followed.
+fn compare_set(
+    cmp: &experiments::external::CompareDecl,
+    external: &Resolved,
+) -> Result<(toml::Table, Vec<String>), CommandError> {
+    let mut followed: Vec<String> = Vec::new();
+    let mut set = toml::Table::new();
+    for (k, v) in &cmp.set {
+        let value = match v.as_str().and_then(|s| s.strip_prefix('$')) {
+            None => v.clone(),
+            Some(name) => {
+                let path: Vec<&str> = name.split('.').collect();
+                let found = lookup_dotted(&external.params, &path)
+                    .map(|v| (name.to_string(), v))
+                    .or_else(|| {
+                        let mut p = vec!["params"];
+                        p.extend(&path);
+                        lookup_dotted(&external.params, &p).map(|v| (format!("params.{name}"), v))
+                    });
+                let Some((key, value)) = found else {
+                    return Err(CommandError::input(format!(
+                        "{}: key `compare.set.{k}`: \"${name}\" names no key of this config (allowed: \"$KEY\" for a key of [params], e.g. \"$epsilon\", or a dotted key, e.g. \"$params.epsilon\")",
+                        external.file()
+                    )));
+                };
+                followed.push(key);
+                value.clone()
+            }
+        };
+        set.insert(k.clone(), value);
+    }
+    Ok((set, followed))
+}
+
 fn plan_compare(
     cmp: &experiments::external::CompareDecl,
     label: &str,
@@ -182,34 +218,7 @@ fn plan_compare(
         .into_iter()
         .next()
         .ok_or_else(|| CommandError::input(format!("{}: no run", config.display())))?;
-    // `"$KEY"` takes the external run's value (a dotted key of its config, or
-    // `params.KEY`): the comparison follows a sweep point
-    let mut followed: Vec<String> = Vec::new();
-    let mut set = toml::Table::new();
-    for (k, v) in &cmp.set {
-        let value = match v.as_str().and_then(|s| s.strip_prefix('$')) {
-            None => v.clone(),
-            Some(name) => {
-                let path: Vec<&str> = name.split('.').collect();
-                let found = lookup_dotted(&external.params, &path)
-                    .map(|v| (name.to_string(), v))
-                    .or_else(|| {
-                        let mut p = vec!["params"];
-                        p.extend(&path);
-                        lookup_dotted(&external.params, &p).map(|v| (format!("params.{name}"), v))
-                    });
-                let Some((key, value)) = found else {
-                    return Err(CommandError::input(format!(
-                        "{}: key `compare.set.{k}`: \"${name}\" names no key of this config (allowed: \"$KEY\" for a key of [params], e.g. \"$epsilon\", or a dotted key, e.g. \"$params.epsilon\")",
-                        external.file()
-                    )));
-                };
-                followed.push(key);
-                value.clone()
-            }
-        };
-        set.insert(k.clone(), value);
-    }
+    let (set, followed) = compare_set(cmp, external)?;
     // a setting of the external run's mechanism ([params], [grid]) changed by
     // a sweep point or a --set that the comparison does not follow would pair the user's curve at one setting
     // with the built-in one at another, under one label: refused

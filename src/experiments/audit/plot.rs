@@ -55,7 +55,29 @@ const TAGS: u32 = 430;
 const PASS: RGBColor = style::GREEN;
 const FAIL: RGBColor = style::VERMILLION;
 
+/// The label of a ratio beyond the axis: its value and an arrow.
+fn beyond(ratio: f64) -> String {
+    if !ratio.is_finite() {
+        "∞ →".into()
+    } else if ratio >= 100.0 {
+        format!("{ratio:.0}× →")
+    } else {
+        format!("{ratio:.2}× →")
+    }
+}
+
 impl AuditPlot {
+    fn title(&self) -> String {
+        if self.total > self.drawn {
+            format!(
+                "Privacy audit: audited ÷ claimed loss (≤ 1 passes), first {} of {} audits",
+                self.drawn, self.total
+            )
+        } else {
+            "Privacy audit: audited ÷ claimed loss (≤ 1 passes)".to_string()
+        }
+    }
+
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
         let rows: Vec<super::AuditSummary> = t.records().map_err(|e| DrawError(e.0))?;
         let mut lines = Vec::new();
@@ -126,16 +148,8 @@ impl Draw for AuditPlot {
         let entries = Self::entries();
         let (area, legend_area) = style::with_legend(root, &entries);
         let n = self.lines.len().max(1) as f64;
-        let title = if self.total > self.drawn {
-            format!(
-                "Privacy audit: audited ÷ claimed loss (≤ 1 passes), first {} of {} audits",
-                self.drawn, self.total
-            )
-        } else {
-            "Privacy audit: audited ÷ claimed loss (≤ 1 passes)".to_string()
-        };
         let mut chart = ChartBuilder::on(&area)
-            .caption(title, ("sans-serif", style::TITLE))
+            .caption(self.title(), ("sans-serif", style::TITLE))
             .margin(14)
             .margin_right(40)
             .x_label_area_size(style::X_AREA)
@@ -219,15 +233,7 @@ impl Draw for AuditPlot {
                     if !p.ratio.is_finite() || p.ratio > TOP {
                         let (px_top, _) = chart.backend_coord(&(TOP, y));
                         area.draw(&Text::new(
-                            if p.ratio.is_finite() {
-                                if p.ratio >= 100.0 {
-                                    format!("{:.0}× →", p.ratio)
-                                } else {
-                                    format!("{:.2}× →", p.ratio)
-                                }
-                            } else {
-                                "∞ →".into()
-                            },
+                            beyond(p.ratio),
                             (px_top - 18, py),
                             value_font(color),
                         ))?;

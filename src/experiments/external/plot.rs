@@ -260,15 +260,9 @@ impl Draw for ExternalPlot {
 }
 
 impl ExternalPlot {
-    fn draw_panel<DB: DrawingBackend>(
-        &self,
-        panel: &Panel,
-        area: &DrawingArea<DB, Shift>,
-        styled: &[(String, style::Entry, style::SeriesStyle)],
-    ) -> Result<(), DrawError>
-    where
-        DB::ErrorType: 'static,
-    {
+    /// The panel's axis ranges, padded (by a factor on a log axis): the finite
+    /// points and their ± s.e. bars.
+    fn ranges(&self, panel: &Panel) -> ((f64, f64), (f64, f64)) {
         let pts = || {
             panel
                 .curves
@@ -311,6 +305,19 @@ impl ExternalPlot {
         };
         let (x_lo, x_hi) = pad(x_lo, x_hi, self.log_x);
         let (y_lo, y_hi) = pad(y_lo, y_hi, self.log_y);
+        ((x_lo, x_hi), (y_lo, y_hi))
+    }
+
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        panel: &Panel,
+        area: &DrawingArea<DB, Shift>,
+        styled: &[(String, style::Entry, style::SeriesStyle)],
+    ) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let ((x_lo, x_hi), (y_lo, y_hi)) = self.ranges(panel);
         let mut chart = ChartBuilder::on(area);
         chart
             .margin(14)

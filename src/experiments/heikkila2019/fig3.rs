@@ -206,6 +206,37 @@ impl Running {
     }
 }
 
+impl Fig3 {
+    /// The authors' non-private reference chain (C = 1, no clipping): its
+    /// post-burn-in draws' running moments.
+    fn reference_chain(&self, rng: &mut ChaCha8Rng) -> anyhow::Result<Running> {
+        let vcor = VCor::stored(1.0)
+            .ok_or("no V_cor table for C = 1")
+            .map_err(anyhow::Error::msg)?;
+        let mut subsets = SubsetSampler::new(self.data.len());
+        let model = Gmm::untempered(&self.data);
+        let (mut theta, mut stats, mut acc) =
+            (self.start.theta, Stats::default(), Running::default());
+        for t in 0..self.c.reference_iterations {
+            nonprivate_step(
+                &model,
+                &mut subsets,
+                &mut theta,
+                self.proposal_sd,
+                self.test.batch,
+                self.test.n0,
+                &vcor,
+                &mut stats,
+                rng,
+            )?;
+            if t >= self.c.mcmc_burn_in {
+                acc.push(theta);
+            }
+        }
+        Ok(acc)
+    }
+}
+
 impl Figure for Fig3 {
     fn parameters(&self) -> Vec<(String, String)> {
         use crate::experiments::parameter;
@@ -286,29 +317,7 @@ impl Figure for Fig3 {
         };
         match self.tasks[index] {
             Fig3Task::Reference => {
-                let vcor = VCor::stored(1.0)
-                    .ok_or("no V_cor table for C = 1")
-                    .map_err(anyhow::Error::msg)?;
-                let mut subsets = SubsetSampler::new(self.data.len());
-                let model = Gmm::untempered(&self.data);
-                let (mut theta, mut stats, mut acc) =
-                    (self.start.theta, Stats::default(), Running::default());
-                for t in 0..self.c.reference_iterations {
-                    nonprivate_step(
-                        &model,
-                        &mut subsets,
-                        &mut theta,
-                        self.proposal_sd,
-                        self.test.batch,
-                        self.test.n0,
-                        &vcor,
-                        &mut stats,
-                        rng,
-                    )?;
-                    if t >= self.c.mcmc_burn_in {
-                        acc.push(theta);
-                    }
-                }
+                let acc = self.reference_chain(rng)?;
                 record(
                     "nonprivate_chain",
                     0,
