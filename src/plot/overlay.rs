@@ -118,21 +118,17 @@ fn series_of(t: &Table, i: usize, overlay: &Overlay, cols: &[usize]) -> (String,
 /// The panels of a combined table: rows grouped by facet value (the `facet`
 /// column, `set.KEY` or `KEY`), then by series and sweep point (`point_col`);
 /// a series whose points are identical at every sweep point becomes one line.
-pub fn panels(
-    t: &Table,
-    overlay: &Overlay,
-    point_col: usize,
-    facet: Option<&str>,
-) -> Result<Vec<Panel>, DrawError> {
-    let x = t.col(overlay.x)?;
-    let y = t.col(overlay.y)?;
-    let se = se_column(t, overlay.y);
-    let cols: Vec<usize> = overlay
-        .series
-        .iter()
-        .map(|c| t.col(c))
-        .collect::<Result<_, _>>()?;
-    let facet_col = match facet {
+/// A group of the combined table's rows: ((facet, series, point), mechanism,
+/// (x, y, se) points in row order).
+type Group = (
+    (String, String, String),
+    Option<String>,
+    Vec<(f64, f64, f64)>,
+);
+
+/// The column `--facet` names (`set.KEY` or `KEY`).
+fn facet_column(t: &Table, facet: Option<&str>) -> Result<Option<usize>, DrawError> {
+    Ok(match facet {
         None => None,
         Some(k) => Some(
             t.col(&format!("set.{k}"))
@@ -144,14 +140,26 @@ pub fn panels(
                     ))
                 })?,
         ),
-    };
-    // (facet, series, point) → points, in row order
-    // ((facet, series, point), mechanism, (x, y, se) points)
-    type Group = (
-        (String, String, String),
-        Option<String>,
-        Vec<(f64, f64, f64)>,
-    );
+    })
+}
+
+/// The rows with finite x and y grouped by (facet, series, point), in row
+/// order, and the sweep points in first-seen order.
+fn group_rows(
+    t: &Table,
+    overlay: &Overlay,
+    point_col: usize,
+    facet: Option<&str>,
+) -> Result<(Vec<Group>, Vec<String>), DrawError> {
+    let x = t.col(overlay.x)?;
+    let y = t.col(overlay.y)?;
+    let se = se_column(t, overlay.y);
+    let cols: Vec<usize> = overlay
+        .series
+        .iter()
+        .map(|c| t.col(c))
+        .collect::<Result<_, _>>()?;
+    let facet_col = facet_column(t, facet)?;
     let mut groups: Vec<Group> = Vec::new();
     let mut points: Vec<String> = Vec::new();
     for i in 0..t.rows.len() {
@@ -176,6 +184,17 @@ pub fn panels(
             None => groups.push((key, mechanism, vec![(xv, yv, s)])),
         }
     }
+    Ok((groups, points))
+}
+
+pub fn panels(
+    t: &Table,
+    overlay: &Overlay,
+    point_col: usize,
+    facet: Option<&str>,
+) -> Result<Vec<Panel>, DrawError> {
+    let se = se_column(t, overlay.y);
+    let (groups, points) = group_rows(t, overlay, point_col, facet)?;
     if groups.is_empty() {
         return Err(DrawError(format!(
             "no row has finite `{}` and `{}`",

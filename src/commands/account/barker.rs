@@ -2,7 +2,9 @@
 
 use super::*;
 
-pub(super) fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
+/// `--mechanism barker`'s own arguments: (N, b), refusing the other
+/// mechanisms' options and a partial clipping check.
+fn barker_args(a: &AccountArgs) -> Result<(u64, u64), CommandError> {
     let need = |v: Option<u64>, flag: &str| {
         v.ok_or_else(|| input(format!("{flag} is required for --mechanism barker")))
     };
@@ -26,6 +28,59 @@ pub(super) fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
             ))
         }
     }
+    Ok((n, b))
+}
+
+/// The answer at one order α (`--alpha`): per-iteration RDP and, per T, the
+/// converted (ε, δ).
+fn at_order(
+    a: &AccountArgs,
+    base: &BarkerAccount,
+    alpha: f64,
+    params: Value,
+    mut lines: Vec<String>,
+    warnings: Vec<String>,
+) -> Result<Answer, CommandError> {
+    let n = base.n_data;
+    let b = base.batch;
+    let delta = base.delta;
+    if !(alpha.fract() == 0.0 && (2.0..=u32::MAX as f64).contains(&alpha)) {
+        return Err(input(format!(
+            "--alpha = {alpha}: an integer order 2 ≤ α < b/5 (Theorem 2)"
+        )));
+    }
+    let alpha = alpha as u32;
+    // one order: refused outside Theorem 2 (α < b/5)
+    crate::privacy::rdp::barker_step_epsilon(alpha, b).map_err(bad)?;
+    if b > n {
+        return Err(input(format!("--batch = {b}: 1 ≤ b ≤ N = {n}")));
+    }
+    let step = base.step_rdp(alpha);
+    lines.push(format!(
+        "  at order α = {alpha}: per-iteration RDP ε′(α) = {step:.6e}"
+    ));
+    let mut rows = Vec::new();
+    for &t in &a.iterations {
+        let rdp = t as f64 * step;
+        let (c, i) = if t == 0 {
+            (0.0, 0.0)
+        } else {
+            (
+                Conversion::Classic.epsilon(rdp, alpha as f64, delta),
+                Conversion::Improved.epsilon(rdp, alpha as f64, delta),
+            )
+        };
+        lines.push(format!(
+            "  T = {t}: RDP ε = {rdp:.4}; (ε, δ = {delta:e}) = {c:.4} (classic), {i:.4} (improved)"
+        ));
+        rows.push(json!({"iterations": t, "rdp": rdp, "classic": {"epsilon": c, "alpha": alpha}, "improved": {"epsilon": i, "alpha": alpha}}));
+    }
+    let value = json!({"mechanism": "barker", "parameters": params, "alpha": alpha, "step_rdp": step, "results": rows});
+    Ok((lines, value, warnings))
+}
+
+pub(super) fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
+    let (n, b) = barker_args(a)?;
     let delta = a.delta.unwrap_or(1.0 / n as f64);
     let mut warnings = Vec::new();
     let base = BarkerAccount {
@@ -39,37 +94,7 @@ pub(super) fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
     let mut lines = vec![head.to_string()];
     let params = json!({"n_data": n, "batch": b, "q": base.q(), "delta": delta});
     if let Some(alpha) = a.alpha {
-        if !(alpha.fract() == 0.0 && (2.0..=u32::MAX as f64).contains(&alpha)) {
-            return Err(input(format!(
-                "--alpha = {alpha}: an integer order 2 ≤ α < b/5 (Theorem 2)"
-            )));
-        }
-        let alpha = alpha as u32;
-        // one order: refused outside Theorem 2 (α < b/5)
-        crate::privacy::rdp::barker_step_epsilon(alpha, b).map_err(bad)?;
-        if b > n {
-            return Err(input(format!("--batch = {b}: 1 ≤ b ≤ N = {n}")));
-        }
-        let step = base.step_rdp(alpha);
-        lines.push(format!(
-            "  at order α = {alpha}: per-iteration RDP ε′(α) = {step:.6e}"
-        ));
-        let mut rows = Vec::new();
-        for &t in &a.iterations {
-            let rdp = t as f64 * step;
-            let (c, i) = if t == 0 {
-                (0.0, 0.0)
-            } else {
-                (
-                    Conversion::Classic.epsilon(rdp, alpha as f64, delta),
-                    Conversion::Improved.epsilon(rdp, alpha as f64, delta),
-                )
-            };
-            lines.push(format!("  T = {t}: RDP ε = {rdp:.4}; (ε, δ = {delta:e}) = {c:.4} (classic), {i:.4} (improved)"));
-            rows.push(json!({"iterations": t, "rdp": rdp, "classic": {"epsilon": c, "alpha": alpha}, "improved": {"epsilon": i, "alpha": alpha}}));
-        }
-        let value = json!({"mechanism": "barker", "parameters": params, "alpha": alpha, "step_rdp": step, "results": rows});
-        return Ok((lines, value, warnings));
+        return at_order(a, &base, alpha, params, lines, warnings);
     }
     let (lo, hi) = base.valid_orders(a.alpha_max);
     lines.push(format!(

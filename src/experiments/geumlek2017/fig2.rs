@@ -86,61 +86,70 @@ pub struct Fig2 {
     runs: u64,
 }
 
+impl Fig2Config {
+    /// Checks the parameters beyond the prior (successes, orders, the ln ε axes);
+    /// returns where each panel type's ln ε axis starts.
+    fn checked_starts(&self) -> Result<[(&'static str, f64); 2], ParamError> {
+        if self.successes > self.n {
+            return Err(ParamError::new(
+                "successes",
+                format!("{} > n = {}", self.successes, self.n),
+                "0 ≤ successes ≤ n",
+            ));
+        }
+        check::non_empty("lambdas", &self.lambdas)?;
+        for &l in &self.lambdas {
+            check::order("lambdas", l)?;
+            // the order is a plotted and tabled number: keep it in the plottable range
+            if l > 1e6 {
+                return Err(ParamError::new(
+                    "lambdas",
+                    format!("λ = {l:e}"),
+                    "1 < λ ≤ 10⁶",
+                ));
+            }
+        }
+        check::positive("ln_epsilon_step", self.ln_epsilon_step)?;
+        let start = |key: &'static str, v: Option<f64>| {
+            v.map(|v| (key, v)).ok_or_else(|| {
+                ParamError::new(
+                    key,
+                    "missing",
+                    "a number: ln_epsilon_min = { kl = -10.0, loglik = -15.0 } sets where each panel type's ln ε axis starts",
+                )
+            })
+        };
+        let starts = [
+            start("ln_epsilon_min.kl", self.ln_epsilon_min.kl)?,
+            start("ln_epsilon_min.loglik", self.ln_epsilon_min.loglik)?,
+        ];
+        for (key, lo) in starts {
+            if lo > self.ln_epsilon_max || lo.is_nan() || !self.ln_epsilon_max.is_finite() {
+                return Err(ParamError::new(
+                    "ln_epsilon_max",
+                    format!("{} < {key} = {lo}", self.ln_epsilon_max),
+                    "finite ln_epsilon_min.kl and .loglik ≤ ln_epsilon_max",
+                ));
+            }
+            for (key, v) in [(key, lo), ("ln_epsilon_max", self.ln_epsilon_max)] {
+                if !(-700.0..=700.0).contains(&v) {
+                    return Err(ParamError::new(
+                        key,
+                        format!("ln ε = {v} makes ε underflow or overflow"),
+                        "−700 ≤ ln ε ≤ 700",
+                    ));
+                }
+            }
+        }
+        Ok(starts)
+    }
+}
+
 pub fn build_fig2(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamError> {
     let c: Fig2Config = deserialize(params)?;
     check::at_least("n", c.n, 1)?;
     let problem = problem(&c.prior, c.n)?;
-    if c.successes > c.n {
-        return Err(ParamError::new(
-            "successes",
-            format!("{} > n = {}", c.successes, c.n),
-            "0 ≤ successes ≤ n",
-        ));
-    }
-    check::non_empty("lambdas", &c.lambdas)?;
-    for &l in &c.lambdas {
-        check::order("lambdas", l)?;
-        // the order is a plotted and tabled number: keep it in the plottable range
-        if l > 1e6 {
-            return Err(ParamError::new(
-                "lambdas",
-                format!("λ = {l:e}"),
-                "1 < λ ≤ 10⁶",
-            ));
-        }
-    }
-    check::positive("ln_epsilon_step", c.ln_epsilon_step)?;
-    let start = |key: &'static str, v: Option<f64>| {
-        v.map(|v| (key, v)).ok_or_else(|| {
-            ParamError::new(
-                key,
-                "missing",
-                "a number: ln_epsilon_min = { kl = -10.0, loglik = -15.0 } sets where each panel type's ln ε axis starts",
-            )
-        })
-    };
-    let starts = [
-        start("ln_epsilon_min.kl", c.ln_epsilon_min.kl)?,
-        start("ln_epsilon_min.loglik", c.ln_epsilon_min.loglik)?,
-    ];
-    for (key, lo) in starts {
-        if lo > c.ln_epsilon_max || lo.is_nan() || !c.ln_epsilon_max.is_finite() {
-            return Err(ParamError::new(
-                "ln_epsilon_max",
-                format!("{} < {key} = {lo}", c.ln_epsilon_max),
-                "finite ln_epsilon_min.kl and .loglik ≤ ln_epsilon_max",
-            ));
-        }
-        for (key, v) in [(key, lo), ("ln_epsilon_max", c.ln_epsilon_max)] {
-            if !(-700.0..=700.0).contains(&v) {
-                return Err(ParamError::new(
-                    key,
-                    format!("ln ε = {v} makes ε underflow or overflow"),
-                    "−700 ≤ ln ε ≤ 700",
-                ));
-            }
-        }
-    }
+    let starts = c.checked_starts()?;
     // one grid per λ from the lower of the two starts; each panel type uses
     // the points from its own start on
     let (lo_key, lo) = if starts[0].1 <= starts[1].1 {

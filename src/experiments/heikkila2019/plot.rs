@@ -117,6 +117,79 @@ impl Fig1 {
     }
 }
 
+impl Fig1 {
+    /// Panel (c): the fraction of clipped ratios against the proposal variance,
+    /// each point labelled with the chain's acceptance.
+    fn draw_clipping<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+    ) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (x_lo, x_hi) = self
+            .clipping
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                (a.min(p.0), b.max(p.0))
+            });
+        let y_hi = self
+            .clipping
+            .iter()
+            .map(|p| p.1)
+            .fold(0.0, f64::max)
+            .max(1e-6);
+        // room on both sides for the centred acceptance labels
+        let pad = ((x_hi - x_lo) * 0.12).max(1e-4);
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                "(c) clipped ratios, GMM (labels: acceptance)",
+                ("sans-serif", style::TITLE),
+            )
+            .margin(14)
+            .x_label_area_size(style::X_AREA)
+            .y_label_area_size(style::Y_AREA)
+            .build_cartesian_2d(
+                crate::plot::axis((x_lo - pad)..(x_hi + pad))?,
+                crate::plot::axis(0.0..y_hi * 1.2)?,
+            )?;
+        style::mesh(&mut chart)
+            .x_desc("proposal variance σₚ²")
+            .y_desc("clipped fraction of ratios")
+            .x_labels(5)
+            .y_labels(6)
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
+            .draw()?;
+        let color = style::BLUE;
+        let line = ShapeStyle::from(&color).stroke_width(style::LINE);
+        chart.draw_series(LineSeries::new(
+            self.clipping.iter().map(|p| (p.0, p.1)),
+            line,
+        ))?;
+        chart.draw_series(
+            self.clipping
+                .iter()
+                .map(|p| style::Mark::new((p.0, p.1), style::Marker::Circle, color, 6)),
+        )?;
+        let font = ("sans-serif", style::TICK - 4)
+            .into_font()
+            .color(&BLACK)
+            .pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Center,
+                plotters::style::text_anchor::VPos::Bottom,
+            ));
+        chart.draw_series(self.clipping.iter().map(|p| {
+            Text::new(
+                format!("{:.2}", p.2),
+                (p.0, p.1 + y_hi * 0.05),
+                font.clone(),
+            )
+        }))?;
+        Ok(())
+    }
+}
+
 impl Draw for Fig1 {
     fn size(&self) -> (u32, u32) {
         (1800, 600 + style::legend_height(&self.entries(), 1800))
@@ -193,65 +266,7 @@ impl Draw for Fig1 {
             }
         }
         if let (false, Some(area)) = (self.clipping.is_empty(), areas.get(panels.len())) {
-            let (x_lo, x_hi) = self
-                .clipping
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-                    (a.min(p.0), b.max(p.0))
-                });
-            let y_hi = self
-                .clipping
-                .iter()
-                .map(|p| p.1)
-                .fold(0.0, f64::max)
-                .max(1e-6);
-            // room on both sides for the centred acceptance labels
-            let pad = ((x_hi - x_lo) * 0.12).max(1e-4);
-            let mut chart = ChartBuilder::on(area)
-                .caption(
-                    "(c) clipped ratios, GMM (labels: acceptance)",
-                    ("sans-serif", style::TITLE),
-                )
-                .margin(14)
-                .x_label_area_size(style::X_AREA)
-                .y_label_area_size(style::Y_AREA)
-                .build_cartesian_2d(
-                    crate::plot::axis((x_lo - pad)..(x_hi + pad))?,
-                    crate::plot::axis(0.0..y_hi * 1.2)?,
-                )?;
-            style::mesh(&mut chart)
-                .x_desc("proposal variance σₚ²")
-                .y_desc("clipped fraction of ratios")
-                .x_labels(5)
-                .y_labels(6)
-                .x_label_formatter(&tick)
-                .y_label_formatter(&tick)
-                .draw()?;
-            let color = style::BLUE;
-            let line = ShapeStyle::from(&color).stroke_width(style::LINE);
-            chart.draw_series(LineSeries::new(
-                self.clipping.iter().map(|p| (p.0, p.1)),
-                line,
-            ))?;
-            chart.draw_series(
-                self.clipping
-                    .iter()
-                    .map(|p| style::Mark::new((p.0, p.1), style::Marker::Circle, color, 6)),
-            )?;
-            let font = ("sans-serif", style::TICK - 4)
-                .into_font()
-                .color(&BLACK)
-                .pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Center,
-                    plotters::style::text_anchor::VPos::Bottom,
-                ));
-            chart.draw_series(self.clipping.iter().map(|p| {
-                Text::new(
-                    format!("{:.2}", p.2),
-                    (p.0, p.1 + y_hi * 0.05),
-                    font.clone(),
-                )
-            }))?;
+            self.draw_clipping(area)?;
         }
         style::legend_strip(&legend_area, &entries)?;
         Ok(())
