@@ -193,50 +193,59 @@ pub enum Event {
     },
 }
 
+/// `v` finite and > 0, else an error naming `name`.
+fn positive(name: &str, v: f64) -> Result<(), EventError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(EventError(format!("{name} = {v}: must be finite and > 0")))
+    }
+}
+
+/// `v` finite and ≥ 0, else an error naming `name`.
+fn nonnegative(name: &str, v: f64) -> Result<(), EventError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(EventError(format!("{name} = {v}: must be finite and ≥ 0")))
+    }
+}
+
+/// A δ in [0, 1).
+fn below_one(v: f64) -> Result<(), EventError> {
+    if (0.0..1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(EventError(format!("delta = {v}: must be in [0, 1)")))
+    }
+}
+
+/// An RDP curve's points: at least one, orders finite and ≥ 1, ε ≥ 0.
+fn rdp_points(pts: &[(f64, f64)]) -> Result<(), EventError> {
+    if pts.is_empty() {
+        return Err(EventError(
+            "points: at least one (order, ε) pair".to_string(),
+        ));
+    }
+    for &(a, e) in pts {
+        if !(a.is_finite() && a >= 1.0) {
+            return Err(EventError(format!(
+                "points: order {a} must be finite and ≥ 1"
+            )));
+        }
+        if e.is_nan() || e < 0.0 {
+            return Err(EventError(format!("points: ε({a}) = {e} must be ≥ 0")));
+        }
+    }
+    Ok(())
+}
+
 impl Event {
     /// Checks the parameters of an event a user declared: every scale, σ and
     /// sensitivity finite and positive, rates in (0, 1], orders ≥ 1, ε ≥ 0, δ in
     /// [0, 1), a composition not empty. The message names the field.
     pub fn validate(&self) -> Result<(), EventError> {
-        let pos = |name: &str, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(EventError(format!("{name} = {v}: must be finite and > 0")))
-            }
-        };
-        let nonneg = |name: &str, v: f64| {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
-                Err(EventError(format!("{name} = {v}: must be finite and ≥ 0")))
-            }
-        };
-        let delta = |v: f64| {
-            if (0.0..1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(EventError(format!("delta = {v}: must be in [0, 1)")))
-            }
-        };
-        let points = |pts: &[(f64, f64)]| {
-            if pts.is_empty() {
-                return Err(EventError(
-                    "points: at least one (order, ε) pair".to_string(),
-                ));
-            }
-            for &(a, e) in pts {
-                if !(a.is_finite() && a >= 1.0) {
-                    return Err(EventError(format!(
-                        "points: order {a} must be finite and ≥ 1"
-                    )));
-                }
-                if e.is_nan() || e < 0.0 {
-                    return Err(EventError(format!("points: ε({a}) = {e} must be ≥ 0")));
-                }
-            }
-            Ok(())
-        };
+        let (pos, nonneg, delta, points) = (positive, nonnegative, below_one, rdp_points);
         match self {
             Event::Laplace {
                 l1_sensitivity,

@@ -59,6 +59,89 @@ pub(super) fn positive(key: &str, v: f64) -> Result<f64, ParamError> {
     check::positive(key, v)
 }
 
+impl PenaltyConfig {
+    /// The `[penalty]` table's own checks.
+    fn check(&self) -> Result<(), ParamError> {
+        positive("penalty.tau", self.tau)?;
+        positive("penalty.proposal_sd", self.proposal_sd)?;
+        positive("penalty.clip", self.clip)?;
+        Ok(())
+    }
+}
+
+impl HmcConfig {
+    /// The `[dp_hmc]` table's own checks.
+    fn check(&self) -> Result<(), ParamError> {
+        let h = self;
+        positive("dp_hmc.tau_l", h.tau_l)?;
+        positive("dp_hmc.tau_g", h.tau_g)?;
+        positive("dp_hmc.step", h.step)?;
+        positive("dp_hmc.clip_ratio", h.clip_ratio)?;
+        positive("dp_hmc.clip_grad", h.clip_grad)?;
+        if !(1..=1000).contains(&h.leapfrog) {
+            return Err(ParamError::new(
+                "dp_hmc.leapfrog",
+                h.leapfrog.to_string(),
+                "1 ..= 1000 leapfrog steps",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl SgConfig {
+    /// The `[sgld]` or `[sgnht]` table's checks (`name`), against the run's
+    /// n_data, chains and ε list.
+    fn check(&self, name: &str, c: &Config) -> Result<(), ParamError> {
+        let s = self;
+        if s.batch == 0 || s.batch > c.n_data {
+            return Err(ParamError::new(
+                format!("{name}.batch"),
+                s.batch.to_string(),
+                "1 ..= n_data",
+            ));
+        }
+        positive(&format!("{name}.clip"), s.clip)?;
+        positive(&format!("{name}.eta"), s.eta)?;
+        // the noise multiplier b√v/(2C√(ηn)) must be a finite positive number
+        let sigma = s.batch as f64 / (2.0 * s.clip * (s.eta * c.n_data as f64).sqrt());
+        if !(sigma.is_finite() && sigma > 1e-6 && sigma < 1e6) {
+            return Err(ParamError::new(
+                format!("{name}.clip"),
+                format!(
+                    "{name}.batch = {}, {name}.clip = {}, {name}.eta = {} give the noise multiplier b/(2C√(ηn)) = {}",
+                    s.batch,
+                    check::short(s.clip),
+                    check::short(s.eta),
+                    check::short(sigma)
+                ),
+                "clip, eta and batch whose noise multiplier lies in [10⁻⁶, 10⁶]",
+            ));
+        }
+        if s.published_iterations.len() != c.epsilons.len() {
+            return Err(ParamError::new(
+                format!("{name}.published_iterations"),
+                format!(
+                    "{} counts for {} ε",
+                    s.published_iterations.len(),
+                    c.epsilons.len()
+                ),
+                "one count per entry of epsilons, in the same order",
+            ));
+        }
+        for &t in &s.published_iterations {
+            if t < c.chains || t > 1_000_000_000 {
+                return Err(ParamError::new(
+                    format!("{name}.published_iterations"),
+                    t.to_string(),
+                    "chains ..= 10⁹ iterations (all chains together)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 pub(super) fn validate(c: &Config) -> Result<(), ParamError> {
     check::at_least("n_data", c.n_data, 100)?;
     if c.n_data > 10_000_000 {
@@ -111,67 +194,10 @@ pub(super) fn validate(c: &Config) -> Result<(), ParamError> {
             ));
         }
     }
-    positive("penalty.tau", c.penalty.tau)?;
-    positive("penalty.proposal_sd", c.penalty.proposal_sd)?;
-    positive("penalty.clip", c.penalty.clip)?;
-    let h = &c.dp_hmc;
-    positive("dp_hmc.tau_l", h.tau_l)?;
-    positive("dp_hmc.tau_g", h.tau_g)?;
-    positive("dp_hmc.step", h.step)?;
-    positive("dp_hmc.clip_ratio", h.clip_ratio)?;
-    positive("dp_hmc.clip_grad", h.clip_grad)?;
-    if !(1..=1000).contains(&h.leapfrog) {
-        return Err(ParamError::new(
-            "dp_hmc.leapfrog",
-            h.leapfrog.to_string(),
-            "1 ..= 1000 leapfrog steps",
-        ));
-    }
+    c.penalty.check()?;
+    c.dp_hmc.check()?;
     for (name, s) in [("sgld", &c.sgld), ("sgnht", &c.sgnht)] {
-        if s.batch == 0 || s.batch > c.n_data {
-            return Err(ParamError::new(
-                format!("{name}.batch"),
-                s.batch.to_string(),
-                "1 ..= n_data",
-            ));
-        }
-        positive(&format!("{name}.clip"), s.clip)?;
-        positive(&format!("{name}.eta"), s.eta)?;
-        // the noise multiplier b√v/(2C√(ηn)) must be a finite positive number
-        let sigma = s.batch as f64 / (2.0 * s.clip * (s.eta * c.n_data as f64).sqrt());
-        if !(sigma.is_finite() && sigma > 1e-6 && sigma < 1e6) {
-            return Err(ParamError::new(
-                format!("{name}.clip"),
-                format!(
-                    "{name}.batch = {}, {name}.clip = {}, {name}.eta = {} give the noise multiplier b/(2C√(ηn)) = {}",
-                    s.batch,
-                    check::short(s.clip),
-                    check::short(s.eta),
-                    check::short(sigma)
-                ),
-                "clip, eta and batch whose noise multiplier lies in [10⁻⁶, 10⁶]",
-            ));
-        }
-        if s.published_iterations.len() != c.epsilons.len() {
-            return Err(ParamError::new(
-                format!("{name}.published_iterations"),
-                format!(
-                    "{} counts for {} ε",
-                    s.published_iterations.len(),
-                    c.epsilons.len()
-                ),
-                "one count per entry of epsilons, in the same order",
-            ));
-        }
-        for &t in &s.published_iterations {
-            if t < c.chains || t > 1_000_000_000 {
-                return Err(ParamError::new(
-                    format!("{name}.published_iterations"),
-                    t.to_string(),
-                    "chains ..= 10⁹ iterations (all chains together)",
-                ));
-            }
-        }
+        s.check(name, c)?;
     }
     match c.sgnht.diffusion {
         Some(a) => {
