@@ -152,6 +152,47 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
         .map_err(|e| e.also_allowing(&TABLES))
 }
 
+impl Schedule {
+    /// The `iterations`, `burn_in`, `every` keys of `table`: a chain of 2 ..=
+    /// MAX_ITERATIONS iterations with at least one checkpoint after its burn-in.
+    fn check(&self, table: &str) -> Result<(), ParamError> {
+        let s = self;
+        let key = |k: &str| format!("{table}.{k}");
+        if !(2..=MAX_ITERATIONS).contains(&s.iterations) {
+            return Err(ParamError::new(
+                key("iterations"),
+                s.iterations.to_string(),
+                format!("2 ..= {MAX_ITERATIONS}"),
+            ));
+        }
+        if s.burn_in >= s.iterations {
+            return Err(ParamError::new(
+                key("burn_in"),
+                format!(
+                    "{} with {} = {}",
+                    s.burn_in,
+                    key("iterations"),
+                    s.iterations
+                ),
+                format!("{} < {}", key("burn_in"), key("iterations")),
+            ));
+        }
+        check::at_least(&key("every"), s.every, 1)?;
+        if s.every > s.iterations - s.burn_in {
+            return Err(ParamError::new(
+                key("every"),
+                s.every.to_string(),
+                format!(
+                    "at most {} − {} (one checkpoint at least)",
+                    key("iterations"),
+                    key("burn_in")
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// One configured chain.
 #[derive(Debug, Clone, Copy)]
 enum Sampler {
@@ -232,6 +273,61 @@ impl AddedChains {
         })
     }
 
+    /// The `[sgnht]` table's checks, with the noise multiplier of its dominating
+    /// pair one the accountant resolves.
+    fn check_sgnht(&self, t: &SgnhtTable, n_data: u64) -> Result<(), ParamError> {
+        let m = Added::DpSgnht;
+        let key = |k: &str| format!("{}.{k}", m.table());
+        let positive = |key: String, v: f64| check::positive(&key, v).map(|_| ());
+        if t.batch == 0 || t.batch > n_data {
+            return Err(ParamError::new(
+                key("batch"),
+                t.batch.to_string(),
+                "1 ..= n_data",
+            ));
+        }
+        positive(key("clip"), t.clip)?;
+        check::within(
+            &key("eta"),
+            t.eta,
+            1e-9,
+            1e9,
+            "η with h = η/N a step on the GMM's scale",
+        )?;
+        check::within(
+            &key("diffusion"),
+            t.diffusion,
+            1e-6,
+            1e6,
+            "the thermostat's diffusion A",
+        )?;
+        // the dominating pair's noise multiplier b√(2A)/(2C√(ηN)) must be
+        // one the accountant resolves
+        let sigma = match self.sampler(m) {
+            Some(Sampler::Sgnht(sg)) => sg.privacy(n_data as usize).dominating_sigma(),
+            _ => f64::NAN,
+        };
+        if !(sigma.is_finite() && (1e-6..=1e6).contains(&sigma)) {
+            return Err(ParamError::new(
+                key("clip"),
+                format!(
+                    "{} = {}, {} = {}, {} = {}, {} = {} give the noise multiplier b√(2A)/(2C√(ηN)) = {}",
+                    key("batch"),
+                    t.batch,
+                    key("clip"),
+                    check::short(t.clip),
+                    key("eta"),
+                    check::short(t.eta),
+                    key("diffusion"),
+                    check::short(t.diffusion),
+                    check::short(sigma)
+                ),
+                "clip, eta, batch and diffusion whose noise multiplier lies in [10⁻⁶, 10⁶]",
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks every configured table (keys named `table.key`), and that each chain's
     /// ε can be computed at its last checkpoint.
     pub fn validate(&self, n_data: u64, delta: f64) -> Result<(), ParamError> {
@@ -240,37 +336,7 @@ impl AddedChains {
             let table = m.table();
             let key = |k: &str| format!("{table}.{k}");
             if let Some(s) = self.schedule(m) {
-                if !(2..=MAX_ITERATIONS).contains(&s.iterations) {
-                    return Err(ParamError::new(
-                        key("iterations"),
-                        s.iterations.to_string(),
-                        format!("2 ..= {MAX_ITERATIONS}"),
-                    ));
-                }
-                if s.burn_in >= s.iterations {
-                    return Err(ParamError::new(
-                        key("burn_in"),
-                        format!(
-                            "{} with {} = {}",
-                            s.burn_in,
-                            key("iterations"),
-                            s.iterations
-                        ),
-                        format!("{} < {}", key("burn_in"), key("iterations")),
-                    ));
-                }
-                check::at_least(&key("every"), s.every, 1)?;
-                if s.every > s.iterations - s.burn_in {
-                    return Err(ParamError::new(
-                        key("every"),
-                        s.every.to_string(),
-                        format!(
-                            "at most {} − {} (one checkpoint at least)",
-                            key("iterations"),
-                            key("burn_in")
-                        ),
-                    ));
-                }
+                s.check(table)?;
             }
             match m {
                 Added::Penalty => {
@@ -314,54 +380,7 @@ impl AddedChains {
                 }
                 Added::DpSgnht => {
                     if let Some(t) = &self.sgnht {
-                        if t.batch == 0 || t.batch > n_data {
-                            return Err(ParamError::new(
-                                key("batch"),
-                                t.batch.to_string(),
-                                "1 ..= n_data",
-                            ));
-                        }
-                        positive(key("clip"), t.clip)?;
-                        check::within(
-                            &key("eta"),
-                            t.eta,
-                            1e-9,
-                            1e9,
-                            "η with h = η/N a step on the GMM's scale",
-                        )?;
-                        check::within(
-                            &key("diffusion"),
-                            t.diffusion,
-                            1e-6,
-                            1e6,
-                            "the thermostat's diffusion A",
-                        )?;
-                        // the dominating pair's noise multiplier b√(2A)/(2C√(ηN)) must be
-                        // one the accountant resolves
-                        let sigma = match self.sampler(m) {
-                            Some(Sampler::Sgnht(sg)) => {
-                                sg.privacy(n_data as usize).dominating_sigma()
-                            }
-                            _ => f64::NAN,
-                        };
-                        if !(sigma.is_finite() && (1e-6..=1e6).contains(&sigma)) {
-                            return Err(ParamError::new(
-                                key("clip"),
-                                format!(
-                                    "{} = {}, {} = {}, {} = {}, {} = {} give the noise multiplier b√(2A)/(2C√(ηN)) = {}",
-                                    key("batch"),
-                                    t.batch,
-                                    key("clip"),
-                                    check::short(t.clip),
-                                    key("eta"),
-                                    check::short(t.eta),
-                                    key("diffusion"),
-                                    check::short(t.diffusion),
-                                    check::short(sigma)
-                                ),
-                                "clip, eta, batch and diffusion whose noise multiplier lies in [10⁻⁶, 10⁶]",
-                            ));
-                        }
+                        self.check_sgnht(t, n_data)?;
                     }
                 }
             }
