@@ -85,6 +85,141 @@ pub struct Fig1 {
     clipping: Option<Clipping>,
 }
 
+impl Fig1Config {
+    /// Panel (a)'s curves: ε against q for each N, every point a valid account.
+    fn panel_a(&self) -> Result<Vec<Curve>, ParamError> {
+        let mut curves = Vec::new();
+        check::non_empty("n_data_a", &self.n_data_a)?;
+        check::points("q_points", self.q_points, 2)?;
+        check::at_least("iterations_a", self.iterations_a, 1)?;
+        if !(self.q_min > 0.0 && self.q_min < self.q_max && self.q_max <= 1.0) {
+            return Err(ParamError::new(
+                "q_min",
+                format!("q range [{}, {}]", self.q_min, self.q_max),
+                "0 < q_min < q_max ≤ 1",
+            ));
+        }
+        for &n in &self.n_data_a {
+            let accounts = (0..self.q_points)
+                .map(|i| {
+                    let q = self.q_min
+                        + (self.q_max - self.q_min) * i as f64 / (self.q_points - 1) as f64;
+                    let acc = BarkerAccount {
+                        n_data: n,
+                        batch: (q * n as f64 + 1e-9).floor() as u64,
+                        iterations: self.iterations_a,
+                        delta: 1.0 / n as f64,
+                        alpha_max: self.alpha_max,
+                    };
+                    acc.validate().map(|_| acc).map_err(|e| {
+                        ParamError::new(
+                            if i == 0 { "q_min" } else { "n_data_a" },
+                            format!("N = {n}, q = {}: {e}", check::short(q)),
+                            "q_min and n_data_a with b = ⌊q·N⌋ ≥ 21 over the q range",
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            curves.push(Curve {
+                panel: "a",
+                iterations: vec![self.iterations_a; accounts.len()],
+                accounts,
+            });
+        }
+        Ok(curves)
+    }
+
+    /// Panel (b)'s curves: ε against T for each batch at q_b.
+    fn panel_b(&self) -> Result<Vec<Curve>, ParamError> {
+        let mut curves = Vec::new();
+        check::non_empty("batches_b", &self.batches_b)?;
+        check::at_least("t_min", self.t_min, 1)?;
+        check::at_least("t_step", self.t_step, 1)?;
+        check::range_points(
+            ["t_min", "t_max", "t_step"],
+            self.t_min as f64,
+            self.t_max as f64,
+            self.t_step as f64,
+        )?;
+        if !(self.q_b > 0.0 && self.q_b <= 1.0) {
+            return Err(ParamError::new("q_b", format!("{}", self.q_b), "0 < q ≤ 1"));
+        }
+        let iterations: Vec<u64> = (self.t_min..=self.t_max)
+            .step_by(self.t_step as usize)
+            .collect();
+        for &b in &self.batches_b {
+            // N = b/q is the data size of the curve: a whole number a CSV
+            // cell holds exactly (it once saturated and was written as −1)
+            let n_exact = (b as f64 / self.q_b).round();
+            if n_exact.is_nan() || n_exact > MAX_EXACT_N {
+                return Err(ParamError::new(
+                    "q_b",
+                    format!("{:e} (N = b/q = {n_exact:e} for b = {b})", self.q_b),
+                    format!(
+                        "q_b ≥ b/2⁵³ for every b of batches_b (N = b/q at most {MAX_EXACT_N:e})"
+                    ),
+                ));
+            }
+            let n = n_exact as u64;
+            let acc = BarkerAccount {
+                n_data: n,
+                batch: b,
+                iterations: 0,
+                delta: 1.0 / n as f64,
+                alpha_max: self.alpha_max,
+            };
+            acc.validate().map_err(|e| {
+                ParamError::new("batches_b", e.to_string(), "batches ≥ 21 (Theorem 2)")
+            })?;
+            curves.push(Curve {
+                panel: "b",
+                accounts: vec![acc],
+                iterations: iterations.clone(),
+            });
+        }
+        Ok(curves)
+    }
+
+    /// Panel (c)'s plan: the private chains at each proposal variance.
+    fn panel_c(&self) -> Result<ClippingPlan, ParamError> {
+        check::non_empty("proposal_variances", &self.proposal_variances)?;
+        for &v in &self.proposal_variances {
+            check_proposal("proposal_variances", v)?;
+        }
+        check::at_least("chain_iterations", self.chain_iterations, 1)?;
+        let test = private_test(
+            ["batch_c", "n_data_c"],
+            self.n_data_c,
+            self.batch_c,
+            self.n0,
+            self.clip_factor,
+        )?;
+        let vcor = VCor::stored(2.0).ok_or_else(|| {
+            ParamError::new(
+                "panels",
+                "no V_cor table for C = 2",
+                "run `privpost vcor --write`",
+            )
+        })?;
+        check_start(&self.start)?;
+        Ok(ClippingPlan {
+            account: BarkerAccount {
+                n_data: self.n_data_c,
+                batch: self.batch_c,
+                iterations: self.chain_iterations,
+                delta: 1.0 / self.n_data_c as f64,
+                alpha_max: self.alpha_max,
+            },
+            n_data: self.n_data_c,
+            start: self.start.clone(),
+            variances: self.proposal_variances.clone(),
+            iterations: self.chain_iterations,
+            test,
+            vcor,
+        })
+    }
+}
+
 pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamError> {
     let c: Fig1Config = deserialize(params)?;
     let mut clipping = None;
@@ -94,125 +229,9 @@ pub fn validate_fig1(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     let mut curves = Vec::new();
     for p in &c.panels {
         match p {
-            Panel::A => {
-                check::non_empty("n_data_a", &c.n_data_a)?;
-                check::points("q_points", c.q_points, 2)?;
-                check::at_least("iterations_a", c.iterations_a, 1)?;
-                if !(c.q_min > 0.0 && c.q_min < c.q_max && c.q_max <= 1.0) {
-                    return Err(ParamError::new(
-                        "q_min",
-                        format!("q range [{}, {}]", c.q_min, c.q_max),
-                        "0 < q_min < q_max ≤ 1",
-                    ));
-                }
-                for &n in &c.n_data_a {
-                    let accounts = (0..c.q_points)
-                        .map(|i| {
-                            let q =
-                                c.q_min + (c.q_max - c.q_min) * i as f64 / (c.q_points - 1) as f64;
-                            let acc = BarkerAccount {
-                                n_data: n,
-                                batch: (q * n as f64 + 1e-9).floor() as u64,
-                                iterations: c.iterations_a,
-                                delta: 1.0 / n as f64,
-                                alpha_max: c.alpha_max,
-                            };
-                            acc.validate().map(|_| acc).map_err(|e| {
-                                ParamError::new(
-                                    if i == 0 { "q_min" } else { "n_data_a" },
-                                    format!("N = {n}, q = {}: {e}", check::short(q)),
-                                    "q_min and n_data_a with b = ⌊q·N⌋ ≥ 21 over the q range",
-                                )
-                            })
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    curves.push(Curve {
-                        panel: "a",
-                        iterations: vec![c.iterations_a; accounts.len()],
-                        accounts,
-                    });
-                }
-            }
-            Panel::B => {
-                check::non_empty("batches_b", &c.batches_b)?;
-                check::at_least("t_min", c.t_min, 1)?;
-                check::at_least("t_step", c.t_step, 1)?;
-                check::range_points(
-                    ["t_min", "t_max", "t_step"],
-                    c.t_min as f64,
-                    c.t_max as f64,
-                    c.t_step as f64,
-                )?;
-                if !(c.q_b > 0.0 && c.q_b <= 1.0) {
-                    return Err(ParamError::new("q_b", format!("{}", c.q_b), "0 < q ≤ 1"));
-                }
-                let iterations: Vec<u64> = (c.t_min..=c.t_max).step_by(c.t_step as usize).collect();
-                for &b in &c.batches_b {
-                    // N = b/q is the data size of the curve: a whole number a CSV
-                    // cell holds exactly (it once saturated and was written as −1)
-                    let n_exact = (b as f64 / c.q_b).round();
-                    if n_exact.is_nan() || n_exact > MAX_EXACT_N {
-                        return Err(ParamError::new(
-                            "q_b",
-                            format!("{:e} (N = b/q = {n_exact:e} for b = {b})", c.q_b),
-                            format!("q_b ≥ b/2⁵³ for every b of batches_b (N = b/q at most {MAX_EXACT_N:e})"),
-                        ));
-                    }
-                    let n = n_exact as u64;
-                    let acc = BarkerAccount {
-                        n_data: n,
-                        batch: b,
-                        iterations: 0,
-                        delta: 1.0 / n as f64,
-                        alpha_max: c.alpha_max,
-                    };
-                    acc.validate().map_err(|e| {
-                        ParamError::new("batches_b", e.to_string(), "batches ≥ 21 (Theorem 2)")
-                    })?;
-                    curves.push(Curve {
-                        panel: "b",
-                        accounts: vec![acc],
-                        iterations: iterations.clone(),
-                    });
-                }
-            }
-            Panel::C => {
-                check::non_empty("proposal_variances", &c.proposal_variances)?;
-                for &v in &c.proposal_variances {
-                    check_proposal("proposal_variances", v)?;
-                }
-                check::at_least("chain_iterations", c.chain_iterations, 1)?;
-                let test = private_test(
-                    ["batch_c", "n_data_c"],
-                    c.n_data_c,
-                    c.batch_c,
-                    c.n0,
-                    c.clip_factor,
-                )?;
-                let vcor = VCor::stored(2.0).ok_or_else(|| {
-                    ParamError::new(
-                        "panels",
-                        "no V_cor table for C = 2",
-                        "run `privpost vcor --write`",
-                    )
-                })?;
-                check_start(&c.start)?;
-                clipping = Some(ClippingPlan {
-                    account: BarkerAccount {
-                        n_data: c.n_data_c,
-                        batch: c.batch_c,
-                        iterations: c.chain_iterations,
-                        delta: 1.0 / c.n_data_c as f64,
-                        alpha_max: c.alpha_max,
-                    },
-                    n_data: c.n_data_c,
-                    start: c.start.clone(),
-                    variances: c.proposal_variances.clone(),
-                    iterations: c.chain_iterations,
-                    test,
-                    vcor,
-                });
-            }
+            Panel::A => curves.extend(c.panel_a()?),
+            Panel::B => curves.extend(c.panel_b()?),
+            Panel::C => clipping = Some(c.panel_c()?),
         }
     }
     let points: usize = curves.iter().map(|c| c.iterations.len()).sum();
