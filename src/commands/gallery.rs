@@ -16,6 +16,9 @@ pub struct GalleryArgs {
     /// Print docs/figures/README.md (every figure's notes as one Markdown page) and exit.
     #[arg(long)]
     pub notes_page: bool,
+    /// Print the README's figure table (a row per figure, from its notes) and exit.
+    #[arg(long, conflicts_with = "notes_page")]
+    pub readme_table: bool,
     /// Write a small PNG of each paper-scale figure below DIR into OUT (the README's
     /// figure table: docs/figures/thumbs) instead of the page.
     #[arg(long, value_name = "OUT")]
@@ -26,6 +29,11 @@ pub fn gallery(args: &GalleryArgs) -> Result<(), CommandError> {
     if args.notes_page {
         let page = crate::experiments::notes_markdown().map_err(CommandError::failed)?;
         crate::outln!("{}", page.trim_end());
+        return Ok(());
+    }
+    if args.readme_table {
+        let table = crate::experiments::readme_table().map_err(CommandError::failed)?;
+        crate::outln!("{}", table.trim_end());
         return Ok(());
     }
     let dir = &args.dir;

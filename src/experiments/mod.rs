@@ -375,6 +375,28 @@ pub fn notes_markdown() -> Result<String, NotesError> {
     Ok(md)
 }
 
+/// The README's figure table, rendered from the registry and the notes files
+/// (`privpost gallery --readme-table`): a row per figure — its thumbnail linking
+/// its notes, label, config and status.
+pub fn readme_table() -> Result<String, NotesError> {
+    use std::fmt::Write as _;
+    let mut md = String::from("| | figure | config | status |\n|---|---|---|---|\n");
+    for spec in REGISTRY {
+        let n = spec.notes()?;
+        let t = thumbnail_file(spec.id);
+        let _ = writeln!(
+            md,
+            "| <a href=\"docs/figures/README.md#{}\"><img src=\"docs/figures/thumbs/{t}\" width=\"180\" alt=\"{}\"></a> | {} | `{}` | {} |",
+            t.trim_end_matches(".png"),
+            spec.id,
+            n.label,
+            spec.config,
+            n.status
+        );
+    }
+    Ok(md)
+}
+
 const NOTES_PAGE_HEAD: &str = "# Figure notes
 
 <!-- Rendered from docs/figures/<paper>/<figure>.toml by `privpost gallery --notes-page`;
