@@ -384,16 +384,17 @@ impl RecordModel<2> for Gmm<'_> {
         (self.tau * sums.sum, sums.clipped)
     }
 
-    /// The vectorised kernel on the gathered batch, 64 records at a time.
+    /// The vectorised kernel on the gathered batch, 256 records at a time (the
+    /// terms and their order of addition do not depend on the chunk).
     fn clipped_batch_grad_sum(
         &self,
         theta: &[f64; 2],
         bound: f64,
         batch: &[usize],
     ) -> ([f64; 2], u64) {
-        let mut buf = [0.0f64; 64];
+        let mut buf = [0.0f64; 256];
         let (mut sum, mut clipped) = ([0.0; 2], 0);
-        for chunk in batch.chunks(64) {
+        for chunk in batch.chunks(256) {
             for (b, &i) in buf.iter_mut().zip(chunk) {
                 *b = self.data[i];
             }

@@ -96,10 +96,10 @@ impl Sgld {
         };
         draw(&mut idx, rng);
         for t in 1..=iterations {
+            let (sum, clipped) = model.clipped_batch_grad_sum(theta, self.clip, &idx);
             if t < iterations {
                 draw(&mut next, rng);
             }
-            let (sum, clipped) = model.clipped_batch_grad_sum(theta, self.clip, &idx);
             // the sum, then one division (not a division per example on the critical path)
             let prior = model.grad_log_prior(theta);
             for k in 0..D {
