@@ -19,6 +19,9 @@ pub struct GalleryArgs {
     /// Print the README's figure table (a row per figure, from its notes) and exit.
     #[arg(long, conflicts_with = "notes_page")]
     pub readme_table: bool,
+    /// Print the figure sections of docs/outputs.md (from the notes' [outputs] tables) and exit.
+    #[arg(long, conflicts_with_all = ["notes_page", "readme_table"])]
+    pub outputs_sections: bool,
     /// Write a small PNG of each paper-scale figure below DIR into OUT (the README's
     /// figure table: docs/figures/thumbs) instead of the page.
     #[arg(long, value_name = "OUT")]
@@ -29,6 +32,11 @@ pub fn gallery(args: &GalleryArgs) -> Result<(), CommandError> {
     if args.notes_page {
         let page = crate::experiments::notes_markdown().map_err(CommandError::failed)?;
         crate::outln!("{}", page.trim_end());
+        return Ok(());
+    }
+    if args.outputs_sections {
+        let md = crate::experiments::outputs_sections().map_err(CommandError::failed)?;
+        crate::outln!("{}", md.trim());
         return Ok(());
     }
     if args.readme_table {

@@ -331,6 +331,61 @@ pub struct Notes {
     /// gallery shows them under "Details".
     #[serde(default)]
     pub details: Option<String>,
+    /// The figure's section of `docs/outputs.md`: what its CSVs hold, column by
+    /// column (rendered by [`outputs_sections`]; every built-in figure has one,
+    /// an external figure none).
+    #[serde(default)]
+    pub outputs: OutputsDoc,
+}
+
+/// A figure's section of `docs/outputs.md`, in its notes file (`[outputs]`):
+/// a title and the text, or `with` the figure whose section documents both.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputsDoc {
+    #[serde(default)]
+    pub title: Option<String>,
+    /// further figures the section documents (their notes say `with`)
+    #[serde(default)]
+    pub also: Vec<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+    /// the figure whose section documents this one
+    #[serde(default)]
+    pub with: Option<String>,
+}
+
+/// The line of `docs/outputs.md` after which its figure sections are rendered.
+pub const OUTPUTS_MARKER: &str = "<!-- The sections below are rendered from the [outputs] tables of docs/figures/<id>.toml by `privpost gallery --outputs-sections`. -->";
+
+/// The figure sections of `docs/outputs.md`, in registry order, from the notes'
+/// `[outputs]` tables; `tests/docs.rs` checks the file is current and that each
+/// section names every column of its figures.
+pub fn outputs_sections() -> Result<String, NotesError> {
+    use std::fmt::Write as _;
+    let mut md = String::new();
+    for spec in REGISTRY {
+        let o = spec.notes()?.outputs;
+        if o.with.is_some() {
+            continue;
+        }
+        let (Some(title), Some(text)) = (&o.title, &o.text) else {
+            return Err(NotesError(format!(
+                "docs/figures/{}.toml: [outputs] needs `title` and `text`, or `with` naming the figure whose section documents it",
+                spec.id
+            )));
+        };
+        let ids: Vec<&str> = std::iter::once(spec.id)
+            .chain(o.also.iter().map(String::as_str))
+            .collect();
+        let _ = write!(
+            md,
+            "\n## {} — {title}\n{}\n",
+            ids.join(", "),
+            text.trim_end()
+        );
+    }
+    Ok(md)
 }
 
 /// The file name of a figure's README thumbnail (`docs/figures/thumbs/`):
@@ -405,7 +460,8 @@ const NOTES_PAGE_HEAD: &str = "# Figure notes
 One file per figure of the registry (`<paper>/<figure>.toml`, named by its registry id).
 The binary embeds them: `privpost gallery` and the gallery written after every run show
 them beside each figure, and the README's figure table takes its first and last columns
-from `label` and `status` (`tests/docs.rs` checks both ways). Quotations in `claim` are
+from `label` and `status` (`privpost gallery --readme-table`; `tests/docs.rs` checks
+both ways). Quotations in `claim` are
 checked against the papers' texts (`tests/claims.rs`); a figure beyond the papers says
 \"Not in the paper\". The pictures are thumbnails of a paper-scale run
 (`privpost gallery results --thumbnails docs/figures/thumbs`; its date is in the README).
@@ -420,6 +476,7 @@ checked against the papers' texts (`tests/claims.rs`); a figure beyond the paper
 | `matches` | what privpost's output reproduces, with numbers |
 | `differs` | what differs from the paper, and why, with numbers |
 | `details` | optional: settings, evidence and measurements beyond the summary |
+| `[outputs]` | the figure's section of docs/outputs.md (`title`, `text`: what its CSVs hold, every column named; `also`: further figures it documents, whose `[outputs]` says `with`), rendered by `privpost gallery --outputs-sections` |
 ";
 
 impl Spec {
