@@ -204,12 +204,17 @@ fn figure_notes_page_is_rendered_from_the_notes_files() {
     );
 }
 
-/// The README fits on a few screens; the rest lives in docs/.
+/// The README fits on a few screens, its figure table aside (a row per figure,
+/// rendered from the notes: a new figure adds one); the rest lives in docs/.
 #[test]
 fn readme_stays_short_and_links_its_docs_pages() {
     let readme = read("README.md");
-    let lines = readme.lines().count();
-    assert!(lines <= 200, "README.md has {lines} lines (at most 200)");
+    let rows = privpost::experiments::REGISTRY.len();
+    let lines = readme.lines().count() - rows;
+    assert!(
+        lines <= 176,
+        "README.md has {lines} lines besides its {rows} figure rows (at most 176)"
+    );
     for page in [
         "docs/usage.md",
         "docs/configs.md",
