@@ -322,40 +322,7 @@ mod tests {
     use rand::SeedableRng;
 
     /// xᵢ ~ N(θ, I₂), prior N(0, 100² I): posterior N(n x̄/(n + 10⁻⁴), 1/(n + 10⁻⁴)).
-    struct GaussMean {
-        xs: Vec<[f64; 2]>,
-    }
-
-    impl RecordModel<2> for GaussMean {
-        fn n(&self) -> usize {
-            self.xs.len()
-        }
-        fn batch_log_lik_ratios(
-            &self,
-            batch: &[usize],
-            from: &[f64; 2],
-            to: &[f64; 2],
-            out: &mut [f64],
-        ) {
-            for (r, &i) in out.iter_mut().zip(batch) {
-                let x = self.xs[i];
-                let l = |t: &[f64; 2]| -0.5 * ((x[0] - t[0]).powi(2) + (x[1] - t[1]).powi(2));
-                *r = l(to) - l(from);
-            }
-        }
-        fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {
-            for &i in batch {
-                let x = &self.xs[i];
-                f(&[x[0] - theta[0], x[1] - theta[1]]);
-            }
-        }
-        fn log_prior(&self, theta: &[f64; 2]) -> f64 {
-            -0.5e-4 * (theta[0] * theta[0] + theta[1] * theta[1])
-        }
-        fn grad_log_prior(&self, theta: &[f64; 2]) -> [f64; 2] {
-            [-1e-4 * theta[0], -1e-4 * theta[1]]
-        }
-    }
+    use crate::dpmcmc::model::GaussMean2 as GaussMean;
 
     fn model(n: usize) -> (GaussMean, [f64; 2], f64) {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
@@ -367,7 +334,14 @@ mod tests {
             xs.iter().map(|x| x[0]).sum::<f64>() / prec,
             xs.iter().map(|x| x[1]).sum::<f64>() / prec,
         ];
-        (GaussMean { xs }, mean, 1.0 / prec)
+        (
+            GaussMean {
+                xs,
+                prior_precision: 1e-4,
+            },
+            mean,
+            1.0 / prec,
+        )
     }
 
     /// Mean and variance of a chain's coordinate against the exact posterior: the

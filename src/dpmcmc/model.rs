@@ -206,3 +206,46 @@ impl RecordModel<1> for NormalMean {
         [-t[0] / self.prior_var]
     }
 }
+
+/// xᵢ ~ N(θ, I₂) with prior N(0, I₂/`prior_precision`) (0: flat): the 2-d
+/// conjugate model the samplers' tests check against closed forms.
+#[cfg(test)]
+pub(crate) struct GaussMean2 {
+    pub xs: Vec<[f64; 2]>,
+    pub prior_precision: f64,
+}
+
+#[cfg(test)]
+impl RecordModel<2> for GaussMean2 {
+    fn n(&self) -> usize {
+        self.xs.len()
+    }
+    fn batch_log_lik_ratios(
+        &self,
+        batch: &[usize],
+        from: &[f64; 2],
+        to: &[f64; 2],
+        out: &mut [f64],
+    ) {
+        for (r, &i) in out.iter_mut().zip(batch) {
+            let x = self.xs[i];
+            let l = |t: &[f64; 2]| -0.5 * ((x[0] - t[0]).powi(2) + (x[1] - t[1]).powi(2));
+            *r = l(to) - l(from);
+        }
+    }
+    fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {
+        for &i in batch {
+            let x = &self.xs[i];
+            f(&[x[0] - theta[0], x[1] - theta[1]]);
+        }
+    }
+    fn log_prior(&self, theta: &[f64; 2]) -> f64 {
+        -0.5 * self.prior_precision * (theta[0] * theta[0] + theta[1] * theta[1])
+    }
+    fn grad_log_prior(&self, theta: &[f64; 2]) -> [f64; 2] {
+        [
+            -self.prior_precision * theta[0],
+            -self.prior_precision * theta[1],
+        ]
+    }
+}

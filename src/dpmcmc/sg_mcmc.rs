@@ -154,39 +154,8 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
-    /// x ~ N(θ, I₂), flat-ish prior: posterior N(x̄, I/n).
-    struct Mean2 {
-        xs: Vec<[f64; 2]>,
-    }
-    impl RecordModel<2> for Mean2 {
-        fn n(&self) -> usize {
-            self.xs.len()
-        }
-        fn batch_log_lik_ratios(
-            &self,
-            batch: &[usize],
-            from: &[f64; 2],
-            to: &[f64; 2],
-            out: &mut [f64],
-        ) {
-            for (r, &i) in out.iter_mut().zip(batch) {
-                let x = self.xs[i];
-                let l = |t: &[f64; 2]| -0.5 * ((x[0] - t[0]).powi(2) + (x[1] - t[1]).powi(2));
-                *r = l(to) - l(from);
-            }
-        }
-        fn batch_grads(&self, theta: &[f64; 2], batch: &[usize], f: &mut dyn FnMut(&[f64; 2])) {
-            for &i in batch {
-                f(&[self.xs[i][0] - theta[0], self.xs[i][1] - theta[1]]);
-            }
-        }
-        fn log_prior(&self, _: &[f64; 2]) -> f64 {
-            0.0
-        }
-        fn grad_log_prior(&self, _: &[f64; 2]) -> [f64; 2] {
-            [0.0, 0.0]
-        }
-    }
+    /// x ~ N(θ, I₂), flat prior: posterior N(x̄, I/n).
+    use crate::dpmcmc::model::GaussMean2 as Mean2;
 
     fn data(n: usize) -> Mean2 {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -197,6 +166,7 @@ mod tests {
                     [0.3 + z[0], -0.2 + z[1]]
                 })
                 .collect(),
+            prior_precision: 0.0,
         }
     }
 
