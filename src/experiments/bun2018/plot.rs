@@ -36,9 +36,14 @@ fn entries(names: &[&str], crossover: bool, markers_only: bool) -> Vec<Entry> {
 }
 
 /// Caption suffix when the authors' ln B was used (the distances are then not Hellinger).
+/// Either figure's table names its Hellinger variant in every row.
 fn variant_note(t: &Table) -> &'static str {
-    match t.col("hellinger") {
-        Ok(c) if (0..t.rows.len()).any(|i| t.s(i, c) == "as_published") => " [AS PUBLISHED ln B]",
+    #[derive(serde::Deserialize)]
+    struct Variant {
+        hellinger: String,
+    }
+    match t.records::<Variant>() {
+        Ok(rows) if rows.iter().any(|r| r.hellinger == "as_published") => " [AS PUBLISHED ln B]",
         _ => "",
     }
 }

@@ -3,48 +3,64 @@
 //! credible levels against the nominal levels, its bands, the SBC χ² of its
 //! ranks and the verdict.
 
-use crate::results::table::{Cell, Row, Table};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::record::{columns, to_row};
+use crate::results::table::{Row, Table};
 use crate::stats::calibration::{binomial_band, dkw_halfwidth, ecdf, sbc_chi2};
 
 /// The confidence of the bands and of the verdict.
 pub const BAND_ALPHA: f64 = 0.05;
 
-/// `summary.csv`'s columns after a cell's keys, in the order of
-/// [`CellData::summary_row`].
-pub const SUMMARY_TAIL: [&str; 8] = [
-    "replications",
-    "max_coverage_deviation",
-    "worst_level",
-    "simultaneous_band",
-    "levels_outside_pointwise",
-    "sbc_chi2",
-    "sbc_p",
-    "verdict",
-];
+/// `summary.csv`'s columns after a cell's keys: one cell's coverage summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryTail {
+    pub replications: usize,
+    /// max over the nominal levels γ of |ĉ(γ) − γ| (signed)
+    pub max_coverage_deviation: f64,
+    pub worst_level: f64,
+    /// the simultaneous 95 % DKW half-width
+    pub simultaneous_band: f64,
+    pub levels_outside_pointwise: usize,
+    pub sbc_chi2: f64,
+    pub sbc_p: f64,
+    /// `calibrated` or `miscalibrated`
+    pub verdict: String,
+}
 
-/// `coverage.csv`'s columns after a cell's keys, in the order of
-/// [`CellData::coverage_rows`].
-pub const COVERAGE_TAIL: [&str; 6] = [
-    "level",
-    "coverage",
-    "deviation",
-    "pointwise_low",
-    "pointwise_high",
-    "simultaneous_band",
-];
+/// `coverage.csv`'s columns after a cell's keys: one nominal level of a cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoverageTail {
+    pub level: f64,
+    pub coverage: f64,
+    pub deviation: f64,
+    pub pointwise_low: f64,
+    pub pointwise_high: f64,
+    pub simultaneous_band: f64,
+}
+
+/// The columns of a cell's key record `K` followed by those of a tail record
+/// `T`, kept in `cell` (one per figure and table).
+pub fn joined<K: for<'de> Deserialize<'de>, T: for<'de> Deserialize<'de>>(
+    cell: &'static OnceLock<Vec<&'static str>>,
+) -> &'static [&'static str] {
+    cell.get_or_init(|| [columns::<K>(), columns::<T>()].concat())
+}
 
 /// The replications of one cell: for each, the smallest credible level whose
 /// region holds θ* (|2·PIT − 1| for a central interval, TARP's f for a ball
 /// around a reference point) and its SBC rank.
-pub struct CellData {
-    /// The cell's key cells, the first columns of its summary and coverage rows.
-    pub keys: Row,
+pub struct CellData<K> {
+    /// The cell's key record, the first columns of its summary and coverage rows.
+    pub keys: K,
     pub credible: Vec<f64>,
     pub ranks: Vec<usize>,
 }
 
-impl CellData {
-    pub fn new(keys: Row) -> Self {
+impl<K: Serialize> CellData<K> {
+    pub fn new(keys: K) -> Self {
         Self {
             keys,
             credible: Vec::new(),
@@ -61,9 +77,9 @@ impl CellData {
             .collect()
     }
 
-    /// The keys, then [`SUMMARY_TAIL`]. Verdict: `calibrated` when the coverage
+    /// The cell's [`SummaryTail`]. Verdict: `calibrated` when the coverage
     /// curve stays inside the simultaneous 95 % DKW band at every level.
-    pub fn summary_row(&self, draws: usize, bins: usize, levels: &[f64]) -> Row {
+    pub fn summary(&self, draws: usize, bins: usize, levels: &[f64]) -> SummaryTail {
         let r = self.credible.len();
         let band = dkw_halfwidth(r, BAND_ALPHA);
         let dev = self.deviations(levels);
@@ -87,38 +103,43 @@ impl CellData {
         } else {
             "miscalibrated"
         };
-        let tail: [Cell; 8] = [
-            r.into(),
-            worst.into(),
-            worst_level.into(),
-            band.into(),
-            outside.into(),
-            chi2.into(),
-            p.into(),
-            verdict.into(),
-        ];
-        self.keys.iter().cloned().chain(tail).collect()
+        SummaryTail {
+            replications: r,
+            max_coverage_deviation: worst,
+            worst_level,
+            simultaneous_band: band,
+            levels_outside_pointwise: outside,
+            sbc_chi2: chi2,
+            sbc_p: p,
+            verdict: verdict.into(),
+        }
     }
 
-    /// One row per nominal level: the keys, then [`COVERAGE_TAIL`].
-    pub fn coverage_rows(&self, levels: &[f64]) -> Vec<Row> {
+    /// The cell's [`CoverageTail`] at each nominal level.
+    pub fn coverage(&self, levels: &[f64]) -> Vec<CoverageTail> {
         let r = self.credible.len();
         let band = dkw_halfwidth(r, BAND_ALPHA);
         self.deviations(levels)
             .into_iter()
             .map(|(l, d)| {
                 let (lo, hi) = binomial_band(r, l, BAND_ALPHA);
-                let tail: [Cell; 6] = [
-                    l.into(),
-                    (l + d).into(),
-                    d.into(),
-                    lo.into(),
-                    hi.into(),
-                    band.into(),
-                ];
-                self.keys.iter().cloned().chain(tail).collect()
+                CoverageTail {
+                    level: l,
+                    coverage: l + d,
+                    deviation: d,
+                    pointwise_low: lo,
+                    pointwise_high: hi,
+                    simultaneous_band: band,
+                }
             })
             .collect()
+    }
+
+    /// The keys' cells, then the tail's.
+    fn row<T: Serialize>(&self, tail: &T) -> Row {
+        let mut row = to_row(&self.keys);
+        row.extend(to_row(tail));
+        row
     }
 }
 
@@ -136,27 +157,36 @@ pub fn distinct(key: &str, v: &[f64]) -> Result<(), crate::config::ParamError> {
     Ok(())
 }
 
-/// `summary.csv`: one [`CellData::summary_row`] per cell.
-pub fn summary_table(
-    cells: Vec<CellData>,
+/// `summary.csv`: the keys and [`SummaryTail`] of each cell.
+pub fn summary_table<K: Serialize>(
+    cells: Vec<CellData<K>>,
     columns: &[&str],
     (draws, bins): (usize, usize),
     levels: &[f64],
 ) -> Table {
     let rows = cells
         .iter()
-        .map(|c| c.summary_row(draws, bins, levels))
+        .map(|c| c.row(&c.summary(draws, bins, levels)))
         .collect();
     Table::new(columns, rows)
 }
 
-/// The side table `coverage.csv`: [`CellData::coverage_rows`] of every cell.
-pub fn coverage_table(
-    cells: Vec<CellData>,
+/// The side table `coverage.csv`: the keys and [`CoverageTail`] of each cell
+/// at each nominal level.
+pub fn coverage_table<K: Serialize>(
+    cells: Vec<CellData<K>>,
     columns: &[&str],
     levels: &[f64],
 ) -> Vec<(String, Table)> {
-    let rows = cells.iter().flat_map(|c| c.coverage_rows(levels)).collect();
+    let rows = cells
+        .iter()
+        .flat_map(|c| {
+            c.coverage(levels)
+                .iter()
+                .map(|t| c.row(t))
+                .collect::<Vec<_>>()
+        })
+        .collect();
     vec![("coverage.csv".into(), Table::new(columns, rows))]
 }
 
@@ -190,54 +220,28 @@ impl Chunks {
     }
 }
 
-/// The first columns of `summary.csv` and `coverage.csv` of a figure whose θ
-/// is multivariate: a cell is a method at one ε and n, and one quantity (a
-/// coordinate of θ or TARP's joint check).
-pub const MULTI_KEYS: [&str; 4] = ["method", "epsilon", "n", "quantity"];
+/// The key of a cell of a figure whose θ is multivariate, the first columns of
+/// its `summary.csv` and `coverage.csv`: a method at one ε and n, and one
+/// quantity (a coordinate of θ or TARP's joint check).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultiKey {
+    pub method: String,
+    pub epsilon: f64,
+    pub n: u64,
+    pub quantity: String,
+}
 
-/// `data.csv`'s columns of a multivariate figure, in the order of
-/// [`CheckRow::cells`].
-pub const MULTI_DATA_COLUMNS: [&str; 9] = [
-    "epsilon",
-    "n",
-    "replication",
-    "method",
-    "quantity",
-    "truth",
-    "pit",
-    "credible_level",
-    "rank",
-];
+/// `summary.csv`'s columns of a multivariate figure: [`MultiKey`], then [`SummaryTail`].
+pub fn multi_summary_columns() -> &'static [&'static str] {
+    static C: OnceLock<Vec<&'static str>> = OnceLock::new();
+    joined::<MultiKey, SummaryTail>(&C)
+}
 
-/// `summary.csv`'s columns of a multivariate figure: [`MULTI_KEYS`], then [`SUMMARY_TAIL`].
-pub const MULTI_SUMMARY_COLUMNS: [&str; 12] = [
-    "method",
-    "epsilon",
-    "n",
-    "quantity",
-    "replications",
-    "max_coverage_deviation",
-    "worst_level",
-    "simultaneous_band",
-    "levels_outside_pointwise",
-    "sbc_chi2",
-    "sbc_p",
-    "verdict",
-];
-
-/// `coverage.csv`'s columns of a multivariate figure: [`MULTI_KEYS`], then [`COVERAGE_TAIL`].
-pub const MULTI_COVERAGE_COLUMNS: [&str; 10] = [
-    "method",
-    "epsilon",
-    "n",
-    "quantity",
-    "level",
-    "coverage",
-    "deviation",
-    "pointwise_low",
-    "pointwise_high",
-    "simultaneous_band",
-];
+/// `coverage.csv`'s columns of a multivariate figure: [`MultiKey`], then [`CoverageTail`].
+pub fn multi_coverage_columns() -> &'static [&'static str] {
+    static C: OnceLock<Vec<&'static str>> = OnceLock::new();
+    joined::<MultiKey, CoverageTail>(&C)
+}
 
 /// The quantities of a K-dimensional θ: `{symbol}1` … `{symbol}K`, then `tarp`.
 pub fn quantity_names(symbol: &str, k: usize) -> Vec<String> {
@@ -260,34 +264,21 @@ pub struct Replication<'a> {
 
 /// One row of a multivariate figure's `data.csv`: one method's check of one
 /// quantity in one replication.
-struct CheckRow<'a> {
-    rep: &'a Replication<'a>,
-    method: &'a str,
-    quantity: &'a str,
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckRow {
+    pub epsilon: f64,
+    pub n: u64,
+    pub replication: usize,
+    pub method: String,
+    pub quantity: String,
     /// θ*ₖ, or for TARP the distance ‖θ* − θ_r‖.
-    truth: f64,
+    pub truth: f64,
     /// The posterior CDF at θ*ₖ, or TARP's randomised f.
-    pit: f64,
+    pub pit: f64,
     /// The smallest credible level whose region holds θ*: |2·PIT − 1| for the
     /// central interval of θₖ, f for TARP's ball around θ_r.
-    credible_level: f64,
-    rank: usize,
-}
-
-impl CheckRow<'_> {
-    fn cells(&self) -> Row {
-        vec![
-            self.rep.epsilon.into(),
-            self.rep.n.into(),
-            self.rep.replication.into(),
-            self.method.into(),
-            self.quantity.into(),
-            self.truth.into(),
-            self.pit.into(),
-            self.credible_level.into(),
-            self.rank.into(),
-        ]
-    }
+    pub credible_level: f64,
+    pub rank: usize,
 }
 
 /// The rows of one method's checks of one replication: `checks` holds (PIT,
@@ -310,16 +301,17 @@ pub fn check_rows(
             } else {
                 (rep.distance, pit)
             };
-            CheckRow {
-                rep,
-                method,
-                quantity: q,
+            to_row(&CheckRow {
+                epsilon: rep.epsilon,
+                n: rep.n,
+                replication: rep.replication,
+                method: method.into(),
+                quantity: q.clone(),
                 truth,
                 pit,
                 credible_level,
                 rank,
-            }
-            .cells()
+            })
         })
         .collect()
 }
@@ -334,27 +326,18 @@ pub struct MultiGrid<'a> {
 
 impl MultiGrid<'_> {
     /// The rows of `data` grouped by (method, ε, n, quantity), in config order.
-    pub fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData>> {
-        let col = |c: &str| data.col(c);
-        let (m, e, n, q, lvl, rk) = (
-            col("method")?,
-            col("epsilon")?,
-            col("n")?,
-            col("quantity")?,
-            col("credible_level")?,
-            col("rank")?,
-        );
+    pub fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData<MultiKey>>> {
         let mut cells = Vec::new();
         for method in self.methods {
-            for &eps in self.epsilons {
-                for &nv in self.n_values {
-                    for qv in self.quantities {
-                        cells.push(CellData::new(vec![
-                            (*method).into(),
-                            eps.into(),
-                            nv.into(),
-                            qv.as_str().into(),
-                        ]));
+            for &epsilon in self.epsilons {
+                for &n in self.n_values {
+                    for quantity in self.quantities {
+                        cells.push(CellData::new(MultiKey {
+                            method: (*method).into(),
+                            epsilon,
+                            n,
+                            quantity: quantity.clone(),
+                        }));
                     }
                 }
             }
@@ -364,23 +347,22 @@ impl MultiGrid<'_> {
             self.n_values.len(),
             self.epsilons.len(),
         );
-        for i in 0..data.rows.len() {
-            let name = data.s(i, q);
+        for (i, row) in data.record_iter::<CheckRow>()?.enumerate() {
+            let row = row?;
             let (mi, ei, ni, qi) = (
-                self.methods.iter().position(|x| *x == data.s(i, m)),
-                self.epsilons.iter().position(|&x| x == data.f(i, e)),
-                self.n_values.iter().position(|&x| x as f64 == data.f(i, n)),
-                self.quantities.iter().position(|x| *x == name),
+                self.methods.iter().position(|x| *x == row.method),
+                self.epsilons.iter().position(|&x| x == row.epsilon),
+                self.n_values.iter().position(|&x| x == row.n),
+                self.quantities.iter().position(|x| *x == row.quantity),
             );
             let (Some(mi), Some(ei), Some(ni), Some(qi)) = (mi, ei, ni, qi) else {
                 anyhow::bail!(
-                    "data row {i}: its {} are not all in the config",
-                    MULTI_KEYS.join(", ")
+                    "data row {i}: its method, epsilon, n and quantity are not all in the config"
                 );
             };
             let c = &mut cells[((mi * ne + ei) * nn + ni) * nq + qi];
-            c.credible.push(data.f(i, lvl));
-            c.ranks.push(data.f(i, rk) as usize);
+            c.credible.push(row.credible_level);
+            c.ranks.push(row.rank);
         }
         Ok(cells)
     }
@@ -390,12 +372,44 @@ impl MultiGrid<'_> {
 mod tests {
     use super::*;
 
+    /// The headers the CSVs have always had: keys, then the shared tail.
     #[test]
     fn multivariate_columns_are_keys_then_the_shared_tail() {
-        assert_eq!(MULTI_SUMMARY_COLUMNS[..4], MULTI_KEYS);
-        assert_eq!(MULTI_SUMMARY_COLUMNS[4..], SUMMARY_TAIL);
-        assert_eq!(MULTI_COVERAGE_COLUMNS[..4], MULTI_KEYS);
-        assert_eq!(MULTI_COVERAGE_COLUMNS[4..], COVERAGE_TAIL);
+        let keys = ["method", "epsilon", "n", "quantity"];
+        let tail = [
+            "replications",
+            "max_coverage_deviation",
+            "worst_level",
+            "simultaneous_band",
+            "levels_outside_pointwise",
+            "sbc_chi2",
+            "sbc_p",
+            "verdict",
+        ];
+        assert_eq!(multi_summary_columns(), [&keys[..], &tail[..]].concat());
+        let tail = [
+            "level",
+            "coverage",
+            "deviation",
+            "pointwise_low",
+            "pointwise_high",
+            "simultaneous_band",
+        ];
+        assert_eq!(multi_coverage_columns(), [&keys[..], &tail[..]].concat());
+        assert_eq!(
+            columns::<CheckRow>(),
+            [
+                "epsilon",
+                "n",
+                "replication",
+                "method",
+                "quantity",
+                "truth",
+                "pit",
+                "credible_level",
+                "rank"
+            ]
+        );
     }
 
     /// Rows have the declared columns; coordinates record the central level
@@ -413,13 +427,13 @@ mod tests {
         };
         let rows = check_rows(&rep, "m", &quantities, &[(0.9, 1), (0.25, 2), (0.7, 3)]);
         assert_eq!(rows.len(), 3);
-        assert!(rows.iter().all(|r| r.len() == MULTI_DATA_COLUMNS.len()));
-        let table = Table::new(&MULTI_DATA_COLUMNS, rows);
-        let level = table.col("credible_level").unwrap();
-        assert!((table.f(0, level) - 0.8).abs() < 1e-12);
-        assert!((table.f(1, level) - 0.5).abs() < 1e-12);
-        assert_eq!(table.f(2, level), 0.7);
-        assert_eq!(table.f(2, table.col("truth").unwrap()), 2.0);
+        assert!(rows.iter().all(|r| r.len() == columns::<CheckRow>().len()));
+        let table = Table::new(columns::<CheckRow>(), rows);
+        let read: Vec<CheckRow> = table.records().unwrap();
+        assert!((read[0].credible_level - 0.8).abs() < 1e-12);
+        assert!((read[1].credible_level - 0.5).abs() < 1e-12);
+        assert_eq!(read[2].credible_level, 0.7);
+        assert_eq!(read[2].truth, 2.0);
         let grid = MultiGrid {
             methods: &["other", "m"],
             epsilons: &[1.0, 0.3],

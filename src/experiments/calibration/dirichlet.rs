@@ -282,15 +282,6 @@ fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
     super::parse_methods(names, &Method::ALL.map(Method::as_str), Method::parse)
 }
 
-/// `data.csv`'s columns (shared by the multivariate calibration figures).
-pub const DATA_COLUMNS: [&str; 9] = cells::MULTI_DATA_COLUMNS;
-
-/// `summary.csv`'s columns: the cell's keys (method, ε, n, quantity), then the shared tail.
-pub const SUMMARY_COLUMNS: [&str; 12] = cells::MULTI_SUMMARY_COLUMNS;
-
-/// `coverage.csv`'s columns: the cell's keys, then the shared tail.
-pub const COVERAGE_COLUMNS: [&str; 10] = cells::MULTI_COVERAGE_COLUMNS;
-
 /// A method's posterior from one replication: a Dirichlet, an exact mixture,
 /// or draws (the Gibbs sampler).
 enum Posterior {
@@ -562,7 +553,7 @@ impl Figure for DirichletFigure {
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(cells::summary_table(
             self.cells(data)?,
-            &SUMMARY_COLUMNS,
+            cells::multi_summary_columns(),
             (self.sbc_draws, self.sbc_bins),
             &self.levels,
         ))
@@ -571,7 +562,7 @@ impl Figure for DirichletFigure {
     fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
         Ok(cells::coverage_table(
             self.cells(data)?,
-            &COVERAGE_COLUMNS,
+            cells::multi_coverage_columns(),
             &self.levels,
         ))
     }
@@ -634,7 +625,7 @@ fn ledger(releases: &[Releases], methods: &[Method], hellinger_delta: f64) -> Le
 
 impl DirichletFigure {
     /// The rows of `data` grouped by (method, ε, n, quantity), in config order.
-    fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData>> {
+    fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData<cells::MultiKey>>> {
         let methods: Vec<&str> = self.methods.iter().map(|m| m.as_str()).collect();
         let epsilons: Vec<f64> = self.releases.iter().map(|r| r.epsilon).collect();
         cells::MultiGrid {

@@ -261,15 +261,6 @@ fn setting(n: u64, precision: f64) -> Setting {
     }
 }
 
-/// `data.csv`'s columns (shared by the multivariate calibration figures).
-pub const DATA_COLUMNS: [&str; 9] = cells::MULTI_DATA_COLUMNS;
-
-/// `summary.csv`'s columns: the cell's keys (method, ε, n, quantity), then the shared tail.
-pub const SUMMARY_COLUMNS: [&str; 12] = cells::MULTI_SUMMARY_COLUMNS;
-
-/// `coverage.csv`'s columns: the cell's keys, then the shared tail.
-pub const COVERAGE_COLUMNS: [&str; 10] = cells::MULTI_COVERAGE_COLUMNS;
-
 /// d-vector from N(0, τ⁻¹I).
 fn prior_draw(d: usize, precision: f64, rng: &mut ChaCha8Rng) -> DVector<f64> {
     let sd = precision.sqrt().recip();
@@ -447,7 +438,7 @@ impl Figure for LogisticFigure {
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(cells::summary_table(
             self.cells(data)?,
-            &SUMMARY_COLUMNS,
+            cells::multi_summary_columns(),
             (self.sbc_draws, self.sbc_bins),
             &self.levels,
         ))
@@ -456,7 +447,7 @@ impl Figure for LogisticFigure {
     fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
         Ok(cells::coverage_table(
             self.cells(data)?,
-            &COVERAGE_COLUMNS,
+            cells::multi_coverage_columns(),
             &self.levels,
         ))
     }
@@ -531,7 +522,7 @@ impl LogisticFigure {
     }
 
     /// The rows of `data` grouped by (method, ε, n, quantity), in config order.
-    fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData>> {
+    fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData<cells::MultiKey>>> {
         let methods: Vec<&str> = self.methods.iter().map(|m| m.as_str()).collect();
         cells::MultiGrid {
             methods: &methods,
@@ -631,16 +622,13 @@ mod tests {
             )
             .unwrap();
             let rows = f.run_task(0, &mut ChaCha8Rng::seed_from_u64(5)).unwrap();
-            let table = Table::new(&DATA_COLUMNS, rows);
+            let table = Table::new(crate::results::record::columns::<cells::CheckRow>(), rows);
             let summary = f.summarize(&table).unwrap();
-            let (m, q, p) = (
-                summary.col("method").unwrap(),
-                summary.col("quantity").unwrap(),
-                summary.col("sbc_p").unwrap(),
-            );
-            for i in 0..summary.rows.len() {
-                let (method, quantity, pv) = (summary.s(i, m), summary.s(i, q), summary.f(i, p));
-                if method == "non_private" {
+            let keys: Vec<cells::MultiKey> = summary.records().unwrap();
+            let tails: Vec<cells::SummaryTail> = summary.records().unwrap();
+            for (k, t) in keys.iter().zip(&tails) {
+                let (quantity, pv) = (&k.quantity, t.sbc_p);
+                if k.method == "non_private" {
                     assert!(pv > 1e-3, "n = {n}, {quantity}: control p = {pv}");
                 } else if quantity != "tarp" {
                     assert!(pv < 1e-6, "n = {n}, {quantity}: concentrated p = {pv}");

@@ -16,7 +16,7 @@ pub mod plot;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use statrs::function::beta::beta_reg;
 
 use crate::config::{check, deserialize, ParamError};
@@ -33,8 +33,11 @@ use crate::privacy::event::{Derivation, Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
 use crate::privacy::noise::CountNoise;
 use crate::privacy::search::Verified;
+use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use crate::stats::calibration::{central_level, rank};
+use std::sync::OnceLock;
+
 use cells::{distinct, CellData};
 
 mod checks;
@@ -50,7 +53,7 @@ mod posterior;
 pub use posterior::*;
 
 /// A posterior whose calibration is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// Beta(α + n₊, β + n₋): the control, calibrated by construction.
@@ -285,68 +288,40 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
 }
 
 /// One replication's result for one method: a row of `data.csv`.
-struct PitRow {
-    epsilon: f64,
-    n: u64,
-    replication: usize,
-    method: Method,
-    theta_true: f64,
-    pit: f64,
-    rank: usize,
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PitRow {
+    pub epsilon: f64,
+    pub n: u64,
+    pub replication: usize,
+    pub method: Method,
+    /// θ*, drawn from the prior
+    pub theta_true: f64,
+    /// the posterior CDF at θ*
+    pub pit: f64,
+    pub rank: usize,
 }
 
-/// `data.csv`'s columns, in the order of [`PitRow::cells`].
-pub const DATA_COLUMNS: [&str; 7] = [
-    "epsilon",
-    "n",
-    "replication",
-    "method",
-    "theta_true",
-    "pit",
-    "rank",
-];
-
-impl PitRow {
-    fn cells(&self) -> Row {
-        vec![
-            self.epsilon.into(),
-            self.n.into(),
-            self.replication.into(),
-            self.method.as_str().into(),
-            self.theta_true.into(),
-            self.pit.into(),
-            self.rank.into(),
-        ]
-    }
+/// A cell's key, the first columns of `summary.csv` and `coverage.csv`: a
+/// method at one ε and n.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellKey {
+    pub method: Method,
+    pub epsilon: f64,
+    pub n: u64,
 }
 
-/// `summary.csv`'s columns, in the order of [`CellSummary::cells`].
-pub const SUMMARY_COLUMNS: [&str; 11] = [
-    "method",
-    "epsilon",
-    "n",
-    "replications",
-    "max_coverage_deviation",
-    "worst_level",
-    "simultaneous_band",
-    "levels_outside_pointwise",
-    "sbc_chi2",
-    "sbc_p",
-    "verdict",
-];
+/// `summary.csv`'s columns: [`CellKey`], then [`cells::SummaryTail`].
+pub fn summary_columns() -> &'static [&'static str] {
+    static C: OnceLock<Vec<&'static str>> = OnceLock::new();
+    cells::joined::<CellKey, cells::SummaryTail>(&C)
+}
 
-/// `coverage.csv`'s columns: one row per (method, ε, n, level).
-pub const COVERAGE_COLUMNS: [&str; 9] = [
-    "method",
-    "epsilon",
-    "n",
-    "level",
-    "coverage",
-    "deviation",
-    "pointwise_low",
-    "pointwise_high",
-    "simultaneous_band",
-];
+/// `coverage.csv`'s columns: one row per (method, ε, n, level): [`CellKey`],
+/// then [`cells::CoverageTail`].
+pub fn coverage_columns() -> &'static [&'static str] {
+    static C: OnceLock<Vec<&'static str>> = OnceLock::new();
+    cells::joined::<CellKey, cells::CoverageTail>(&C)
+}
 
 impl BetaBernoulli {
     fn grid(&self) -> cells::Chunks {
@@ -506,18 +481,15 @@ impl Figure for BetaBernoulli {
                 let mut mrng = method_rng(replication_seed, method as u64);
                 let post = self.posterior(method, rel, n, s, &drawn, &mut mrng)?;
                 let (pit, rank) = post.check(theta, self.sbc_draws, &mut mrng);
-                rows.push(
-                    PitRow {
-                        epsilon: rel.epsilon,
-                        n,
-                        replication,
-                        method,
-                        theta_true: theta,
-                        pit,
-                        rank,
-                    }
-                    .cells(),
-                );
+                rows.push(to_row(&PitRow {
+                    epsilon: rel.epsilon,
+                    n,
+                    replication,
+                    method,
+                    theta_true: theta,
+                    pit,
+                    rank,
+                }));
             }
         }
         Ok(rows)
@@ -526,7 +498,7 @@ impl Figure for BetaBernoulli {
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(cells::summary_table(
             self.cells(data)?,
-            &SUMMARY_COLUMNS,
+            summary_columns(),
             (self.sbc_draws, self.sbc_bins),
             &self.levels,
         ))
@@ -535,7 +507,7 @@ impl Figure for BetaBernoulli {
     fn side_tables(&self, data: &Table) -> anyhow::Result<Vec<(String, Table)>> {
         Ok(cells::coverage_table(
             self.cells(data)?,
-            &COVERAGE_COLUMNS,
+            coverage_columns(),
             &self.levels,
         ))
     }
@@ -575,40 +547,33 @@ fn method_rng(replication_seed: u64, method: u64) -> ChaCha8Rng {
 
 impl BetaBernoulli {
     /// The rows of `data` grouped by (method, ε, n), in config order.
-    fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData>> {
-        let col = |c: &str| data.col(c);
-        let (m, e, n, pit, rk) = (
-            col("method")?,
-            col("epsilon")?,
-            col("n")?,
-            col("pit")?,
-            col("rank")?,
-        );
-        let mut cells: Vec<CellData> = Vec::new();
-        for method in &self.methods {
+    fn cells(&self, data: &Table) -> anyhow::Result<Vec<CellData<CellKey>>> {
+        let mut cells = Vec::new();
+        for &method in &self.methods {
             for rel in &self.releases {
-                for &nv in &self.n_values {
-                    cells.push(CellData::new(vec![
-                        method.as_str().into(),
-                        rel.epsilon.into(),
-                        nv.into(),
-                    ]));
+                for &n in &self.n_values {
+                    cells.push(CellData::new(CellKey {
+                        method,
+                        epsilon: rel.epsilon,
+                        n,
+                    }));
                 }
             }
         }
         let per_method = self.releases.len() * self.n_values.len();
-        for i in 0..data.rows.len() {
+        for (i, row) in data.record_iter::<PitRow>()?.enumerate() {
+            let row = row?;
             let (mi, ei, ni) = (
-                self.methods.iter().position(|x| x.as_str() == data.s(i, m)),
-                self.releases.iter().position(|r| r.epsilon == data.f(i, e)),
-                self.n_values.iter().position(|&x| x as f64 == data.f(i, n)),
+                self.methods.iter().position(|&x| x == row.method),
+                self.releases.iter().position(|r| r.epsilon == row.epsilon),
+                self.n_values.iter().position(|&x| x == row.n),
             );
             let (Some(mi), Some(ei), Some(ni)) = (mi, ei, ni) else {
                 anyhow::bail!("data row {i}: a method, ε or n not in the config");
             };
             let c = &mut cells[mi * per_method + ei * self.n_values.len() + ni];
-            c.credible.push(central_level(data.f(i, pit)));
-            c.ranks.push(data.f(i, rk) as usize);
+            c.credible.push(central_level(row.pit));
+            c.ranks.push(row.rank);
         }
         Ok(cells)
     }
@@ -709,26 +674,41 @@ mod tests {
         }
     }
 
+    /// The headers the CSVs have always had; a method is written by its name.
     #[test]
-    fn summary_columns_are_keys_then_the_shared_tail() {
-        use cells::{COVERAGE_TAIL, SUMMARY_TAIL};
-        assert_eq!(SUMMARY_COLUMNS[3..], SUMMARY_TAIL);
-        assert_eq!(COVERAGE_COLUMNS[3..], COVERAGE_TAIL);
-        assert_eq!(SUMMARY_COLUMNS[..3], COVERAGE_COLUMNS[..3]);
-    }
-
-    #[test]
-    fn pit_rows_have_the_declared_columns() {
+    fn rows_have_the_csvs_columns_and_round_trip() {
+        use crate::results::record::columns;
+        let keys = ["method", "epsilon", "n"];
+        assert_eq!(summary_columns()[..3], keys);
+        assert_eq!(summary_columns()[3], "replications");
+        assert_eq!(summary_columns().len(), 11);
+        assert_eq!(coverage_columns()[..3], keys);
+        assert_eq!(coverage_columns()[3], "level");
+        assert_eq!(coverage_columns().len(), 9);
+        assert_eq!(
+            columns::<PitRow>(),
+            [
+                "epsilon",
+                "n",
+                "replication",
+                "method",
+                "theta_true",
+                "pit",
+                "rank"
+            ]
+        );
         let row = PitRow {
             epsilon: 1.0,
             n: 10,
             replication: 0,
-            method: Method::Ops,
+            method: Method::ConcentratedBeta,
             theta_true: 0.5,
-            pit: 0.5,
+            pit: 0.25,
             rank: 3,
         };
-        assert_eq!(row.cells().len(), DATA_COLUMNS.len());
+        let table = Table::new(columns::<PitRow>(), vec![to_row(&row)]);
+        assert_eq!(table.rows[0][3].as_str(), "concentrated_beta");
+        assert_eq!(table.records::<PitRow>().unwrap(), [row]);
         for m in Method::ALL {
             assert_eq!(Method::parse(m.as_str()), Some(m));
         }

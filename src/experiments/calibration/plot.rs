@@ -5,7 +5,10 @@
 use std::path::Path;
 
 use crate::plot::grid::PanelGrid;
-use crate::plot::{distinct, read_checked, render, tick, Band, DrawError};
+use serde::Deserialize;
+
+use super::cells::MultiKey;
+use crate::plot::{read_checked, render, tick, Band, DrawError};
 use crate::results::table::Table;
 
 /// The band's series name (drawn in the house style's colour for unknown names).
@@ -23,7 +26,7 @@ const LOGISTIC: &str = "Logistic regression (d = 3), w* and the reference w_r fr
 /// `calibration/beta_bernoulli`: every row of `coverage.csv`.
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
     let t = read_checked(&dir.join("coverage.csv"))?;
-    render(&grid(&t, BETA)?, dir)
+    render(&grid(&points(&t)?, BETA), dir)
 }
 
 /// `calibration/dirichlet`: the TARP rows of `coverage.csv` (the per-coordinate
@@ -39,51 +42,79 @@ pub fn draw_logistic(dir: &Path) -> Result<(), DrawError> {
 
 /// The TARP rows of `coverage.csv` (the per-coordinate rows are in the CSVs).
 fn draw_tarp(dir: &Path, subtitle: &str) -> Result<(), DrawError> {
-    let mut t = read_checked(&dir.join("coverage.csv"))?;
-    let q = t.col("quantity")?;
-    t.rows.retain(|r| r[q].as_str() == "tarp");
-    render(&grid(&t, subtitle)?, dir)
+    let t = read_checked(&dir.join("coverage.csv"))?;
+    let keys: Vec<MultiKey> = t.records().map_err(|e| DrawError(e.0))?;
+    let points = points(&t)?
+        .into_iter()
+        .zip(keys)
+        .filter(|(_, k)| k.quantity == "tarp")
+        .map(|(p, _)| p)
+        .collect::<Vec<_>>();
+    render(&grid(&points, subtitle), dir)
 }
 
-fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
-    let (m, e, n, level, dev, band) = (
-        t.col("method")?,
-        t.col("epsilon")?,
-        t.col("n")?,
-        t.col("level")?,
-        t.col("deviation")?,
-        t.col("simultaneous_band")?,
+/// What the figure reads of a row of `coverage.csv` (either figure's).
+#[derive(Deserialize)]
+struct Point {
+    method: String,
+    epsilon: f64,
+    n: u64,
+    level: f64,
+    deviation: f64,
+    simultaneous_band: f64,
+}
+
+fn points(t: &Table) -> Result<Vec<Point>, DrawError> {
+    t.records().map_err(|e| DrawError(e.0))
+}
+
+/// The distinct values of `key` over `points`, in order of appearance.
+fn distinct_by<T: PartialEq>(points: &[Point], key: impl Fn(&Point) -> T) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for p in points {
+        let v = key(p);
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+fn grid(points: &[Point], subtitle: &str) -> PanelGrid {
+    let methods = distinct_by(points, |p| p.method.clone());
+    let (eps, ns) = (
+        distinct_by(points, |p| p.epsilon),
+        distinct_by(points, |p| p.n),
     );
-    let methods = distinct(t, m);
-    let (eps, ns) = (distinct(t, e), distinct(t, n));
     let mut panels = Vec::new();
-    for nv in &ns {
-        for ev in &eps {
-            let here = |i: &usize| t.s(*i, n) == *nv && t.s(*i, e) == *ev;
+    for &nv in &ns {
+        for &ev in &eps {
+            let here = |p: &&Point| p.n == nv && p.epsilon == ev;
             let mut bands: Vec<Band> = methods
                 .iter()
                 .map(|name| {
-                    let pts = (0..t.rows.len())
-                        .filter(|i| here(i) && t.s(*i, m) == *name)
-                        .map(|i| (t.f(i, level), t.f(i, dev), 0.0))
+                    let pts = points
+                        .iter()
+                        .filter(|p| here(p) && p.method == *name)
+                        .map(|p| (p.level, p.deviation, 0.0))
                         .collect();
                     (name.clone(), pts)
                 })
                 .collect();
             // the band is the same for every method of a panel (it depends on R)
             let first = methods.first().cloned().unwrap_or_default();
-            let band_pts = (0..t.rows.len())
-                .filter(|i| here(i) && t.s(*i, m) == first)
-                .map(|i| (t.f(i, level), 0.0, t.f(i, band)))
+            let band_pts = points
+                .iter()
+                .filter(|p| here(p) && p.method == first)
+                .map(|p| (p.level, 0.0, p.simultaneous_band))
                 .collect();
             bands.insert(0, (BAND.to_string(), band_pts));
-            let eps_value: f64 = ev.parse().unwrap_or(f64::NAN);
-            panels.push((format!("n = {nv}, ε = {}", tick(&eps_value)), bands));
+            panels.push((format!("n = {nv}, ε = {}", tick(&ev)), bands));
         }
     }
     let mut order = vec![BAND.to_string()];
     order.extend(methods);
-    Ok(PanelGrid {
+    PanelGrid {
         rows: ns.len(),
         cols: eps.len(),
         panels,
@@ -94,5 +125,5 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
         subtitle: Some(subtitle.into()),
         y_descs: Vec::new(),
         shared_y: true,
-    })
+    }
 }

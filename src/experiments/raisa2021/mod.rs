@@ -21,7 +21,7 @@ pub mod plot;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{check, deserialize, ParamError};
 use crate::dpmcmc::exact_mh::{DpHmc, Penalty, VanDerCorput};
@@ -34,7 +34,8 @@ use crate::privacy::event::Conversion;
 use crate::privacy::event::{Derivation, Event, Guarantee};
 use crate::privacy::gaussian_pld::Accountant;
 use crate::privacy::ledger::{Entry, Ledger};
-use crate::results::table::{Cell, Row, Table};
+use crate::results::record::to_row;
+use crate::results::table::{Row, Table};
 
 mod config;
 #[allow(unused_imports)]
@@ -52,7 +53,7 @@ pub enum Target {
 }
 
 /// The compared samplers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     Penalty,
@@ -331,34 +332,22 @@ impl Comparison {
             })
             .fold(f64::NEG_INFINITY, f64::max);
         let n = self.c.n_data as f64;
-        let fraction = |x: u64, of: f64| {
-            if of > 0.0 {
-                Cell::from(x as f64 / of)
-            } else {
-                Cell::Empty
-            }
-        };
-        let finite = |x: f64| {
-            if x.is_finite() {
-                Cell::from(x)
-            } else {
-                Cell::Empty
-            }
-        };
-        vec![
-            method.as_str().into(),
-            self.c.epsilons[e].into(),
-            repeat.into(),
-            per_chain.into(),
-            pooled.len().into(),
-            finite(mmd),
-            finite(mean_error),
-            finite(var_error),
-            finite(rhat),
-            fraction(ch.accepted, ch.proposals as f64),
-            fraction(ch.clipped_ratios, ch.proposals as f64 * n),
-            fraction(ch.clipped_grads, ch.grad_evals as f64),
-        ]
+        let fraction = |x: u64, of: f64| (of > 0.0).then(|| x as f64 / of);
+        let finite = |x: f64| x.is_finite().then_some(x);
+        to_row(&RunRow {
+            method,
+            epsilon: self.c.epsilons[e],
+            repeat,
+            iterations_per_chain: per_chain,
+            kept_draws: pooled.len(),
+            mmd: finite(mmd),
+            mean_error: finite(mean_error),
+            var_error: finite(var_error),
+            rhat: finite(rhat),
+            acceptance: fraction(ch.accepted, ch.proposals as f64),
+            clipped_ratio_fraction: fraction(ch.clipped_ratios, ch.proposals as f64 * n),
+            clipped_grad_fraction: fraction(ch.clipped_grads, ch.grad_evals as f64),
+        })
     }
 }
 

@@ -3,33 +3,44 @@
 
 use std::path::Path;
 
+use super::{Method, SummaryRow};
 use crate::plot::grid::PanelGrid;
-use crate::plot::{distinct, render, summary, Band, DrawError};
+use crate::plot::{render, summary, Band, DrawError};
 use crate::results::table::Table;
 
 const BANANA: &str = "Banana (d = 2), n = 10⁵, δ = 10⁻⁶; chains sharing each budget, first half dropped; against the exact posterior; mean ± s.e. over repeats";
 const GAUSS: &str = "Ill-conditioned Gaussian (d = 10), n = 10⁵, δ = 10⁻⁶; chains sharing each budget, first half dropped; against the exact posterior; mean ± s.e. over repeats";
 
-/// The four score panels: (summary column stem, panel title, its y label:
-/// the metric it shows).
-const PANELS: [(&str, &str, &str); 4] = [
+/// A panel's score: its mean and s.e. in a summary row.
+type Score = fn(&SummaryRow) -> (Option<f64>, Option<f64>);
+
+/// The four score panels: (the score, panel title, its y label: the metric it
+/// shows).
+const PANELS: [(Score, &str, &str); 4] = [
     (
-        "mmd",
+        |r| (r.mmd_mean, r.mmd_se),
         "MMD to exact draws",
         "MMD (Gaussian kernel), mean ± s.e.",
     ),
     (
-        "mean_error",
+        |r| (r.mean_error_mean, r.mean_error_se),
         "‖mean − exact mean‖",
         "‖mean − exact‖, mean ± s.e.",
     ),
     (
-        "var_error",
+        |r| (r.var_error_mean, r.var_error_se),
         "max |variance ratio − 1|",
         "max |var. ratio − 1|, mean ± s.e.",
     ),
-    ("rhat", "split-R̂ (largest)", "largest split-R̂, mean ± s.e."),
+    (
+        |r| (r.rhat_mean, r.rhat_se),
+        "split-R̂ (largest)",
+        "largest split-R̂, mean ± s.e.",
+    ),
 ];
+
+/// The panel whose values are capped at [`RHAT_SHOWN`].
+const RHAT_PANEL: usize = 3;
 
 /// The largest split-R̂ drawn: a larger one (chains that did not move give 10¹⁶ or
 /// ∞; 1.01 is the usual threshold) is drawn at this value, and the panel says so.
@@ -47,10 +58,16 @@ pub fn gauss(dir: &Path) -> Result<(), DrawError> {
 }
 
 fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
-    let (m, e) = (t.col("method")?, t.col("epsilon")?);
-    let methods = distinct(t, m);
-    let eps: Vec<f64> = (0..t.rows.len())
-        .map(|i| t.f(i, e))
+    let rows: Vec<SummaryRow> = t.records().map_err(|e| DrawError(e.0))?;
+    let mut methods: Vec<Method> = Vec::new();
+    for r in &rows {
+        if !methods.contains(&r.method) {
+            methods.push(r.method);
+        }
+    }
+    let eps: Vec<f64> = rows
+        .iter()
+        .map(|r| r.epsilon)
         .filter(|x| x.is_finite() && *x > 0.0)
         .collect();
     let (lo, hi) = eps
@@ -59,13 +76,9 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
     let log = hi / lo >= DECADES_FOR_LOG;
     let x_of = |x: f64| if log { x.log10() } else { x };
     let mut panels = Vec::new();
-    for (stem, title, _) in PANELS {
-        let (mean, se) = (
-            t.col(&format!("{stem}_mean"))?,
-            t.col(&format!("{stem}_se"))?,
-        );
+    for (k, (score, title, _)) in PANELS.into_iter().enumerate() {
         // R̂ of chains that did not move can be 10¹⁶ or ∞: drawn at the cap
-        let cap = if stem == "rhat" {
+        let cap = if k == RHAT_PANEL {
             RHAT_SHOWN
         } else {
             f64::INFINITY
@@ -73,26 +86,26 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
         let mut capped = false;
         let bands: Vec<Band> = methods
             .iter()
-            .map(|name| {
-                let pts = (0..t.rows.len())
-                    .filter(|&i| t.s(i, m) == *name && !t.f(i, mean).is_nan())
-                    .filter(|&i| !log || t.f(i, e) > 0.0)
-                    .filter(|&i| t.f(i, mean).is_finite() || cap.is_finite())
-                    .map(|i| {
-                        let (y, s) = (t.f(i, mean), t.f(i, se));
+            .map(|&method| {
+                let pts = rows
+                    .iter()
+                    .filter(|r| r.method == method)
+                    .filter(|r| !log || r.epsilon > 0.0)
+                    .filter_map(|r| {
+                        let (mean, se) = score(r);
+                        Some((r.epsilon, mean?, se.unwrap_or(f64::NAN)))
+                    })
+                    .filter(|&(_, y, _)| !y.is_nan() && (y.is_finite() || cap.is_finite()))
+                    .map(|(e, y, s)| {
                         if y > cap {
                             capped = true;
-                            (x_of(t.f(i, e)), cap, 0.0)
+                            (x_of(e), cap, 0.0)
                         } else {
-                            (
-                                x_of(t.f(i, e)),
-                                y,
-                                if s.is_finite() { s.max(0.0) } else { 0.0 },
-                            )
+                            (x_of(e), y, if s.is_finite() { s.max(0.0) } else { 0.0 })
                         }
                     })
                     .collect();
-                (name.clone(), pts)
+                (method.as_str().to_string(), pts)
             })
             .collect();
         let title = if capped {
@@ -108,7 +121,7 @@ fn grid(t: &Table, subtitle: &str) -> Result<PanelGrid, DrawError> {
         panels,
         x_desc: if log { "ε (log scale)" } else { "ε" }.into(),
         y_desc: String::new(),
-        order: methods,
+        order: methods.iter().map(|m| m.as_str().to_string()).collect(),
         x_log10: log,
         subtitle: Some(subtitle.into()),
         y_descs: PANELS.iter().map(|p| p.2.to_string()).collect(),

@@ -2,41 +2,51 @@
 
 use super::*;
 
-/// Columns of `data.csv` (one row per method, ε and repeat).
-pub const DATA: [&str; 12] = [
-    "method",
-    "epsilon",
-    "repeat",
-    "iterations_per_chain",
-    "kept_draws",
-    "mmd",
-    "mean_error",
-    "var_error",
-    "rhat",
-    "acceptance",
-    "clipped_ratio_fraction",
-    "clipped_grad_fraction",
-];
+/// A row of `data.csv`: one method's run at one ε and repeat (the scores empty
+/// where a chain diverged).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRow {
+    pub method: Method,
+    pub epsilon: f64,
+    pub repeat: usize,
+    pub iterations_per_chain: u64,
+    /// draws kept over the chains (the first half of each dropped)
+    pub kept_draws: usize,
+    /// MMD to the exact posterior's reference draws
+    pub mmd: Option<f64>,
+    /// ‖mean − exact mean‖
+    pub mean_error: Option<f64>,
+    /// max over coordinates of |variance / exact variance − 1|
+    pub var_error: Option<f64>,
+    /// the largest split-R̂
+    pub rhat: Option<f64>,
+    pub acceptance: Option<f64>,
+    pub clipped_ratio_fraction: Option<f64>,
+    pub clipped_grad_fraction: Option<f64>,
+}
 
-/// Columns of `summary.csv` (one row per method and ε).
-pub const SUMMARY: [&str; 16] = [
-    "method",
-    "epsilon",
-    "iterations_per_chain",
-    "runs",
-    "mmd_mean",
-    "mmd_se",
-    "mmd_median",
-    "mmd_q25",
-    "mmd_q75",
-    "mean_error_mean",
-    "mean_error_se",
-    "var_error_mean",
-    "var_error_se",
-    "rhat_mean",
-    "rhat_se",
-    "acceptance_mean",
-];
+/// A row of `summary.csv`: one method at one ε, over the repeats whose chains
+/// produced every score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    pub method: Method,
+    pub epsilon: f64,
+    pub iterations_per_chain: u64,
+    /// the repeats kept
+    pub runs: usize,
+    pub mmd_mean: Option<f64>,
+    pub mmd_se: Option<f64>,
+    pub mmd_median: Option<f64>,
+    pub mmd_q25: Option<f64>,
+    pub mmd_q75: Option<f64>,
+    pub mean_error_mean: Option<f64>,
+    pub mean_error_se: Option<f64>,
+    pub var_error_mean: Option<f64>,
+    pub var_error_se: Option<f64>,
+    pub rhat_mean: Option<f64>,
+    pub rhat_se: Option<f64>,
+    pub acceptance_mean: Option<f64>,
+}
 
 pub(super) fn ledger(f: &Comparison) -> anyhow::Result<Ledger> {
     let c = &f.c;
@@ -90,86 +100,66 @@ pub(super) fn summarize(
     methods: &[Method],
     epsilons: &[f64],
 ) -> anyhow::Result<Table> {
-    let col = |n: &str| data.col(n);
-    let (m, e, it) = (
-        col("method")?,
-        col("epsilon")?,
-        col("iterations_per_chain")?,
-    );
-    let score_cols = ["mmd", "mean_error", "var_error", "rhat", "acceptance"]
-        .map(col)
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
+    let data: Vec<RunRow> = data.records()?;
     let mut rows = Vec::new();
-    for method in methods {
+    for &method in methods {
         for &eps in epsilons {
-            let all: Vec<usize> = (0..data.rows.len())
-                .filter(|&i| data.s(i, m) == method.as_str() && data.f(i, e) == eps)
+            let all: Vec<&RunRow> = data
+                .iter()
+                .filter(|r| r.method == method && r.epsilon == eps)
                 .collect();
-            let Some(&first) = all.first() else {
+            let Some(first) = all.first() else {
                 continue;
             };
             // the repeats whose chains produced every score (MMD, mean and variance
             // errors): a diverged chain's repeat is left out of every column, and
             // `runs` counts the repeats kept (a diverged DP-SGNHT chain had left
             // empty moments beside runs = 2)
-            let here: Vec<usize> = all
+            let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
+            let here: Vec<&RunRow> = all
                 .iter()
                 .copied()
-                .filter(|&i| score_cols[..3].iter().all(|&c| data.f(i, c).is_finite()))
+                .filter(|r| {
+                    [r.mmd, r.mean_error, r.var_error]
+                        .into_iter()
+                        .all(|x| finite(x).is_some())
+                })
                 .collect();
-            let values = |c: usize| -> Vec<f64> {
-                here.iter()
-                    .map(|&i| data.f(i, c))
-                    .filter(|x| x.is_finite())
-                    .collect()
+            let values = |score: fn(&RunRow) -> Option<f64>| -> Vec<f64> {
+                here.iter().filter_map(|r| finite(score(r))).collect()
             };
-            let moments = |c: usize| -> (Cell, Cell) {
+            let moments = |score: fn(&RunRow) -> Option<f64>| {
                 let mut acc = crate::stats::Moments::default();
-                values(c).into_iter().for_each(|x| acc.push(x));
-                let cell = |x: f64| {
-                    if acc.count > 0 && x.is_finite() {
-                        Cell::from(x)
-                    } else {
-                        Cell::Empty
-                    }
-                };
+                values(score).into_iter().for_each(|x| acc.push(x));
+                let cell = |x: f64| (acc.count > 0 && x.is_finite()).then_some(x);
                 (cell(acc.mean), cell(acc.se()))
             };
-            let mut mmd = values(score_cols[0]);
+            let mut mmd = values(|r| r.mmd);
             mmd.sort_by(f64::total_cmp);
-            let q = |p: f64| {
-                let v = crate::stats::quantile(&mmd, p);
-                if v.is_finite() {
-                    Cell::from(v)
-                } else {
-                    Cell::Empty
-                }
-            };
-            let (mmd_mean, mmd_se) = moments(score_cols[0]);
-            let (me, me_se) = moments(score_cols[1]);
-            let (ve, ve_se) = moments(score_cols[2]);
-            let (rh, rh_se) = moments(score_cols[3]);
-            let (acc, _) = moments(score_cols[4]);
-            rows.push(vec![
-                method.as_str().into(),
-                eps.into(),
-                (data.f(first, it) as u64).into(),
-                here.len().into(),
+            let q = |p: f64| Some(crate::stats::quantile(&mmd, p)).filter(|v| v.is_finite());
+            let (mmd_mean, mmd_se) = moments(|r| r.mmd);
+            let (mean_error_mean, mean_error_se) = moments(|r| r.mean_error);
+            let (var_error_mean, var_error_se) = moments(|r| r.var_error);
+            let (rhat_mean, rhat_se) = moments(|r| r.rhat);
+            rows.push(SummaryRow {
+                method,
+                epsilon: eps,
+                iterations_per_chain: first.iterations_per_chain,
+                runs: here.len(),
                 mmd_mean,
                 mmd_se,
-                q(0.5),
-                q(0.25),
-                q(0.75),
-                me,
-                me_se,
-                ve,
-                ve_se,
-                rh,
-                rh_se,
-                acc,
-            ]);
+                mmd_median: q(0.5),
+                mmd_q25: q(0.25),
+                mmd_q75: q(0.75),
+                mean_error_mean,
+                mean_error_se,
+                var_error_mean,
+                var_error_se,
+                rhat_mean,
+                rhat_se,
+                acceptance_mean: moments(|r| r.acceptance).0,
+            });
         }
     }
-    Ok(Table::new(&SUMMARY, rows))
+    Ok(Table::of_records(&rows))
 }
