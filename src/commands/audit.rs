@@ -44,18 +44,11 @@ pub struct AuditArgs {
     /// List the audits and exit.
     #[arg(long)]
     pub list: bool,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, short)]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub work: super::Work,
     /// Output root.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Recompute every audit even if cached or up to date.
-    #[arg(long)]
-    pub force: bool,
-    /// Print only errors and the table.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// Folder holding configs/audit/mechanisms.toml.
     #[arg(long = "configs", default_value = "configs")]
     pub config_dir: PathBuf,
@@ -149,10 +142,8 @@ pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
             set,
             config_dir: args.config_dir,
         },
-        jobs: args.jobs,
+        work: args.work,
         out: out.clone(),
-        force: args.force,
-        quiet: args.quiet,
         keep_going: false,
         no_cache: false,
         shard: None,

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::CommandError;
+use super::{CommandError, Work};
 use crate::plan::{
     assignment, check_limits, footprints, jobs, plan, pool, prepare_planned, Prepared, Selection,
 };
@@ -39,18 +39,11 @@ estimates) into <out>/.privpost-cache and writes no figure folder; once all n ha
 pub struct RunArgs {
     #[command(flatten)]
     pub selection: Selection,
-    /// Worker threads (default: SLURM_CPUS_PER_TASK if set, else all cores). Results do not depend on it.
-    #[arg(long, short)]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub work: Work,
     /// Output root.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Recompute every task and rewrite every folder, even if cached or up to date.
-    #[arg(long)]
-    pub force: bool,
-    /// Print only errors and the final summary.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// After a figure fails, run the remaining ones; exit 1 at the end with a list of failures.
     #[arg(long)]
     pub keep_going: bool,
@@ -98,10 +91,10 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
     let clock = Instant::now();
     let parsed = args.selection.parse()?;
     let paths = &parsed.paths;
-    let jobs = jobs(args.jobs)?;
+    let jobs = jobs(args.work.jobs)?;
     let heartbeat = heartbeat()?;
     runner::check_task_times().map_err(CommandError::input)?;
-    let progress = if args.quiet {
+    let progress = if args.work.quiet {
         Progress::Quiet
     } else {
         Progress::detect()
@@ -114,7 +107,7 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
     }
     crate::plan::check_targets(&args.out, &planned)?;
     crate::plan::check_writable(&args.out)?;
-    let prepared = prepare_planned(planned, paths.len(), args.quiet)?;
+    let prepared = prepare_planned(planned, paths.len(), args.work.quiet)?;
     match args.shard {
         Some(shard) => {
             let split = assignment(&prepared, shard.count);
@@ -132,7 +125,7 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
             args.allow_long,
         )?,
     }
-    if !args.quiet && args.shard.is_none() {
+    if !args.work.quiet && args.shard.is_none() {
         print_estimates(&prepared, jobs);
     }
     let pool = pool(jobs)?;
@@ -154,7 +147,7 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
             heartbeat,
             (k + 1, total),
         );
-        options.force = args.force;
+        options.force = args.work.force;
         options.prepare_seconds = p.prepare_seconds;
         match runner::run(
             p.spec,
@@ -336,7 +329,7 @@ fn run_shard(
             heartbeat,
             (position, runs_with_tasks),
         );
-        options.force = args.force;
+        options.force = args.work.force;
         match runner::run_shard(p.figure.as_ref(), &p.resolved, tasks, pool, &options) {
             Ok(r) => shares.push(RunShare {
                 figure: p.resolved.experiment.clone(),

@@ -1,49 +1,27 @@
 //! `privpost check`: validate configs and print the plan. No side effects: no
 //! downloads, no dataset generation, no fits, no files written.
 
-use std::path::PathBuf;
-
 use super::CommandError;
 use crate::config::ConfigFile;
-use crate::plan::plan;
+use crate::plan::Selection;
 
 /// Validate configs and print the grid size and task count; runs nothing.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Config files, figure ids or paper ids.
-    #[arg(required_unless_present = "all", value_name = "CONFIG|ID")]
-    pub targets: Vec<String>,
-    /// Check every config under --configs.
-    #[arg(long)]
-    pub all: bool,
-    /// = --profile smoke.
-    #[arg(long, conflicts_with = "profile")]
-    pub smoke: bool,
-    /// Apply each config's [profile.NAME].
-    #[arg(long, value_name = "NAME")]
-    pub profile: Option<String>,
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    /// What `run` would run: the same targets, profile, overrides and configs folder.
+    #[command(flatten)]
+    pub selection: Selection,
     /// Print each resolved config (profile and --set applied, one per sweep point) as TOML.
     #[arg(long)]
     pub resolved: bool,
     /// Accept an estimated work above the limit, as `run --allow-long` does.
     #[arg(long)]
     pub allow_long: bool,
-    /// Folder holding configs/<paper>/<figure>.toml (for figure ids).
-    #[arg(long = "configs", default_value = "configs")]
-    pub config_dir: PathBuf,
 }
 
 pub fn check(args: &CheckArgs) -> Result<(), CommandError> {
-    let overrides = crate::plan::overrides(&args.set)?;
-    let paths = crate::plan::config_paths(&args.targets, args.all, &args.config_dir)?;
-    let profile = if args.smoke {
-        Some("smoke")
-    } else {
-        args.profile.as_deref()
-    };
-    let planned = plan(&paths, profile, &overrides)?;
+    let (parsed, planned) = args.selection.plan()?;
+    let paths = parsed.paths;
     let points = planned.len();
     // run's limits, wherever the plan is sized without preparing (a deferred
     // figure's tasks depend on its data: run checks them after loading it)

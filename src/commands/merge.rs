@@ -30,15 +30,8 @@ pub struct MergeArgs {
     /// The plan id (or a unique prefix) when DIR holds several.
     #[arg(long)]
     pub plan: Option<String>,
-    /// Worker threads for reading the cache and plotting (results do not depend on it).
-    #[arg(long, short)]
-    pub jobs: Option<usize>,
-    /// Rewrite folders that are already up to date.
-    #[arg(long)]
-    pub force: bool,
-    /// Print only errors and the final summary.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub work: super::Work,
 }
 
 /// The plan of `dir` named by `wanted` (or the only one).
@@ -173,9 +166,9 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
             missing.display()
         )));
     }
-    let jobs = jobs(args.jobs)?;
+    let jobs = jobs(args.work.jobs)?;
     crate::plan::check_writable(&args.dir)?;
-    let prepared = prepare_all(&paths, plan.profile.as_deref(), &plan.set, args.quiet)?;
+    let prepared = prepare_all(&paths, plan.profile.as_deref(), &plan.set, args.work.quiet)?;
     let pool = pool(jobs)?;
     let split = assignment(&prepared, plan.shards);
     let records = shards::read_records(&args.dir, &plan);
@@ -271,7 +264,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
         return Err(CommandError::input(msg));
     }
 
-    let progress = if args.quiet {
+    let progress = if args.work.quiet {
         Progress::Quiet
     } else {
         Progress::detect()
@@ -302,7 +295,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
             std::time::Duration::from_secs(30),
             (r + 1, total),
         );
-        options.force = args.force;
+        options.force = args.work.force;
         options.cache_only = true;
         options.shards = Some(ShardsUse {
             plan: plan.plan.clone(),

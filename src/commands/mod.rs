@@ -57,6 +57,20 @@ macro_rules! outln {
     };
 }
 
+/// How a command computes and reports: the options `run`, `audit` and `merge` share.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Work {
+    /// Worker threads (default: SLURM_CPUS_PER_TASK if set, else all cores). Results do not depend on it.
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// Recompute every task and rewrite every folder, even if cached or up to date.
+    #[arg(long)]
+    pub force: bool,
+    /// Print only errors and the final summary (`audit`: and the table).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// A command-line value that is not one the flag allows (the message says what is).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{0}")]
