@@ -247,6 +247,11 @@ fn outside_citations(text: &str) -> Vec<String> {
     if let Some(i) = lower.find(&facts) {
         found.push(text[i..].chars().take(40).collect());
     }
+    // "the issue's target": an unnamed issue is as far out of reach as a numbered one
+    let unnamed = ["the issue", "'s"].concat();
+    if let Some(i) = lower.find(&unnamed) {
+        found.push(lower[i..].chars().take(40).collect());
+    }
     for word in ["issue ", "issues ", "issue #"] {
         let mut rest = lower.as_str();
         while let Some(i) = rest.find(word) {
@@ -301,6 +306,10 @@ fn nothing_cites_a_file_or_an_issue_outside_the_tree() {
     );
     assert_eq!(
         outside_citations(&["the ", "Facts", " File §2"].concat()).len(),
+        1
+    );
+    assert_eq!(
+        outside_citations(&["the ", "issue's target"].concat()).len(),
         1
     );
     assert!(outside_citations("an issue of taste; issues remain").is_empty());

@@ -119,7 +119,7 @@ mod tests {
         assert_eq!(ecdf(&[0.1, 0.5, 0.9], 0.5), 2.0 / 3.0);
     }
 
-    /// An exact posterior gives uniform TARP ranks (the issue's "check of the
+    /// An exact posterior gives uniform TARP ranks (a "check of the
     /// check"): θ* ~ N(0, I₂), x = θ* + N(0, I₂), draws from the exact posterior
     /// N(x/2, I/2), references from the prior; χ² of 20 bins over 4000 replications.
     #[test]

@@ -111,7 +111,7 @@ struct Config {
 /// ([`crate::config::shape`]).
 pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
 
-/// Largest dimension (the "d ≤ 10": R replications × L chains stay cheap).
+/// Largest dimension (d ≤ 10: R replications × L chains stay cheap).
 pub const MAX_DIM: u64 = 10;
 
 /// Largest n (each leapfrog step costs n·d·L).
