@@ -247,7 +247,7 @@ fn outside_citations(text: &str) -> Vec<String> {
     if let Some(i) = lower.find(&facts) {
         found.push(text[i..].chars().take(40).collect());
     }
-    // "the issue's target": an unnamed issue is as far out of reach as a numbered one
+    // the possessive of an unnamed issue is as far out of reach as a numbered one
     let unnamed = ["the issue", "'s"].concat();
     if let Some(i) = lower.find(&unnamed) {
         found.push(lower[i..].chars().take(40).collect());
