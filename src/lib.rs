@@ -35,6 +35,7 @@ macro_rules! errprint {
 
 pub mod commands;
 pub mod config;
+pub mod damcmc;
 pub mod data;
 pub mod dpmcmc;
 pub mod error;

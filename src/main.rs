@@ -11,6 +11,7 @@ use privpost::commands::{
     combine::{self, CombineArgs},
     data::{self, DataArgs},
     gallery::{self, GalleryArgs},
+    infer::{self, InferArgs},
     list::{self, ListArgs},
     merge::{self, MergeArgs},
     plot::{self, PlotArgs},
@@ -44,6 +45,8 @@ enum Command {
     Account(AccountArgs),
     /// Audit every mechanism's privacy claim on worst-case neighbours (exact or sampled); broken variants must fail.
     Audit(AuditArgs),
+    /// Posterior of a model's parameters from your own private release (data-augmentation MCMC).
+    Infer(InferArgs),
     /// Datasets: status, fetch, export, war-log records.
     Data(DataArgs),
     /// Fit the Barker-test correction distribution V_cor (C = 1, 2) and report its error.
@@ -78,6 +81,7 @@ fn main() {
         Command::Check(a) => check::check(&a),
         Command::Account(a) => account::account(a),
         Command::Audit(a) => audit::audit(a),
+        Command::Infer(a) => infer::infer(a),
         Command::Data(a) => data::data(&a),
         Command::Vcor(a) => vcor::vcor(&a),
         Command::Plot(a) => plot::plot(&a),

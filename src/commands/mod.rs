@@ -15,6 +15,7 @@ pub mod check;
 pub mod combine;
 pub mod data;
 pub mod gallery;
+pub mod infer;
 pub mod list;
 pub mod merge;
 pub mod plot;

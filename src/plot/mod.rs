@@ -9,6 +9,7 @@
 pub mod grid;
 pub mod overlay;
 pub mod style;
+pub mod trace;
 
 use std::path::Path;
 use std::sync::Once;

@@ -1,0 +1,252 @@
+//! `privpost infer RELEASE.toml`: the posterior of a model's parameters given a
+//! researcher's own private release, by data-augmentation MCMC
+//! ([`crate::damcmc`]; Ju et al. 2022). Writes `<out>/infer/<stem>/`: the draws,
+//! their summary, a trace and density figure, and a manifest; prints the summary.
+//! Inference is post-processing of the release: it adds no privacy cost.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::{CommandError, Work};
+use crate::damcmc::spec::{InferSpec, Inference};
+use crate::damcmc::{self, AugmentedModel, Draws, ParameterSummary};
+use crate::plot::trace::TraceFigure;
+use crate::results::table::{Cell, Table};
+
+/// Posterior of a model's parameters from a private release (data-augmentation MCMC).
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "RELEASE.toml names the model, its prior, n, the mechanism, its scale and the
+released values (docs/infer.md has every key):
+
+  model = \"dirichlet_categorical\"      # or beta_bernoulli
+  prior = { alpha = [1.0, 1.0, 1.0] }
+  n = 30
+  [release]
+  mechanism = \"laplace\"   # laplace | gaussian | discrete_laplace | discrete_gaussian
+  scale = 2.0             # Laplace b, or Gaussian sigma
+  values = [12.7, 9.1, 8.4]
+
+Writes <out>/infer/<stem>/: draws.csv (chain, draw, one column per parameter), summary.csv
+(mean, sd, quantiles, R-hat, bulk and tail ESS), figure.png/.svg (traces and densities) and
+manifest.json. Inference is post-processing of the release: no privacy cost is added."
+)]
+pub struct InferArgs {
+    /// The release file (TOML).
+    #[arg(value_name = "RELEASE.toml")]
+    pub release: PathBuf,
+    /// Output root.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub work: Work,
+}
+
+/// The folder name of a release file: its stem, reduced to letters, digits, `-`
+/// and `_` (so a file name cannot point outside `<out>/infer/`).
+fn folder_name(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.trim_matches('_').is_empty() {
+        "release".into()
+    } else {
+        clean
+    }
+}
+
+/// Reads and checks the release file; every error names the file and the key.
+pub fn read_spec(path: &Path) -> Result<(InferSpec, Inference), CommandError> {
+    let text = crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES)
+        .map_err(CommandError::input)?;
+    let spec: InferSpec = toml::from_str(&text).map_err(|e| {
+        CommandError::input(format!("{}: {}", path.display(), e.to_string().trim_end()))
+    })?;
+    let inference = spec
+        .check()
+        .map_err(|e| CommandError::input(format!("{}: {e}", path.display())))?;
+    Ok((spec, inference))
+}
+
+pub fn infer(args: InferArgs) -> Result<(), CommandError> {
+    let (spec, inf) = read_spec(&args.release)?;
+    let target = args.out.join("infer").join(folder_name(&args.release));
+    crate::plan::check_writable(&args.out)?;
+    let pool = crate::plan::pool(crate::plan::jobs(args.work.jobs)?)?;
+    if !args.work.quiet {
+        errln!(
+            "infer: {} chains × ({} warm-up + {} draws), {} kernel, n = {}",
+            inf.settings.chains,
+            inf.settings.warmup,
+            inf.settings.draws,
+            inf.settings.kernel.as_str(),
+            spec.n
+        );
+    }
+    let clock = std::time::Instant::now();
+    let draws = pool
+        .install(|| damcmc::sample(&inf.model, &inf.release, &inf.settings))
+        .map_err(|e| CommandError::failed(format!("{}: {e}", args.release.display())))?;
+    let seconds = clock.elapsed().as_secs_f64();
+    let summary = draws.summary();
+    let bound = damcmc::acceptance_bound(&inf.release.noise, inf.model.l1_sensitivity());
+    write_folder(&target, &spec, &inf, &draws, &summary, bound, seconds)?;
+    print_summary(&summary, &draws, bound)?;
+    if !args.work.quiet {
+        errln!("wrote {}", target.display());
+    }
+    Ok(())
+}
+
+/// draws.csv, summary.csv, the figure and the manifest, swapped in whole.
+fn write_folder(
+    target: &Path,
+    spec: &InferSpec,
+    inf: &Inference,
+    draws: &Draws,
+    summary: &[ParameterSummary],
+    bound: Option<f64>,
+    seconds: f64,
+) -> Result<(), CommandError> {
+    let tmp = crate::results::temp_dir_for(target).map_err(CommandError::failed)?;
+    let written = fill(&tmp, spec, inf, draws, summary, bound, seconds)
+        .and_then(|()| crate::results::replace_dir(&tmp, target).map_err(CommandError::failed));
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    written
+}
+
+/// The folder's files, written into `tmp`.
+fn fill(
+    tmp: &Path,
+    spec: &InferSpec,
+    inf: &Inference,
+    draws: &Draws,
+    summary: &[ParameterSummary],
+    bound: Option<f64>,
+    seconds: f64,
+) -> Result<(), CommandError> {
+    let mut header = vec!["chain".to_string(), "draw".to_string()];
+    header.extend(draws.names.iter().cloned());
+    let rows = draws
+        .chains
+        .iter()
+        .enumerate()
+        .flat_map(|(c, chain)| {
+            chain.iter().enumerate().map(move |(d, v)| {
+                let mut row: Vec<Cell> = vec![(c + 1).into(), (d + 1).into()];
+                row.extend(v.iter().map(|&x| Cell::from(x)));
+                row
+            })
+        })
+        .collect();
+    let table = Table { header, rows };
+    let io = |p: &Path, e: std::io::Error| CommandError::failed(format!("{}: {e}", p.display()));
+    let path = tmp.join("draws.csv");
+    table.write_csv(&path).map_err(|e| io(&path, e))?;
+    let path = tmp.join("summary.csv");
+    Table::of_records(summary)
+        .write_csv(&path)
+        .map_err(|e| io(&path, e))?;
+    crate::plot::render_as_in(&figure(draws), tmp, "figure").map_err(CommandError::failed)?;
+    let manifest = json!({
+        "command": "infer",
+        "privpost_version": env!("CARGO_PKG_VERSION"),
+        "release_file": spec,
+        "method": "data-augmentation MCMC (Ju, Awan, Gong & Rao 2022)",
+        "kernel": inf.settings.kernel.as_str(),
+        "chains": inf.settings.chains,
+        "warmup": inf.settings.warmup,
+        "draws": inf.settings.draws,
+        "seed": inf.settings.seed,
+        "record_acceptance": draws.acceptance(),
+        "record_acceptance_bound": bound,
+        "changing_proposals_accepted": draws.move_rate(),
+        "l1_sensitivity": inf.model.l1_sensitivity(),
+        "wall_seconds": seconds,
+        "columns": { "draws.csv": table_header(draws), "summary.csv": crate::results::record::columns::<ParameterSummary>() },
+        "privacy": {
+            "added_cost": "none",
+            "why": "the posterior is computed from the released values alone (post-processing); the release's own guarantee is whatever its mechanism gave",
+        },
+    });
+    let text = serde_json::to_string_pretty(&manifest).map_err(CommandError::failed)?;
+    crate::results::write_text(&tmp.join("manifest.json"), &(text + "\n"))
+        .map_err(CommandError::failed)
+}
+
+fn table_header(draws: &Draws) -> Vec<String> {
+    let mut h = vec!["chain".to_string(), "draw".to_string()];
+    h.extend(draws.names.iter().cloned());
+    h
+}
+
+/// The traces and per-chain densities of every parameter.
+fn figure(draws: &Draws) -> TraceFigure {
+    TraceFigure {
+        names: draws.names.clone(),
+        chains: (0..draws.names.len()).map(|p| draws.parameter(p)).collect(),
+        subtitle: Some(
+            "data-augmentation MCMC on a private release (Ju et al. 2022); draws after warm-up"
+                .into(),
+        ),
+    }
+}
+
+fn print_summary(
+    summary: &[ParameterSummary],
+    draws: &Draws,
+    bound: Option<f64>,
+) -> Result<(), CommandError> {
+    crate::outln!(
+        "{:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}",
+        "parameter",
+        "mean",
+        "sd",
+        "5%",
+        "50%",
+        "95%",
+        "R-hat",
+        "ESS bulk",
+        "ESS tail"
+    );
+    let opt =
+        |x: Option<f64>, digits: usize| x.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+    for s in summary {
+        crate::outln!(
+            "{:<10} {:>9.4} {:>9.4} {:>9.4} {:>9.4} {:>9.4} {:>7} {:>9} {:>9}",
+            s.parameter,
+            s.mean,
+            s.sd,
+            s.q05,
+            s.q50,
+            s.q95,
+            opt(s.rhat, 3),
+            opt(s.ess_bulk, 0),
+            opt(s.ess_tail, 0)
+        );
+    }
+    let bound_text = bound.map_or(
+        "no e^-eps bound (Gaussian noise is not pure DP)".to_string(),
+        |b| format!("bound e^-eps = {b:.4}, eps = L1 sensitivity / b"),
+    );
+    crate::outln!(
+        "record acceptance {:.4} ({bound_text}); proposals that change the statistic accepted: {:.4}",
+        draws.acceptance(),
+        draws.move_rate()
+    );
+    Ok(())
+}

@@ -1,0 +1,338 @@
+//! A researcher's release as a file (`privpost infer RELEASE.toml`): the model
+//! and its prior, n, the mechanism, its scale and the released values, and the
+//! sampler's settings — parsed and checked before any sampling.
+//!
+//! ```toml
+//! model = "dirichlet_categorical"   # or beta_bernoulli
+//! prior = { alpha = [1.0, 1.0, 1.0] }
+//! n = 30
+//! counts = "all"                    # all (K values) or free (the first K − 1)
+//! [release]
+//! mechanism = "laplace"             # laplace | gaussian | discrete_laplace | discrete_gaussian
+//! scale = 2.0                       # Laplace b, or Gaussian σ
+//! values = [12.7, 9.1, 8.4]
+//! clamp = { lower = 0.0 }           # optional: where the mechanism clamped
+//! [sampler]                         # optional
+//! kernel = "record_wise"            # or soma
+//! chains = 4
+//! warmup = 1000
+//! draws = 2000
+//! seed = 0
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::models::{Categorical, Counts};
+use super::{Clamp, Kernel, Noise, Release, Settings};
+
+/// The models `infer` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelName {
+    BetaBernoulli,
+    DirichletCategorical,
+}
+
+/// Which counts were released.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountsName {
+    #[default]
+    All,
+    Free,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorSpec {
+    /// Dirichlet(α); for beta_bernoulli [a, b] of Beta(a, b) on P(x = 1)
+    pub alpha: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClampSpec {
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseSpec {
+    pub mechanism: String,
+    pub scale: f64,
+    pub values: Vec<f64>,
+    #[serde(default)]
+    pub clamp: ClampSpec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SamplerSpec {
+    pub kernel: Kernel,
+    pub chains: u64,
+    pub warmup: u64,
+    pub draws: u64,
+    pub seed: u64,
+}
+
+impl Default for SamplerSpec {
+    fn default() -> Self {
+        Self {
+            kernel: Kernel::RecordWise,
+            chains: 4,
+            warmup: 1000,
+            draws: 2000,
+            seed: 0,
+        }
+    }
+}
+
+/// The file as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InferSpec {
+    pub model: ModelName,
+    pub prior: PriorSpec,
+    pub n: u64,
+    #[serde(default)]
+    pub counts: CountsName,
+    pub release: ReleaseSpec,
+    #[serde(default)]
+    pub sampler: SamplerSpec,
+}
+
+/// A key with a value it cannot take.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{key}: {found} — allowed: {allowed}")]
+pub struct SpecError {
+    pub key: String,
+    pub found: String,
+    pub allowed: String,
+}
+
+fn bad(key: &str, found: impl ToString, allowed: impl ToString) -> SpecError {
+    SpecError {
+        key: key.to_string(),
+        found: found.to_string(),
+        allowed: allowed.to_string(),
+    }
+}
+
+/// Most records (the chains hold them all, each sweep visits each).
+pub const MAX_N: u64 = 10_000_000;
+/// Most chains.
+pub const MAX_CHAINS: u64 = 64;
+/// Most record proposals in a run (chains × iterations × n): about an hour of
+/// one core at the record-wise kernel's speed.
+pub const MAX_PROPOSALS: f64 = 1e11;
+
+/// Most kept values (chains × draws × parameters), held in memory: 0.8 GB.
+pub const MAX_KEPT: f64 = 1e8;
+
+/// What a checked file describes.
+#[derive(Debug, Clone)]
+pub struct Inference {
+    pub model: Categorical,
+    pub release: Release,
+    pub settings: Settings,
+}
+
+impl InferSpec {
+    /// Checks every key and builds the model, release and settings.
+    pub fn check(&self) -> Result<Inference, SpecError> {
+        if self.n == 0 || self.n > MAX_N {
+            return Err(bad("n", self.n, format!("1 ≤ n ≤ {MAX_N}")));
+        }
+        let counts = match self.counts {
+            CountsName::All => Counts::All,
+            CountsName::Free => Counts::Free,
+        };
+        let model = match self.model {
+            ModelName::BetaBernoulli => {
+                let [a, b] = self.prior.alpha[..] else {
+                    return Err(bad(
+                        "prior.alpha",
+                        format!("{} values", self.prior.alpha.len()),
+                        "[a, b] of Beta(a, b) for beta_bernoulli",
+                    ));
+                };
+                Categorical::beta_bernoulli(a, b, self.n as usize, counts)
+            }
+            ModelName::DirichletCategorical => {
+                Categorical::dirichlet(self.prior.alpha.clone(), self.n as usize, counts)
+            }
+        }
+        .map_err(|e| {
+            bad(
+                &format!("prior.{}", if e.key == "prior" { "alpha" } else { e.key }),
+                e.found,
+                e.allowed,
+            )
+        })?;
+        let noise = Noise::new(&self.release.mechanism, self.release.scale)
+            .map_err(|e| bad(&format!("release.{}", e.key), e.found, e.allowed))?;
+        let clamp = Clamp {
+            lower: self.release.clamp.lower,
+            upper: self.release.clamp.upper,
+        };
+        for (key, v) in [
+            ("release.clamp.lower", clamp.lower),
+            ("release.clamp.upper", clamp.upper),
+        ] {
+            if v.is_some_and(|x| !x.is_finite()) {
+                return Err(bad(key, v.unwrap_or(f64::NAN), "a finite number"));
+            }
+        }
+        if let (Some(lo), Some(hi)) = (clamp.lower, clamp.upper) {
+            if lo >= hi {
+                return Err(bad(
+                    "release.clamp",
+                    format!("lower {lo} ≥ upper {hi}"),
+                    "lower < upper",
+                ));
+            }
+        }
+        use super::AugmentedModel;
+        let release = Release::new(
+            self.release.values.clone(),
+            noise,
+            clamp,
+            model.statistic_len(),
+        )
+        .map_err(|e| {
+            let allowed = if e.key == "values" && self.counts == CountsName::Free {
+                format!("{} (counts = \"free\": the first K − 1 counts)", e.allowed)
+            } else {
+                e.allowed
+            };
+            bad(&format!("release.{}", e.key), e.found, allowed)
+        })?;
+        let s = &self.sampler;
+        if s.chains == 0 || s.chains > MAX_CHAINS {
+            return Err(bad(
+                "sampler.chains",
+                s.chains,
+                format!("1 to {MAX_CHAINS}"),
+            ));
+        }
+        if s.draws == 0 {
+            return Err(bad("sampler.draws", 0, "at least 1 draw per chain"));
+        }
+        let kept = s.chains as f64 * s.draws as f64 * self.prior.alpha.len() as f64;
+        if kept > MAX_KEPT {
+            return Err(bad(
+                "sampler.draws",
+                format!(
+                    "{} draws × {} chains × {} parameters = {kept:.3e} kept values",
+                    s.draws,
+                    s.chains,
+                    self.prior.alpha.len()
+                ),
+                format!("at most {MAX_KEPT:.0e} kept values (8 bytes each)"),
+            ));
+        }
+        let proposals = s.chains as f64 * (s.warmup as f64 + s.draws as f64) * self.n as f64;
+        if proposals > MAX_PROPOSALS {
+            return Err(bad(
+                "sampler",
+                format!("chains × (warmup + draws) × n = {proposals:.3e} record proposals"),
+                format!("at most {MAX_PROPOSALS:.0e} (about an hour of one core)"),
+            ));
+        }
+        Ok(Inference {
+            model,
+            release,
+            settings: Settings {
+                warmup: s.warmup as usize,
+                draws: s.draws as usize,
+                chains: s.chains as usize,
+                kernel: s.kernel,
+                seed: s.seed,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Inference, String> {
+        let spec: InferSpec = toml::from_str(text).map_err(|e| e.to_string())?;
+        spec.check().map_err(|e| e.to_string())
+    }
+
+    const GOOD: &str = r#"
+model = "dirichlet_categorical"
+prior = { alpha = [1.0, 1.0, 1.0] }
+n = 30
+[release]
+mechanism = "laplace"
+scale = 2.0
+values = [12.7, 9.1, 8.4]
+"#;
+
+    #[test]
+    fn the_documented_example_parses() {
+        let inf = parse(GOOD).unwrap();
+        assert_eq!(inf.settings.chains, 4);
+        assert_eq!(inf.settings.kernel, Kernel::RecordWise);
+        assert_eq!(inf.release.values, [12.7, 9.1, 8.4]);
+    }
+
+    /// Each bad input names its key.
+    #[test]
+    fn bad_files_name_the_key() {
+        let cases = [
+            (
+                GOOD.replace("values = [12.7, 9.1, 8.4]", "values = [12.7, 9.1]"),
+                "release.values",
+            ),
+            (GOOD.replace("scale = 2.0", "scale = 0.0"), "release.scale"),
+            (GOOD.replace("scale = 2.0", "scale = -1.0"), "release.scale"),
+            (GOOD.replace("scale = 2.0", "scale = nan"), "release.scale"),
+            (
+                GOOD.replace("\"laplace\"", "\"cauchy\""),
+                "release.mechanism",
+            ),
+            (GOOD.replace("n = 30", "n = 0"), "n"),
+            (
+                GOOD.replace("[1.0, 1.0, 1.0]", "[1.0, -1.0, 1.0]"),
+                "prior.alpha",
+            ),
+            (
+                GOOD.replace("[12.7, 9.1, 8.4]", "[12.7, nan, 8.4]"),
+                "release.values",
+            ),
+            (format!("{GOOD}[sampler]\ndraws = 0\n"), "sampler.draws"),
+            (format!("{GOOD}[sampler]\nchains = 0\n"), "sampler.chains"),
+            (
+                format!("{GOOD}[sampler]\ndraws = 100000000\n"),
+                "sampler.draws",
+            ),
+            (
+                format!(
+                    "{}[sampler]\ndraws = 10000\n",
+                    GOOD.replace("n = 30", "n = 10000000")
+                ),
+                "sampler",
+            ),
+        ];
+        for (text, key) in cases {
+            let e = parse(&text).unwrap_err();
+            assert!(e.starts_with(&format!("{key}:")), "{key}: {e}");
+        }
+        // serde names unknown models and keys itself
+        let e = parse(&GOOD.replace("dirichlet_categorical", "poisson")).unwrap_err();
+        assert!(e.contains("poisson") && e.contains("beta_bernoulli"), "{e}");
+        let e = parse(&format!("{GOOD}bogus = 1\n")).unwrap_err();
+        assert!(e.contains("bogus"), "{e}");
+        let e = parse(&GOOD.replace(
+            "model = \"dirichlet_categorical\"",
+            "model = \"beta_bernoulli\"",
+        ))
+        .unwrap_err();
+        assert!(e.starts_with("prior.alpha:"), "{e}");
+    }
+}

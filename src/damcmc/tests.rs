@@ -1,0 +1,425 @@
+//! The engine against exact posteriors: privpost's noise-aware mixtures
+//! (`expfam::noise_aware*`) for the Laplace releases, and the brute-force sum
+//! over count vectors p(c | release) ∝ DirMult(c | n, α) Π_k η(z_k | c_k) for
+//! the Gaussian ones — both kernels, clamped and unclamped, continuous and
+//! discrete noise. Agreement is judged by Monte Carlo error from the chains' own
+//! ESS; a noise-ignoring posterior fails the same check (the check has power).
+
+use statrs::function::beta::ln_beta;
+use statrs::function::factorial::ln_binomial;
+
+use super::models::{Categorical, Counts};
+use super::*;
+use crate::expfam::beta::BetaDist;
+use crate::expfam::noise_aware::{self, BetaMixture, CountLaw};
+use crate::expfam::noise_aware_dirichlet::{CountsRelease, DirichletMixture};
+
+fn settings(kernel: Kernel, seed: u64) -> Settings {
+    Settings {
+        warmup: 500,
+        draws: 4000,
+        chains: 4,
+        kernel,
+        seed,
+    }
+}
+
+/// x with F(x) = p, by bisection.
+fn quantile(m: &BetaMixture, p: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if m.cdf(mid) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// How far `chains` of θ are from the exact law, in Monte Carlo standard errors:
+/// the mean (s.e. sd/√ESS) and the CDF at the exact 10 %, 50 % and 90 %
+/// quantiles (s.e. √(F(1 − F)/ESS)), ESS the smaller of bulk and tail.
+fn z_scores(chains: &[Vec<f64>], exact: &BetaMixture) -> Vec<f64> {
+    let diag = crate::stats::diagnostics::rank_diagnostics(chains).unwrap();
+    assert!(diag.rhat.unwrap() < 1.01, "R̂ {:?}", diag.rhat);
+    let ess = diag.ess_bulk.min(diag.ess_tail);
+    assert!(ess > 400.0, "ESS {ess}");
+    let pooled: Vec<f64> = chains.iter().flatten().copied().collect();
+    let n = pooled.len() as f64;
+    let mean = pooled.iter().sum::<f64>() / n;
+    let sd = (pooled.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let mut z = vec![(mean - exact.mean()) / (sd / ess.sqrt())];
+    for p in [0.1, 0.5, 0.9] {
+        let x = quantile(exact, p);
+        let f = pooled.iter().filter(|&&v| v <= x).count() as f64 / n;
+        z.push((f - p) / (p * (1.0 - p) / ess).sqrt());
+    }
+    z
+}
+
+/// Within 4.5 standard errors everywhere (each check fails by chance with
+/// probability below 1e-5 under a correct sampler).
+fn assert_close(chains: &[Vec<f64>], exact: &BetaMixture, what: &str) {
+    let z = z_scores(chains, exact);
+    assert!(z.iter().all(|v| v.abs() < 4.5), "{what}: z = {z:?}");
+}
+
+/// The Beta mixture over s = 0..n with weights ∝ BetaBinomial(s) · e^{ln_eta(s)}.
+fn beta_brute_force(a: f64, b: f64, n: u64, ln_eta: impl Fn(f64) -> f64) -> BetaMixture {
+    let nf = n as f64;
+    let ln_w: Vec<f64> = (0..=n)
+        .map(|s| {
+            let sf = s as f64;
+            ln_binomial(n, s) + ln_beta(a + sf, b + nf - sf) + ln_eta(sf)
+        })
+        .collect();
+    let top = ln_w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    BetaMixture::from_components(
+        (0..=n)
+            .map(|s| {
+                (
+                    (ln_w[s as usize] - top).exp(),
+                    a + s as f64,
+                    b + nf - s as f64,
+                )
+            })
+            .collect(),
+    )
+}
+
+fn run(model: &Categorical, release: &Release, kernel: Kernel, seed: u64) -> Draws {
+    sample(model, release, &settings(kernel, seed)).unwrap()
+}
+
+#[test]
+fn beta_bernoulli_matches_the_exact_noise_aware_posteriors() {
+    let (a, b, n) = (2.0, 3.0, 30u64);
+    let prior = BetaDist::new(a, b).unwrap();
+    // Foulds eq. (16): both counts, Laplace b = 4 (ε = 0.5), clamped at 0; the
+    // negatives fell on the clamp
+    let foulds = (
+        vec![11.3, 0.0],
+        noise_aware::Release::FouldsCounts {
+            positives: 11.3,
+            negatives: 0.0,
+        },
+    );
+    // Bernstein & Sheldon: the positives alone, unclamped, Laplace b = 2
+    let one = (vec![9.6], noise_aware::Release::OneCount { y: 9.6 });
+    let cases = [
+        (
+            "laplace",
+            4.0,
+            Counts::All,
+            Clamp::NON_NEGATIVE,
+            foulds.clone(),
+        ),
+        (
+            "discrete_laplace",
+            4.0,
+            Counts::All,
+            Clamp::NON_NEGATIVE,
+            (
+                vec![12.0, 0.0],
+                noise_aware::Release::FouldsCounts {
+                    positives: 12.0,
+                    negatives: 0.0,
+                },
+            ),
+        ),
+        ("laplace", 2.0, Counts::Free, Clamp::NONE, one),
+    ];
+    for (seed, (mech, scale, counts, clamp, (values, oracle_release))) in
+        cases.into_iter().enumerate()
+    {
+        let law = match mech {
+            "laplace" => CountLaw::Laplace { scale },
+            _ => CountLaw::DiscreteLaplace { scale },
+        };
+        let exact = BetaMixture::exact(&prior, n, oracle_release, &law).unwrap();
+        let model = Categorical::beta_bernoulli(a, b, n as usize, counts).unwrap();
+        let release = Release::new(
+            values.clone(),
+            Noise::new(mech, scale).unwrap(),
+            clamp,
+            model.statistic_len(),
+        )
+        .unwrap();
+        for kernel in [Kernel::RecordWise, Kernel::Soma] {
+            let draws = run(&model, &release, kernel, seed as u64);
+            assert_close(
+                &draws.parameter(0),
+                &exact,
+                &format!("{mech} {counts:?} {kernel:?}"),
+            );
+            if let Some(bound) = acceptance_bound(&release.noise, model.l1_sensitivity()) {
+                if kernel == Kernel::RecordWise {
+                    assert!(
+                        draws.acceptance() >= bound,
+                        "{mech}: {} < {bound}",
+                        draws.acceptance()
+                    );
+                }
+            }
+        }
+        // the check has power: the posterior that takes the noisy counts as
+        // real ones is far from the exact one
+        let naive = match counts {
+            Counts::All => BetaMixture::from_components(vec![(1.0, a + values[0], b + values[1])]),
+            Counts::Free => {
+                BetaMixture::from_components(vec![(1.0, a + values[0], b + n as f64 - values[0])])
+            }
+        };
+        let draws = run(&model, &release, Kernel::RecordWise, seed as u64);
+        let z = z_scores(&draws.parameter(0), &naive);
+        assert!(z.iter().any(|v| v.abs() > 4.5), "{mech}: naive z = {z:?}");
+    }
+}
+
+#[test]
+fn beta_bernoulli_matches_brute_force_for_gaussian_releases() {
+    let (a, b, n) = (1.5, 1.5, 25u64);
+    let sigma: f64 = 3.0;
+    // both counts, unclamped Gaussian; the positives alone, discrete Gaussian
+    let model = Categorical::beta_bernoulli(a, b, n as usize, Counts::All).unwrap();
+    let release = Release::new(
+        vec![14.2, 17.5],
+        Noise::new("gaussian", sigma).unwrap(),
+        Clamp::NONE,
+        2,
+    )
+    .unwrap();
+    let exact = beta_brute_force(a, b, n, |s| {
+        -((14.2 - s).powi(2) + (17.5 - (n as f64 - s)).powi(2)) / (2.0 * sigma * sigma)
+    });
+    let free = Categorical::beta_bernoulli(a, b, n as usize, Counts::Free).unwrap();
+    let discrete = Release::new(
+        vec![7.0],
+        Noise::new("discrete_gaussian", 2.5).unwrap(),
+        Clamp::NONE,
+        1,
+    )
+    .unwrap();
+    let exact_discrete = beta_brute_force(a, b, n, |s| -((7.0 - s).powi(2)) / (2.0 * 2.5 * 2.5));
+    for kernel in [Kernel::RecordWise, Kernel::Soma] {
+        assert_close(
+            &run(&model, &release, kernel, 11).parameter(0),
+            &exact,
+            &format!("gaussian {kernel:?}"),
+        );
+        assert_close(
+            &run(&free, &discrete, kernel, 12).parameter(0),
+            &exact_discrete,
+            &format!("discrete gaussian {kernel:?}"),
+        );
+    }
+}
+
+/// The marginal of coordinate j of Σ_c w_c Dirichlet(α + c): Σ_c w_c Beta(α_j + c_j, A + n − α_j − c_j).
+fn dirichlet_brute_force_marginal(
+    alpha: &[f64; 3],
+    n: u32,
+    j: usize,
+    ln_eta: impl Fn(&[f64; 3]) -> f64,
+) -> BetaMixture {
+    let total: f64 = alpha.iter().sum::<f64>() + n as f64;
+    let mut comps = Vec::new();
+    let mut ln_w = Vec::new();
+    for c0 in 0..=n {
+        for c1 in 0..=n - c0 {
+            let c = [c0 as f64, c1 as f64, (n - c0 - c1) as f64];
+            // DirMult(c | n, α) up to constants: Π Γ(α_k + c_k)/c_k!
+            let lw: f64 = (0..3)
+                .map(|k| {
+                    statrs::function::gamma::ln_gamma(alpha[k] + c[k])
+                        - statrs::function::gamma::ln_gamma(c[k] + 1.0)
+                })
+                .sum::<f64>()
+                + ln_eta(&c);
+            ln_w.push(lw);
+            comps.push((alpha[j] + c[j], total - alpha[j] - c[j]));
+        }
+    }
+    let top = ln_w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    BetaMixture::from_components(
+        ln_w.iter()
+            .zip(comps)
+            .map(|(lw, (p, q))| ((lw - top).exp(), p, q))
+            .collect(),
+    )
+}
+
+#[test]
+fn dirichlet_categorical_matches_the_exact_noise_aware_posteriors() {
+    let alpha = [1.0, 2.0, 1.5];
+    let n = 20u32;
+    // Foulds: all counts, Laplace b = 2, clamped (the middle count on the clamp)
+    let model = Categorical::dirichlet(alpha.to_vec(), n as usize, Counts::All).unwrap();
+    let values = vec![8.2, 0.0, 9.7];
+    let release = Release::new(
+        values.clone(),
+        Noise::new("laplace", 2.0).unwrap(),
+        Clamp::NON_NEGATIVE,
+        3,
+    )
+    .unwrap();
+    let exact = DirichletMixture::exact(
+        &alpha,
+        n as u64,
+        &CountsRelease::Foulds(values),
+        &CountLaw::Laplace { scale: 2.0 },
+    )
+    .unwrap();
+    // free counts, discrete Laplace b = 1.5, unclamped
+    let free = Categorical::dirichlet(alpha.to_vec(), n as usize, Counts::Free).unwrap();
+    let free_values = vec![6.0, 9.0];
+    let free_release = Release::new(
+        free_values.clone(),
+        Noise::new("discrete_laplace", 1.5).unwrap(),
+        Clamp::NONE,
+        2,
+    )
+    .unwrap();
+    let free_exact = DirichletMixture::exact(
+        &alpha,
+        n as u64,
+        &CountsRelease::Free(free_values),
+        &CountLaw::DiscreteLaplace { scale: 1.5 },
+    )
+    .unwrap();
+    // all counts, Gaussian σ = 2, unclamped: brute force
+    let gauss_values = [5.5, 3.1, 12.9];
+    let gauss = Release::new(
+        gauss_values.to_vec(),
+        Noise::new("gaussian", 2.0).unwrap(),
+        Clamp::NONE,
+        3,
+    )
+    .unwrap();
+    for kernel in [Kernel::RecordWise, Kernel::Soma] {
+        let d = run(&model, &release, kernel, 21);
+        let f = run(&free, &free_release, kernel, 22);
+        let g = run(&model, &gauss, kernel, 23);
+        for j in 0..3 {
+            assert_close(
+                &d.parameter(j),
+                &exact.marginal(j),
+                &format!("foulds θ{j} {kernel:?}"),
+            );
+            assert_close(
+                &f.parameter(j),
+                &free_exact.marginal(j),
+                &format!("free θ{j} {kernel:?}"),
+            );
+            let brute = dirichlet_brute_force_marginal(&alpha, n, j, |c| {
+                -(0..3)
+                    .map(|k| (gauss_values[k] - c[k]).powi(2))
+                    .sum::<f64>()
+                    / 8.0
+            });
+            assert_close(
+                &g.parameter(j),
+                &brute,
+                &format!("gaussian θ{j} {kernel:?}"),
+            );
+        }
+    }
+    // the brute force agrees with the exact mixture where both apply
+    let brute = dirichlet_brute_force_marginal(&alpha, n, 0, |c| {
+        let law = CountLaw::Laplace { scale: 2.0 };
+        law.ln_clamped(8.2, c[0]) + law.ln_clamped(0.0, c[1]) + law.ln_clamped(9.7, c[2])
+    });
+    for x in [0.2, 0.35, 0.5] {
+        assert!((brute.cdf(x) - exact.marginal(0).cdf(x)).abs() < 1e-9);
+    }
+}
+
+/// Same seed, same draws, whatever the number of threads.
+#[test]
+fn draws_do_not_depend_on_the_thread_count() {
+    let model = Categorical::dirichlet(vec![1.0, 1.0, 1.0], 15, Counts::All).unwrap();
+    let release = Release::new(
+        vec![4.0, 6.5, 3.0],
+        Noise::new("laplace", 1.0).unwrap(),
+        Clamp::NON_NEGATIVE,
+        3,
+    )
+    .unwrap();
+    for kernel in [Kernel::RecordWise, Kernel::Soma] {
+        let s = Settings {
+            warmup: 10,
+            draws: 50,
+            chains: 3,
+            kernel,
+            seed: 5,
+        };
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let three = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let a = one.install(|| sample(&model, &release, &s).unwrap());
+        let b = three.install(|| sample(&model, &release, &s).unwrap());
+        assert_eq!(a, b);
+        let c = sample(&model, &release, &Settings { seed: 6, ..s }).unwrap();
+        assert_ne!(a.chains, c.chains);
+    }
+}
+
+#[test]
+fn a_release_no_proposal_can_reach_stops_with_the_numbers() {
+    // a release at (5, 5) with Laplace scale 0.001: warm-up walks the counts to
+    // (5, 5), after which a change of either count costs e^{−1000}
+    let model = Categorical::beta_bernoulli(1.0, 1.0, 10, Counts::All).unwrap();
+    let release = Release::new(
+        vec![5.0, 5.0],
+        Noise::new("laplace", 0.001).unwrap(),
+        Clamp::NONE,
+        2,
+    )
+    .unwrap();
+    let s = Settings {
+        warmup: 50,
+        draws: 100,
+        chains: 2,
+        kernel: Kernel::RecordWise,
+        seed: 1,
+    };
+    match sample(&model, &release, &s) {
+        Err(e @ DaError::NoMixing { rate, proposals }) => {
+            assert_eq!(rate, 0.0);
+            assert!(proposals > 500, "{proposals}");
+            assert!(e.to_string().contains("cannot mix"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let zero = Settings { draws: 0, ..s };
+    assert!(matches!(
+        sample(&model, &release, &zero),
+        Err(DaError::Setting { key: "draws", .. })
+    ));
+    let wrong = Release::new(
+        vec![3.0],
+        Noise::new("laplace", 1.0).unwrap(),
+        Clamp::NONE,
+        1,
+    )
+    .unwrap();
+    assert!(matches!(
+        sample(&model, &wrong, &s),
+        Err(DaError::Release(_))
+    ));
+}
+
+#[test]
+fn merge_sums_each_coordinate_once_and_drops_zeros() {
+    let mut d = vec![(2, 1.0), (0, -1.0), (2, 1.0), (0, 1.0), (5, 0.5)];
+    merge(&mut d);
+    d.sort_by_key(|a| a.0);
+    assert_eq!(d, [(2, 2.0), (5, 0.5)]);
+}
