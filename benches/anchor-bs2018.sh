@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Beside the anchor (issue 31): Bernstein & Sheldon 2018's public code
+# Beside the anchor: Bernstein & Sheldon 2018's public code
 # (gbernstein6/private_bayesian_expfam, on no package registry) against privpost's
 # calibration/beta_bernoulli on the same settings, in one run. Not run in CI.
 #   usage: benches/anchor-bs2018.sh CHECKOUT [REPLICATIONS] [beta|dirichlet|both]

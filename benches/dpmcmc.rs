@@ -1,5 +1,5 @@
 //! One private DP-MCMC step (b = 1000, N = 10⁶, the paper's GMM problem) and a
-//! 20,000-iteration run (the target: under 1 s; the authors' Python: 47 s),
+//! 20,000-iteration run (the target set for it: under 1 s; the authors' Python: 47 s),
 //! and 10,000 DP-SGLD steps (b = 100).
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -1,4 +1,4 @@
-//! The per-record kernels of Räisä et al.'s targets (issue 34): one full-data pass
+//! The per-record kernels of Räisä et al.'s targets: one full-data pass
 //! of clipped gradients and of clipped ratios (n = 10⁵, the paper's size), and one
 //! gathered DP-SGLD batch of 1000, and 1000 DP-SGLD steps (batch drawn, gathered,
 //! clipped, noised); ÷ 10⁵ (or 10³, 10⁶) gives ns per record.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Beside Räisä, Koskela, Honkela 2021 (issue 34): their DP-HMC and penalty chains
+# Beside Räisä, Koskela, Honkela 2021: their DP-HMC and penalty chains
 # (DPBayes/DP-HMC-experiments, on no package registry) against privpost's on the
 # banana at ε = 6 (4 chains, their hyperparameters, the same iteration counts), timed
 # in one run on this machine. Not run in CI.

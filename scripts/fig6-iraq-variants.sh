@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Why Foulds Fig. 6's Iraq panel reverses the paper here (issue 30): the HMM Iraq panel
+# Why Foulds Fig. 6's Iraq panel reverses the paper here: the HMM Iraq panel
 # at four ε, with the Laplace release clamped (the paper's) and post-processed to
 # consistent histograms, beside OPS, on the synthetic iraq preset (100 categories) and
 # on the same preset with 20 and 10 categories. Prints the mean test log-likelihood per

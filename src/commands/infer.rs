@@ -98,6 +98,7 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
     let clock = std::time::Instant::now();
     let draws = pool
         .install(|| damcmc::sample(&inf.model, &inf.release, &inf.settings))
+        .and_then(|d| d.check_mixing().map(|()| d))
         .map_err(|e| CommandError::failed(format!("{}: {e}", args.release.display())))?;
     let seconds = clock.elapsed().as_secs_f64();
     let summary = draws.summary();

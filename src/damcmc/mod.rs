@@ -151,6 +151,21 @@ impl Draws {
         self.moves as f64 / self.changing.max(1) as f64
     }
 
+    /// [`DaError::NoMixing`] when fewer than one in a million of the proposals
+    /// that would change the statistic was accepted after warm-up: the statistic
+    /// stayed where warm-up left it, and the draws cannot show whether that is
+    /// where the posterior is.
+    pub fn check_mixing(&self) -> Result<(), DaError> {
+        let rate = self.move_rate();
+        if self.changing > 0 && rate < 1e-6 {
+            return Err(DaError::NoMixing {
+                rate,
+                proposals: self.changing,
+            });
+        }
+        Ok(())
+    }
+
     /// Parameter `p`'s draws, one vector per chain.
     pub fn parameter(&self, p: usize) -> Vec<Vec<f64>> {
         self.chains
@@ -211,9 +226,8 @@ pub fn acceptance_bound(noise: &Noise, l1_sensitivity: f64) -> Option<f64> {
     }
 }
 
-/// Runs the chains. Refuses settings of zero iterations or chains, a release of
-/// the wrong length, and ends with [`DaError::NoMixing`] when fewer than one
-/// record proposal in a million is accepted after warm-up.
+/// Runs the chains. Refuses settings of zero iterations or chains and a release
+/// of the wrong length; [`Draws::check_mixing`] then says whether the records moved.
 pub fn sample<M: AugmentedModel>(
     model: &M,
     release: &Release,
@@ -242,13 +256,6 @@ pub fn sample<M: AugmentedModel>(
         draws.accepted += run.accepted;
         draws.changing += run.changing;
         draws.moves += run.moves;
-    }
-    let rate = draws.move_rate();
-    if draws.changing > 0 && rate < 1e-6 {
-        return Err(DaError::NoMixing {
-            rate,
-            proposals: draws.changing,
-        });
     }
     Ok(draws)
 }

@@ -146,3 +146,27 @@ impl AugmentedModel for Categorical {
         }
     }
 }
+
+/// Draws of θ (every coordinate, K per draw) from one record-wise chain on a
+/// count release: what the calibration figures' `da_mcmc` arm checks. `seed`
+/// names the chain's stream.
+pub fn count_posterior(
+    model: &Categorical,
+    release: &super::Release,
+    (warmup, draws): (usize, usize),
+    seed: u64,
+) -> Result<Vec<Vec<f64>>, super::DaError> {
+    let full = Categorical {
+        names: (1..=model.k()).map(|k| format!("theta{k}")).collect(),
+        ..model.clone()
+    };
+    let settings = super::Settings {
+        warmup,
+        draws,
+        chains: 1,
+        kernel: super::Kernel::RecordWise,
+        seed,
+    };
+    let mut out = super::sample(&full, release, &settings)?;
+    Ok(out.chains.pop().unwrap_or_default())
+}

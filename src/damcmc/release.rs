@@ -83,6 +83,21 @@ impl Noise {
         })
     }
 
+    /// The law a count release of privpost's draws from: Laplace in the float
+    /// mode, the discrete Laplace in the exact and secure modes (as
+    /// `expfam::noise_aware::CountLaw::of` reads it).
+    pub fn of_counts(noise: &crate::privacy::noise::CountNoise) -> Self {
+        use crate::privacy::noise::CountNoise;
+        match noise {
+            CountNoise::Float(_) => Self::Laplace {
+                scale: noise.scale(),
+            },
+            CountNoise::Discrete { .. } => Self::DiscreteLaplace {
+                scale: noise.scale(),
+            },
+        }
+    }
+
     /// Whether the noise takes integer values only.
     pub fn is_discrete(&self) -> bool {
         matches!(

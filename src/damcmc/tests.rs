@@ -390,7 +390,7 @@ fn a_release_no_proposal_can_reach_stops_with_the_numbers() {
         kernel: Kernel::RecordWise,
         seed: 1,
     };
-    match sample(&model, &release, &s) {
+    match sample(&model, &release, &s).and_then(|d| d.check_mixing()) {
         Err(e @ DaError::NoMixing { rate, proposals }) => {
             assert_eq!(rate, 0.0);
             assert!(proposals > 500, "{proposals}");

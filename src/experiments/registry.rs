@@ -484,14 +484,14 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "largest coverage deviation",
         },
-        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 5.7 s, while
-        // a CI build ran on the same cores: conservative)
+        // calibrated on a paper-scale run of 2026-11-28 with the da_mcmc arm (2 jobs,
+        // 24.7 s, idle)
         rate: Some(Rate {
-            per_unit: 1.4475e-09,
-            fixed: 0.808,
+            per_unit: 4.8254e-10,
+            fixed: 0.335,
             paper: Cost {
-                total: 6.762000e+09,
-                max: 7.840000e+07,
+                total: 1.008420e+11,
+                max: 2.185400e+09,
             },
         }),
     },
@@ -510,13 +510,14 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "largest coverage deviation",
         },
-        // calibrated on its own paper-scale run of 2026-11-26 (2 jobs, 96.6 s, idle)
+        // calibrated on a paper-scale run of 2026-11-28 with the da_mcmc arm (2 jobs,
+        // 66.5 s, idle)
         rate: Some(Rate {
-            per_unit: 1.3441e-09,
-            fixed: 1.008,
+            per_unit: 5.5334e-10,
+            fixed: 1.06,
             paper: Cost {
-                total: 1.420531e+11,
-                max: 1.608573e+09,
+                total: 2.365531e+11,
+                max: 2.663823e+09,
             },
         }),
     },

@@ -128,6 +128,7 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "count_naive" => style("B&S count release, naive", ORANGE, Cross),
         "count_noise_aware" => style("B&S count release, noise-aware (exact)", SKY, Diamond),
         "count_gibbs" => style("B&S count release, noise-aware Gibbs", PURPLE, Triangle),
+        "da_mcmc" => style("Laplace, data-augmentation MCMC (Ju et al.)", SKY, Cross),
         "calibrated_95_band" => style("Calibrated: 95 % band", GREY, Ring),
         other => {
             let mut label: String = other.replace('_', " ");
@@ -652,6 +653,7 @@ mod tests {
             "diffused",
             "concentrated_beta",
             "hellinger_em",
+            "da_mcmc",
         ];
         let looks: Vec<(RGBColor, Marker)> = calibration
             .iter()

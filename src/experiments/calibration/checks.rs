@@ -177,3 +177,34 @@ pub(super) fn check_gibbs(
     }
     Ok(gibbs)
 }
+
+/// The data-augmentation arm's (warm-up, kept) sweeps; when it runs it must keep
+/// at least L draws.
+pub(super) fn check_da(
+    warmup: u64,
+    draws: u64,
+    sbc_draws: usize,
+    runs: bool,
+) -> Result<(usize, usize), ParamError> {
+    let warmup = check::points("da_warmup", warmup, 0)?;
+    let draws = check::points("da_draws", draws, 1)?;
+    if runs && draws < sbc_draws {
+        return Err(ParamError::new(
+            "da_draws",
+            draws.to_string(),
+            format!(
+                "at least sbc_draws = {sbc_draws} (the SBC rank thins the kept draws to sbc_draws)"
+            ),
+        ));
+    }
+    Ok((warmup, draws))
+}
+
+/// The default sweeps of the data-augmentation arm (a config may leave them out).
+pub(super) fn default_da_warmup() -> u64 {
+    200
+}
+
+pub(super) fn default_da_draws() -> u64 {
+    500
+}

@@ -50,10 +50,15 @@ pub enum Method {
     /// Bun et al.'s smoothed-Hellinger exponential mechanism, k = K: the
     /// released posterior Dirichlet(α + r) itself.
     HellingerEm,
+    /// Data-augmentation MCMC (Ju et al. 2022, record-wise kernel) on Foulds's
+    /// release of all K counts: one chain of `da_warmup` warm-up and
+    /// `da_draws` kept sweeps. Declared last: a method's stream is keyed by
+    /// its position (`method_rng`).
+    DaMcmc,
 }
 
 impl Method {
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 8] = [
         Self::NonPrivate,
         Self::LaplaceNaive,
         Self::LaplaceNoiseAware,
@@ -61,6 +66,7 @@ impl Method {
         Self::CountNoiseAware,
         Self::CountGibbs,
         Self::HellingerEm,
+        Self::DaMcmc,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -72,6 +78,7 @@ impl Method {
             Self::CountNoiseAware => "count_noise_aware",
             Self::CountGibbs => "count_gibbs",
             Self::HellingerEm => "hellinger_em",
+            Self::DaMcmc => "da_mcmc",
         }
     }
 
@@ -105,6 +112,10 @@ struct Config {
     sbc_bins: u64,
     gibbs_burn_in: u64,
     gibbs_draws: u64,
+    #[serde(default = "super::default_da_warmup")]
+    da_warmup: u64,
+    #[serde(default = "super::default_da_draws")]
+    da_draws: u64,
     hellinger_delta: f64,
 }
 
@@ -138,6 +149,8 @@ pub struct DirichletFigure {
     sbc_draws: usize,
     sbc_bins: usize,
     gibbs: GibbsSettings,
+    /// the data-augmentation arm's (warm-up, kept) sweeps
+    da: (usize, usize),
     hellinger_delta: f64,
     /// The mechanism's candidate space per n (when hellinger_em runs).
     spaces: Vec<Space>,
@@ -217,6 +230,12 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
         sbc_draws,
         methods.contains(&Method::CountGibbs),
     )?;
+    let da = super::check_da(
+        c.da_warmup,
+        c.da_draws,
+        sbc_draws,
+        methods.contains(&Method::DaMcmc),
+    )?;
     Ok(Box::new(DirichletFigure {
         noise: c.noise,
         prior,
@@ -229,6 +248,7 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
         sbc_draws,
         sbc_bins,
         gibbs,
+        da,
         hellinger_delta: c.hellinger_delta,
         spaces,
     }))
@@ -393,6 +413,25 @@ impl DirichletFigure {
                 &CountsRelease::Free(drawn.free.clone()),
                 &CountLaw::of(&rel.free),
             )?),
+            Method::DaMcmc => {
+                let model = crate::damcmc::models::Categorical::dirichlet(
+                    self.prior.clone(),
+                    n as usize,
+                    crate::damcmc::models::Counts::All,
+                )?;
+                let release = crate::damcmc::Release::new(
+                    drawn.clamped.clone(),
+                    crate::damcmc::Noise::of_counts(&rel.counts),
+                    crate::damcmc::Clamp::NON_NEGATIVE,
+                    self.k(),
+                )?;
+                Posterior::Draws(crate::damcmc::models::count_posterior(
+                    &model,
+                    &release,
+                    self.da,
+                    rng.random(),
+                )?)
+            }
             Method::CountGibbs => Posterior::Draws(
                 bs_gibbs_dirichlet(
                     &self.prior,
@@ -485,6 +524,8 @@ impl Figure for DirichletFigure {
                     30.0 * vectors + 200.0 * n * self.k() as f64 + 300.0 * draws
                 }
                 Method::CountGibbs => 1500.0 * (self.gibbs.burn_in + self.gibbs.draws) as f64,
+                // a sweep over the n records and a Dirichlet draw per iteration
+                Method::DaMcmc => (60.0 * n + 300.0) * (self.da.0 + self.da.1) as f64,
                 // smooth sensitivity and two sampling passes over the candidates
                 Method::HellingerEm => 60.0 * vectors + 300.0 * draws,
                 _ => 300.0 * draws,
@@ -574,6 +615,7 @@ impl Figure for DirichletFigure {
             "draws": self.sbc_draws,
             "sbc_bins": self.sbc_bins,
             "gibbs": { "burn_in": self.gibbs.burn_in, "draws": self.gibbs.draws },
+            "da_mcmc": { "kernel": "record_wise (Ju et al. 2022)", "chains": 1, "warmup": self.da.0, "draws": self.da.1 },
             "free_counts_sensitivity": FREE_COUNTS_SENSITIVITY,
             "tarp": "reference θ_r drawn from the prior per replication (shared by the methods), Euclidean distance on the simplex, f randomised: (rank + U)/(L + 1)",
             "verdict": "calibrated when the coverage curve stays inside the simultaneous 95 % DKW band at every level",
@@ -600,7 +642,7 @@ fn ledger(releases: &[Releases], methods: &[Method], hellinger_delta: f64) -> Le
             out.push(match m {
                 Method::NonPrivate => Entry::new(series, Event::NonPrivate, Guarantee::None)
                     .when("the non-private control"),
-                Method::LaplaceNaive | Method::LaplaceNoiseAware => Entry::new(series, rel.counts.event(), pure)
+                Method::LaplaceNaive | Method::LaplaceNoiseAware | Method::DaMcmc => Entry::new(series, rel.counts.event(), pure)
                     .when(note)
                     .when("the posterior is post-processing of the clamped noisy histogram (Foulds eq. 16, L1 sensitivity 2): no cost beyond the release"),
                 Method::CountNaive | Method::CountNoiseAware | Method::CountGibbs => Entry::new(series, rel.free.event(), pure)
