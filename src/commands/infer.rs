@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::{CommandError, Work};
 use crate::damcmc::spec::{InferSpec, Inference};
-use crate::damcmc::{self, AugmentedModel, Draws, ParameterSummary};
+use crate::damcmc::{self, Draws, ParameterSummary};
 use crate::plot::trace::TraceFigure;
 use crate::results::table::{Cell, Table};
 
@@ -20,7 +20,7 @@ use crate::results::table::{Cell, Table};
     after_help = "RELEASE.toml names the model, its prior, n, the mechanism, its scale and the
 released values (docs/infer.md has every key):
 
-  model = \"dirichlet_categorical\"      # or beta_bernoulli
+  model = \"dirichlet_categorical\"      # or beta_bernoulli, naive_bayes
   prior = { alpha = [1.0, 1.0, 1.0] }
   n = 30
   [release]
@@ -97,7 +97,7 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
     }
     let clock = std::time::Instant::now();
     let draws = pool
-        .install(|| damcmc::sample(&inf.model, &inf.release, &inf.settings))
+        .install(|| inf.model.sample(&inf.release, &inf.settings))
         .and_then(|d| d.check_mixing().map(|()| d))
         .map_err(|e| CommandError::failed(format!("{}: {e}", args.release.display())))?;
     let seconds = clock.elapsed().as_secs_f64();

@@ -3,7 +3,7 @@
 //! sampler's settings — parsed and checked before any sampling.
 //!
 //! ```toml
-//! model = "dirichlet_categorical"   # or beta_bernoulli
+//! model = "dirichlet_categorical"   # or beta_bernoulli, naive_bayes (docs/infer.md)
 //! prior = { alpha = [1.0, 1.0, 1.0] }
 //! n = 30
 //! counts = "all"                    # all (K values) or free (the first K − 1)
@@ -22,7 +22,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::models::{Categorical, Counts};
+use super::models::{Categorical, Counts, NaiveBayes};
+use super::AugmentedModel;
 use super::{Clamp, Kernel, Noise, Release, Settings};
 
 /// The models `infer` knows.
@@ -31,6 +32,7 @@ use super::{Clamp, Kernel, Noise, Release, Settings};
 pub enum ModelName {
     BetaBernoulli,
     DirichletCategorical,
+    NaiveBayes,
 }
 
 /// Which counts were released.
@@ -46,7 +48,11 @@ pub enum CountsName {
 #[serde(deny_unknown_fields)]
 pub struct PriorSpec {
     /// Dirichlet(α); for beta_bernoulli [a, b] of Beta(a, b) on P(x = 1)
-    pub alpha: Vec<f64>,
+    pub alpha: Option<Vec<f64>>,
+    /// naive_bayes: Dirichlet(α) on the I classes
+    pub classes: Option<Vec<f64>>,
+    /// naive_bayes: per feature k, per class i, Dirichlet(β_{ki}) on its J_k answers
+    pub answers: Option<Vec<Vec<Vec<f64>>>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -130,46 +136,169 @@ pub const MAX_PROPOSALS: f64 = 1e11;
 /// Most kept values (chains × draws × parameters), held in memory: 0.8 GB.
 pub const MAX_KEPT: f64 = 1e8;
 
+/// A model `infer` can sample.
+#[derive(Debug, Clone)]
+pub enum AnyModel {
+    Categorical(Categorical),
+    NaiveBayes(NaiveBayes),
+}
+
+impl AnyModel {
+    pub fn statistic_len(&self) -> usize {
+        match self {
+            Self::Categorical(m) => m.statistic_len(),
+            Self::NaiveBayes(m) => m.statistic_len(),
+        }
+    }
+
+    pub fn l1_sensitivity(&self) -> f64 {
+        match self {
+            Self::Categorical(m) => m.l1_sensitivity(),
+            Self::NaiveBayes(m) => m.l1_sensitivity(),
+        }
+    }
+
+    pub fn parameters(&self) -> usize {
+        match self {
+            Self::Categorical(m) => m.parameter_names().len(),
+            Self::NaiveBayes(m) => m.parameter_names().len(),
+        }
+    }
+
+    /// Runs the chains ([`super::sample`]) on this model.
+    pub fn sample(
+        &self,
+        release: &Release,
+        settings: &Settings,
+    ) -> Result<super::Draws, super::DaError> {
+        match self {
+            Self::Categorical(m) => super::sample(m, release, settings),
+            Self::NaiveBayes(m) => super::sample(m, release, settings),
+        }
+    }
+}
+
 /// What a checked file describes.
 #[derive(Debug, Clone)]
 pub struct Inference {
-    pub model: Categorical,
+    pub model: AnyModel,
     pub release: Release,
     pub settings: Settings,
 }
 
 impl InferSpec {
+    /// The model and prior the file names, checked.
+    fn model(&self) -> Result<AnyModel, SpecError> {
+        let p = &self.prior;
+        let need = |key: &str, what: &str| bad(&format!("prior.{key}"), "missing", what);
+        let unused = |key: &str| {
+            bad(
+                &format!("prior.{key}"),
+                "given",
+                format!("not a key of {} (see docs/infer.md)", self.model_name()),
+            )
+        };
+        let counts = match self.counts {
+            CountsName::All => Counts::All,
+            CountsName::Free => Counts::Free,
+        };
+        let from = |e: super::models::ModelError| {
+            bad(
+                &format!("prior.{}", e.key.trim_start_matches("prior.")),
+                e.found,
+                e.allowed,
+            )
+        };
+        let from_n = |e: super::models::ModelError| {
+            if e.key == "n" {
+                bad("n", e.found, e.allowed)
+            } else {
+                from(e)
+            }
+        };
+        match self.model {
+            ModelName::BetaBernoulli | ModelName::DirichletCategorical => {
+                if p.classes.is_some() {
+                    return Err(unused("classes"));
+                }
+                if p.answers.is_some() {
+                    return Err(unused("answers"));
+                }
+                let alpha = p
+                    .alpha
+                    .clone()
+                    .ok_or_else(|| need("alpha", "the Dirichlet (or Beta [a, b]) prior"))?;
+                if self.model == ModelName::BetaBernoulli {
+                    let [a, b] = alpha[..] else {
+                        return Err(bad(
+                            "prior.alpha",
+                            format!("{} values", alpha.len()),
+                            "[a, b] of Beta(a, b) for beta_bernoulli",
+                        ));
+                    };
+                    Categorical::beta_bernoulli(a, b, self.n as usize, counts)
+                        .map(AnyModel::Categorical)
+                        .map_err(|e| {
+                            if e.key == "prior" {
+                                bad("prior.alpha", e.found, e.allowed)
+                            } else {
+                                from_n(e)
+                            }
+                        })
+                } else {
+                    Categorical::dirichlet(alpha, self.n as usize, counts)
+                        .map(AnyModel::Categorical)
+                        .map_err(|e| {
+                            if e.key == "prior" {
+                                bad("prior.alpha", e.found, e.allowed)
+                            } else {
+                                from_n(e)
+                            }
+                        })
+                }
+            }
+            ModelName::NaiveBayes => {
+                if p.alpha.is_some() {
+                    return Err(unused("alpha"));
+                }
+                if self.counts != CountsName::All {
+                    return Err(bad(
+                        "counts",
+                        "free",
+                        "all (naive_bayes releases every table)",
+                    ));
+                }
+                let classes = p
+                    .classes
+                    .clone()
+                    .ok_or_else(|| need("classes", "Dirichlet(α) on the classes"))?;
+                let answers = p.answers.clone().ok_or_else(|| {
+                    need(
+                        "answers",
+                        "per feature, per class, Dirichlet(β) on its answers",
+                    )
+                })?;
+                NaiveBayes::new(classes, answers, self.n as usize)
+                    .map(AnyModel::NaiveBayes)
+                    .map_err(from_n)
+            }
+        }
+    }
+
+    fn model_name(&self) -> &'static str {
+        match self.model {
+            ModelName::BetaBernoulli => "beta_bernoulli",
+            ModelName::DirichletCategorical => "dirichlet_categorical",
+            ModelName::NaiveBayes => "naive_bayes",
+        }
+    }
+
     /// Checks every key and builds the model, release and settings.
     pub fn check(&self) -> Result<Inference, SpecError> {
         if self.n == 0 || self.n > MAX_N {
             return Err(bad("n", self.n, format!("1 ≤ n ≤ {MAX_N}")));
         }
-        let counts = match self.counts {
-            CountsName::All => Counts::All,
-            CountsName::Free => Counts::Free,
-        };
-        let model = match self.model {
-            ModelName::BetaBernoulli => {
-                let [a, b] = self.prior.alpha[..] else {
-                    return Err(bad(
-                        "prior.alpha",
-                        format!("{} values", self.prior.alpha.len()),
-                        "[a, b] of Beta(a, b) for beta_bernoulli",
-                    ));
-                };
-                Categorical::beta_bernoulli(a, b, self.n as usize, counts)
-            }
-            ModelName::DirichletCategorical => {
-                Categorical::dirichlet(self.prior.alpha.clone(), self.n as usize, counts)
-            }
-        }
-        .map_err(|e| {
-            bad(
-                &format!("prior.{}", if e.key == "prior" { "alpha" } else { e.key }),
-                e.found,
-                e.allowed,
-            )
-        })?;
+        let model = self.model()?;
         let noise = Noise::new(&self.release.mechanism, self.release.scale)
             .map_err(|e| bad(&format!("release.{}", e.key), e.found, e.allowed))?;
         let clamp = Clamp {
@@ -193,7 +322,6 @@ impl InferSpec {
                 ));
             }
         }
-        use super::AugmentedModel;
         let release = Release::new(
             self.release.values.clone(),
             noise,
@@ -219,15 +347,14 @@ impl InferSpec {
         if s.draws == 0 {
             return Err(bad("sampler.draws", 0, "at least 1 draw per chain"));
         }
-        let kept = s.chains as f64 * s.draws as f64 * self.prior.alpha.len() as f64;
+        let parameters = model.parameters();
+        let kept = s.chains as f64 * s.draws as f64 * parameters as f64;
         if kept > MAX_KEPT {
             return Err(bad(
                 "sampler.draws",
                 format!(
-                    "{} draws × {} chains × {} parameters = {kept:.3e} kept values",
-                    s.draws,
-                    s.chains,
-                    self.prior.alpha.len()
+                    "{} draws × {} chains × {parameters} parameters = {kept:.3e} kept values",
+                    s.draws, s.chains
                 ),
                 format!("at most {MAX_KEPT:.0e} kept values (8 bytes each)"),
             ));
@@ -279,6 +406,61 @@ values = [12.7, 9.1, 8.4]
         assert_eq!(inf.settings.chains, 4);
         assert_eq!(inf.settings.kernel, Kernel::RecordWise);
         assert_eq!(inf.release.values, [12.7, 9.1, 8.4]);
+    }
+
+    const NB: &str = r#"
+model = "naive_bayes"
+prior = { classes = [1.0, 1.0], answers = [[[1.0, 1.0], [1.0, 1.0]], [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]] }
+n = 100
+[release]
+mechanism = "laplace"
+scale = 4.0
+values = [20.3, 31.0, 27.5, 19.9, 10.2, 22.0, 18.1, 15.5, 20.4, 12.2]
+"#;
+
+    /// Ju et al.'s naive-Bayes model: K tables of I × J_k counts, 2K sensitivity.
+    #[test]
+    fn naive_bayes_files_parse_and_name_their_keys() {
+        let inf = parse(NB).unwrap();
+        assert_eq!(inf.model.statistic_len(), 10);
+        assert_eq!(inf.model.l1_sensitivity(), 4.0);
+        assert_eq!(inf.model.parameters(), 2 + 4 + 6);
+        for (text, key) in [
+            (NB.replace("classes = [1.0, 1.0], ", ""), "prior.classes"),
+            (
+                NB.replace(
+                    "[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]",
+                    "[1.0, 1.0, 1.0], [1.0, 1.0]",
+                ),
+                "prior.answers",
+            ),
+            (
+                NB.replace("prior = {", "prior = { alpha = [1.0, 1.0],"),
+                "prior.alpha",
+            ),
+            (
+                NB.replace("values = [20.3, ", "values = ["),
+                "release.values",
+            ),
+            (
+                NB.replace("n = 100", "n = 100\ncounts = \"free\""),
+                "counts",
+            ),
+            (
+                GOOD.replace(
+                    "alpha = [1.0, 1.0, 1.0]",
+                    "alpha = [1.0, 1.0, 1.0], classes = [1.0]",
+                ),
+                "prior.classes",
+            ),
+            (
+                GOOD.replace("prior = { alpha = [1.0, 1.0, 1.0] }", "prior = {}"),
+                "prior.alpha",
+            ),
+        ] {
+            let e = parse(&text).unwrap_err();
+            assert!(e.starts_with(&format!("{key}:")), "{key}: {e}");
+        }
     }
 
     /// Each bad input names its key.

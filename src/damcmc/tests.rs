@@ -423,3 +423,135 @@ fn merge_sums_each_coordinate_once_and_drops_zeros() {
     d.sort_by_key(|a| a.0);
     assert_eq!(d, [(2, 2.0), (5, 0.5)]);
 }
+
+/// Ju et al.'s naive-Bayes model against the exact posterior by brute force: I = 2
+/// classes, K = 2 binary features, n = 4 records (8 kinds of record, 330 count
+/// vectors); the posterior mean of every parameter is Σ_c w_c E[θ | c] with w_c
+/// the prior predictive of the kinds' counts c times the Laplace release's
+/// density at c's tables.
+#[test]
+fn naive_bayes_matches_brute_force() {
+    use super::models::NaiveBayes;
+    use statrs::function::gamma::ln_gamma;
+    let alpha = vec![1.0, 2.0];
+    let beta = vec![
+        vec![vec![1.0, 1.0], vec![2.0, 0.5]],
+        vec![vec![0.7, 1.3], vec![1.0, 1.0]],
+    ];
+    let n = 4usize;
+    let model = NaiveBayes::new(alpha.clone(), beta.clone(), n).unwrap();
+    assert_eq!(model.statistic_len(), 8);
+    assert_eq!(model.l1_sensitivity(), 4.0);
+    let values = vec![1.3, 0.2, 2.1, 0.6, 0.9, 1.7, -0.4, 1.8];
+    let b = 4.0; // 2K/ε at ε = 1
+    let release = Release::new(
+        values.clone(),
+        Noise::new("laplace", b).unwrap(),
+        Clamp::NONE,
+        8,
+    )
+    .unwrap();
+    // the kinds (class, answer 1, answer 2) and their counts c
+    let kinds: Vec<[usize; 3]> = (0..8).map(|t| [t >> 2, (t >> 1) & 1, t & 1]).collect();
+    let ln_seq = |prior: &[f64], counts: &[f64]| -> f64 {
+        let a: f64 = prior.iter().sum();
+        let m: f64 = counts.iter().sum();
+        ln_gamma(a) - ln_gamma(a + m)
+            + prior
+                .iter()
+                .zip(counts)
+                .map(|(p, c)| ln_gamma(p + c) - ln_gamma(*p))
+                .sum::<f64>()
+    };
+    let names = model.parameter_names();
+    let mut ln_w = Vec::new();
+    let mut means: Vec<Vec<f64>> = Vec::new();
+    let mut c = [0usize; 8];
+    fn next(c: &mut [usize; 8], n: usize) -> bool {
+        // the next composition of n into 8 parts, in lexicographic order
+        loop {
+            let mut i = 7;
+            loop {
+                c[i] += 1;
+                if c.iter().sum::<usize>() <= n {
+                    break;
+                }
+                c[i] = 0;
+                if i == 0 {
+                    return false;
+                }
+                i -= 1;
+            }
+            if c.iter().sum::<usize>() == n {
+                return true;
+            }
+        }
+    }
+    c[7] = n;
+    loop {
+        let mut class = [0.0; 2];
+        let mut tables = vec![vec![vec![0.0; 2]; 2]; 2]; // [k][i][j]
+        let mut ln_multi = ln_gamma(n as f64 + 1.0);
+        for (t, &ct) in c.iter().enumerate() {
+            let [i, a1, a2] = kinds[t];
+            class[i] += ct as f64;
+            tables[0][i][a1] += ct as f64;
+            tables[1][i][a2] += ct as f64;
+            ln_multi -= ln_gamma(ct as f64 + 1.0);
+        }
+        let mut lw = ln_multi + ln_seq(&alpha, &class);
+        for k in 0..2 {
+            for i in 0..2 {
+                lw += ln_seq(&beta[k][i], &tables[k][i]);
+            }
+        }
+        let mut stat = vec![0.0; 8];
+        for k in 0..2 {
+            for i in 0..2 {
+                for j in 0..2 {
+                    stat[model.cell(k, i, j)] = tables[k][i][j];
+                }
+            }
+        }
+        lw += release.ln_density(&stat);
+        ln_w.push(lw);
+        let total_a: f64 = alpha.iter().sum::<f64>() + n as f64;
+        let mut m: Vec<f64> = (0..2).map(|i| (alpha[i] + class[i]) / total_a).collect();
+        for k in 0..2 {
+            for i in 0..2 {
+                let bsum: f64 = beta[k][i].iter().sum::<f64>() + class[i];
+                for j in 0..2 {
+                    m.push((beta[k][i][j] + tables[k][i][j]) / bsum);
+                }
+            }
+        }
+        means.push(m);
+        if !next(&mut c, n) {
+            break;
+        }
+    }
+    assert_eq!(ln_w.len(), 330);
+    let top = ln_w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = ln_w.iter().map(|l| (l - top).exp()).collect();
+    let total: f64 = w.iter().sum();
+    let exact: Vec<f64> = (0..names.len())
+        .map(|p| w.iter().zip(&means).map(|(wc, m)| wc * m[p]).sum::<f64>() / total)
+        .collect();
+    for kernel in [Kernel::RecordWise, Kernel::Soma] {
+        let draws = sample(&model, &release, &settings(kernel, 31)).unwrap();
+        for (p, name) in names.iter().enumerate() {
+            let chains = draws.parameter(p);
+            let diag = crate::stats::diagnostics::rank_diagnostics(&chains).unwrap();
+            let pooled: Vec<f64> = chains.iter().flatten().copied().collect();
+            let mean = pooled.iter().sum::<f64>() / pooled.len() as f64;
+            let sd = (pooled.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / pooled.len() as f64)
+                .sqrt();
+            let z = (mean - exact[p]) / (sd / diag.ess_bulk.sqrt());
+            assert!(
+                z.abs() < 4.5,
+                "{kernel:?} {name}: {mean} vs exact {} (z = {z})",
+                exact[p]
+            );
+        }
+    }
+}
