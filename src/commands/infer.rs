@@ -103,7 +103,15 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
     let seconds = clock.elapsed().as_secs_f64();
     let summary = draws.summary();
     let bound = damcmc::acceptance_bound(&inf.release.noise, inf.model.l1_sensitivity());
-    write_folder(&target, &spec, &inf, &draws, &summary, bound, seconds)?;
+    let outcome = Outcome {
+        spec: &spec,
+        inf: &inf,
+        draws: &draws,
+        summary: &summary,
+        bound,
+        seconds,
+    };
+    write_folder(&target, &outcome)?;
     print_summary(&summary, &draws, bound)?;
     if !args.work.quiet {
         errln!("wrote {}", target.display());
@@ -111,18 +119,20 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// draws.csv, summary.csv, the figure and the manifest, swapped in whole.
-fn write_folder(
-    target: &Path,
-    spec: &InferSpec,
-    inf: &Inference,
-    draws: &Draws,
-    summary: &[ParameterSummary],
+/// What a run gave, for the files.
+struct Outcome<'a> {
+    spec: &'a InferSpec,
+    inf: &'a Inference,
+    draws: &'a Draws,
+    summary: &'a [ParameterSummary],
     bound: Option<f64>,
     seconds: f64,
-) -> Result<(), CommandError> {
+}
+
+/// draws.csv, summary.csv, the figure and the manifest, swapped in whole.
+fn write_folder(target: &Path, outcome: &Outcome<'_>) -> Result<(), CommandError> {
     let tmp = crate::results::temp_dir_for(target).map_err(CommandError::failed)?;
-    let written = fill(&tmp, spec, inf, draws, summary, bound, seconds)
+    let written = fill(&tmp, outcome)
         .and_then(|()| crate::results::replace_dir(&tmp, target).map_err(CommandError::failed));
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
@@ -131,17 +141,16 @@ fn write_folder(
 }
 
 /// The folder's files, written into `tmp`.
-fn fill(
-    tmp: &Path,
-    spec: &InferSpec,
-    inf: &Inference,
-    draws: &Draws,
-    summary: &[ParameterSummary],
-    bound: Option<f64>,
-    seconds: f64,
-) -> Result<(), CommandError> {
-    let mut header = vec!["chain".to_string(), "draw".to_string()];
-    header.extend(draws.names.iter().cloned());
+fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
+    let Outcome {
+        spec,
+        inf,
+        draws,
+        summary,
+        bound,
+        seconds,
+    } = *o;
+    let header = table_header(draws);
     let rows = draws
         .chains
         .iter()

@@ -237,25 +237,14 @@ impl InferSpec {
                         ));
                     };
                     Categorical::beta_bernoulli(a, b, self.n as usize, counts)
-                        .map(AnyModel::Categorical)
-                        .map_err(|e| {
-                            if e.key == "prior" {
-                                bad("prior.alpha", e.found, e.allowed)
-                            } else {
-                                from_n(e)
-                            }
-                        })
                 } else {
                     Categorical::dirichlet(alpha, self.n as usize, counts)
-                        .map(AnyModel::Categorical)
-                        .map_err(|e| {
-                            if e.key == "prior" {
-                                bad("prior.alpha", e.found, e.allowed)
-                            } else {
-                                from_n(e)
-                            }
-                        })
                 }
+                .map(AnyModel::Categorical)
+                .map_err(|e| match e.key {
+                    "prior" => bad("prior.alpha", e.found, e.allowed),
+                    _ => from_n(e),
+                })
             }
             ModelName::NaiveBayes => {
                 if p.alpha.is_some() {
