@@ -581,7 +581,7 @@ fn linear_regression_matches_importance_sampling() {
     let data: Vec<Vec<f64>> = (0..3)
         .map(|_| model.draw_record(&truth, &mut rng))
         .collect();
-    let mut stat = vec![0.0; 6];
+    let mut stat = [0.0; 6];
     let mut buf = Vec::new();
     for r in &data {
         buf.clear();
