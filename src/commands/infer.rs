@@ -216,6 +216,11 @@ fn figure(draws: &Draws) -> TraceFigure {
     }
 }
 
+/// The largest R̂ and smallest bulk ESS `infer` reports without a warning
+/// (Vehtari et al. 2021's thresholds).
+const RHAT_OK: f64 = 1.01;
+const ESS_OK: f64 = 400.0;
+
 fn print_summary(
     summary: &[ParameterSummary],
     draws: &Draws,
@@ -258,5 +263,19 @@ fn print_summary(
         draws.acceptance(),
         draws.move_rate()
     );
+    let unsettled: Vec<&str> = summary
+        .iter()
+        .filter(|s| {
+            s.rhat.is_some_and(|r| r.is_nan() || r > RHAT_OK)
+                || s.ess_bulk.is_none_or(|e| e.is_nan() || e < ESS_OK)
+        })
+        .map(|s| s.parameter.as_str())
+        .collect();
+    if !unsettled.is_empty() {
+        errln!(
+            "warning: R-hat above {RHAT_OK} or bulk ESS below {ESS_OK} for {}: the chains have not settled; run more draws (sampler.draws) or chains",
+            unsettled.join(", ")
+        );
+    }
     Ok(())
 }

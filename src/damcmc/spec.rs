@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::models::{Categorical, Counts, NaiveBayes};
+use super::models::{Categorical, Counts, LinearRegression, NaiveBayes};
 use super::AugmentedModel;
 use super::{Clamp, Kernel, Noise, Release, Settings};
 
@@ -33,6 +33,7 @@ pub enum ModelName {
     BetaBernoulli,
     DirichletCategorical,
     NaiveBayes,
+    LinearRegression,
 }
 
 /// Which counts were released.
@@ -53,6 +54,25 @@ pub struct PriorSpec {
     pub classes: Option<Vec<f64>>,
     /// naive_bayes: per feature k, per class i, Dirichlet(β_{ki}) on its J_k answers
     pub answers: Option<Vec<Vec<Vec<f64>>>>,
+    /// linear_regression: β ~ N(0, τ²I)
+    pub tau: Option<f64>,
+}
+
+/// linear_regression: the known data-generating law of the records and the
+/// clamping bounds of the release (Ju et al. 2022 §5.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegressionSpec {
+    /// the covariates' mean m (p values)
+    pub mean: Vec<f64>,
+    /// their covariance Σ (p rows of p values)
+    pub cov: Vec<Vec<f64>>,
+    /// the response's noise variance σ²
+    pub noise_variance: f64,
+    /// [lower, upper] of the covariates' clamp (each is mapped to [−1, 1])
+    pub x_bounds: [f64; 2],
+    /// [lower, upper] of the response's clamp
+    pub y_bounds: [f64; 2],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -103,6 +123,8 @@ pub struct InferSpec {
     pub n: u64,
     #[serde(default)]
     pub counts: CountsName,
+    /// linear_regression only
+    pub regression: Option<RegressionSpec>,
     pub release: ReleaseSpec,
     #[serde(default)]
     pub sampler: SamplerSpec,
@@ -141,6 +163,7 @@ pub const MAX_KEPT: f64 = 1e8;
 pub enum AnyModel {
     Categorical(Categorical),
     NaiveBayes(NaiveBayes),
+    LinearRegression(LinearRegression),
 }
 
 impl AnyModel {
@@ -148,6 +171,7 @@ impl AnyModel {
         match self {
             Self::Categorical(m) => m.statistic_len(),
             Self::NaiveBayes(m) => m.statistic_len(),
+            Self::LinearRegression(m) => m.statistic_len(),
         }
     }
 
@@ -155,6 +179,7 @@ impl AnyModel {
         match self {
             Self::Categorical(m) => m.l1_sensitivity(),
             Self::NaiveBayes(m) => m.l1_sensitivity(),
+            Self::LinearRegression(m) => m.l1_sensitivity(),
         }
     }
 
@@ -162,6 +187,7 @@ impl AnyModel {
         match self {
             Self::Categorical(m) => m.parameter_names().len(),
             Self::NaiveBayes(m) => m.parameter_names().len(),
+            Self::LinearRegression(m) => m.parameter_names().len(),
         }
     }
 
@@ -174,6 +200,7 @@ impl AnyModel {
         match self {
             Self::Categorical(m) => super::sample(m, release, settings),
             Self::NaiveBayes(m) => super::sample(m, release, settings),
+            Self::LinearRegression(m) => super::sample(m, release, settings),
         }
     }
 }
@@ -216,8 +243,18 @@ impl InferSpec {
                 from(e)
             }
         };
+        if self.regression.is_some() && self.model != ModelName::LinearRegression {
+            return Err(bad(
+                "regression",
+                "given",
+                format!("only for linear_regression, not {}", self.model_name()),
+            ));
+        }
         match self.model {
             ModelName::BetaBernoulli | ModelName::DirichletCategorical => {
+                if p.tau.is_some() {
+                    return Err(unused("tau"));
+                }
                 if p.classes.is_some() {
                     return Err(unused("classes"));
                 }
@@ -250,6 +287,9 @@ impl InferSpec {
                 if p.alpha.is_some() {
                     return Err(unused("alpha"));
                 }
+                if p.tau.is_some() {
+                    return Err(unused("tau"));
+                }
                 if self.counts != CountsName::All {
                     return Err(bad(
                         "counts",
@@ -271,6 +311,46 @@ impl InferSpec {
                     .map(AnyModel::NaiveBayes)
                     .map_err(from_n)
             }
+            ModelName::LinearRegression => {
+                for (key, given) in [
+                    ("alpha", p.alpha.is_some()),
+                    ("classes", p.classes.is_some()),
+                    ("answers", p.answers.is_some()),
+                ] {
+                    if given {
+                        return Err(unused(key));
+                    }
+                }
+                let tau = p
+                    .tau
+                    .ok_or_else(|| need("tau", "the prior sd τ of β ~ N(0, τ²I)"))?;
+                let r = self.regression.as_ref().ok_or_else(|| {
+                    bad(
+                        "regression",
+                        "missing",
+                        "a [regression] table: mean, cov, noise_variance, x_bounds, y_bounds",
+                    )
+                })?;
+                LinearRegression::new(
+                    r.mean.clone(),
+                    r.cov.clone(),
+                    (r.noise_variance, tau),
+                    (
+                        (r.x_bounds[0], r.x_bounds[1]),
+                        (r.y_bounds[0], r.y_bounds[1]),
+                    ),
+                    self.n as usize,
+                )
+                .map(AnyModel::LinearRegression)
+                .map_err(|e| match e.key {
+                    "n" => bad("n", e.found, e.allowed),
+                    "tau" => bad("prior.tau", e.found, e.allowed),
+                    "sigma" => bad("regression.cov", e.found, e.allowed),
+                    "m" => bad("regression.mean", e.found, e.allowed),
+                    "sigma2" => bad("regression.noise_variance", e.found, e.allowed),
+                    key => bad(&format!("regression.{key}"), e.found, e.allowed),
+                })
+            }
         }
     }
 
@@ -279,6 +359,7 @@ impl InferSpec {
             ModelName::BetaBernoulli => "beta_bernoulli",
             ModelName::DirichletCategorical => "dirichlet_categorical",
             ModelName::NaiveBayes => "naive_bayes",
+            ModelName::LinearRegression => "linear_regression",
         }
     }
 
@@ -446,6 +527,43 @@ values = [20.3, 31.0, 27.5, 19.9, 10.2, 22.0, 18.1, 15.5, 20.4, 12.2]
                 GOOD.replace("prior = { alpha = [1.0, 1.0, 1.0] }", "prior = {}"),
                 "prior.alpha",
             ),
+        ] {
+            let e = parse(&text).unwrap_err();
+            assert!(e.starts_with(&format!("{key}:")), "{key}: {e}");
+        }
+    }
+
+    const LR: &str = r#"
+model = "linear_regression"
+prior = { tau = 1.0 }
+n = 100
+[regression]
+mean = [0.5, -0.2]
+cov = [[1.0, 0.3], [0.3, 1.0]]
+noise_variance = 0.5
+x_bounds = [-3.0, 3.0]
+y_bounds = [-4.0, 4.0]
+[release]
+mechanism = "laplace"
+scale = 2.0
+values = [10.2, 4.1, -3.3, 20.5, 100.0, 3.1, 30.4, -2.2, 1.0, 28.7]
+"#;
+
+    /// Linear regression: X'Y (p + 1), Y'Y, and X'X's lower triangle.
+    #[test]
+    fn regression_files_parse_and_name_their_keys() {
+        let inf = parse(LR).unwrap();
+        assert_eq!(inf.model.statistic_len(), 10);
+        assert_eq!(inf.model.parameters(), 3);
+        for (text, key) in [
+            (LR.replace("prior = { tau = 1.0 }", "prior = {}"), "prior.tau"),
+            (LR.replace("tau = 1.0", "tau = 0.0"), "prior.tau"),
+            (LR.replace("[[1.0, 0.3], [0.3, 1.0]]", "[[1.0, 3.0], [3.0, 1.0]]"), "regression.cov"),
+            (LR.replace("[[1.0, 0.3], [0.3, 1.0]]", "[[1.0, 0.3], [0.2, 1.0]]"), "regression.cov"),
+            (LR.replace("noise_variance = 0.5", "noise_variance = -1.0"), "regression.noise_variance"),
+            (LR.replace("x_bounds = [-3.0, 3.0]", "x_bounds = [3.0, -3.0]"), "regression.x_bounds"),
+            (LR.replace("mean = [0.5, -0.2]", "mean = [0.5]"), "regression.cov"),
+            (format!("{GOOD}[regression]\nmean = [0.0]\ncov = [[1.0]]\nnoise_variance = 1.0\nx_bounds = [-1.0, 1.0]\ny_bounds = [-1.0, 1.0]\n"), "regression"),
         ] {
             let e = parse(&text).unwrap_err();
             assert!(e.starts_with(&format!("{key}:")), "{key}: {e}");
