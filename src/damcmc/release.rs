@@ -182,6 +182,10 @@ fn ln_normal_cdf(x: f64) -> f64 {
     }
 }
 
+/// The largest σ² of a clamped discrete Gaussian release (σ = 100, with room for
+/// the rounding up of σ² to the sampler's grid).
+const MAX_CLAMPED_DG_SIGMA2: f64 = 1e4 * (1.0 + 1e-6);
+
 /// Where the mechanism clamps each released value, if it does.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Clamp {
@@ -226,6 +230,15 @@ impl Release {
                 format!("{} values", values.len()),
                 format!("{statistic} values, one per coordinate of the model's statistic"),
             ));
+        }
+        if let Noise::DiscreteGaussian { sigma2, .. } = noise {
+            if (clamp.lower.is_some() || clamp.upper.is_some()) && sigma2 > MAX_CLAMPED_DG_SIGMA2 {
+                return Err(ReleaseError::new(
+                    "clamp",
+                    format!("a clamped discrete Gaussian with σ = {:.4}", sigma2.sqrt()),
+                    "σ ≤ 100 when a discrete Gaussian release is clamped (its CDF at a bound is a sum of about 80σ terms, evaluated at every proposal)",
+                ));
+            }
         }
         for (k, &v) in values.iter().enumerate() {
             let bad = |why: &str| {
@@ -359,5 +372,16 @@ mod tests {
         assert!(Release::new(vec![-1.0, 1.0], lap, Clamp::NON_NEGATIVE, 2).is_err());
         let dl = Noise::new("discrete_laplace", 1.0).unwrap();
         assert!(Release::new(vec![0.5, 1.0], dl, Clamp::NONE, 2).is_err());
+        // a clamped discrete Gaussian's CDF costs O(σ): refused beyond σ = 100
+        let wide = Noise::new("discrete_gaussian", 1000.0).unwrap();
+        assert!(Release::new(vec![0.0, 1.0], wide, Clamp::NONE, 2).is_ok());
+        assert_eq!(
+            Release::new(vec![0.0, 1.0], wide, Clamp::NON_NEGATIVE, 2)
+                .unwrap_err()
+                .key,
+            "clamp"
+        );
+        let narrow = Noise::new("discrete_gaussian", 100.0).unwrap();
+        assert!(Release::new(vec![0.0, 1.0], narrow, Clamp::NON_NEGATIVE, 2).is_ok());
     }
 }
