@@ -182,6 +182,10 @@ fn ln_normal_cdf(x: f64) -> f64 {
     }
 }
 
+/// The largest magnitude of a released value: a statistic of at most 10⁷ records
+/// is far below it, and beyond it |value − s| no longer resolves a change of s by 1.
+const MAX_VALUE: f64 = 1e12;
+
 /// The largest σ² of a clamped discrete Gaussian release (σ = 100, with room for
 /// the rounding up of σ² to the sampler's grid).
 const MAX_CLAMPED_DG_SIGMA2: f64 = 1e4 * (1.0 + 1e-6);
@@ -250,6 +254,11 @@ impl Release {
             };
             if !v.is_finite() {
                 return Err(bad("finite numbers"));
+            }
+            if v.abs() > MAX_VALUE {
+                return Err(bad(
+                    "magnitudes ≤ 1e12 (farther from every statistic, the density's differences are lost to rounding and the release would read as no information)",
+                ));
             }
             if noise.is_discrete() && v.fract() != 0.0 {
                 return Err(bad("integers (the noise is discrete)"));
@@ -369,6 +378,9 @@ mod tests {
         assert_eq!(e.key, "values");
         assert!(e.to_string().contains("2 values"), "{e}");
         assert!(Release::new(vec![f64::NAN, 1.0], lap, Clamp::NONE, 2).is_err());
+        // so far away that the density could not tell one statistic from another
+        let e = Release::new(vec![1e308, 1.0], lap, Clamp::NONE, 2).unwrap_err();
+        assert!(e.to_string().contains("1e12"), "{e}");
         assert!(Release::new(vec![-1.0, 1.0], lap, Clamp::NON_NEGATIVE, 2).is_err());
         let dl = Noise::new("discrete_laplace", 1.0).unwrap();
         assert!(Release::new(vec![0.5, 1.0], dl, Clamp::NONE, 2).is_err());
