@@ -139,6 +139,22 @@ pub struct SpecError {
     pub allowed: String,
 }
 
+/// A prior key the model needs and the file lacks.
+fn need(key: &str, what: &str) -> SpecError {
+    bad(&format!("prior.{key}"), "missing", what)
+}
+
+/// A model's error under the file's key: `n` as `n`, a key in `keys` as its
+/// file key, any other under `prior.`.
+fn model_error(e: super::models::ModelError, keys: &[(&str, &str)]) -> SpecError {
+    let key = match keys.iter().find(|(k, _)| *k == e.key) {
+        Some((_, file_key)) => file_key.to_string(),
+        None if e.key == "n" => "n".to_string(),
+        None => format!("prior.{}", e.key.trim_start_matches("prior.")),
+    };
+    bad(&key, e.found, e.allowed)
+}
+
 fn bad(key: &str, found: impl ToString, allowed: impl ToString) -> SpecError {
     SpecError {
         key: key.to_string(),
@@ -217,32 +233,25 @@ impl InferSpec {
     /// The model and prior the file names, checked.
     fn model(&self) -> Result<AnyModel, SpecError> {
         let p = &self.prior;
-        let need = |key: &str, what: &str| bad(&format!("prior.{key}"), "missing", what);
-        let unused = |key: &str| {
-            bad(
-                &format!("prior.{key}"),
-                "given",
-                format!("not a key of {} (see docs/infer.md)", self.model_name()),
-            )
+        let allowed: &[&str] = match self.model {
+            ModelName::BetaBernoulli | ModelName::DirichletCategorical => &["alpha"],
+            ModelName::NaiveBayes => &["classes", "answers"],
+            ModelName::LinearRegression => &["tau"],
         };
-        let counts = match self.counts {
-            CountsName::All => Counts::All,
-            CountsName::Free => Counts::Free,
-        };
-        let from = |e: super::models::ModelError| {
-            bad(
-                &format!("prior.{}", e.key.trim_start_matches("prior.")),
-                e.found,
-                e.allowed,
-            )
-        };
-        let from_n = |e: super::models::ModelError| {
-            if e.key == "n" {
-                bad("n", e.found, e.allowed)
-            } else {
-                from(e)
+        for (key, given) in [
+            ("alpha", p.alpha.is_some()),
+            ("classes", p.classes.is_some()),
+            ("answers", p.answers.is_some()),
+            ("tau", p.tau.is_some()),
+        ] {
+            if given && !allowed.contains(&key) {
+                return Err(bad(
+                    &format!("prior.{key}"),
+                    "given",
+                    format!("not a key of {} (see docs/infer.md)", self.model_name()),
+                ));
             }
-        };
+        }
         if self.regression.is_some() && self.model != ModelName::LinearRegression {
             return Err(bad(
                 "regression",
@@ -251,107 +260,98 @@ impl InferSpec {
             ));
         }
         match self.model {
-            ModelName::BetaBernoulli | ModelName::DirichletCategorical => {
-                if p.tau.is_some() {
-                    return Err(unused("tau"));
-                }
-                if p.classes.is_some() {
-                    return Err(unused("classes"));
-                }
-                if p.answers.is_some() {
-                    return Err(unused("answers"));
-                }
-                let alpha = p
-                    .alpha
-                    .clone()
-                    .ok_or_else(|| need("alpha", "the Dirichlet (or Beta [a, b]) prior"))?;
-                if self.model == ModelName::BetaBernoulli {
-                    let [a, b] = alpha[..] else {
-                        return Err(bad(
-                            "prior.alpha",
-                            format!("{} values", alpha.len()),
-                            "[a, b] of Beta(a, b) for beta_bernoulli",
-                        ));
-                    };
-                    Categorical::beta_bernoulli(a, b, self.n as usize, counts)
-                } else {
-                    Categorical::dirichlet(alpha, self.n as usize, counts)
-                }
-                .map(AnyModel::Categorical)
-                .map_err(|e| match e.key {
-                    "prior" => bad("prior.alpha", e.found, e.allowed),
-                    _ => from_n(e),
-                })
-            }
-            ModelName::NaiveBayes => {
-                if p.alpha.is_some() {
-                    return Err(unused("alpha"));
-                }
-                if p.tau.is_some() {
-                    return Err(unused("tau"));
-                }
-                if self.counts != CountsName::All {
-                    return Err(bad(
-                        "counts",
-                        "free",
-                        "all (naive_bayes releases every table)",
-                    ));
-                }
-                let classes = p
-                    .classes
-                    .clone()
-                    .ok_or_else(|| need("classes", "Dirichlet(α) on the classes"))?;
-                let answers = p.answers.clone().ok_or_else(|| {
-                    need(
-                        "answers",
-                        "per feature, per class, Dirichlet(β) on its answers",
-                    )
-                })?;
-                NaiveBayes::new(classes, answers, self.n as usize)
-                    .map(AnyModel::NaiveBayes)
-                    .map_err(from_n)
-            }
-            ModelName::LinearRegression => {
-                for (key, given) in [
-                    ("alpha", p.alpha.is_some()),
-                    ("classes", p.classes.is_some()),
-                    ("answers", p.answers.is_some()),
-                ] {
-                    if given {
-                        return Err(unused(key));
-                    }
-                }
-                let tau = p
-                    .tau
-                    .ok_or_else(|| need("tau", "the prior sd τ of β ~ N(0, τ²I)"))?;
-                let r = self.regression.as_ref().ok_or_else(|| {
-                    bad(
-                        "regression",
-                        "missing",
-                        "a [regression] table: mean, cov, noise_variance, x_bounds, y_bounds",
-                    )
-                })?;
-                LinearRegression::new(
-                    r.mean.clone(),
-                    r.cov.clone(),
-                    (r.noise_variance, tau),
-                    (
-                        (r.x_bounds[0], r.x_bounds[1]),
-                        (r.y_bounds[0], r.y_bounds[1]),
-                    ),
-                    self.n as usize,
-                )
-                .map(AnyModel::LinearRegression)
-                .map_err(|e| match e.key {
-                    "n" => bad("n", e.found, e.allowed),
-                    "tau" => bad("prior.tau", e.found, e.allowed),
-                    "sigma" => bad("regression.cov", e.found, e.allowed),
-                    "m" => bad("regression.mean", e.found, e.allowed),
-                    "sigma2" => bad("regression.noise_variance", e.found, e.allowed),
-                    key => bad(&format!("regression.{key}"), e.found, e.allowed),
-                })
-            }
+            ModelName::BetaBernoulli | ModelName::DirichletCategorical => self.categorical(),
+            ModelName::NaiveBayes => self.naive_bayes(),
+            ModelName::LinearRegression => self.regression(),
         }
+    }
+
+    fn categorical(&self) -> Result<AnyModel, SpecError> {
+        let counts = match self.counts {
+            CountsName::All => Counts::All,
+            CountsName::Free => Counts::Free,
+        };
+        let alpha = self
+            .prior
+            .alpha
+            .clone()
+            .ok_or_else(|| need("alpha", "the Dirichlet (or Beta [a, b]) prior"))?;
+        if self.model == ModelName::BetaBernoulli {
+            let [a, b] = alpha[..] else {
+                return Err(bad(
+                    "prior.alpha",
+                    format!("{} values", alpha.len()),
+                    "[a, b] of Beta(a, b) for beta_bernoulli",
+                ));
+            };
+            Categorical::beta_bernoulli(a, b, self.n as usize, counts)
+        } else {
+            Categorical::dirichlet(alpha, self.n as usize, counts)
+        }
+        .map(AnyModel::Categorical)
+        .map_err(|e| model_error(e, &[("prior", "prior.alpha")]))
+    }
+
+    fn naive_bayes(&self) -> Result<AnyModel, SpecError> {
+        if self.counts != CountsName::All {
+            return Err(bad(
+                "counts",
+                "free",
+                "all (naive_bayes releases every table)",
+            ));
+        }
+        let p = &self.prior;
+        let classes = p
+            .classes
+            .clone()
+            .ok_or_else(|| need("classes", "Dirichlet(α) on the classes"))?;
+        let answers = p.answers.clone().ok_or_else(|| {
+            need(
+                "answers",
+                "per feature, per class, Dirichlet(β) on its answers",
+            )
+        })?;
+        NaiveBayes::new(classes, answers, self.n as usize)
+            .map(AnyModel::NaiveBayes)
+            .map_err(|e| model_error(e, &[]))
+    }
+
+    fn regression(&self) -> Result<AnyModel, SpecError> {
+        let tau = self
+            .prior
+            .tau
+            .ok_or_else(|| need("tau", "the prior sd τ of β ~ N(0, τ²I)"))?;
+        let r = self.regression.as_ref().ok_or_else(|| {
+            bad(
+                "regression",
+                "missing",
+                "a [regression] table: mean, cov, noise_variance, x_bounds, y_bounds",
+            )
+        })?;
+        LinearRegression::new(
+            r.mean.clone(),
+            r.cov.clone(),
+            (r.noise_variance, tau),
+            (
+                (r.x_bounds[0], r.x_bounds[1]),
+                (r.y_bounds[0], r.y_bounds[1]),
+            ),
+            self.n as usize,
+        )
+        .map(AnyModel::LinearRegression)
+        .map_err(|e| {
+            model_error(
+                e,
+                &[
+                    ("tau", "prior.tau"),
+                    ("sigma", "regression.cov"),
+                    ("m", "regression.mean"),
+                    ("sigma2", "regression.noise_variance"),
+                    ("x_bounds", "regression.x_bounds"),
+                    ("y_bounds", "regression.y_bounds"),
+                ],
+            )
+        })
     }
 
     fn model_name(&self) -> &'static str {

@@ -5,6 +5,8 @@
 //! discrete noise. Agreement is judged by Monte Carlo error from the chains' own
 //! ESS; a noise-ignoring posterior fails the same check (the check has power).
 
+#![cfg(test)]
+
 use statrs::function::beta::ln_beta;
 use statrs::function::factorial::ln_binomial;
 
