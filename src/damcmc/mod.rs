@@ -6,13 +6,13 @@
 //! the release's density ([`release::Release`]). One iteration:
 //! 1. θ | x with the model's ordinary sampler (conjugate for the models here);
 //! 2. the records, by one of two kernels ([`Kernel`]):
-//!    - **record-wise** (Ju et al. §3, their Algorithm 1): for each j, propose
+//!    - **record-wise** (Ju et al.): for each j, propose
 //!      x_j* ~ f(· | θ) and accept with min(1, η(s_dp | s(x*)) / η(s_dp | s(x))).
 //!      The model's terms cancel because the proposal is the model itself, and
 //!      only the coordinates of s that x_j and x_j* touch change, so one update
 //!      costs the size of one record's contribution, not n. For a release that
 //!      is ε-DP under replacing one record, every proposal is accepted with
-//!      probability ≥ e^{−ε} (their Theorem 3.3);
+//!      probability ≥ e^{−ε} (Ju et al.'s bound);
 //!    - **SOMA** (Xiong & Ju 2025, arXiv 2505.00635, "single offer, multiple
 //!      attempts"): n times per iteration, one offer y ~ f(· | θ) is weighed
 //!      against every record it could replace: record i with weight
@@ -215,8 +215,8 @@ pub struct ParameterSummary {
 }
 
 /// The acceptance bound of the record-wise kernel: e^{−Δ₁/b} for a Laplace
-/// release of scale b (ε = Δ₁/b under replacing one record; Ju et al. Theorem
-/// 3.3); `None` for the Gaussian laws, which are not ε-DP for any finite ε.
+/// release of scale b (ε = Δ₁/b under replacing one record, the bound Ju et al.
+/// state); `None` for the Gaussian laws, which are not ε-DP for any finite ε.
 pub fn acceptance_bound(noise: &Noise, l1_sensitivity: f64) -> Option<f64> {
     match *noise {
         Noise::Laplace { scale } | Noise::DiscreteLaplace { scale } => {

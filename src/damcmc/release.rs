@@ -1,6 +1,6 @@
 //! The density η(s_dp | s) of a private release given the confidential
 //! statistic s: the factor data-augmentation MCMC needs of the mechanism (Ju,
-//! Awan, Gong & Rao 2022, §3: the target is π(θ) Π f(x_j | θ) η(s_dp | s(x))).
+//! Awan, Gong & Rao 2022: the target is π(θ) Π f(x_j | θ) η(s_dp | s(x))).
 //!
 //! Each released coordinate is s_k + W_k with W_k independent, from one of four
 //! laws, and may be clamped to [lo, hi] afterwards (Foulds et al. 2016 eq. 16

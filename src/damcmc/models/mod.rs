@@ -4,7 +4,7 @@
 //!   statistic their counts — all K (Foulds et al. 2016 eq. 16, usually clamped
 //!   at 0) or the first K − 1 (Bernstein & Sheldon 2018's free counts).
 //!   Beta-Bernoulli is K = 2 with the positives first: θ is P(x = 1).
-//! - [`NaiveBayes`] (`naive_bayes.rs`): Ju et al. 2022 §5.1's log-linear model.
+//! - [`NaiveBayes`] (`naive_bayes.rs`): Ju et al. 2022's log-linear model.
 //! - [`LinearRegression`] (`regression.rs`): their §5.2, from noisy sufficient statistics.
 
 use rand::{Rng, RngExt};

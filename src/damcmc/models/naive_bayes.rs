@@ -1,4 +1,4 @@
-//! Ju et al. 2022 §5.1's naive-Bayes log-linear model for data-augmentation MCMC.
+//! Ju et al. 2022's naive-Bayes log-linear model for data-augmentation MCMC.
 
 use rand::{Rng, RngExt};
 
@@ -6,7 +6,7 @@ use super::ModelError;
 use crate::damcmc::AugmentedModel;
 use crate::expfam::noise_aware_dirichlet::sample_dirichlet;
 
-/// Ju et al. 2022 §5.1's naive-Bayes log-linear model: each of n records has a
+/// Ju et al. 2022's naive-Bayes log-linear model: each of n records has a
 /// class i ∈ {1..I} and K categorical answers, answer k ∈ {1..J_k};
 /// p ~ Dirichlet(α) on the classes, and for each feature k and class i the
 /// answer law p_{·ik} ~ Dirichlet(β_{ki}). The released statistic is every
