@@ -37,7 +37,7 @@ pub mod models;
 pub mod release;
 pub mod spec;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::BTreeMap;
 

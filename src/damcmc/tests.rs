@@ -426,33 +426,20 @@ fn merge_sums_each_coordinate_once_and_drops_zeros() {
     assert_eq!(d, [(2, 2.0), (5, 0.5)]);
 }
 
-/// Ju et al.'s naive-Bayes model against the exact posterior by brute force: I = 2
-/// classes, K = 2 binary features, n = 4 records (8 kinds of record, 330 count
-/// vectors); the posterior mean of every parameter is Σ_c w_c E[θ | c] with w_c
-/// the prior predictive of the kinds' counts c times the Laplace release's
-/// density at c's tables.
-#[test]
-fn naive_bayes_matches_brute_force() {
+/// The exact posterior means of every parameter of a naive-Bayes model with
+/// I = 2 classes and K = 2 binary features, by brute force over the count
+/// vectors of the 8 kinds of record: Σ_c w_c E[θ | c] with w_c the prior
+/// predictive of the kinds' counts c times the release's density at c's tables.
+pub(crate) fn naive_bayes_exact(
+    alpha: &[f64],
+    beta: &[Vec<Vec<f64>>],
+    n: usize,
+    release: &Release,
+) -> Vec<f64> {
     use super::models::NaiveBayes;
     use statrs::function::gamma::ln_gamma;
-    let alpha = vec![1.0, 2.0];
-    let beta = vec![
-        vec![vec![1.0, 1.0], vec![2.0, 0.5]],
-        vec![vec![0.7, 1.3], vec![1.0, 1.0]],
-    ];
-    let n = 4usize;
-    let model = NaiveBayes::new(alpha.clone(), beta.clone(), n).unwrap();
+    let model = NaiveBayes::new(alpha.to_vec(), beta.to_vec(), n).unwrap();
     assert_eq!(model.statistic_len(), 8);
-    assert_eq!(model.l1_sensitivity(), 4.0);
-    let values = vec![1.3, 0.2, 2.1, 0.6, 0.9, 1.7, -0.4, 1.8];
-    let b = 4.0; // 2K/ε at ε = 1
-    let release = Release::new(
-        values.clone(),
-        Noise::new("laplace", b).unwrap(),
-        Clamp::NONE,
-        8,
-    )
-    .unwrap();
     // the kinds (class, answer 1, answer 2) and their counts c
     let kinds: Vec<[usize; 3]> = (0..8).map(|t| [t >> 2, (t >> 1) & 1, t & 1]).collect();
     let ln_seq = |prior: &[f64], counts: &[f64]| -> f64 {
@@ -465,7 +452,6 @@ fn naive_bayes_matches_brute_force() {
                 .map(|(p, c)| ln_gamma(p + c) - ln_gamma(*p))
                 .sum::<f64>()
     };
-    let names = model.parameter_names();
     let mut ln_w = Vec::new();
     let mut means: Vec<Vec<f64>> = Vec::new();
     let mut c = [0usize; 8];
@@ -501,7 +487,7 @@ fn naive_bayes_matches_brute_force() {
             tables[1][i][a2] += ct as f64;
             ln_multi -= ln_gamma(ct as f64 + 1.0);
         }
-        let mut lw = ln_multi + ln_seq(&alpha, &class);
+        let mut lw = ln_multi + ln_seq(alpha, &class);
         for k in 0..2 {
             for i in 0..2 {
                 lw += ln_seq(&beta[k][i], &tables[k][i]);
@@ -532,13 +518,42 @@ fn naive_bayes_matches_brute_force() {
             break;
         }
     }
-    assert_eq!(ln_w.len(), 330);
+    // every composition of n into 8 parts: C(n + 7, 7) (330 for n = 4)
+    let compositions = (1..=7).fold(1usize, |acc, k| acc * (n + k) / k);
+    assert_eq!(ln_w.len(), compositions);
     let top = ln_w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let w: Vec<f64> = ln_w.iter().map(|l| (l - top).exp()).collect();
     let total: f64 = w.iter().sum();
-    let exact: Vec<f64> = (0..names.len())
+    (0..model.parameter_names().len())
         .map(|p| w.iter().zip(&means).map(|(wc, m)| wc * m[p]).sum::<f64>() / total)
-        .collect();
+        .collect()
+}
+
+/// Ju et al.'s naive-Bayes model against the exact posterior by brute force: I = 2
+/// classes, K = 2 binary features, n = 4 records (8 kinds of record, 330 count
+/// vectors, [`naive_bayes_exact`]).
+#[test]
+fn naive_bayes_matches_brute_force() {
+    use super::models::NaiveBayes;
+    let alpha = vec![1.0, 2.0];
+    let beta = vec![
+        vec![vec![1.0, 1.0], vec![2.0, 0.5]],
+        vec![vec![0.7, 1.3], vec![1.0, 1.0]],
+    ];
+    let n = 4usize;
+    let model = NaiveBayes::new(alpha.clone(), beta.clone(), n).unwrap();
+    assert_eq!(model.l1_sensitivity(), 4.0);
+    let values = vec![1.3, 0.2, 2.1, 0.6, 0.9, 1.7, -0.4, 1.8];
+    let b = 4.0; // 2K/ε at ε = 1
+    let release = Release::new(
+        values.clone(),
+        Noise::new("laplace", b).unwrap(),
+        Clamp::NONE,
+        8,
+    )
+    .unwrap();
+    let names = model.parameter_names();
+    let exact = naive_bayes_exact(&alpha, &beta, n, &release);
     for kernel in [Kernel::RecordWise, Kernel::Soma] {
         let draws = sample(&model, &release, &settings(kernel, 31)).unwrap();
         for (p, name) in names.iter().enumerate() {
@@ -656,6 +671,75 @@ fn linear_regression_matches_importance_sampling() {
                 "{kernel:?} beta{j}: {mean} vs {mean_is} (z = {z}, ESS {})",
                 diag.ess_bulk
             );
+        }
+    }
+}
+
+/// The regression statistic's L1 sensitivity: the closed form
+/// 2(p + 1) + 1 + p + p(p + 1) (the sum of the coordinates' own sensitivities)
+/// bounds the largest L1 distance between two records' contributions, found
+/// over a grid of normalised values per coordinate; for p = 2 that search with
+/// a Lipschitz margin also proves the true sensitivity below Ju et al.'s
+/// Δ = 13 (so their scale 13/ε gives ε-DP; the closed form, 15, is
+/// conservative): moving one record by h in every coordinate changes the L1
+/// distance by at most 15h (the sum over coordinates of the largest partial
+/// derivatives' absolute sums, 5 each), so the maximum is below the grid's
+/// plus 2 · 15 · (half the spacing).
+#[test]
+fn regression_sensitivity_bounds() {
+    use super::models::LinearRegression;
+    for (p, m) in [(1usize, 41usize), (2, 21), (3, 7)] {
+        let model = LinearRegression::new(
+            vec![0.0; p],
+            (0..p)
+                .map(|i| (0..p).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+                .collect(),
+            (1.0, 1.0),
+            ((-10.0, 10.0), (-4.0, 6.0)),
+            1,
+        )
+        .unwrap();
+        let grid: Vec<f64> = (0..m)
+            .map(|i| -1.0 + 2.0 * i as f64 / (m - 1) as f64)
+            .collect();
+        let raw = |v: f64, (lo, hi): (f64, f64)| lo + (v + 1.0) * (hi - lo) / 2.0;
+        let mut stats = Vec::new();
+        for code in 0..m.pow(p as u32 + 1) {
+            let mut c = code;
+            let mut r = Vec::with_capacity(p + 1);
+            for j in 0..=p {
+                let v = grid[c % m];
+                c /= m;
+                r.push(if j < p {
+                    raw(v, (-10.0, 10.0))
+                } else {
+                    raw(v, (-4.0, 6.0))
+                });
+            }
+            let mut out = Vec::new();
+            model.contribution(&r, &mut out);
+            let mut dense = vec![0.0; model.statistic_len()];
+            for (k, x) in out {
+                dense[k] += x;
+            }
+            stats.push(dense);
+        }
+        let mut most = 0.0f64;
+        for a in &stats {
+            for b in &stats {
+                most = most.max(a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum());
+            }
+        }
+        assert!(
+            most <= model.l1_sensitivity() + 1e-12,
+            "p = {p}: grid {most} above the closed form {}",
+            model.l1_sensitivity()
+        );
+        if p == 2 {
+            assert_eq!(model.l1_sensitivity(), 15.0);
+            let margin = 2.0 * 15.0 * (1.0 / (m - 1) as f64);
+            assert!((most - 9.37).abs() < 0.01, "grid maximum {most}");
+            assert!(most + margin < 13.0, "{most} + {margin}");
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod external;
 pub mod foulds2016;
 pub mod geumlek2017;
 pub mod heikkila2019;
+pub mod ju2022;
 pub mod logreg;
 pub mod minami2016;
 pub mod raisa2021;

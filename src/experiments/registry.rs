@@ -626,4 +626,54 @@ pub const REGISTRY: &[Spec] = &[
             },
         }),
     },
+    figure! {
+        id: "ju2022/loglinear",
+        title: "Naive-Bayes log-linear model from Laplace-noised tables: data-augmentation MCMC (Ju et al. 2022)",
+        validate: ju2022::loglinear::validate,
+        schema: ju2022::loglinear::SCHEMA,
+        plot: ju2022::plot::loglinear,
+        data_columns: Columns::Record(columns::<ju2022::PosteriorRow>),
+        summary_columns: Columns::Record(columns::<ju2022::SummaryRow>),
+        overlay: Overlay {
+            x: "epsilon",
+            y: "mean",
+            series: &["run", "parameter"],
+            x_label: "ε",
+            y_label: "posterior mean",
+        },
+        // calibrated on its paper-scale run of 2026-11-28 (2 jobs, 15 s, idle)
+        rate: Some(Rate {
+            per_unit: 6.9834e-10,
+            fixed: 0.0127,
+            paper: Cost {
+                total: 4.350000e+10,
+                max: 4.350000e+08,
+            },
+        }),
+    },
+    figure! {
+        id: "ju2022/regression",
+        title: "Linear regression from Laplace-noised sufficient statistics: data-augmentation MCMC (Ju et al. 2022)",
+        validate: ju2022::regression::validate,
+        schema: ju2022::regression::SCHEMA,
+        plot: ju2022::plot::regression,
+        data_columns: Columns::Record(columns::<ju2022::PosteriorRow>),
+        summary_columns: Columns::Record(columns::<ju2022::SummaryRow>),
+        overlay: Overlay {
+            x: "epsilon",
+            y: "mean",
+            series: &["run", "parameter"],
+            x_label: "ε",
+            y_label: "posterior mean",
+        },
+        // calibrated on its paper-scale run of 2026-11-28 (2 jobs, 8 s, idle)
+        rate: Some(Rate {
+            per_unit: 5.0953e-10,
+            fixed: 0.00864,
+            paper: Cost {
+                total: 3.180050e+10,
+                max: 6.360000e+08,
+            },
+        }),
+    },
 ];

@@ -129,6 +129,15 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "count_noise_aware" => style("B&S count release, noise-aware (exact)", SKY, Diamond),
         "count_gibbs" => style("B&S count release, noise-aware Gibbs", PURPLE, Triangle),
         "da_mcmc" => style("Laplace, data-augmentation MCMC (Ju et al.)", SKY, Cross),
+        "published" => style(
+            "Record-wise, ratio as their script computes it",
+            VERMILLION,
+            Square,
+        ),
+        "record_wise" => style("Record-wise (Ju et al.)", BLUE, Circle),
+        "soma" => style("SOMA (Xiong & Ju)", GREEN, Triangle),
+        "data_generating" => style("Data-generating value", GREY, Ring),
+        "acceptance_bound" => style("Lower bound e^(−Δ₁/b)", PURPLE, Cross),
         "calibrated_95_band" => style("Calibrated: 95 % band", GREY, Ring),
         other => {
             let mut label: String = other.replace('_', " ");
@@ -587,7 +596,7 @@ mod tests {
     /// mechanisms that share a figure share a colour.
     #[test]
     fn mechanisms_that_share_a_figure_are_told_apart() {
-        let figures: [&[&str]; 9] = [
+        let figures: [&[&str]; 10] = [
             &[
                 "dp_mcmc",
                 "dp_sgld",
@@ -623,6 +632,14 @@ mod tests {
                 "concentrated_beta",
                 "gaussian",
                 "true_posterior",
+            ],
+            &[
+                "non_private",
+                "published",
+                "record_wise",
+                "soma",
+                "data_generating",
+                "acceptance_bound",
             ],
         ];
         for names in figures {

@@ -21,6 +21,15 @@ impl Laplace {
         })
     }
 
+    /// Noise of a given scale b on a statistic of L1 sensitivity (or a bound
+    /// of it) Δ, whatever Δ′ the scale was computed with: its [`Self::event`]
+    /// reports ε = Δ/b from the Δ given here.
+    pub fn with_scale(sensitivity: f64, scale: f64) -> Result<Self, super::PrivacyError> {
+        super::check_positive("sensitivity", sensitivity)?;
+        super::check_positive("scale", scale)?;
+        Ok(Self { sensitivity, scale })
+    }
+
     pub fn scale(&self) -> f64 {
         self.scale
     }

@@ -208,9 +208,12 @@ impl AugmentedModel for LinearRegression {
         beta.clone()
     }
 
-    /// With every value in [−1, 1] and the intercept 1: each entry of XᵀY and each
-    /// off-diagonal entry of XᵀX moves by at most 2, YᵀY and each diagonal
-    /// covariate entry by at most 1, the intercept's diagonal not at all.
+    /// A bound, the sum of the coordinates' own sensitivities: with every value
+    /// in [−1, 1] and the intercept 1, each entry of XᵀY and each off-diagonal
+    /// entry of XᵀX moves by at most 2, YᵀY and each diagonal covariate entry by
+    /// at most 1, the intercept's diagonal not at all. The coordinates cannot
+    /// all move that far at once, so the true sensitivity is smaller (for p = 2
+    /// a grid search finds 9.375 against this 15; `tests::regression_sensitivity_bounds`).
     fn l1_sensitivity(&self) -> f64 {
         let p = self.p() as f64;
         2.0 * (p + 1.0) + 1.0 + p + 2.0 * p * (p + 1.0) / 2.0
