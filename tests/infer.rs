@@ -180,3 +180,87 @@ fn a_release_that_pins_the_statistic_fails_with_the_numbers() {
     );
     assert!(!tmp.path().join("out/infer/pinned").exists());
 }
+
+/// A figure that records its releases (ju2022/loglinear) hands one to `infer`
+/// from its folder or its manifest.json with --release NAME; the posterior is
+/// written under `<out>/infer/<folder>-<name>`; a missing or unknown name, a
+/// manifest without releases and --release beside a TOML file are refused with
+/// exit 2, naming what is wrong.
+#[test]
+fn a_release_recorded_in_a_manifest_is_inferred() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("runs");
+    let o = common::smoke_within(
+        120,
+        "ju2022/loglinear",
+        out.to_str().unwrap(),
+        &["repeats=1", "epsilons=[1.0, 3.0]", "runs=[\"record_wise\"]"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let folder = common::point_dir(&out, "ju2022/loglinear");
+    let m = common::manifest(&folder.join("manifest.json"));
+    let releases = m["details"]["releases"].as_array().unwrap();
+    assert_eq!(releases.len(), 2);
+    assert_eq!(releases[0]["name"], "epsilon=1/repeat=0");
+    // 5 features × 5 classes × 3 answers, Laplace scale 2K/ε = 10
+    assert_eq!(
+        releases[0]["spec"]["release"]["values"]
+            .as_array()
+            .unwrap()
+            .len(),
+        75
+    );
+    assert_eq!(releases[0]["spec"]["release"]["scale"], 10.0);
+    let res = tmp.path().join("res");
+    let o = infer(
+        tmp.path(),
+        &[
+            folder.to_str().unwrap(),
+            "--release",
+            "epsilon=3/repeat=0",
+            "--out",
+            res.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // the figure folder's name and the release's, reduced to letters, digits, - and _
+    let dirs: Vec<std::path::PathBuf> = std::fs::read_dir(res.join("infer"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let dir = &dirs[0];
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("loglinear_smoke") && name.ends_with("-epsilon_3_repeat_0"),
+        "{name}"
+    );
+    assert!(dir.join("draws.csv").is_file(), "{}", dir.display());
+    let written = common::manifest(&dir.join("manifest.json"));
+    assert_eq!(written["release_file"], releases[1]["spec"]);
+    assert!(text(&o.stdout).contains("p4"));
+
+    let manifest = folder.join("manifest.json");
+    let o = infer(tmp.path(), &[manifest.to_str().unwrap()]);
+    common::refused(&o, "--release: missing — 2 releases are recorded");
+    let o = infer(
+        tmp.path(),
+        &[
+            manifest.to_str().unwrap(),
+            "--release",
+            "epsilon=2/repeat=0",
+        ],
+    );
+    common::refused(&o, "epsilon=1/repeat=0, epsilon=3/repeat=0");
+    let other = tmp.path().join("other.json");
+    std::fs::write(&other, r#"{"figure": "foulds2016/fig1", "details": {}}"#).unwrap();
+    let o = infer(tmp.path(), &[other.to_str().unwrap()]);
+    common::refused(
+        &o,
+        "details.releases: missing — foulds2016/fig1 records no release",
+    );
+    let toml = repo().join("docs/examples/release.toml");
+    let o = infer(tmp.path(), &[toml.to_str().unwrap(), "--release", "x"]);
+    common::refused(&o, "--release x: only with a figure's manifest");
+    assert!(!tmp.path().join("results").exists());
+}

@@ -28,14 +28,20 @@ released values (docs/infer.md has every key):
   scale = 2.0             # Laplace b, or Gaussian sigma
   values = [12.7, 9.1, 8.4]
 
+Or a figure's manifest (its folder, or its manifest.json) and --release NAME: a release
+the figure recorded (the ju2022 figures record each of theirs as epsilon=E/repeat=R).
+
 Writes <out>/infer/<stem>/: draws.csv (chain, draw, one column per parameter), summary.csv
 (mean, sd, quantiles, R-hat, bulk and tail ESS), figure.png/.svg (traces and densities) and
 manifest.json. Inference is post-processing of the release: no privacy cost is added."
 )]
 pub struct InferArgs {
-    /// The release file (TOML).
-    #[arg(value_name = "RELEASE.toml")]
-    pub release: PathBuf,
+    /// The release file (TOML), or a figure's folder or manifest.json that records releases.
+    #[arg(value_name = "RELEASE.toml | MANIFEST")]
+    pub file: PathBuf,
+    /// With a manifest: the name of the recorded release to use.
+    #[arg(long, value_name = "NAME")]
+    pub release: Option<String>,
     /// Output root.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
@@ -43,13 +49,10 @@ pub struct InferArgs {
     pub work: Work,
 }
 
-/// The folder name of a release file: its stem, reduced to letters, digits, `-`
+/// The folder name of a release: its name, reduced to letters, digits, `-`
 /// and `_` (so a file name cannot point outside `<out>/infer/`).
-fn folder_name(path: &Path) -> String {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+fn folder_name(name: &Path) -> String {
+    let stem = name.to_string_lossy().into_owned();
     let clean: String = stem
         .chars()
         .map(|c| {
@@ -80,9 +83,97 @@ pub fn read_spec(path: &Path) -> Result<(InferSpec, Inference), CommandError> {
     Ok((spec, inference))
 }
 
+/// Whether `path` names a manifest: a folder (holding manifest.json) or a `.json` file.
+fn is_manifest(path: &Path) -> bool {
+    path.is_dir() || path.extension().is_some_and(|e| e == "json")
+}
+
+/// The release `name` recorded in a figure's manifest (`details.releases`),
+/// checked; every error names the manifest and the release.
+fn read_recorded(
+    path: &Path,
+    name: Option<&str>,
+) -> Result<(InferSpec, Inference, String), CommandError> {
+    use crate::damcmc::spec::RecordedRelease;
+    let file = if path.is_dir() {
+        path.join("manifest.json")
+    } else {
+        path.to_path_buf()
+    };
+    let text = crate::input::read_input_text(&file, crate::input::MAX_JSON_BYTES)
+        .map_err(CommandError::input)?;
+    let at = |what: String| CommandError::input(format!("{}: {what}", file.display()));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| at(format!("not a manifest: {e}")))?;
+    let figure = manifest["figure"]
+        .as_str()
+        .unwrap_or("the figure")
+        .to_string();
+    let recorded = &manifest["details"]["releases"];
+    if recorded.is_null() {
+        return Err(at(format!(
+            "details.releases: missing — {figure} records no release (allowed: the manifest of a figure that records its releases, such as ju2022/loglinear or ju2022/regression, or a release file in TOML)"
+        )));
+    }
+    let releases: Vec<RecordedRelease> = serde_json::from_value(recorded.clone())
+        .map_err(|e| at(format!("details.releases: {e}")))?;
+    let names = || {
+        let mut list: Vec<&str> = releases.iter().map(|r| r.name.as_str()).take(8).collect();
+        if releases.len() > 8 {
+            list.push("…");
+        }
+        list.join(", ")
+    };
+    let picked = match name {
+        Some(n) => releases.iter().find(|r| r.name == n).ok_or_else(|| {
+            at(format!(
+                "--release {n}: not recorded — allowed: one of {} ({} in all)",
+                names(),
+                releases.len()
+            ))
+        })?,
+        None if releases.len() == 1 => &releases[0],
+        None => {
+            return Err(at(format!(
+                "--release: missing — {} releases are recorded; name one: {}",
+                releases.len(),
+                names()
+            )))
+        }
+    };
+    let inference = picked
+        .spec
+        .check()
+        .map_err(|e| at(format!("release {}: {e}", picked.name)))?;
+    let folder = file
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((
+        picked.spec.clone(),
+        inference,
+        format!("{folder}-{}", picked.name),
+    ))
+}
+
 pub fn infer(args: InferArgs) -> Result<(), CommandError> {
-    let (spec, inf) = read_spec(&args.release)?;
-    let target = args.out.join("infer").join(folder_name(&args.release));
+    let (spec, inf, stem) = if is_manifest(&args.file) {
+        read_recorded(&args.file, args.release.as_deref())?
+    } else if let Some(name) = &args.release {
+        return Err(CommandError::input(format!(
+            "--release {name}: only with a figure's manifest (allowed: a figure folder or its manifest.json as the file)"
+        )));
+    } else {
+        let (spec, inf) = read_spec(&args.file)?;
+        let stem = args
+            .file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        (spec, inf, stem)
+    };
+    let target = args.out.join("infer").join(folder_name(Path::new(&stem)));
     crate::plan::check_writable(&args.out)?;
     let pool = crate::plan::pool(crate::plan::jobs(args.work.jobs)?)?;
     if !args.work.quiet {
@@ -99,7 +190,7 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
     let draws = pool
         .install(|| inf.model.sample(&inf.release, &inf.settings))
         .and_then(|d| d.check_mixing().map(|()| d))
-        .map_err(|e| CommandError::failed(format!("{}: {e}", args.release.display())))?;
+        .map_err(|e| CommandError::failed(format!("{}: {e}", args.file.display())))?;
     let seconds = clock.elapsed().as_secs_f64();
     let summary = draws.summary();
     let bound = damcmc::acceptance_bound(&inf.release.noise, inf.model.l1_sensitivity());
@@ -256,7 +347,14 @@ fn print_summary(
     }
     let bound_text = bound.map_or(
         "no e^-eps bound (Gaussian noise is not pure DP)".to_string(),
-        |b| format!("bound e^-eps = {b:.4}, eps = L1 sensitivity / b"),
+        |b| {
+            let shown = if b < 1e-3 {
+                format!("{b:.2e}")
+            } else {
+                format!("{b:.4}")
+            };
+            format!("bound e^-eps = {shown}, eps = L1 sensitivity / b")
+        },
     );
     crate::outln!(
         "record acceptance {:.4} ({bound_text}); proposals that change the statistic accepted: {:.4}",

@@ -130,6 +130,17 @@ pub struct InferSpec {
     pub sampler: SamplerSpec,
 }
 
+/// A release a figure recorded in its manifest (`details.releases`), for
+/// `privpost infer MANIFEST --release NAME`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedRelease {
+    /// unique within the manifest, e.g. `epsilon=1/repeat=0`
+    pub name: String,
+    /// the release file it stands for
+    pub spec: InferSpec,
+}
+
 /// A key with a value it cannot take.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{key}: {found} — allowed: {allowed}")]

@@ -13,6 +13,7 @@ use statrs::distribution::Beta;
 use super::{GridConfig, Point, Run};
 use crate::config::{deserialize, ParamError};
 use crate::damcmc::models::{NaiveBayes, NbRecord, NbTheta};
+use crate::damcmc::spec::{InferSpec, ModelName, PriorSpec, ReleaseSpec};
 use crate::damcmc::{self, AugmentedModel, Clamp, Kernel, Noise, Release, Settings};
 use crate::experiments::{Figure, Plan, Ready};
 use crate::privacy::event::Guarantee;
@@ -59,6 +60,7 @@ struct Loglinear {
     /// the class counts of the confidential data
     classes: Vec<f64>,
     class_prior: Vec<f64>,
+    answer_prior: Vec<Vec<Vec<f64>>>,
     seed: u64,
 }
 
@@ -161,6 +163,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
         counts,
         classes,
         class_prior: c.class_prior,
+        answer_prior: c.answer_prior,
         seed,
     }))))
 }
@@ -183,6 +186,29 @@ impl Loglinear {
             .iter()
             .map(|c| c + lap.sample(&mut rng))
             .collect()
+    }
+
+    /// The release of (ε, repeat) as a release file of `privpost infer`.
+    fn release_spec(&self, q: &Point) -> InferSpec {
+        InferSpec {
+            model: ModelName::NaiveBayes,
+            prior: PriorSpec {
+                alpha: None,
+                classes: Some(self.class_prior.clone()),
+                answers: Some(self.answer_prior.clone()),
+                tau: None,
+            },
+            n: self.model.n() as u64,
+            counts: Default::default(),
+            regression: None,
+            release: ReleaseSpec {
+                mechanism: "laplace".into(),
+                scale: self.mechanism(q.epsilon).scale(),
+                values: self.release(q),
+                clamp: Default::default(),
+            },
+            sampler: Default::default(),
+        }
     }
 
     /// The non-private posterior's class probabilities: Beta marginals of
@@ -292,6 +318,7 @@ impl Figure for Loglinear {
             "levels": self.model.levels(),
             "confidential_class_counts": self.classes,
             "release": "every table n_{·ik} plus Laplace noise of scale 2K/ε",
+            "releases": super::recorded_releases(&self.points, |q| self.release_spec(q)),
         })
     }
 

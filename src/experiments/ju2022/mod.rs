@@ -317,6 +317,25 @@ pub fn summarize(data: &Table) -> anyhow::Result<Table> {
     Ok(Table::of_records(&out))
 }
 
+/// The releases of a grid's (ε, repeat) pairs as `infer` reads them from the
+/// manifest (`details.releases`): `spec_of` gives the release file of a point.
+pub fn recorded_releases(
+    points: &[Point],
+    spec_of: impl Fn(&Point) -> crate::damcmc::spec::InferSpec,
+) -> serde_json::Value {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for q in points.iter().filter(|q| q.run != Run::NonPrivate) {
+        if seen.insert((q.epsilon.to_bits(), q.repeat)) {
+            out.push(crate::damcmc::spec::RecordedRelease {
+                name: format!("epsilon={}/repeat={}", q.epsilon, q.repeat),
+                spec: spec_of(q),
+            });
+        }
+    }
+    serde_json::to_value(out).unwrap_or_default()
+}
+
 /// A row of `paired.csv`: run `a` against run `b` on the same releases, one
 /// parameter at one ε.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -23,6 +23,7 @@ use statrs::distribution::Normal;
 use super::{GridConfig, Point, Run};
 use crate::config::{check, deserialize, ParamError};
 use crate::damcmc::models::{LinearRegression, RegressionRecord};
+use crate::damcmc::spec::{InferSpec, ModelName, PriorSpec, RegressionSpec, ReleaseSpec};
 use crate::damcmc::{self, AugmentedModel, Clamp, Kernel, Noise, Release, Settings};
 use crate::experiments::{Figure, Plan, Ready};
 use crate::privacy::event::Guarantee;
@@ -76,6 +77,11 @@ struct Regression {
     noise_delta: f64,
     sigma2: f64,
     tau: f64,
+    /// the known law and clamp, for the recorded releases
+    m: Vec<f64>,
+    sigma: Vec<Vec<f64>>,
+    x_bounds: [f64; 2],
+    y_bounds: [f64; 2],
     seed: u64,
 }
 
@@ -106,7 +112,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
     check::positive("noise_delta", c.noise_delta)?;
     let model = LinearRegression::new(
         c.m.clone(),
-        c.sigma,
+        c.sigma.clone(),
         (c.noise_variance, c.tau),
         (
             (c.x_bounds[0], c.x_bounds[1]),
@@ -156,6 +162,10 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
         noise_delta: c.noise_delta,
         sigma2: c.noise_variance,
         tau: c.tau,
+        m: c.m,
+        sigma: c.sigma,
+        x_bounds: c.x_bounds,
+        y_bounds: c.y_bounds,
         seed,
     }))))
 }
@@ -199,6 +209,35 @@ impl Regression {
                 }
             })
             .collect()
+    }
+
+    /// The release of (ε, repeat) as a release file of `privpost infer`.
+    fn release_spec(&self, q: &Point) -> InferSpec {
+        InferSpec {
+            model: ModelName::LinearRegression,
+            prior: PriorSpec {
+                alpha: None,
+                classes: None,
+                answers: None,
+                tau: Some(self.tau),
+            },
+            n: self.model.n() as u64,
+            counts: Default::default(),
+            regression: Some(RegressionSpec {
+                mean: self.m.clone(),
+                cov: self.sigma.clone(),
+                noise_variance: self.sigma2,
+                x_bounds: self.x_bounds,
+                y_bounds: self.y_bounds,
+            }),
+            release: ReleaseSpec {
+                mechanism: "laplace".into(),
+                scale: self.mechanism(q.epsilon).scale(),
+                values: self.release(q),
+                clamp: Default::default(),
+            },
+            sampler: Default::default(),
+        }
     }
 
     /// β | X, Y ~ N(V Xᵀy/σ², V), V = (XᵀX/σ² + I/τ²)⁻¹, on the confidential records.
@@ -290,6 +329,7 @@ impl Figure for Regression {
             "noise_delta": self.noise_delta,
             "l1_sensitivity": self.model.l1_sensitivity(),
             "release": "XᵀY, YᵀY and the lower triangle of XᵀX of the clamped, normalised records, each plus Laplace noise of scale noise_delta/ε; XᵀX's count entry exact",
+            "releases": super::recorded_releases(&self.points, |q| self.release_spec(q)),
         })
     }
 
