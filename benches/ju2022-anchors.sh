@@ -21,7 +21,7 @@
 # r-cran-mass (their scripts) and r-cran-checkmate r-cran-furrr r-cran-bayesplot
 # r-cran-memoise r-cran-posterior r-cran-progressr (dapper's imports); it says which
 # are missing. Prints a Markdown table: CPU seconds (R: user + system of the run;
-# privpost: the sampling's wall time on one worker), seconds per iteration, record
+# privpost: user + system of the sampling, one worker), seconds per iteration, record
 # acceptance, p₄'s (or β₁'s) posterior mean and sd, the smallest bulk ESS over the
 # reported parameters and ESS per CPU-second.
 set -euo pipefail
@@ -84,7 +84,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 
 infer() { # toml kernel -> "cpu,acceptance" and draws in $tmp/inf/infer/r/draws.csv
   "$bin" infer "$1" --out "$tmp/inf" --jobs 1 -q >/dev/null 2>"$tmp/infer.err" || { cat "$tmp/infer.err" >&2; exit 1; }
-  python3 -c "import json,sys; m=json.load(open('$tmp/inf/infer/r/manifest.json')); print(f\"{m['wall_seconds']},{m['record_acceptance']}\")"
+  python3 -c "import json,sys; m=json.load(open('$tmp/inf/infer/r/manifest.json')); print(f\"{m['cpu_seconds']},{m['record_acceptance']}\")"
 }
 
 # naive Bayes: their noise levels 1..3 are ε = 10, 3, 1

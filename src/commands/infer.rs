@@ -187,11 +187,13 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
         );
     }
     let clock = std::time::Instant::now();
+    let cpu = cpu_seconds();
     let draws = pool
         .install(|| inf.model.sample(&inf.release, &inf.settings))
         .and_then(|d| d.check_mixing().map(|()| d))
         .map_err(|e| CommandError::failed(format!("{}: {e}", args.file.display())))?;
     let seconds = clock.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let summary = draws.summary();
     let bound = damcmc::acceptance_bound(&inf.release.noise, inf.model.l1_sensitivity());
     let outcome = Outcome {
@@ -201,6 +203,7 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
         summary: &summary,
         bound,
         seconds,
+        cpu,
     };
     write_folder(&target, &outcome)?;
     print_summary(&summary, &draws, bound)?;
@@ -208,6 +211,17 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
         errln!("wrote {}", target.display());
     }
     Ok(())
+}
+
+/// The CPU time (user + system) this process has used, in seconds.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes the struct it is given and nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return f64::NAN;
+    }
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    t(u.ru_utime) + t(u.ru_stime)
 }
 
 /// What a run gave, for the files.
@@ -218,6 +232,8 @@ struct Outcome<'a> {
     summary: &'a [ParameterSummary],
     bound: Option<f64>,
     seconds: f64,
+    /// the process's CPU seconds (user + system) spent sampling
+    cpu: f64,
 }
 
 /// draws.csv, summary.csv, the figure and the manifest, swapped in whole.
@@ -240,6 +256,7 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
         summary,
         bound,
         seconds,
+        cpu,
     } = *o;
     let header = table_header(draws);
     let rows = draws
@@ -278,6 +295,7 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
         "changing_proposals_accepted": draws.move_rate(),
         "l1_sensitivity": inf.model.l1_sensitivity(),
         "wall_seconds": seconds,
+        "cpu_seconds": cpu,
         "columns": { "draws.csv": table_header(draws), "summary.csv": crate::results::record::columns::<ParameterSummary>() },
         "privacy": {
             "added_cost": "none",

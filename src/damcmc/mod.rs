@@ -402,19 +402,6 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
         Ok(out)
     }
 
-    /// The change of the statistic when record `old` is replaced by `new`, merged
-    /// per coordinate, into `self.delta`.
-    fn replacement(&mut self, old: &M::Record, new: &M::Record) {
-        self.delta.clear();
-        self.model.contribution(new, &mut self.delta);
-        let added = self.delta.len();
-        self.model.contribution(old, &mut self.delta);
-        for e in &mut self.delta[added..] {
-            e.1 = -e.1;
-        }
-        merge(&mut self.delta);
-    }
-
     /// ln η(s + Δ) − ln η(s) for the merged change Δ in `delta`.
     fn ln_ratio(&self, delta: &[(usize, f64)]) -> f64 {
         delta
@@ -436,8 +423,7 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
         let mut out = Sweep::default();
         for j in 0..self.records.len() {
             let new = self.model.draw_record(&self.theta, rng);
-            let old = self.records[j].clone();
-            self.replacement(&old, &new);
+            replacement(self.model, &mut self.delta, &self.records[j], &new);
             let changes = !self.delta.is_empty();
             out.changing += u64::from(changes);
             let ln_r = self.ln_ratio(&self.delta);
@@ -495,7 +481,7 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
         new: &M::Record,
         shift: &[(usize, f64)],
     ) -> f64 {
-        self.replacement(old, new);
+        replacement(self.model, &mut self.delta, old, new);
         self.delta.extend_from_slice(shift);
         merge(&mut self.delta);
         self.ln_ratio(&self.delta)
@@ -548,7 +534,7 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
             let members = &self.groups[&from];
             let i = members[crate::rng::index_below(rng, members.len())];
             let old = self.records[i].clone();
-            self.replacement(&old, &offer);
+            replacement(self.model, &mut self.delta, &old, &offer);
             let forward = self.delta.clone();
             let changes = !forward.is_empty();
             out.changing += u64::from(changes);
@@ -582,6 +568,24 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
 }
 
 /// Sums the entries of each coordinate into one, dropping zeros.
+/// The change of the statistic when record `old` is replaced by `new`, merged
+/// per coordinate, into `delta`.
+fn replacement<M: AugmentedModel>(
+    model: &M,
+    delta: &mut Vec<(usize, f64)>,
+    old: &M::Record,
+    new: &M::Record,
+) {
+    delta.clear();
+    model.contribution(new, delta);
+    let added = delta.len();
+    model.contribution(old, delta);
+    for e in &mut delta[added..] {
+        e.1 = -e.1;
+    }
+    merge(delta);
+}
+
 fn merge(delta: &mut Vec<(usize, f64)>) {
     let mut i = 0;
     while i < delta.len() {

@@ -547,6 +547,30 @@ pub const REGISTRY: &[Spec] = &[
         }),
     },
     figure! {
+        id: "calibration/da_models",
+        title: "Calibration of data-augmentation MCMC and naive posteriors (naive Bayes, linear regression; TARP)",
+        validate: |p, s| ready(calibration::da_models::build(p, s)),
+        schema: calibration::da_models::SCHEMA,
+        plot: calibration::plot::draw_da_models,
+        data_columns: Columns::Record(columns::<calibration::cells::CheckRow>),
+        summary_columns: Columns::Record(calibration::cells::multi_summary_columns),
+        overlay: Overlay {
+            x: "epsilon",
+            y: "max_coverage_deviation",
+            series: &["method", "n", "quantity"],
+            x_label: "ε",
+            y_label: "largest coverage deviation",
+        },
+        rate: Some(Rate {
+            per_unit: 1e-9,
+            fixed: 0.1,
+            paper: Cost {
+                total: 1e11,
+                max: 1e9,
+            },
+        }),
+    },
+    figure! {
         id: "raisa2021/banana",
         title: "DP-HMC vs the penalty algorithm, DP-SGLD and DP-SGNHT on the banana (MMD, errors, R̂ vs ε)",
         validate: |p, s| ready(raisa2021::build_banana(p, s)),

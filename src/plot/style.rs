@@ -129,6 +129,7 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "count_noise_aware" => style("B&S count release, noise-aware (exact)", SKY, Diamond),
         "count_gibbs" => style("B&S count release, noise-aware Gibbs", PURPLE, Triangle),
         "da_mcmc" => style("Laplace, data-augmentation MCMC (Ju et al.)", SKY, Cross),
+        "naive" => style("Naive (noisy statistics read as exact)", VERMILLION, Square),
         "published" => style(
             "Record-wise, ratio as their script computes it",
             VERMILLION,

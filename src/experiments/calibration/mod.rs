@@ -9,6 +9,7 @@
 //! data and releases.
 
 pub mod cells;
+pub mod da_models;
 pub mod dirichlet;
 pub mod logistic;
 pub mod plot;

@@ -40,6 +40,25 @@ pub fn draw_logistic(dir: &Path) -> Result<(), DrawError> {
     draw_tarp(dir, LOGISTIC)
 }
 
+/// Subtitle of the data-augmentation models' figure (its TARP rows).
+const DA_MODELS: &str = "Ju et al.'s naive-Bayes model and linear regression, θ* and the reference θ_r from the prior, a Laplace release of the statistic; TARP expected coverage minus γ of the data-augmentation MCMC posterior and of the naive one: 0 = calibrated; overconfident puts f near 0 or 1, too wide near ½; bars at 0: simultaneous 95 % band (DKW)";
+
+/// `calibration/da_models`: the TARP rows of both models, a row of panels per (model, n).
+pub fn draw_da_models(dir: &Path) -> Result<(), DrawError> {
+    let t = read_checked(&dir.join("coverage.csv"))?;
+    let keys: Vec<MultiKey> = t.records().map_err(|e| DrawError(e.0))?;
+    let (points, models): (Vec<Point>, Vec<String>) = points(&t)?
+        .into_iter()
+        .zip(keys)
+        .filter_map(|(p, k)| match k.quantity.as_str() {
+            "tarp_naive_bayes" => Some((p, "naive Bayes, ".to_string())),
+            "tarp_regression" => Some((p, "regression, ".to_string())),
+            _ => None,
+        })
+        .unzip();
+    render(&grid_by(&points, &models, DA_MODELS), dir)
+}
+
 /// The TARP rows of `coverage.csv` (the per-coordinate rows are in the CSVs).
 fn draw_tarp(dir: &Path, subtitle: &str) -> Result<(), DrawError> {
     let t = read_checked(&dir.join("coverage.csv"))?;
@@ -81,21 +100,35 @@ fn distinct_by<T: PartialEq>(points: &[Point], key: impl Fn(&Point) -> T) -> Vec
 }
 
 fn grid(points: &[Point], subtitle: &str) -> PanelGrid {
+    grid_by(points, &vec![String::new(); points.len()], subtitle)
+}
+
+/// Panels in rows of (prefix, n) and columns of ε, `prefixes[i]` the prefix of
+/// `points[i]`; a panel's title starts with its prefix.
+fn grid_by(points: &[Point], prefixes: &[String], subtitle: &str) -> PanelGrid {
     let methods = distinct_by(points, |p| p.method.clone());
-    let (eps, ns) = (
-        distinct_by(points, |p| p.epsilon),
-        distinct_by(points, |p| p.n),
-    );
+    let eps = distinct_by(points, |p| p.epsilon);
+    let mut ns: Vec<(&str, u64)> = Vec::new();
+    for (p, pre) in points.iter().zip(prefixes) {
+        if !ns.contains(&(pre.as_str(), p.n)) {
+            ns.push((pre.as_str(), p.n));
+        }
+    }
     let mut panels = Vec::new();
-    for &nv in &ns {
+    for &(pre, nv) in &ns {
         for &ev in &eps {
-            let here = |p: &&Point| p.n == nv && p.epsilon == ev;
+            let here: Vec<&Point> = points
+                .iter()
+                .zip(prefixes)
+                .filter(|(p, q)| p.n == nv && p.epsilon == ev && q.as_str() == pre)
+                .map(|(p, _)| p)
+                .collect();
             let mut bands: Vec<Band> = methods
                 .iter()
                 .map(|name| {
-                    let pts = points
+                    let pts = here
                         .iter()
-                        .filter(|p| here(p) && p.method == *name)
+                        .filter(|p| p.method == *name)
                         .map(|p| (p.level, p.deviation, 0.0))
                         .collect();
                     (name.clone(), pts)
@@ -103,13 +136,13 @@ fn grid(points: &[Point], subtitle: &str) -> PanelGrid {
                 .collect();
             // the band is the same for every method of a panel (it depends on R)
             let first = methods.first().cloned().unwrap_or_default();
-            let band_pts = points
+            let band_pts = here
                 .iter()
-                .filter(|p| here(p) && p.method == first)
+                .filter(|p| p.method == first)
                 .map(|p| (p.level, 0.0, p.simultaneous_band))
                 .collect();
             bands.insert(0, (BAND.to_string(), band_pts));
-            panels.push((format!("n = {nv}, ε = {}", tick(&ev)), bands));
+            panels.push((format!("{pre}n = {nv}, ε = {}", tick(&ev)), bands));
         }
     }
     let mut order = vec![BAND.to_string()];
