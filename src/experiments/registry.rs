@@ -561,12 +561,13 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "largest coverage deviation",
         },
+        // calibrated on its paper-scale run of 2026-11-28 (2 jobs, 18.4 s, idle)
         rate: Some(Rate {
-            per_unit: 1e-9,
-            fixed: 0.1,
+            per_unit: 3.2519e-10,
+            fixed: 0.267,
             paper: Cost {
-                total: 1e11,
-                max: 1e9,
+                total: 1.114560e+11,
+                max: 1.354500e+09,
             },
         }),
     },

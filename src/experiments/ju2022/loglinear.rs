@@ -5,7 +5,6 @@
 //! `loglinear_gibbs.R` computes it ([`super::published`]), the formula's
 //! ratio, and SOMA, beside the non-private posterior.
 
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use statrs::distribution::Beta;
@@ -14,7 +13,7 @@ use super::{GridConfig, Point, Run};
 use crate::config::{deserialize, ParamError};
 use crate::damcmc::models::{NaiveBayes, NbRecord, NbTheta};
 use crate::damcmc::spec::{InferSpec, ModelName, PriorSpec, ReleaseSpec};
-use crate::damcmc::{self, AugmentedModel, Clamp, Kernel, Noise, Release, Settings};
+use crate::damcmc::{self, AugmentedModel, Noise};
 use crate::experiments::{Figure, Plan, Ready};
 use crate::privacy::event::Guarantee;
 use crate::privacy::laplace::Laplace;
@@ -265,28 +264,13 @@ impl Figure for Loglinear {
                     (self.warmup, self.draws),
                     rng,
                 ),
-                _ => {
-                    let release = Release::new(
-                        values,
-                        Noise::Laplace { scale },
-                        Clamp::NONE,
-                        self.model.statistic_len(),
-                    )?;
-                    let settings = Settings {
-                        warmup: self.warmup,
-                        draws: self.draws,
-                        chains: 1,
-                        kernel: if q.run == Run::Soma {
-                            Kernel::Soma
-                        } else {
-                            Kernel::RecordWise
-                        },
-                        seed: rng.random(),
-                    };
-                    let draws = damcmc::sample(&self.model, &release, &settings)?;
-                    draws.check_mixing()?;
-                    draws
-                }
+                _ => super::engine_chain(
+                    &self.model,
+                    (values, scale),
+                    q.run,
+                    (self.warmup, self.draws),
+                    rng,
+                )?,
             };
             let bound =
                 damcmc::acceptance_bound(&Noise::Laplace { scale }, self.model.l1_sensitivity());

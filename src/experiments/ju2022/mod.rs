@@ -317,6 +317,40 @@ pub fn summarize(data: &Table) -> anyhow::Result<Table> {
     Ok(Table::of_records(&out))
 }
 
+/// One chain of the engine's record-wise kernel or SOMA (by `run`) on a
+/// Laplace release of scale `scale`, its seed from the task's stream; a chain
+/// that cannot mix is an error.
+pub fn engine_chain<M: crate::damcmc::AugmentedModel>(
+    model: &M,
+    (values, scale): (Vec<f64>, f64),
+    run: Run,
+    (warmup, draws): (usize, usize),
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> anyhow::Result<Draws> {
+    use crate::damcmc::{Clamp, Kernel, Noise, Release, Settings};
+    use rand::RngExt;
+    let release = Release::new(
+        values,
+        Noise::Laplace { scale },
+        Clamp::NONE,
+        model.statistic_len(),
+    )?;
+    let settings = Settings {
+        warmup,
+        draws,
+        chains: 1,
+        kernel: if run == Run::Soma {
+            Kernel::Soma
+        } else {
+            Kernel::RecordWise
+        },
+        seed: rng.random(),
+    };
+    let draws = crate::damcmc::sample(model, &release, &settings)?;
+    draws.check_mixing()?;
+    Ok(draws)
+}
+
 /// The releases of a grid's (ε, repeat) pairs as `infer` reads them from the
 /// manifest (`details.releases`): `spec_of` gives the release file of a point.
 pub fn recorded_releases(

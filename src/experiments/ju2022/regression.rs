@@ -15,7 +15,6 @@
 //! labelled.
 
 use nalgebra::{DMatrix, DVector};
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use statrs::distribution::Normal;
@@ -24,7 +23,7 @@ use super::{GridConfig, Point, Run};
 use crate::config::{check, deserialize, ParamError};
 use crate::damcmc::models::{LinearRegression, RegressionRecord};
 use crate::damcmc::spec::{InferSpec, ModelName, PriorSpec, RegressionSpec, ReleaseSpec};
-use crate::damcmc::{self, AugmentedModel, Clamp, Kernel, Noise, Release, Settings};
+use crate::damcmc::{self, AugmentedModel, Noise};
 use crate::experiments::{Figure, Plan, Ready};
 use crate::privacy::event::Guarantee;
 use crate::privacy::laplace::Laplace;
@@ -291,26 +290,15 @@ impl Figure for Regression {
             self.non_private(&q)
         } else {
             let scale = self.mechanism(q.epsilon).scale();
-            let release = Release::new(
-                self.release(&q),
-                Noise::Laplace { scale },
-                Clamp::NONE,
-                self.model.statistic_len(),
+            let draws = super::engine_chain(
+                &self.model,
+                (self.release(&q), scale),
+                q.run,
+                (self.warmup, self.draws),
+                rng,
             )?;
-            let settings = Settings {
-                warmup: self.warmup,
-                draws: self.draws,
-                chains: 1,
-                kernel: if q.run == Run::Soma {
-                    Kernel::Soma
-                } else {
-                    Kernel::RecordWise
-                },
-                seed: rng.random(),
-            };
-            let draws = damcmc::sample(&self.model, &release, &settings)?;
-            draws.check_mixing()?;
-            let bound = damcmc::acceptance_bound(&release.noise, self.model.l1_sensitivity());
+            let bound =
+                damcmc::acceptance_bound(&Noise::Laplace { scale }, self.model.l1_sensitivity());
             super::chain_rows(&q, &draws, self.p() + 1, &self.beta, bound)
         };
         Ok(rows.iter().map(to_row).collect())
