@@ -10,6 +10,7 @@
 
 pub mod cells;
 pub mod da_models;
+mod da_setup;
 pub mod dirichlet;
 pub mod logistic;
 pub mod plot;
