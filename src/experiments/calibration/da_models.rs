@@ -160,6 +160,7 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     };
     n_values("naive_bayes.n_values", &c.naive_bayes.n_values)?;
     n_values("regression.n_values", &c.regression.n_values)?;
+    check::non_empty("naive_bayes.levels", &c.naive_bayes.levels)?;
     let cells_total: u64 =
         c.naive_bayes.levels.iter().sum::<u64>() * c.naive_bayes.class_prior.len() as u64;
     if c.naive_bayes
@@ -176,11 +177,13 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     }
     check::positive("naive_bayes.answer_prior", c.naive_bayes.answer_prior)?;
     nb_model(&c.naive_bayes, 1).map_err(|e| {
-        ParamError::new(
-            format!("naive_bayes.{}", e.key.trim_start_matches("prior.")),
-            e.found,
-            e.allowed,
-        )
+        // the model's keys, as this config spells them
+        let key = match e.key {
+            "prior.classes" => "naive_bayes.class_prior",
+            "prior.answers" => "naive_bayes.levels",
+            _ => "naive_bayes.n_values",
+        };
+        ParamError::new(key, e.found, e.allowed)
     })?;
     let r = &c.regression;
     for (key, v) in [
@@ -197,8 +200,18 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
             "a finite number",
         ));
     }
-    reg_model(r, 1)
-        .map_err(|e| ParamError::new(format!("regression.{}", e.key), e.found, e.allowed))?;
+    reg_model(r, 1).map_err(|e| {
+        let key = match e.key {
+            "m" => "regression.x_mean",
+            "sigma" => "regression.x_variance",
+            "sigma2" => "regression.noise_variance",
+            "tau" => "regression.tau",
+            "x_bounds" => "regression.x_bounds",
+            "y_bounds" => "regression.y_bounds",
+            _ => "regression.n_values",
+        };
+        ParamError::new(key, e.found, e.allowed)
+    })?;
     let mut tasks = Vec::new();
     for (model, ns) in [
         (Model::NaiveBayes, &c.naive_bayes.n_values),
