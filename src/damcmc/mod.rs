@@ -156,14 +156,7 @@ impl Draws {
     /// stayed where warm-up left it, and the draws cannot show whether that is
     /// where the posterior is.
     pub fn check_mixing(&self) -> Result<(), DaError> {
-        let rate = self.move_rate();
-        if self.changing > 0 && rate < 1e-6 {
-            return Err(DaError::NoMixing {
-                rate,
-                proposals: self.changing,
-            });
-        }
-        Ok(())
+        check_moves(self.changing, self.moves)
     }
 
     /// Parameter `p`'s draws, one vector per chain.
@@ -198,6 +191,20 @@ impl Draws {
             })
             .collect()
     }
+}
+
+/// [`DaError::NoMixing`] when, of `changing` record proposals that would have
+/// changed the released statistic after warm-up, fewer than one in a million
+/// (`moves`) were accepted.
+pub fn check_moves(changing: u64, moves: u64) -> Result<(), DaError> {
+    let rate = moves as f64 / changing.max(1) as f64;
+    if changing > 0 && rate < 1e-6 {
+        return Err(DaError::NoMixing {
+            rate,
+            proposals: changing,
+        });
+    }
+    Ok(())
 }
 
 /// One parameter's posterior summary.

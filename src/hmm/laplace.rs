@@ -50,6 +50,11 @@ impl LaplaceRelease {
         self.noise[d].scale()
     }
 
+    /// The noise law of feature `d`'s counts.
+    pub fn noise(&self, d: usize) -> &CountNoise {
+        &self.noise[d]
+    }
+
     /// The noisy histograms, clamped at zero (the papers' post-processing).
     pub fn apply<R: Rng + ?Sized>(
         &self,

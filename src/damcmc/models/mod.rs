@@ -6,14 +6,18 @@
 //!   Beta-Bernoulli is K = 2 with the positives first: θ is P(x = 1).
 //! - [`NaiveBayes`] (`naive_bayes.rs`): Ju et al. 2022's log-linear model.
 //! - [`LinearRegression`] (`regression.rs`): their §5.2, from noisy sufficient statistics.
+//! - [`PerCellHmm`] (`hmm.rs`): Foulds et al. 2016's war-log HMM from its per-cell
+//!   Laplace release (θ | x by the HMM's Gibbs sweep, so it runs its own loop).
 
 use rand::{Rng, RngExt};
 
 use super::AugmentedModel;
 use crate::expfam::noise_aware_dirichlet::sample_dirichlet;
 
+mod hmm;
 mod naive_bayes;
 mod regression;
+pub use hmm::{AugmentedState, Moves, PerCellHmm};
 pub use naive_bayes::{NaiveBayes, NbRecord, NbTheta};
 pub use regression::{LinearRegression, RegressionRecord};
 
