@@ -29,11 +29,14 @@
 //!    accepted with probability ≥ e^{−2/b_d} = e^{−ε_d}: Ju et al.'s bound,
 //!    per feature.
 //!
-//! One iteration costs the number of training events times the number of
-//! features (each proposal O(log K_d) for the categorical draw, O(1) for the
-//! density ratio), plus one Gibbs sweep over the cells.
+//! One iteration costs at most the number of training events times the number
+//! of features (each proposal O(1): an alias-table draw and two coordinates of
+//! the density; a binary feature's proposals that would not move are skipped,
+//! see [`scan_binary`]), plus one Gibbs sweep over the cells.
 
 use rand::{Rng, RngExt};
+use rand_distr::weighted::WeightedAliasIndex;
+use rand_distr::{Distribution, Geometric};
 
 use crate::damcmc::{Clamp, Noise, Release, ReleaseError};
 use crate::hmm::gibbs::{Gibbs, Model, State};
@@ -53,14 +56,17 @@ pub struct PerCellHmm {
 }
 
 /// One chain's state: θ (the HMM state), the augmented histograms it was drawn
-/// from, every training event's feature values and ln η per released count.
+/// from (whose training cells hold the records' counts), the values of every
+/// training event's features of more than two values, and ln η per released
+/// count.
 #[derive(Debug, Clone)]
 pub struct AugmentedState {
     /// the confidential histograms as the chain imagines them (held-out cells
     /// are zeros: the sampler never reads them)
     pub hist: Histograms,
     pub state: State,
-    /// per training cell t and feature d (index t·D + d), each event's value
+    /// per training cell t and feature d (index t·D + d), each event's value;
+    /// empty for a binary feature, whose counts say all there is
     values: Vec<Vec<u32>>,
     /// per feature, ln η of each released count given `hist`
     ln_eta: Vec<Vec<f64>>,
@@ -143,7 +149,10 @@ impl PerCellHmm {
     }
 
     /// The chain's start: states uniform at random and φ uniform
-    /// ([`State::random`]), every training event's values drawn from that φ.
+    /// ([`State::random`]); each training cell's histogram of feature d is the
+    /// release read as counts — its clamped noisy values, scaled to the cell's
+    /// events and rounded by largest remainder (uniform where every value is 0) —
+    /// so the records start where the release points rather than at noise.
     pub fn start(&self, layout: &Histograms, rng: &mut impl Rng) -> AugmentedState {
         let state = State::random(layout, self.model.states, rng);
         let mut hist = layout.clone();
@@ -153,14 +162,17 @@ impl PerCellHmm {
             }
         }
         let mut values = Vec::with_capacity(self.cells.len() * self.cards.len());
-        for &(r, i) in &self.cells {
+        for (t, &(r, i)) in self.cells.iter().enumerate() {
             let cell = &mut hist.regions[r].1[i];
             for (d, &k) in self.cards.iter().enumerate() {
-                let v: Vec<u32> = (0..cell.events)
-                    .map(|_| rng.random_range(0..k as u32))
-                    .collect();
-                for &x in &v {
-                    cell.counts[d][x as usize] += 1.0;
+                let released = &self.releases[d].values[t * k..(t + 1) * k];
+                let h = largest_remainder(released, cell.events);
+                let mut v = Vec::new();
+                for (x, &c) in h.iter().enumerate() {
+                    if k > 2 {
+                        v.extend(std::iter::repeat_n(x as u32, c));
+                    }
+                    cell.counts[d][x] = c as f64;
                 }
                 values.push(v);
             }
@@ -207,22 +219,25 @@ impl PerCellHmm {
         self.record_sweep(s, rng)
     }
 
-    /// The record-wise kernel over every (event, feature) of the training cells.
+    /// The record-wise kernel over every (event, feature) of the training cells:
+    /// a feature of more than two values by a systematic scan over the events
+    /// ([`scan_events`]), a binary one by as many random-scan updates
+    /// ([`scan_binary`]), whose proposals that would not move are skipped.
     fn record_sweep(&self, s: &mut AugmentedState, rng: &mut impl Rng) -> Moves {
-        // cumulative φ_{k,d} per state and feature, for the proposals
-        let cdf: Vec<Vec<Vec<f64>>> = s
+        // φ_{k,d} per state and feature as alias tables (Walker's method,
+        // rand_distr's WeightedAliasIndex): one proposal in O(1)
+        let alias: Vec<Vec<Option<WeightedAliasIndex<f64>>>> = s
             .state
             .phi
             .iter()
             .map(|pk| {
                 pk.iter()
                     .map(|p| {
-                        p.iter()
-                            .scan(0.0, |acc, &x| {
-                                *acc += x;
-                                Some(*acc)
-                            })
-                            .collect()
+                        if p.len() > 2 {
+                            WeightedAliasIndex::new(p.clone()).ok()
+                        } else {
+                            None
+                        }
                     })
                     .collect()
             })
@@ -232,38 +247,148 @@ impl PerCellHmm {
         for (t, &(r, i)) in self.cells.iter().enumerate() {
             let z = s.state.z[r][i];
             for (d, &k) in self.cards.iter().enumerate() {
-                let rel = &self.releases[d];
                 let base = t * k;
-                let cdf = &cdf[z][d];
-                let counts = &mut s.hist.regions[r].1[i].counts[d];
-                let ln_eta = &mut s.ln_eta[d][base..base + k];
-                let values = &mut s.values[t * features + d];
-                m.proposals += values.len() as u64;
-                for x in values.iter_mut() {
-                    // v* ~ φ_{z,d}: the first value whose cumulative weight exceeds u
-                    let u = rng.random::<f64>() * cdf[k - 1];
-                    let b = cdf.partition_point(|&c| c <= u).min(k - 1);
-                    let a = *x as usize;
-                    if a == b {
-                        continue;
-                    }
-                    m.changing += 1;
-                    let la = rel.ln_coordinate(base + a, counts[a] - 1.0);
-                    let lb = rel.ln_coordinate(base + b, counts[b] + 1.0);
-                    let ln_r = la - ln_eta[a] + lb - ln_eta[b];
-                    if ln_r >= 0.0 || rng.random::<f64>().ln() < ln_r {
-                        counts[a] -= 1.0;
-                        counts[b] += 1.0;
-                        ln_eta[a] = la;
-                        ln_eta[b] = lb;
-                        *x = b as u32;
-                        m.moves += 1;
-                    }
+                let mut cf = CellFeature {
+                    release: &self.releases[d],
+                    base,
+                    counts: &mut s.hist.regions[r].1[i].counts[d],
+                    ln_eta: &mut s.ln_eta[d][base..base + k],
+                };
+                if k == 2 {
+                    scan_binary(&mut cf, &s.state.phi[z][d], &mut m, rng);
+                } else if let Some(table) = &alias[z][d] {
+                    scan_events(&mut cf, &mut s.values[t * features + d], table, &mut m, rng);
+                } else {
+                    // φ is a probability vector (the Dirichlet sampler normalises,
+                    // or falls back to a vertex), so its table exists; were it
+                    // not, the records would stay as they are this sweep
+                    m.proposals += s.values[t * features + d].len() as u64;
                 }
             }
         }
         m
     }
+}
+
+/// One training cell's histogram of one feature, its release and ln η.
+struct CellFeature<'a> {
+    release: &'a Release,
+    /// the release coordinate of value 0
+    base: usize,
+    counts: &'a mut [f64],
+    ln_eta: &'a mut [f64],
+}
+
+impl CellFeature<'_> {
+    /// The Metropolis step moving one event from value a to b ≠ a: accepted
+    /// with min(1, η(ỹ | h − e_a + e_b) / η(ỹ | h)).
+    fn step(&mut self, a: usize, b: usize, rng: &mut impl Rng) -> bool {
+        let la = self
+            .release
+            .ln_coordinate(self.base + a, self.counts[a] - 1.0);
+        let lb = self
+            .release
+            .ln_coordinate(self.base + b, self.counts[b] + 1.0);
+        let ln_r = la - self.ln_eta[a] + lb - self.ln_eta[b];
+        if ln_r >= 0.0 || rng.random::<f64>().ln() < ln_r {
+            self.counts[a] -= 1.0;
+            self.counts[b] += 1.0;
+            self.ln_eta[a] = la;
+            self.ln_eta[b] = lb;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Ju et al.'s record-wise kernel, a systematic scan: each event in turn
+/// proposes v* ~ φ (`table`); a proposal of its own value leaves the counts as
+/// they are.
+fn scan_events(
+    cf: &mut CellFeature,
+    values: &mut [u32],
+    table: &WeightedAliasIndex<f64>,
+    m: &mut Moves,
+    rng: &mut impl Rng,
+) {
+    m.proposals += values.len() as u64;
+    for x in values.iter_mut() {
+        let b = table.sample(rng);
+        let a = *x as usize;
+        if a == b {
+            continue;
+        }
+        m.changing += 1;
+        if cf.step(a, b, rng) {
+            *x = b as u32;
+            m.moves += 1;
+        }
+    }
+}
+
+/// The record-wise kernel on a binary feature by random scan: n updates, each
+/// of a uniformly chosen event (value a with probability h_a/n) proposing
+/// v* ~ φ. A proposal moves only when v* ≠ a, with probability
+/// p = (h₀φ₁ + h₁φ₀)/n given the counts, so the updates that would not move are
+/// skipped in one Geometric(p) draw, and a moving one is a → 1 − a with a = 0
+/// with probability h₀φ₁/(np): the same law as n single updates (the choice
+/// of event does not depend on the values, as a scan grouped by value would).
+/// p is recomputed after every update that could move.
+fn scan_binary(cf: &mut CellFeature, phi: &[f64], m: &mut Moves, rng: &mut impl Rng) {
+    let n = (cf.counts[0] + cf.counts[1]) as u64;
+    m.proposals += n;
+    let mut left = n;
+    while left > 0 {
+        let (w0, w1) = (cf.counts[0] * phi[1], cf.counts[1] * phi[0]);
+        let p = (w0 + w1) / n as f64;
+        if !(p > 0.0) {
+            break;
+        }
+        let skip = if p >= 1.0 {
+            0
+        } else {
+            Geometric::new(p).map_or(u64::MAX, |g| g.sample(rng))
+        };
+        if skip >= left {
+            break;
+        }
+        left -= skip + 1;
+        m.changing += 1;
+        let a = usize::from(rng.random::<f64>() * (w0 + w1) >= w0);
+        if cf.step(a, 1 - a, rng) {
+            m.moves += 1;
+        }
+    }
+}
+
+/// `n` split over the values in proportion to `weights` (clamped at 0; equal
+/// where they sum to 0), rounded by largest remainder (ties to the lower value):
+/// the counts sum to `n`.
+fn largest_remainder(weights: &[f64], n: usize) -> Vec<usize> {
+    let w: Vec<f64> = weights.iter().map(|&x| x.max(0.0)).collect();
+    let total: f64 = w.iter().sum();
+    let share: Vec<f64> = if total > 0.0 {
+        w.iter().map(|x| x / total * n as f64).collect()
+    } else {
+        vec![n as f64 / w.len() as f64; w.len()]
+    };
+    let mut h: Vec<usize> = share.iter().map(|s| s.floor() as usize).collect();
+    let mut left = n.saturating_sub(h.iter().sum());
+    let mut order: Vec<usize> = (0..w.len()).collect();
+    order.sort_by(|&a, &b| {
+        (share[b] - share[b].floor())
+            .total_cmp(&(share[a] - share[a].floor()))
+            .then(a.cmp(&b))
+    });
+    for &x in order.iter().cycle() {
+        if left == 0 {
+            break;
+        }
+        h[x] += 1;
+        left -= 1;
+    }
+    h
 }
 
 #[cfg(test)]

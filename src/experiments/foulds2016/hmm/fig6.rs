@@ -62,6 +62,10 @@ pub const FIG6_SCHEMA: crate::config::shape::Schema = crate::config::shape::shap
 /// The series name of the noise-aware posterior of the pooled naive-Bayes release.
 pub const NOISE_AWARE: &str = "laplace_noise_aware_gibbs";
 
+/// Cost-model units of one record-wise proposal of the data-augmentation series
+/// (measured: see `task_cost`).
+const DA_PROPOSAL_COST: f64 = 25.0;
+
 struct Panel {
     model: &'static str,
     /// the dataset's name in the config (a preset or a `[datasets.NAME]` table)
@@ -125,7 +129,6 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             format!("at most {MAX_PANELS} panels"),
         ));
     }
-    check_noise_aware(&c)?;
     DataSpec::check_all(c.datasets.as_ref())?;
     let mut panels = Vec::new();
     for spec in &c.panels {
@@ -152,6 +155,7 @@ pub fn validate_fig6(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
             spec: data_spec,
         });
     }
+    check_noise_aware(&c, &panels.iter().map(|p| p.model).collect::<Vec<_>>())?;
     let tasks = tasks(panels.len(), c.splits, &mechs, c.epsilons.len());
     let description = format!(
         "{} (data made at run time)",
@@ -313,8 +317,20 @@ impl Figure for Fig6 {
     }
 
     fn task_cost(&self, index: usize) -> f64 {
-        let panel = &self.panels[self.tasks[index].0];
-        super::sweep::gibbs_cost(panel.data.cells(), panel.states, self.c.sweeps)
+        let (p, _, mech, e) = self.tasks[index];
+        let panel = &self.panels[p];
+        let gibbs = super::sweep::gibbs_cost(panel.data.cells(), panel.states, self.c.sweeps);
+        match (reader(&self.c, panel.model, mech), e) {
+            (Some(Reader::PerCell), Some(_)) => {
+                // a second Gibbs chain, and a record-wise proposal per event and feature per sweep
+                2.0 * gibbs
+                    + DA_PROPOSAL_COST
+                        * self.c.sweeps as f64
+                        * panel.data.events() as f64
+                        * panel.data.cards.len() as f64
+            }
+            _ => gibbs,
+        }
     }
 
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
@@ -343,20 +359,7 @@ impl Figure for Fig6 {
         };
         let mut gibbs = Gibbs::new(&seen, model);
         gibbs.held_out = held_out;
-        let held_events: usize = panel
-            .data
-            .regions
-            .iter()
-            .enumerate()
-            .flat_map(|(r, (_, cells))| {
-                let mask = &gibbs.held_out[r];
-                cells
-                    .iter()
-                    .enumerate()
-                    .filter(move |(i, _)| mask[*i])
-                    .map(|(_, c)| c.events)
-            })
-            .sum();
+        let held_events = held_events(&panel.data, &gibbs.held_out);
         let mut state = State::random(&seen, panel.states, rng);
         // per held-out cell: ln Σ over kept samples of the likelihood, and the count
         let mut acc: Vec<Vec<f64>> = Vec::new();
@@ -369,23 +372,10 @@ impl Figure for Fig6 {
                 sweep >= self.c.burn_in
             };
             if keep {
-                let ll = gibbs.held_out_loglik(&state, &panel.data);
-                if acc.is_empty() {
-                    acc = ll.into_iter().map(|x| vec![x]).collect();
-                } else {
-                    acc.iter_mut().zip(ll).for_each(|(a, x)| a.push(x));
-                }
+                push_predictive(&mut acc, gibbs.held_out_loglik(&state, &panel.data));
             }
         }
-        let total: f64 = acc
-            .iter()
-            .map(|v| crate::numeric::log_sum_exp(v) - (v.len() as f64).ln())
-            .sum();
-        let per_event = if held_events > 0 {
-            total / held_events as f64
-        } else {
-            f64::NAN
-        };
+        let per_event = mean_predictive(&acc, held_events);
         let row = |mechanism: String, x: f64, value: f64| -> Row {
             to_row(&Fig6Row {
                 dataset: panel.name.clone(),
@@ -401,22 +391,38 @@ impl Figure for Fig6 {
             .into_iter()
             .map(|x| row(self.mechanism_name(p, mech), x, per_event))
             .collect();
-        if let (true, Some(release), Some(x)) = (noise_aware_applies(&self.c), release, eps) {
+        let reader = reader(&self.c, panel.model, mech);
+        if let (Some(reader), Some(x)) = (reader, eps) {
             // the same release, read by the noise-aware sampler on its own stream
             use rand::{RngExt, SeedableRng};
             let mut own = ChaCha8Rng::seed_from_u64(rng.random());
-            let settings = GibbsSettings {
-                burn_in: self.c.burn_in,
-                draws: self.c.sweeps - self.c.burn_in,
+            let value = match (reader, release) {
+                (Reader::Pooled, Some(release)) => {
+                    let settings = GibbsSettings {
+                        burn_in: self.c.burn_in,
+                        draws: self.c.sweeps - self.c.burn_in,
+                    };
+                    noise_aware_loglik(
+                        &panel.data,
+                        &gibbs.held_out,
+                        &release,
+                        (self.c.beta, settings),
+                        &mut own,
+                    )
+                }
+                (Reader::PerCell, _) => per_cell_loglik(
+                    &panel.data,
+                    (&seen, &gibbs.held_out),
+                    (x, self.c.noise),
+                    gibbs.model.clone(),
+                    (self.c.sweeps, self.c.burn_in),
+                    &mut own,
+                )?,
+                (Reader::Pooled, None) => {
+                    anyhow::bail!("the pooled noise-aware series found no pooled release (a defect of privpost's foulds2016/fig6)")
+                }
             };
-            let value = noise_aware_loglik(
-                &panel.data,
-                &gibbs.held_out,
-                &release,
-                (self.c.beta, settings),
-                &mut own,
-            );
-            rows.push(row(NOISE_AWARE.into(), x, value));
+            rows.push(row(reader.series().into(), x, value));
         }
         Ok(rows)
     }
@@ -445,11 +451,13 @@ impl Figure for Fig6 {
                 .iter()
                 .position(|p| p.name == k.0 && p.model == k.1)
                 .unwrap_or(usize::MAX);
-            let m = self
-                .mechs
-                .iter()
-                .position(|m| m.name() == k.2)
-                .unwrap_or(usize::MAX);
+            let m = match k.2 {
+                "laplace_per_cell" => self.mechs.iter().position(|m| *m == Mech::Laplace),
+                NOISE_AWARE => Some(self.mechs.len()),
+                NOISE_AWARE_DA => Some(self.mechs.len() + 1),
+                name => self.mechs.iter().position(|m| m.name() == name),
+            }
+            .unwrap_or(usize::MAX);
             (p, m)
         };
         order.sort_by(|a, b| rank(&a.0).cmp(&rank(&b.0)).then(a.1.total_cmp(&b.1)));
@@ -492,36 +500,53 @@ impl Figure for Fig6 {
             self.c.sweeps,
             self.c.noise,
         )?;
-        if noise_aware_applies(&self.c) {
-            // the noise-aware series reads the pooled Laplace release of each
-            // naive-Bayes panel: the same event and claim, no cost beyond it
-            let extra: Vec<_> = ledger
-                .iter()
-                .filter(|e| {
-                    e.series.starts_with("panel=naive_bayes:")
-                        && e.series.contains(", mechanism=laplace, ")
-                })
-                .map(|e| {
-                    let mut n = e.clone();
-                    n.series = e
-                        .series
-                        .replace(", mechanism=laplace, ", &format!(", mechanism={NOISE_AWARE}, "));
-                    n.when("post-processing of the same pooled release by a noise-aware Gibbs sampler: no cost beyond it")
-                })
-                .collect();
-            ledger.extend(extra);
-        }
+        // a noise-aware series reads its panel's Laplace release: the same event
+        // and claim, no cost beyond it
+        let extra: Vec<_> = ledger
+            .iter()
+            .filter_map(|e| {
+                let panel = self.panels.iter().find(|p| {
+                    e.series
+                        .starts_with(&format!("panel={}:{}, ", p.model, p.name))
+                })?;
+                if !e.series.contains(", mechanism=laplace, ") {
+                    return None;
+                }
+                let reader = reader(&self.c, panel.model, Mech::Laplace)?;
+                let mut n = e.clone();
+                n.series = e.series.replace(
+                    ", mechanism=laplace, ",
+                    &format!(", mechanism={}, ", reader.series()),
+                );
+                Some(n.when(match reader {
+                    Reader::Pooled => "post-processing of the same pooled release by a noise-aware Gibbs sampler: no cost beyond it",
+                    Reader::PerCell => "post-processing of the same per-cell release by data-augmentation MCMC: no cost beyond it",
+                }))
+            })
+            .collect();
+        ledger.extend(extra);
         Ok(ledger)
     }
 
     fn manifest_details(&self) -> serde_json::Value {
         serde_json::json!({
             "noise_aware": if self.c.noise_aware {
+                let models = || self.panels.iter().map(|p| p.model);
+                let has = |w| any_reader(&self.c, &self.mechs, models(), w);
+                let panels = |w| self.panels.iter().filter(|p| reader(&self.c, p.model, Mech::Laplace) == Some(w)).map(|p| format!("{}:{}", p.model, p.name)).collect::<Vec<_>>();
                 serde_json::json!({
-                    "series": NOISE_AWARE,
-                    "panels": self.panels.iter().filter(|p| p.model == "naive_bayes").map(|p| p.name.clone()).collect::<Vec<_>>(),
-                    "reads": if !noise_aware_applies(&self.c) { "nothing: the series needs the pooled naive-Bayes release (naive_bayes_laplace = \"pooled\") drawn with noise = \"float\" (its sampler models the continuous Laplace law)" } else if self.mechs.contains(&Mech::Laplace) { "the pooled Laplace release of each naive-Bayes panel" } else { "nothing: the Laplace mechanism is not in this run" },
-                    "sampler": "gibbs_clamped_histogram per feature (CLT counts, Laplace scale mixture, clamped zeros as latent readings), the figure's burn-in and kept samples",
+                    "series": [NOISE_AWARE, NOISE_AWARE_DA],
+                    NOISE_AWARE: if has(Reader::Pooled) { serde_json::json!({
+                        "panels": panels(Reader::Pooled),
+                        "reads": "the pooled Laplace release of each naive-Bayes panel",
+                        "sampler": "gibbs_clamped_histogram per feature (CLT counts, Laplace scale mixture, clamped zeros as latent readings), the figure's burn-in and kept samples",
+                    }) } else { serde_json::json!({"reads": "nothing: the series needs the Laplace mechanism and a naive-Bayes panel with naive_bayes_laplace = \"pooled\" drawn with noise = \"float\" (its sampler models the continuous Laplace law)"}) },
+                    NOISE_AWARE_DA: if has(Reader::PerCell) { serde_json::json!({
+                        "panels": panels(Reader::PerCell),
+                        "reads": "the per-cell Laplace release of each panel's training cells (every histogram count, clamped at 0; the cells' event counts public)",
+                        "sampler": "data-augmentation MCMC (Ju et al. 2022): per sweep the HMM's Gibbs sweep on the augmented histograms, then each training event's value of each feature by the record-wise kernel; the figure's sweeps and burn-in, likelihoods averaged over the kept sweeps; stops if the records are pinned",
+                        "acceptance_bound": "each record-wise move is accepted with probability ≥ e^(−ε/5) (Ju et al.'s bound per feature)",
+                    }) } else { serde_json::json!({"reads": "nothing: the series needs the Laplace mechanism and an HMM panel or naive_bayes_laplace = \"per_cell\""}) },
                 })
             } else {
                 serde_json::Value::Bool(false)

@@ -1,6 +1,135 @@
-//! Fig. 6's noise-aware series (beyond the paper): the pooled naive-Bayes Laplace release read by a Gibbs sampler that integrates the noise, when it applies, its checks and its held-out log-likelihood.
+//! Fig. 6's noise-aware series (beyond the paper): the Laplace release read by
+//! a sampler that integrates the noise — the pooled naive-Bayes release by a
+//! Gibbs sampler per feature ([`NOISE_AWARE`]), the per-cell release of the HMM
+//! panels (and of naive Bayes with `naive_bayes_laplace = "per_cell"`) by
+//! data-augmentation MCMC ([`NOISE_AWARE_DA`], [`crate::damcmc::models::PerCellHmm`])
+//! — where each applies, their checks and their held-out log-likelihoods.
 
 use super::*;
+use crate::damcmc::models::{Moves, PerCellHmm};
+use crate::hmm::gibbs::Model;
+
+/// The series name of the data-augmentation posterior of a per-cell release.
+pub const NOISE_AWARE_DA: &str = "laplace_noise_aware_da";
+
+/// Which sampler reads a panel's Laplace release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reader {
+    /// the pooled naive-Bayes release, by [`gibbs_clamped_histogram`] per feature
+    Pooled,
+    /// a per-cell release, by data augmentation ([`PerCellHmm`])
+    PerCell,
+}
+
+impl Reader {
+    pub(super) fn series(self) -> &'static str {
+        match self {
+            Self::Pooled => NOISE_AWARE,
+            Self::PerCell => NOISE_AWARE_DA,
+        }
+    }
+}
+
+/// The noise-aware reader of the Laplace run on a panel of `model`, if any:
+/// the pooled naive-Bayes release when drawn from the continuous law (its
+/// sampler models that law), every per-cell release (the HMM's, or naive
+/// Bayes's with `per_cell`) in every noise mode (data augmentation reads the
+/// discrete Laplace too).
+pub(super) fn reader(c: &Fig6Config, model: &str, mech: Mech) -> Option<Reader> {
+    if !c.noise_aware || mech != Mech::Laplace {
+        return None;
+    }
+    if model == "naive_bayes" && c.naive_bayes_laplace == NaiveBayesLaplace::Pooled {
+        return (c.noise == NoiseMode::Float).then_some(Reader::Pooled);
+    }
+    Some(Reader::PerCell)
+}
+
+/// Whether any panel of `models` gets `which` reader.
+pub(super) fn any_reader<'a>(
+    c: &Fig6Config,
+    mechs: &[Mech],
+    models: impl IntoIterator<Item = &'a str>,
+    which: Reader,
+) -> bool {
+    mechs.contains(&Mech::Laplace)
+        && models
+            .into_iter()
+            .any(|m| reader(c, m, Mech::Laplace) == Some(which))
+}
+
+/// The held-out log-likelihood per event under the data-augmentation posterior
+/// of the per-cell release `released` (every cell's noisy, clamped histograms,
+/// as the Laplace series read them): `sweeps` iterations of
+/// [`PerCellHmm::iterate`] from its start, the predictive of every held-out
+/// cell evaluated as the Laplace series does after each iteration past
+/// `burn_in` and averaged over them ([`mean_predictive`]). Stops with
+/// [`crate::damcmc::DaError::NoMixing`] when the records were pinned.
+pub(super) fn per_cell_loglik(
+    data: &Histograms,
+    (released, held_out): (&Histograms, &[Vec<bool>]),
+    (eps, noise): (f64, NoiseMode),
+    model: Model,
+    (sweeps, burn_in): (usize, usize),
+    rng: &mut ChaCha8Rng,
+) -> anyhow::Result<f64> {
+    let release = crate::hmm::laplace::LaplaceRelease::even_split(eps, data.cards.len(), noise)?;
+    let laws: Vec<crate::damcmc::Noise> = (0..data.cards.len())
+        .map(|d| crate::damcmc::Noise::of_counts(release.noise(d)))
+        .collect();
+    let da = PerCellHmm::new(released, held_out, &laws, model)?;
+    let mut s = da.start(data, rng);
+    let mut moves = Moves::default();
+    let mut acc: Vec<Vec<f64>> = Vec::new();
+    for sweep in 0..sweeps {
+        let m = da.iterate(&mut s, rng);
+        if sweep >= burn_in {
+            moves += m;
+            let ll = da.gibbs(&s).held_out_loglik(&s.state, data);
+            push_predictive(&mut acc, ll);
+        }
+    }
+    crate::damcmc::check_moves(moves.changing, moves.moves)?;
+    Ok(mean_predictive(&acc, held_events(data, held_out)))
+}
+
+/// Appends one kept sample's held-out log-likelihoods (one per held-out cell).
+pub(super) fn push_predictive(acc: &mut Vec<Vec<f64>>, ll: Vec<f64>) {
+    if acc.is_empty() {
+        *acc = ll.into_iter().map(|x| vec![x]).collect();
+    } else {
+        acc.iter_mut().zip(ll).for_each(|(a, x)| a.push(x));
+    }
+}
+
+/// Σ over held-out cells of ln (mean over kept samples of the likelihood), per
+/// held-out event (NaN without held-out events).
+pub(super) fn mean_predictive(acc: &[Vec<f64>], held_events: usize) -> f64 {
+    let total: f64 = acc
+        .iter()
+        .map(|v| crate::numeric::log_sum_exp(v) - (v.len() as f64).ln())
+        .sum();
+    if held_events > 0 {
+        total / held_events as f64
+    } else {
+        f64::NAN
+    }
+}
+
+/// The events of the held-out cells.
+pub(super) fn held_events(data: &Histograms, held_out: &[Vec<bool>]) -> usize {
+    data.regions
+        .iter()
+        .zip(held_out)
+        .flat_map(|((_, cells), mask)| {
+            cells
+                .iter()
+                .zip(mask)
+                .filter(|(_, &m)| m)
+                .map(|(c, _)| c.events)
+        })
+        .sum()
+}
 
 /// How the Laplace mechanism releases a naive-Bayes panel's statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -160,19 +289,16 @@ pub(super) fn noise_aware_loglik(
     }
 }
 
-/// Whether the noise-aware series can read this run's release: the pooled
-/// naive-Bayes release drawn from the continuous Laplace law (its sampler models
-/// that law). Elsewhere the series is absent and the manifest says why.
-pub(super) fn noise_aware_applies(c: &Fig6Config) -> bool {
-    c.noise_aware
-        && c.naive_bayes_laplace == NaiveBayesLaplace::Pooled
-        && c.noise == NoiseMode::Float
-}
-
-/// Where the series runs, ε whose per-feature Laplace scale its floating-point
-/// sampler cannot hold are refused up front (ε = 1e-300 hung it).
-pub(super) fn check_noise_aware(c: &Fig6Config) -> Result<(), ParamError> {
-    if !noise_aware_applies(c) {
+/// Where a noise-aware series runs, ε its sampler cannot take are refused up
+/// front: a per-feature Laplace scale 2·D/ε above 10⁶ (ε = 1e-300 hung the
+/// pooled sampler), and for a per-cell release ε above 50 — the record-wise
+/// kernel accepts a move with probability ≥ e^{−ε/D} (Ju et al.'s bound per
+/// feature), which stays above 10⁻⁵ there, so its no-mixing check (below
+/// 10⁻⁶) cannot be met by a release the figure accepts.
+pub(super) fn check_noise_aware(c: &Fig6Config, models: &[&str]) -> Result<(), ParamError> {
+    let any = |w| any_reader(c, &c.mechanisms, models.iter().copied(), w);
+    let (pooled, per_cell) = (any(Reader::Pooled), any(Reader::PerCell));
+    if !(pooled || per_cell) {
         return Ok(());
     }
     let features = crate::hmm::FEATURES.len() as f64;
@@ -182,8 +308,17 @@ pub(super) fn check_noise_aware(c: &Fig6Config) -> Result<(), ParamError> {
                 "epsilons",
                 check::short(e),
                 format!(
-                    "ε ≥ {} when noise_aware = true (the noise-aware sampler handles per-feature Laplace scales 2·{features}/ε up to 10⁶)",
+                    "ε ≥ {} when noise_aware = true (the noise-aware samplers handle per-feature Laplace scales 2·{features}/ε up to 10⁶)",
                     2.0 * features / MAX_NOISE_AWARE_SCALE
+                ),
+            ));
+        }
+        if per_cell && e > MAX_PER_CELL_EPSILON {
+            return Err(ParamError::new(
+                "epsilons",
+                check::short(e),
+                format!(
+                    "ε ≤ {MAX_PER_CELL_EPSILON} when noise_aware = true reads a per-cell release (an HMM panel, or naive_bayes_laplace = \"per_cell\"): its record-wise moves are accepted with probability ≥ e^(−ε/{features}); or set noise_aware = false"
                 ),
             ));
         }
@@ -191,5 +326,8 @@ pub(super) fn check_noise_aware(c: &Fig6Config) -> Result<(), ParamError> {
     Ok(())
 }
 
-/// Largest per-feature Laplace scale the noise-aware series accepts.
+/// Largest per-feature Laplace scale the noise-aware series accept.
 pub(super) const MAX_NOISE_AWARE_SCALE: f64 = 1e6;
+
+/// Largest ε the data-augmentation series accepts (e^{−50/5} ≈ 4.5·10⁻⁵).
+pub(super) const MAX_PER_CELL_EPSILON: f64 = 50.0;
