@@ -12,7 +12,7 @@ bin="${CARGO_TARGET_DIR:-target}/release/privpost"
 [ -x "$bin" ] || cargo build --release --locked --quiet
 common=(--set 'panels=["hmm:iraq"]' --set 'epsilons=[0.1,0.5,1.0,5.0]'
         --set 'mechanisms=["non_private","laplace","laplace_consistent","ops_m10","ops_m100"]'
-        -q --no-cache)
+        --set noise_aware=false -q --no-cache)
 for k in 100 20 10; do
     extra=()
     [ "$k" = 100 ] || extra=(--set "datasets.iraq.categories=$k")

@@ -233,6 +233,48 @@ pub fn acceptance_bound(noise: &Noise, l1_sensitivity: f64) -> Option<f64> {
     }
 }
 
+/// The statistic s(x) = Σ_j c(x_j) of `records`, summed in record order.
+pub fn statistic<M: AugmentedModel>(model: &M, records: &[M::Record]) -> Vec<f64> {
+    let mut stat = vec![0.0; model.statistic_len()];
+    let mut cells = Vec::new();
+    for x in records {
+        cells.clear();
+        model.contribution(x, &mut cells);
+        for &(k, v) in &cells {
+            stat[k] += v;
+        }
+    }
+    stat
+}
+
+/// One chain on an unclamped Laplace release of `values` with scale `scale`
+/// (Ju et al.'s releases), started from `seed`'s stream: the release checked
+/// against the model's statistic, the chain run, then [`Draws::check_mixing`].
+pub fn laplace_chain<M: AugmentedModel>(
+    model: &M,
+    (values, scale): (Vec<f64>, f64),
+    kernel: Kernel,
+    (warmup, draws): (usize, usize),
+    seed: u64,
+) -> Result<Draws, DaError> {
+    let release = Release::new(
+        values,
+        Noise::Laplace { scale },
+        Clamp::NONE,
+        model.statistic_len(),
+    )?;
+    let settings = Settings {
+        warmup,
+        draws,
+        chains: 1,
+        kernel,
+        seed,
+    };
+    let draws = sample(model, &release, &settings)?;
+    draws.check_mixing()?;
+    Ok(draws)
+}
+
 /// Runs the chains. Refuses settings of zero iterations or chains and a release
 /// of the wrong length; [`Draws::check_mixing`] then says whether the records moved.
 pub fn sample<M: AugmentedModel>(
@@ -367,14 +409,7 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
     /// The statistic and ln η recomputed from the records (once per iteration,
     /// so sums of real contributions do not drift).
     fn recount(&mut self) {
-        self.stat = vec![0.0; self.model.statistic_len()];
-        for x in &self.records {
-            self.delta.clear();
-            self.model.contribution(x, &mut self.delta);
-            for &(k, v) in &self.delta {
-                self.stat[k] += v;
-            }
-        }
+        self.stat = statistic(self.model, &self.records);
         self.ln_eta = (0..self.stat.len())
             .map(|k| self.release.ln_coordinate(k, self.stat[k]))
             .collect();

@@ -269,11 +269,11 @@ pub const REGISTRY: &[Spec] = &[
             y_label: "test log-likelihood per held-out event",
         },
         rate: Some(Rate {
-            per_unit: 3.1287e-10,
-            fixed: 0.0838,
+            per_unit: 1.1306e-10,
+            fixed: 0.0698,
             paper: Cost {
-                total: 2.605724e+11,
-                max: 5.688000e+08,
+                total: 5.211595e+12,
+                max: 5.998410e+10,
             },
         }),
     },

@@ -342,7 +342,8 @@ fn scan_binary(cf: &mut CellFeature, phi: &[f64], m: &mut Moves, rng: &mut impl 
     while left > 0 {
         let (w0, w1) = (cf.counts[0] * phi[1], cf.counts[1] * phi[0]);
         let p = (w0 + w1) / n as f64;
-        if !(p > 0.0) {
+        // p is 0 when no update can move (or NaN from a degenerate φ): stop
+        if p.is_nan() || p <= 0.0 {
             break;
         }
         let skip = if p >= 1.0 {

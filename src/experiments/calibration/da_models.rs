@@ -23,7 +23,7 @@ use super::cells::{self, CellData, MultiKey};
 use super::da_setup::{nb_model, nb_naive, reg_model, reg_naive, NbConfig, RegConfig};
 use crate::config::{check, deserialize, ParamError};
 use crate::damcmc::models::NaiveBayes;
-use crate::damcmc::{self, AugmentedModel, Clamp, Kernel, Noise, Release, Settings};
+use crate::damcmc::{self, AugmentedModel, Kernel};
 use crate::experiments::{parameter, Figure};
 use crate::privacy::event::Guarantee;
 use crate::privacy::laplace::Laplace;
@@ -278,21 +278,13 @@ fn da_draws<M: AugmentedModel>(
     (warmup, thin, l): (usize, usize, usize),
     rng: &mut ChaCha8Rng,
 ) -> anyhow::Result<Vec<Vec<f64>>> {
-    let release = Release::new(
-        values,
-        Noise::Laplace { scale },
-        Clamp::NONE,
-        model.statistic_len(),
+    let d = damcmc::laplace_chain(
+        model,
+        (values, scale),
+        Kernel::RecordWise,
+        (warmup, l * thin),
+        rng.random(),
     )?;
-    let settings = Settings {
-        warmup,
-        draws: l * thin,
-        chains: 1,
-        kernel: Kernel::RecordWise,
-        seed: rng.random(),
-    };
-    let d = damcmc::sample(model, &release, &settings)?;
-    d.check_mixing()?;
     Ok(d.chains[0]
         .iter()
         .skip(thin - 1)

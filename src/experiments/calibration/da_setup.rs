@@ -171,15 +171,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let beta = vec![0.4, -1.2];
         let records: Vec<Vec<f64>> = (0..5).map(|_| model.draw_record(&beta, &mut rng)).collect();
-        let mut stat = vec![0.0; model.statistic_len()];
-        let mut cells = Vec::new();
-        for r in &records {
-            cells.clear();
-            model.contribution(r, &mut cells);
-            for &(k, v) in &cells {
-                stat[k] += v;
-            }
-        }
+        let stat = crate::damcmc::statistic(&model, &records);
         let (mean, chol) = reg_naive_law(&c, &stat);
         let mut prec = DMatrix::<f64>::identity(2, 2) / (c.tau * c.tau);
         let mut xty = DVector::<f64>::zeros(2);

@@ -141,16 +141,10 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
     let records: Vec<NbRecord> = (0..model.n())
         .map(|_| model.draw_record(&truth, &mut rng))
         .collect();
-    let mut counts = vec![0.0; model.statistic_len()];
+    let counts = crate::damcmc::statistic(&model, &records);
     let mut classes = vec![0.0; model.classes()];
-    let mut cells = Vec::new();
     for x in &records {
         classes[x[0] as usize] += 1.0;
-        cells.clear();
-        model.contribution(x, &mut cells);
-        for &(k, v) in &cells {
-            counts[k] += v;
-        }
     }
     Ok(Box::new(Ready(Box::new(Loglinear {
         grid,

@@ -322,33 +322,25 @@ pub fn summarize(data: &Table) -> anyhow::Result<Table> {
 /// that cannot mix is an error.
 pub fn engine_chain<M: crate::damcmc::AugmentedModel>(
     model: &M,
-    (values, scale): (Vec<f64>, f64),
+    release: (Vec<f64>, f64),
     run: Run,
-    (warmup, draws): (usize, usize),
+    iterations: (usize, usize),
     rng: &mut rand_chacha::ChaCha8Rng,
 ) -> anyhow::Result<Draws> {
-    use crate::damcmc::{Clamp, Kernel, Noise, Release, Settings};
+    use crate::damcmc::Kernel;
     use rand::RngExt;
-    let release = Release::new(
-        values,
-        Noise::Laplace { scale },
-        Clamp::NONE,
-        model.statistic_len(),
-    )?;
-    let settings = Settings {
-        warmup,
-        draws,
-        chains: 1,
-        kernel: if run == Run::Soma {
-            Kernel::Soma
-        } else {
-            Kernel::RecordWise
-        },
-        seed: rng.random(),
+    let kernel = if run == Run::Soma {
+        Kernel::Soma
+    } else {
+        Kernel::RecordWise
     };
-    let draws = crate::damcmc::sample(model, &release, &settings)?;
-    draws.check_mixing()?;
-    Ok(draws)
+    Ok(crate::damcmc::laplace_chain(
+        model,
+        release,
+        kernel,
+        iterations,
+        rng.random(),
+    )?)
 }
 
 /// The releases of a grid's (ε, repeat) pairs as `infer` reads them from the

@@ -43,15 +43,7 @@ pub fn sample<R: Rng + ?Sized>(
     let mut records: Vec<NbRecord> = (0..model.n())
         .map(|_| model.draw_record(&theta, rng))
         .collect();
-    let mut counts = vec![0.0; model.statistic_len()];
-    let mut cells = Vec::new();
-    for x in &records {
-        cells.clear();
-        model.contribution(x, &mut cells);
-        for &(c, v) in &cells {
-            counts[c] += v;
-        }
-    }
+    let mut counts = crate::damcmc::statistic(model, &records);
     let features = model.levels().len();
     let mut out = Draws {
         names: model.parameter_names(),

@@ -140,15 +140,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
     let records: Vec<RegressionRecord> = (0..model.n())
         .map(|_| model.draw_record(&c.beta, &mut rng))
         .collect();
-    let mut statistic = vec![0.0; model.statistic_len()];
-    let mut cells = Vec::new();
-    for r in &records {
-        cells.clear();
-        model.contribution(r, &mut cells);
-        for &(k, v) in &cells {
-            statistic[k] += v;
-        }
-    }
+    let statistic = crate::damcmc::statistic(&model, &records);
     Ok(Box::new(Ready(Box::new(Regression {
         grid,
         points: checked.points,

@@ -98,7 +98,9 @@ fn brute_force(
         })
         .collect();
     let mut total = f64::NEG_INFINITY;
-    let mut terms: Vec<(f64, Vec<usize>, Vec<Vec<Vec<f64>>>, Vec<Vec<f64>>)> = Vec::new();
+    // per state sequence: ln weight, z, E[h | z] per feature, E[φ | z] per feature
+    type Term = (f64, Vec<usize>, Vec<Vec<Vec<f64>>>, Vec<Vec<f64>>);
+    let mut terms: Vec<Term> = Vec::new();
     for code in 0..states.pow(cells.len() as u32) {
         let z: Vec<usize> = (0..cells.len())
             .map(|i| code / states.pow(i as u32) % states)
@@ -122,68 +124,10 @@ fn brute_force(
         let mut counts = Vec::new();
         let mut phi = Vec::new();
         for (d, &k) in cards.iter().enumerate() {
-            // every training histogram of feature d, jointly
-            let options: Vec<Vec<Vec<usize>>> = train
-                .iter()
-                .map(|&i| compositions(cells[i].events, k))
-                .collect();
-            let mut idx = vec![0usize; train.len()];
-            let mut ln_l = f64::NEG_INFINITY;
-            let mut acc: Vec<(f64, Vec<Vec<usize>>)> = Vec::new();
-            loop {
-                let hs: Vec<Vec<usize>> = idx
-                    .iter()
-                    .zip(&options)
-                    .map(|(&j, o)| o[j].clone())
-                    .collect();
-                let mut l = 0.0;
-                let mut big_h = vec![vec![beta; k]; states];
-                for (t, h) in hs.iter().enumerate() {
-                    l += ln_multinomial(h);
-                    for (v, &x) in h.iter().enumerate() {
-                        l += rels[d].ln_coordinate(t * k + v, x as f64);
-                        big_h[z[train[t]]][v] += x as f64;
-                    }
-                }
-                for row in &big_h {
-                    l += ln_beta_fn(row) - ln_beta_fn(&vec![beta; k]);
-                }
-                ln_l = crate::numeric::log_sum_exp(&[ln_l, l]);
-                acc.push((l, hs));
-                // next combination
-                let mut p = 0;
-                loop {
-                    if p == idx.len() {
-                        break;
-                    }
-                    idx[p] += 1;
-                    if idx[p] < options[p].len() {
-                        break;
-                    }
-                    idx[p] = 0;
-                    p += 1;
-                }
-                if p == idx.len() {
-                    break;
-                }
-            }
+            let zt: Vec<usize> = train.iter().map(|&i| z[i]).collect();
+            let events: Vec<usize> = train.iter().map(|&i| cells[i].events).collect();
+            let (ln_l, e, ephi) = feature_posterior(&events, &zt, &rels[d], (k, states, beta));
             lw += ln_l;
-            let mut e = vec![vec![0.0; k]; train.len()];
-            let mut ephi = vec![0.0; k];
-            for (l, hs) in &acc {
-                let w = (l - ln_l).exp();
-                let mut tot = vec![beta; k];
-                for (t, h) in hs.iter().enumerate() {
-                    for (v, &x) in h.iter().enumerate() {
-                        e[t][v] += w * x as f64;
-                        tot[v] += x as f64;
-                    }
-                }
-                let s: f64 = tot.iter().sum();
-                for v in 0..k {
-                    ephi[v] += w * tot[v] / s;
-                }
-            }
             counts.push(e);
             phi.push(ephi);
         }
@@ -213,6 +157,73 @@ fn brute_force(
         }
     }
     out
+}
+
+/// Feature d given the states `z` of the training cells (with `events` each):
+/// ln Σ over every joint training histogram of multinomial · release density ·
+/// Π_k B(β + H_k)/B(β), and under that law E[h_{t,v}] and (for one state)
+/// E[φ_v].
+fn feature_posterior(
+    events: &[usize],
+    z: &[usize],
+    rel: &Release,
+    (k, states, beta): (usize, usize, f64),
+) -> (f64, Vec<Vec<f64>>, Vec<f64>) {
+    let options: Vec<Vec<Vec<usize>>> = events.iter().map(|&n| compositions(n, k)).collect();
+    let mut idx = vec![0usize; events.len()];
+    let mut ln_l = f64::NEG_INFINITY;
+    let mut acc: Vec<(f64, Vec<Vec<usize>>)> = Vec::new();
+    loop {
+        let hs: Vec<Vec<usize>> = idx
+            .iter()
+            .zip(&options)
+            .map(|(&j, o)| o[j].clone())
+            .collect();
+        let mut l = 0.0;
+        let mut big_h = vec![vec![beta; k]; states];
+        for (t, h) in hs.iter().enumerate() {
+            l += ln_multinomial(h);
+            for (v, &x) in h.iter().enumerate() {
+                l += rel.ln_coordinate(t * k + v, x as f64);
+                big_h[z[t]][v] += x as f64;
+            }
+        }
+        for row in &big_h {
+            l += ln_beta_fn(row) - ln_beta_fn(&vec![beta; k]);
+        }
+        ln_l = crate::numeric::log_sum_exp(&[ln_l, l]);
+        acc.push((l, hs));
+        // the next combination, in mixed radix
+        let mut p = 0;
+        while p < idx.len() {
+            idx[p] += 1;
+            if idx[p] < options[p].len() {
+                break;
+            }
+            idx[p] = 0;
+            p += 1;
+        }
+        if p == idx.len() {
+            break;
+        }
+    }
+    let mut e = vec![vec![0.0; k]; events.len()];
+    let mut ephi = vec![0.0; k];
+    for (l, hs) in &acc {
+        let w = (l - ln_l).exp();
+        let mut tot = vec![beta; k];
+        for (t, h) in hs.iter().enumerate() {
+            for (v, &x) in h.iter().enumerate() {
+                e[t][v] += w * x as f64;
+                tot[v] += x as f64;
+            }
+        }
+        let s: f64 = tot.iter().sum();
+        for v in 0..k {
+            ephi[v] += w * tot[v] / s;
+        }
+    }
+    (ln_l, e, ephi)
 }
 
 /// Mean and batch-means standard error over chains (20 batches per chain).

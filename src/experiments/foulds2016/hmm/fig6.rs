@@ -62,9 +62,12 @@ pub const FIG6_SCHEMA: crate::config::shape::Schema = crate::config::shape::shap
 /// The series name of the noise-aware posterior of the pooled naive-Bayes release.
 pub const NOISE_AWARE: &str = "laplace_noise_aware_gibbs";
 
-/// Cost-model units of one record-wise proposal of the data-augmentation series
-/// (measured: see `task_cost`).
-const DA_PROPOSAL_COST: f64 = 25.0;
+/// Cost-model units of one record-wise proposal (an event's feature in a sweep)
+/// of the data-augmentation series, in [`super::sweep::gibbs_cost`]'s units:
+/// measured 2026-11-28 (PRIVPOST_TASK_TIMES, one split, 2 jobs on 2 cores) at
+/// 6.3–7.1 s per Iraq task (392,310 events, 200 sweeps) against 0.05–0.07 s for
+/// an HMM Gibbs task, the ratio 150 units gives.
+const DA_PROPOSAL_COST: f64 = 150.0;
 
 struct Panel {
     model: &'static str,
@@ -581,9 +584,10 @@ mod tests {
         t
     }
 
-    /// The noise-aware series reads the pooled Laplace release: the ledger claims
-    /// the same (event, guarantee) pairs with and without it, and has one entry
-    /// per naive-Bayes Laplace entry more.
+    /// The noise-aware series read their panels' Laplace releases: the ledger
+    /// claims the same (event, guarantee) pairs with and without them, and has one
+    /// entry more per Laplace entry of a panel they read (the pooled one on
+    /// naive Bayes, the data-augmentation one on the HMM panels).
     #[test]
     fn noise_aware_series_adds_no_privacy_claim() {
         let ledger = |on: bool| {
@@ -601,50 +605,75 @@ mod tests {
         };
         let (with, without) = (ledger(true), ledger(false));
         assert_eq!(claims(&with), claims(&without));
-        let extra = with
-            .iter()
-            .filter(|e| e.series.contains(&format!("mechanism={NOISE_AWARE},")))
-            .count();
-        let nb_laplace = without
-            .iter()
-            .filter(|e| {
-                e.series.starts_with("panel=naive_bayes:")
-                    && e.series.contains("mechanism=laplace,")
-            })
-            .count();
-        assert!(extra > 0);
-        assert_eq!(with.len(), without.len() + extra);
-        assert_eq!(extra, nb_laplace);
+        let count = |l: &Ledger, prefix: &str, mech: &str| {
+            l.iter()
+                .filter(|e| e.series.starts_with(prefix) && e.series.contains(mech))
+                .count()
+        };
+        let pooled = count(&with, "", &format!("mechanism={NOISE_AWARE},"));
+        let da = count(&with, "", &format!("mechanism={NOISE_AWARE_DA},"));
+        assert!(pooled > 0 && da > 0);
+        assert_eq!(
+            pooled,
+            count(&without, "panel=naive_bayes:", "mechanism=laplace,")
+        );
+        assert_eq!(da, count(&without, "panel=hmm:", "mechanism=laplace,"));
+        assert_eq!(with.len(), without.len() + pooled + da);
     }
 
-    /// Where the series cannot read the release it is absent, not an error; where
-    /// it runs, ε beyond its sampler's range is refused on `epsilons`.
+    /// Where no series can read the release it is absent, not an error; the
+    /// per-cell naive-Bayes release is read by data augmentation; where a series
+    /// runs, ε beyond its sampler's range is refused on `epsilons`.
     #[test]
     fn noise_aware_runs_only_where_it_applies() {
-        let ledger_len = |extra: &str| {
+        let ledger = |extra: &str| {
             let plan = validate_fig6(&params(extra), 1).unwrap();
-            plan.prepare().unwrap().ledger().unwrap().len()
+            plan.prepare().unwrap().ledger().unwrap()
         };
+        let nb = "panels = [\"naive_bayes:afghanistan\"]";
         for extra in [
-            "naive_bayes_laplace = \"per_cell\"",
-            "noise = \"exact\"",
-            "mechanisms = [\"non_private\", \"ops_m10\"]",
-            "panels = [\"hmm:afghanistan\"]",
+            format!("{nb}\nnoise = \"exact\""),
+            "mechanisms = [\"non_private\", \"ops_m10\"]".to_string(),
         ] {
             // the same ledger as without the series: it reads nothing here
             assert_eq!(
-                ledger_len(extra),
-                ledger_len(&format!("{extra}\nnoise_aware = false")),
+                ledger(&extra).len(),
+                ledger(&format!("{extra}\nnoise_aware = false")).len(),
                 "{extra}"
             );
         }
+        for noise in ["float", "exact"] {
+            let per_cell = ledger(&format!(
+                "{nb}\nnaive_bayes_laplace = \"per_cell\"\nnoise = \"{noise}\""
+            ));
+            let da = per_cell
+                .iter()
+                .filter(|e| e.series.contains(&format!("mechanism={NOISE_AWARE_DA},")))
+                .count();
+            let laplace = per_cell
+                .iter()
+                .filter(|e| e.series.contains("mechanism=laplace,"))
+                .count();
+            assert!(da > 0 && da == laplace, "{noise}: {da} vs {laplace}");
+        }
         // 2e-6: inside the range every figure takes (ε ≥ 1e-6), outside the
-        // noise-aware sampler's (ε ≥ 1e-5)
+        // noise-aware samplers' (ε ≥ 1e-5)
         let e = validate_fig6(&params("epsilons = [2e-6]"), 1)
             .err()
             .expect("ε = 2e-6 accepted with noise_aware");
         assert_eq!(e.key, "epsilons");
         assert!(validate_fig6(&params("epsilons = [2e-6]\nnoise_aware = false"), 1).is_ok());
         assert!(validate_fig6(&params("epsilons = [1e-300]\nnoise_aware = false"), 1).is_err());
+        // above ε = 50 only where a per-cell release is read
+        let e = validate_fig6(&params("epsilons = [60.0]"), 1)
+            .err()
+            .expect("ε = 60 accepted with an HMM panel's noise-aware series");
+        assert_eq!(e.key, "epsilons");
+        assert!(
+            e.allowed.as_deref().unwrap_or("").contains("per-cell"),
+            "{e:?}"
+        );
+        assert!(validate_fig6(&params("epsilons = [60.0]\nnoise_aware = false"), 1).is_ok());
+        assert!(validate_fig6(&params(&format!("epsilons = [60.0]\n{nb}")), 1).is_ok());
     }
 }
