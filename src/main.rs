@@ -16,6 +16,7 @@ use privpost::commands::{
     merge::{self, MergeArgs},
     plot::{self, PlotArgs},
     run,
+    show::{self, ShowArgs},
     slurm::{self, SlurmArgs},
     vcor::{self, VcorArgs},
     CommandError,
@@ -47,6 +48,8 @@ enum Command {
     Audit(AuditArgs),
     /// Posterior of a model's parameters from your own private release (data-augmentation MCMC).
     Infer(InferArgs),
+    /// Print a figure's summary (or another of its tables) with the ledger's claim beside each row.
+    Show(ShowArgs),
     /// Datasets: status, fetch, export, war-log records.
     Data(DataArgs),
     /// Fit the Barker-test correction distribution V_cor (C = 1, 2) and report its error.
@@ -82,6 +85,7 @@ fn main() {
         Command::Account(a) => account::account(a),
         Command::Audit(a) => audit::audit(a),
         Command::Infer(a) => infer::infer(a),
+        Command::Show(a) => show::show(a),
         Command::Data(a) => data::data(&a),
         Command::Vcor(a) => vcor::vcor(&a),
         Command::Plot(a) => plot::plot(&a),

@@ -20,20 +20,6 @@ use crate::privacy::ledger::Entry;
 /// The version of the event file format.
 pub const EVENT_SCHEMA: &str = "privpost-event/1";
 
-fn read_json(path: &Path) -> Result<Value, CommandError> {
-    let text = crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES)
-        .map_err(|e| CommandError::input(e.to_string()))?;
-    let v = serde_json::from_str(&text)
-        .map_err(|e| CommandError::input(format!("{}: not valid JSON: {e}", path.display())))?;
-    if let Some(key) = crate::results::json_keys::duplicate_key(&text) {
-        return Err(CommandError::input(format!(
-            "{}: key `{key}` given twice (JSON would keep the last without a word); allowed: each key once",
-            path.display()
-        )));
-    }
-    Ok(v)
-}
-
 /// What an event file holds.
 enum Holding {
     Event(Event),
@@ -82,7 +68,7 @@ fn refuse_unknown<T: serde::Serialize>(
 }
 
 fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
-    let v = read_json(path)?;
+    let v = super::read_json(path)?;
     let bad = |key: &str, m: String| {
         CommandError::input(format!(
             "{}: key `{key}`: {m} (allowed: {{\"schema\": \"{EVENT_SCHEMA}\", \"event\": EVENT}}, a bare EVENT with `mechanism`, or a ledger entry from a manifest; README, \"Your privacy events\")",
@@ -329,32 +315,6 @@ fn verify_entry(entry: &Entry, json_out: bool, file: &str) -> Result<(), Command
     })
 }
 
-/// A number to 6 significant digits, trailing zeros dropped (`1.26433`, `2e-6`).
-fn sig(x: f64) -> String {
-    if !x.is_finite() || x == 0.0 {
-        return format!("{x}");
-    }
-    let a = x.abs();
-    if (1e-4..1e6).contains(&a) {
-        let decimals = (5 - a.log10().floor() as i32).max(0) as usize;
-        let t = format!("{x:.decimals$}");
-        if t.contains('.') {
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            t
-        }
-    } else {
-        let t = format!("{x:.5e}");
-        let (m, e) = t.split_once('e').unwrap_or((&t, "0"));
-        let m = if m.contains('.') {
-            m.trim_end_matches('0').trim_end_matches('.')
-        } else {
-            m
-        };
-        format!("{m}e{e}")
-    }
-}
-
 /// The key of a series label that marks a running checkpoint of one chain: the
 /// entries that differ only in it are one release, made at the last checkpoint.
 const CHECKPOINT_KEYS: [&str; 1] = ["iteration"];
@@ -381,20 +341,6 @@ fn release_of(series: &str) -> (String, Option<f64>) {
     (kept.join(", "), at)
 }
 
-/// What a claim says, in words and short numbers.
-fn claim_text(g: &crate::privacy::event::Guarantee) -> String {
-    use crate::privacy::event::Guarantee;
-    match g {
-        Guarantee::None => "not private".into(),
-        Guarantee::PureDp { epsilon } => format!("ε = {}", sig(*epsilon)),
-        Guarantee::ApproxDp { epsilon, delta, .. } => {
-            format!("ε = {}, δ = {}", sig(*epsilon), sig(*delta))
-        }
-        Guarantee::Rdp { order, epsilon } => format!("RDP ε({}) = {}", sig(*order), sig(*epsilon)),
-        Guarantee::RdpCurve { points } => format!("an RDP curve at {} orders", points.len()),
-    }
-}
-
 /// `account --manifest MANIFEST.json`: every ledger entry re-verified, then the
 /// figure's releases: entries that differ only in a running checkpoint (`iteration`)
 /// are one chain, released at its last checkpoint (earlier checkpoints are not
@@ -402,7 +348,7 @@ fn claim_text(g: &crate::privacy::event::Guarantee) -> String {
 /// composed with each other. Entries the manifest tags as released together
 /// (`released_with`) are composed by basic composition.
 pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
-    let v = read_json(path)?;
+    let v = super::read_json(path)?;
     let file = path.display().to_string();
     let entries: Vec<Entry> =
         serde_json::from_value(v.get("privacy").cloned().ok_or_else(|| {
@@ -456,11 +402,11 @@ pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
         let private = !matches!(e.event, Event::NonPrivate);
         lines.push(format!(
             "  {series}: {}{}{}",
-            claim_text(&e.guarantee),
+            e.guarantee.short_text(),
             match at {
                 Some(t) if *checkpoints > 1 => format!(
                     " (its last of {checkpoints} checkpoints, iteration {}; the earlier ones are the same chain, not composed)",
-                    sig(*t)
+                    crate::results::table::sig(*t)
                 ),
                 _ => String::new(),
             },
@@ -499,8 +445,8 @@ pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
         lines.push(format!(
             "composed `{tag}` (basic composition of {} entries released together): ε = {}, δ = {}",
             members.len(),
-            sig(eps),
-            sig(delta)
+            crate::results::table::sig(eps),
+            crate::results::table::sig(delta)
         ));
         composed.push(json!({"released_with": tag, "entries": members.iter().map(|m| &m.series).collect::<Vec<_>>(),
                              "epsilon": eps, "delta": delta}));
@@ -528,13 +474,16 @@ mod tests {
 
     #[test]
     fn numbers_have_six_significant_digits() {
-        assert_eq!(sig(3.6739999999998896e-3), "0.003674");
-        assert_eq!(sig(1694.123456789), "1694.12");
-        assert_eq!(sig(2e-6), "2e-6");
-        assert_eq!(sig(1.2643345355950448), "1.26433");
-        assert_eq!(sig(1e-5), "1e-5");
-        assert_eq!(sig(0.5), "0.5");
-        assert_eq!(sig(f64::INFINITY), "inf");
+        assert_eq!(
+            crate::results::table::sig(3.6739999999998896e-3),
+            "0.003674"
+        );
+        assert_eq!(crate::results::table::sig(1694.123456789), "1694.12");
+        assert_eq!(crate::results::table::sig(2e-6), "2e-6");
+        assert_eq!(crate::results::table::sig(1.2643345355950448), "1.26433");
+        assert_eq!(crate::results::table::sig(1e-5), "1e-5");
+        assert_eq!(crate::results::table::sig(0.5), "0.5");
+        assert_eq!(crate::results::table::sig(f64::INFINITY), "inf");
     }
 
     #[test]

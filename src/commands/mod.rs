@@ -1,5 +1,5 @@
 //! The CLI verbs, one file each: `run`, `check`, `list`, `plot`, `combine`,
-//! `cache`, `merge`, `slurm`, `account`, `data`, `vcor` (`completions` is generated from the parser in main.rs). Each file holds the verb's clap arguments (derived once; main.rs
+//! `cache`, `merge`, `slurm`, `account`, `data`, `vcor`, `infer`, `show` (`completions` is generated from the parser in main.rs). Each file holds the verb's clap arguments (derived once; main.rs
 //! only dispatches) and turns them into library calls. Errors keep their cause
 //! chain; their kind maps to the exit code: bad input 2, a failure while running 1.
 
@@ -20,8 +20,25 @@ pub mod list;
 pub mod merge;
 pub mod plot;
 pub mod run;
+pub mod show;
 pub mod slurm;
 pub mod vcor;
+
+/// A JSON file (a manifest, an event), its size bounded: an error names the
+/// file, and a key given twice is refused (JSON would keep the last silently).
+pub fn read_json(path: &std::path::Path) -> Result<serde_json::Value, CommandError> {
+    let text = crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES)
+        .map_err(|e| CommandError::input(e.to_string()))?;
+    let v = serde_json::from_str(&text)
+        .map_err(|e| CommandError::input(format!("{}: not valid JSON: {e}", path.display())))?;
+    if let Some(key) = crate::results::json_keys::duplicate_key(&text) {
+        return Err(CommandError::input(format!(
+            "{}: key `{key}` given twice (JSON would keep the last without a word); allowed: each key once",
+            path.display()
+        )));
+    }
+    Ok(v)
+}
 
 pub use crate::error::CommandError;
 use crate::plan::{estimate_lines, Planned};

@@ -457,6 +457,25 @@ pub enum Guarantee {
     None,
 }
 
+impl Guarantee {
+    /// What the claim says, in words and short numbers (`ε = 0.5`,
+    /// `ε = 1.2, δ = 1e-5`, `RDP ε(8) = 0.3`, `not private`).
+    pub fn short_text(&self) -> String {
+        use crate::results::table::sig;
+        match self {
+            Guarantee::None => "not private".into(),
+            Guarantee::PureDp { epsilon } => format!("ε = {}", sig(*epsilon)),
+            Guarantee::ApproxDp { epsilon, delta, .. } => {
+                format!("ε = {}, δ = {}", sig(*epsilon), sig(*delta))
+            }
+            Guarantee::Rdp { order, epsilon } => {
+                format!("RDP ε({}) = {}", sig(*order), sig(*epsilon))
+            }
+            Guarantee::RdpCurve { points } => format!("an RDP curve at {} orders", points.len()),
+        }
+    }
+}
+
 /// How an (ε, δ) claim was derived: a ledger entry's `conversion`, written as
 /// one string (`classic`, `improved`, `pld`, `theorem`, `theorem (SOURCE)`,
 /// `basic composition of the parts`); any other string is refused when read.
