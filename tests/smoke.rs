@@ -414,12 +414,27 @@ fn check_hmm(out: &Path) {
     // Fig 6: three panels in config order, four mechanisms, finite likelihoods; the
     // non-private value does not depend on ε; Laplace improves with ε
     let f6_all = rows(&out.join("foulds2016/fig6@smoke/summary.csv"));
-    // + the noise-aware series on the naive-Bayes panel (after its mechanisms)
-    let (f6, noise_aware): (Vec<_>, Vec<_>) = f6_all
+    // + the noise-aware series (after each panel's mechanisms): the pooled one on
+    // the naive-Bayes panel, data augmentation on the two HMM panels
+    let (f6, aware): (Vec<_>, Vec<_>) = f6_all
         .into_iter()
-        .partition(|r| r[2] != "laplace_noise_aware_gibbs");
+        .partition(|r| !r[2].starts_with("laplace_noise_aware_"));
+    let (noise_aware, da): (Vec<_>, Vec<_>) = aware
+        .into_iter()
+        .partition(|r| r[2] == "laplace_noise_aware_gibbs");
     assert_eq!(f6.len(), 3 * 4 * 2);
     assert_eq!(noise_aware.len(), 2);
+    assert_eq!(da.len(), 2 * 2);
+    for r in &da {
+        assert_eq!(
+            (r[1].as_str(), r[2].as_str()),
+            ("hmm", "laplace_noise_aware_da")
+        );
+        assert!(
+            r[4].parse::<f64>().unwrap().is_finite() && r[6] == "2",
+            "{r:?}"
+        );
+    }
     for r in &noise_aware {
         assert_eq!(
             (r[0].as_str(), r[1].as_str()),

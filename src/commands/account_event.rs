@@ -406,7 +406,7 @@ pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
             match at {
                 Some(t) if *checkpoints > 1 => format!(
                     " (its last of {checkpoints} checkpoints, iteration {}; the earlier ones are the same chain, not composed)",
-                    crate::results::table::sig(*t)
+                    crate::numeric::sig(*t)
                 ),
                 _ => String::new(),
             },
@@ -445,8 +445,8 @@ pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
         lines.push(format!(
             "composed `{tag}` (basic composition of {} entries released together): ε = {}, δ = {}",
             members.len(),
-            crate::results::table::sig(eps),
-            crate::results::table::sig(delta)
+            crate::numeric::sig(eps),
+            crate::numeric::sig(delta)
         ));
         composed.push(json!({"released_with": tag, "entries": members.iter().map(|m| &m.series).collect::<Vec<_>>(),
                              "epsilon": eps, "delta": delta}));
@@ -474,16 +474,13 @@ mod tests {
 
     #[test]
     fn numbers_have_six_significant_digits() {
-        assert_eq!(
-            crate::results::table::sig(3.6739999999998896e-3),
-            "0.003674"
-        );
-        assert_eq!(crate::results::table::sig(1694.123456789), "1694.12");
-        assert_eq!(crate::results::table::sig(2e-6), "2e-6");
-        assert_eq!(crate::results::table::sig(1.2643345355950448), "1.26433");
-        assert_eq!(crate::results::table::sig(1e-5), "1e-5");
-        assert_eq!(crate::results::table::sig(0.5), "0.5");
-        assert_eq!(crate::results::table::sig(f64::INFINITY), "inf");
+        assert_eq!(crate::numeric::sig(3.6739999999998896e-3), "0.003674");
+        assert_eq!(crate::numeric::sig(1694.123456789), "1694.12");
+        assert_eq!(crate::numeric::sig(2e-6), "2e-6");
+        assert_eq!(crate::numeric::sig(1.2643345355950448), "1.26433");
+        assert_eq!(crate::numeric::sig(1e-5), "1e-5");
+        assert_eq!(crate::numeric::sig(0.5), "0.5");
+        assert_eq!(crate::numeric::sig(f64::INFINITY), "inf");
     }
 
     #[test]

@@ -12,10 +12,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::numeric::sig;
 use crate::outln;
 use crate::privacy::event::Guarantee;
 use crate::privacy::ledger::Entry;
-use crate::results::table::{parse_f64, sig, Table};
+use crate::results::table::{parse_f64, Table};
 
 use super::CommandError;
 

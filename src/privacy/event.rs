@@ -461,7 +461,7 @@ impl Guarantee {
     /// What the claim says, in words and short numbers (`ε = 0.5`,
     /// `ε = 1.2, δ = 1e-5`, `RDP ε(8) = 0.3`, `not private`).
     pub fn short_text(&self) -> String {
-        use crate::results::table::sig;
+        use crate::numeric::sig;
         match self {
             Guarantee::None => "not private".into(),
             Guarantee::PureDp { epsilon } => format!("ε = {}", sig(*epsilon)),

@@ -75,32 +75,6 @@ impl Cell {
     }
 }
 
-/// A number to 6 significant digits, trailing zeros dropped (`1.26433`, `2e-6`).
-pub fn sig(x: f64) -> String {
-    if !x.is_finite() || x == 0.0 {
-        return format!("{x}");
-    }
-    let a = x.abs();
-    if (1e-4..1e6).contains(&a) {
-        let decimals = (5 - a.log10().floor() as i32).max(0) as usize;
-        let t = format!("{x:.decimals$}");
-        if t.contains('.') {
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            t
-        }
-    } else {
-        let t = format!("{x:.5e}");
-        let (m, e) = t.split_once('e').unwrap_or((&t, "0"));
-        let m = if m.contains('.') {
-            m.trim_end_matches('0').trim_end_matches('.')
-        } else {
-            m
-        };
-        format!("{m}e{e}")
-    }
-}
-
 /// Parses a CSV float, accepting `inf`, `-inf` and `nan`.
 pub fn parse_f64(s: &str) -> Option<f64> {
     match s.trim() {
