@@ -255,15 +255,7 @@ fn release<M: AugmentedModel>(
     epsilon: f64,
     rng: &mut ChaCha8Rng,
 ) -> (Vec<f64>, f64) {
-    let mut stat = vec![0.0; model.statistic_len()];
-    let mut cells = Vec::new();
-    for x in records {
-        cells.clear();
-        model.contribution(x, &mut cells);
-        for &(k, v) in &cells {
-            stat[k] += v;
-        }
-    }
+    let stat = damcmc::statistic(model, records);
     let lap = Laplace::for_privacy(model.l1_sensitivity(), epsilon).expect("checked ε");
     let values = stat.iter().map(|s| s + lap.sample(rng)).collect();
     (values, lap.scale())
