@@ -319,6 +319,20 @@ impl Figure for Fig6 {
         )
     }
 
+    /// The data-augmentation series holds every training event's value of each
+    /// feature of more than two values (4 bytes each) beside the histograms.
+    fn task_memory(&self, index: usize) -> f64 {
+        let (p, _, mech, e) = self.tasks[index];
+        let panel = &self.panels[p];
+        match (reader(&self.c, panel.model, mech), e) {
+            (Some(Reader::PerCell), Some(_)) => {
+                let wide = panel.data.cards.iter().filter(|&&k| k > 2).count();
+                4.0 * panel.data.events() as f64 * wide as f64
+            }
+            _ => 0.0,
+        }
+    }
+
     fn task_cost(&self, index: usize) -> f64 {
         let (p, _, mech, e) = self.tasks[index];
         let panel = &self.panels[p];
