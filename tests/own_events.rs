@@ -205,6 +205,12 @@ fn bad_event_files_exit_2_naming_the_file_and_key() {
             r#"{"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 0.0, "rdp_scale": 0.5}"#,
             vec!["sigma = 0", "must be finite and > 0"],
         ),
+        // a factor below ½ would claim less than Gaussian noise gives (the held-out
+        // fuzz of 2026-11-29: rdp_scale 0.1 had "held" a claim of 1/5 the true ε(λ))
+        (
+            r#"{"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 1.0, "rdp_scale": 0.1}"#,
+            vec!["rdp_scale = 0.1", "must be ≥ 0.5"],
+        ),
         (
             r#"{"schema": "privpost-event/9", "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 1}}"#,
             vec!["key `schema`", "privpost-event/1"],

@@ -284,9 +284,17 @@ impl Event {
                 l2_sensitivity,
                 sigma,
                 rdp_scale,
-            } => pos("l2_sensitivity", *l2_sensitivity)
-                .and(pos("sigma", *sigma))
-                .and(pos("rdp_scale", *rdp_scale)),
+            } => {
+                // Gaussian noise is (α, αΔ²/(2σ²))-RDP and no less (Mironov 2017,
+                // Proposition 7): a factor below ½ would claim less than the noise gives.
+                if !(*rdp_scale >= 0.5 && rdp_scale.is_finite()) {
+                    return Err(EventError(format!(
+                        "rdp_scale = {rdp_scale}: must be ≥ 0.5 (Gaussian noise is \
+                         (α, αΔ²/(2σ²))-RDP: 0.5 is exact, larger is conservative)"
+                    )));
+                }
+                pos("l2_sensitivity", *l2_sensitivity).and(pos("sigma", *sigma))
+            }
             Event::OnePosteriorSample {
                 log_ratio_bound,
                 temperature,

@@ -367,6 +367,17 @@ mod tests {
             .unwrap_err()
             .0
             .contains("sigma"));
+        for scale in [0.0, 0.1, 0.49, f64::INFINITY] {
+            let understated = Event::Gaussian {
+                l2_sensitivity: 1.0,
+                sigma: 1.0,
+                rdp_scale: scale,
+            };
+            assert!(forward(&understated, Some(1e-5), &NO_PLD)
+                .unwrap_err()
+                .0
+                .contains("rdp_scale"));
+        }
     }
 
     /// The inverse answer holds and the next T does not.
