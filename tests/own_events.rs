@@ -642,8 +642,14 @@ fn extreme_log_ratios_fail_and_impossible_ones_are_refused() {
         ])
     };
     let clean = file("clean.csv", None);
-    let o = audit(&clean, "epsilon=1.5,order=2");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // true claims pass: D_2 = 1, and ε(10⁻⁶) = 4.887 (Balle and Wang's formula)
+    for claim in ["epsilon=1.5,order=2", "epsilon=5,delta=1e-6"] {
+        let o = audit(&clean, claim);
+        assert_eq!(o.status.code(), Some(0), "{claim}: {}", stderr(&o));
+    }
+    // a false one is caught by the tail bound: ε = 4 at δ = 10⁻⁶ (these draws: 4.18)
+    let o = audit(&clean, "epsilon=4,delta=1e-6");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     for (name, at, value) in [
         ("inf_d.csv", 5, f64::INFINITY),
         ("ninf_d2.csv", 305, f64::NEG_INFINITY),
@@ -651,7 +657,9 @@ fn extreme_log_ratios_fail_and_impossible_ones_are_refused() {
         ("big_d2.csv", 305, -800.0),
     ] {
         let f = file(name, Some((at, value)));
-        for claim in ["epsilon=1.5,order=2", "epsilon=4"] {
+        // an (ε, δ) claim too: the hockey-stick tail bound (one ratio of 1e308 on D
+        // had passed δ = 1e-6 as ε = 0 in the held-out fuzz of 2026-11-29)
+        for claim in ["epsilon=1.5,order=2", "epsilon=4", "epsilon=5,delta=1e-6"] {
             let o = audit(&f, claim);
             assert_eq!(o.status.code(), Some(1), "{name} {claim}: {}", stdout(&o));
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
