@@ -941,6 +941,29 @@ fn the_new_doors_never_crash_hang_or_lie() {
         };
         clean(&o, want, format!("entry {text}"), &mut failures);
     }
+    // A2. Gaussian entries: RDP claims against αΔ²/(2σ²), with an rdp_scale that may
+    // understate it (refused: a factor below ½ had "held" a fifth of the true ε(λ))
+    for k in 0..40 {
+        let sens = [0.5, 1.0, 3.0][rng.below(3)];
+        let sigma = [0.3, 1.0, 5.0][rng.below(3)];
+        let scale = [0.1, 0.25, 0.49, 0.5, 1.0][rng.below(5)];
+        let order = [1.0, 1.5, 2.0, 32.0][rng.below(4)];
+        let factor = [0.5, 0.9, 1.0, 1.5][rng.below(4)];
+        let claimed = order * sens * sens * scale / (sigma * sigma) * factor;
+        let truth = order * sens * sens / (2.0 * sigma * sigma);
+        let text = format!(
+            r#"{{"series": "s", "event": {{"mechanism": "gaussian", "l2_sensitivity": {sens}, "sigma": {sigma}, "rdp_scale": {scale}}}, "guarantee": {{"kind": "rdp", "order": {order}, "epsilon": {claimed}}}}}"#
+        );
+        let f = d.join(format!("gauss{k}.json"));
+        std::fs::write(&f, &text).unwrap();
+        let o = run_limited(&["account", "--event", f.to_str().unwrap()], t);
+        let want: &[i32] = if scale >= 0.5 && factor >= 1.0 && claimed >= truth {
+            &[0]
+        } else {
+            &[1, 2]
+        };
+        clean(&o, want, format!("gauss {text}"), &mut failures);
+    }
     // B. audit samples: junk rows, and infinities
     for k in 0..40 {
         let mut text = String::from("label,score\n");
@@ -958,7 +981,12 @@ fn the_new_doors_never_crash_hang_or_lie() {
                 5 => "x".to_string(),
                 _ => format!("{x}"),
             };
-            if log_ratio && ((label == 1 && cell == "inf") || (label == 0 && cell == "-inf")) {
+            // +∞ or 800 on D (−∞ on D′) disproves each claim below: pure ε by the
+            // witnessed ratio, RDP and (ε, δ) by their tail bounds (≤ 120 draws a side)
+            if log_ratio
+                && ((label == 1 && (cell == "inf" || cell == "800"))
+                    || (label == 0 && cell == "-inf"))
+            {
                 impossible_pass = true;
             }
             if rng.below(30) == 0 {
