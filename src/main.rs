@@ -9,6 +9,7 @@ use privpost::commands::{
     cache::{self, CacheArgs},
     check::{self, CheckArgs},
     combine::{self, CombineArgs},
+    config::{self, ConfigArgs},
     data::{self, DataArgs},
     gallery::{self, GalleryArgs},
     infer::{self, InferArgs},
@@ -40,6 +41,8 @@ enum Command {
     Run(RunArgs),
     /// List the figures this build reproduces and their default configs.
     List(ListArgs),
+    /// Print a figure's config to start your own from: privpost config show foulds2016/fig2 > mine.toml
+    Config(ConfigArgs),
     /// Validate configs and print the plan; no side effects (no downloads, no data, no files).
     Check(CheckArgs),
     /// Privacy budget of a planned DP-MCMC or DP-SGLD run, before running anything.
@@ -82,6 +85,7 @@ fn main() {
         Command::Run(a) => run::run(a),
         Command::List(a) => list::list(&a),
         Command::Check(a) => check::check(&a),
+        Command::Config(a) => config::config(&a),
         Command::Account(a) => account::account(a),
         Command::Audit(a) => audit::audit(a),
         Command::Infer(a) => infer::infer(a),

@@ -50,8 +50,8 @@ pub struct AuditArgs {
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
     /// Folder holding configs/audit/mechanisms.toml.
-    #[arg(long = "configs", default_value = "configs")]
-    pub config_dir: PathBuf,
+    #[arg(long = "configs", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
     /// Audit your own mechanism instead: a CSV with columns `label` (1 = output drawn
     /// on D, 0 = on D′) and `score` (the output, or any statistic of it; high
     /// suggesting D), e.g. a scores-*.csv file of the built-in audit. Needs --claim.

@@ -274,7 +274,7 @@ fn failure_list(failures: &[(String, anyhow::Error)], total: usize) -> Result<()
 /// cache, then its record; no figure folder is written.
 fn run_shard(
     args: &RunArgs,
-    paths: &[PathBuf],
+    paths: &[crate::plan::ConfigRef],
     shard: ShardSpec,
     prepared: &[Prepared],
     pool: &rayon::ThreadPool,
@@ -284,7 +284,9 @@ fn run_shard(
     let started = std::time::SystemTime::now();
     let clock = Instant::now();
     let sel = &args.selection;
-    let plan = PlanFile::new(paths, sel.profile(), &sel.set, shard.count)
+    let targets = crate::plan::as_targets(paths)
+        .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
+    let plan = PlanFile::new(targets, sel.profile(), &sel.set, shard.count)
         .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
     plan.write(&args.out)
         .map_err(|e| CommandError::Failed(e.into()))?;

@@ -8,22 +8,20 @@ use crate::experiments;
 /// List the figures this build reproduces and their default configs.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
-    #[arg(long = "configs", default_value = "configs")]
-    pub config_dir: PathBuf,
+    /// Folder of <paper>/<figure>.toml configs that replace the built-in ones
+    /// (default: ./configs when it exists).
+    #[arg(long = "configs", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
 }
 
+/// Each figure with the config a figure id runs: the file in the configs folder,
+/// or `[built-in] configs/<id>.toml` (`privpost config show ID` prints it).
 pub fn list(args: &ListArgs) -> Result<(), CommandError> {
-    let config_dir = &args.config_dir;
-    crate::outln!("{:<20} {:<34} title", "figure", "default config");
+    let dir = crate::plan::config_dir(args.config_dir.as_deref())?.unwrap_or_default();
+    crate::outln!("{:<20} {:<34} title", "figure", "config");
     for spec in experiments::REGISTRY {
-        let path = config_dir.join(spec.config.trim_start_matches("configs/"));
-        let mark = if path.exists() { "" } else { " (missing)" };
-        crate::outln!(
-            "{:<20} {:<34} {}",
-            spec.id,
-            format!("{}{mark}", path.display()),
-            spec.title
-        );
+        let config = crate::plan::ConfigRef::figure(spec, &dir);
+        crate::outln!("{:<20} {:<34} {}", spec.id, config.to_string(), spec.title);
     }
     Ok(())
 }

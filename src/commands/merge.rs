@@ -158,12 +158,23 @@ fn ranges(tasks: &[usize]) -> String {
 pub fn merge(args: MergeArgs) -> Result<(), CommandError> {
     let clock = Instant::now();
     let plan = find_plan(&args.dir, args.plan.as_deref())?;
-    let paths: Vec<PathBuf> = plan.configs.iter().map(PathBuf::from).collect();
-    if let Some(missing) = paths.iter().find(|p| !p.is_file()) {
+    let paths: Vec<crate::plan::ConfigRef> = plan
+        .configs
+        .iter()
+        .map(|c| match crate::experiments::find(c) {
+            Some(spec) if !std::path::Path::new(c).is_absolute() => {
+                crate::plan::ConfigRef::BuiltIn(spec.id)
+            }
+            _ => crate::plan::ConfigRef::File(PathBuf::from(c)),
+        })
+        .collect();
+    if let Some(missing) = paths
+        .iter()
+        .find(|p| matches!(p, crate::plan::ConfigRef::File(f) if !f.is_file()))
+    {
         return Err(CommandError::input(format!(
-            "plan {}: its config {} no longer exists",
+            "plan {}: its config {missing} no longer exists",
             plan.plan,
-            missing.display()
         )));
     }
     let jobs = jobs(args.work.jobs)?;

@@ -13,6 +13,7 @@ pub mod batch;
 pub mod cache;
 pub mod check;
 pub mod combine;
+pub mod config;
 pub mod data;
 pub mod gallery;
 pub mod infer;

@@ -323,7 +323,9 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| CommandError::failed(format!("cannot locate the privpost binary: {e}")))?;
-    let plan = PlanFile::new(paths, sel.profile(), &sel.set, args.shards)
+    let targets = crate::plan::as_targets(paths)
+        .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
+    let plan = PlanFile::new(targets, sel.profile(), &sel.set, args.shards)
         .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
     let max_array = match args.max_array_size {
         Some(n) => n,

@@ -19,7 +19,9 @@ pub use limits::{
     pool, refuse_secure, MAX_FLOPS, MAX_TASKS, MEMORY_SHARE,
 };
 pub use resolve::plan;
-pub use targets::{all_configs, config_paths, did_you_mean, overrides, targets};
+pub use targets::{
+    all_configs, as_targets, config_dir, config_paths, did_you_mean, overrides, targets, ConfigRef,
+};
 pub use types::{Parsed, Planned, Prepared};
 
 use crate::error::CommandError;
@@ -31,7 +33,7 @@ pub struct Selection {
     /// Config files (configs/<paper>/<figure>.toml) or figure ids (see `privpost list`).
     #[arg(value_name = "CONFIG|ID")]
     pub targets: Vec<String>,
-    /// Run every config under --configs.
+    /// Run every figure (and every other config under --configs).
     #[arg(long)]
     pub all: bool,
     /// Apply each config's [profile.smoke] (same figure, seconds to run); = --profile smoke.
@@ -43,9 +45,10 @@ pub struct Selection {
     /// Override a parameter: --set key=value (repeatable, each key once; see the sweep forms below).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Folder holding configs/<paper>/<figure>.toml (for --all and figure ids).
-    #[arg(long = "configs", default_value = "configs")]
-    pub config_dir: PathBuf,
+    /// Folder holding <paper>/<figure>.toml configs that replace the built-in ones
+    /// (default: ./configs when it exists; otherwise the built-in configs are used).
+    #[arg(long = "configs", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
 }
 
 impl Selection {
@@ -63,7 +66,8 @@ impl Selection {
     /// missing `=`, not a figure "0.5").
     pub fn parse(&self) -> Result<Parsed, CommandError> {
         let overrides = overrides(&self.set)?;
-        let paths = config_paths(&self.targets, self.all, &self.config_dir)?;
+        let dir = config_dir(self.config_dir.as_deref())?;
+        let paths = config_paths(&self.targets, self.all, dir.as_deref())?;
         Ok(Parsed { paths, overrides })
     }
 
@@ -80,7 +84,7 @@ impl Selection {
 /// every figure: a missing dataset or a bad data file stops the command
 /// before any figure is written.
 pub fn prepare_all(
-    paths: &[PathBuf],
+    paths: &[ConfigRef],
     profile: Option<&str>,
     set: &[String],
     quiet: bool,

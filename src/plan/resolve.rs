@@ -202,14 +202,13 @@ fn plan_compare(
             experiments::known_ids()
         ))
     })?;
-    let config = PathBuf::from(
-        cmp.config
-            .clone()
-            .unwrap_or_else(|| format!("configs/{}.toml", spec.id)),
-    );
-    let file = ConfigFile::load(&config).map_err(|e| {
+    let config = match &cmp.config {
+        Some(path) => super::ConfigRef::File(PathBuf::from(path)),
+        None => super::ConfigRef::figure(spec, std::path::Path::new("configs")),
+    };
+    let file = config.load().map_err(|e| {
         CommandError::input(format!(
-            "{}: key `compare.config`: {e} (allowed: the built-in figure's config, default configs/<figure>.toml from the working directory)",
+            "{}: key `compare.config`: {e} (allowed: a config file of the built-in figure; default configs/<figure>.toml from the working directory when it exists, else the built-in config)",
             external.file()
         ))
     })?;
@@ -217,7 +216,7 @@ fn plan_compare(
         .resolve(profile, &[], &|_| false)?
         .into_iter()
         .next()
-        .ok_or_else(|| CommandError::input(format!("{}: no run", config.display())))?;
+        .ok_or_else(|| CommandError::input(format!("{config}: no run")))?;
     let (set, followed) = compare_set(cmp, external)?;
     // a setting of the external run's mechanism ([params], [grid]) changed by
     // a sweep point or a --set that the comparison does not follow would pair the user's curve at one setting
@@ -244,7 +243,7 @@ fn plan_compare(
             return Err(CommandError::input(format!(
                 "{}: key `compare.set.{k}`: {} has no key `{k}` (allowed: {})",
                 external.file(),
-                config.display(),
+                config,
                 resolved
                     .params
                     .keys()
@@ -277,7 +276,7 @@ fn plan_compare(
             file: format!(
                 "{} (compare.set, config {})",
                 external.file(),
-                config.display()
+                config
             ),
             key: Some(format!("compare.set.{}", e.key)),
             message: e.message,
@@ -294,13 +293,14 @@ fn plan_compare(
 /// Loads, resolves and validates configs into plans, with no side effects.
 /// Stops at the first bad one, before any work.
 pub fn plan(
-    paths: &[PathBuf],
+    configs: &[super::ConfigRef],
     profile: Option<&str>,
     overrides: &[Override],
 ) -> Result<Vec<Planned>, CommandError> {
     let mut planned = Vec::new();
-    for path in paths {
-        let mut file = ConfigFile::load(path)?;
+    for config in configs {
+        let mut file = config.load()?;
+        let path = &config.path();
         if file.experiment == experiments::external::KIND {
             plan_external(path, &file, profile, overrides, &mut planned)?;
             continue;

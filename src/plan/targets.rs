@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Override;
+use crate::config::{ConfigError, ConfigFile, Override};
 use crate::error::CommandError;
 use crate::experiments;
 
@@ -28,12 +28,6 @@ pub fn all_configs(dir: &Path) -> Result<Vec<PathBuf>, CommandError> {
     walk(dir, &mut out)
         .map_err(|e| CommandError::input(format!("{}: cannot list configs: {e}", dir.display())))?;
     out.sort();
-    if out.is_empty() {
-        return Err(CommandError::input(format!(
-            "{}: no *.toml configs found",
-            dir.display()
-        )));
-    }
     Ok(out)
 }
 
@@ -45,43 +39,131 @@ pub fn did_you_mean<'a>(
     crate::config::closest(name, candidates)
 }
 
-/// Turns the command's targets into config files: a path to a `.toml`, or a
-/// figure id (`foulds2016/fig2`) meaning `<config_dir>/<id>.toml`.
-pub fn targets(targets: &[String], config_dir: &Path) -> Result<Vec<PathBuf>, CommandError> {
+/// A config a command names: a file on disk, or a built-in figure's config
+/// compiled into the binary — used for a figure id (or a paper id, or `--all`)
+/// when no `<configs>/<id>.toml` exists, so privpost runs from any folder. A
+/// config file on disk always wins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigRef {
+    File(PathBuf),
+    /// The figure id of a built-in config.
+    BuiltIn(&'static str),
+}
+
+impl ConfigRef {
+    /// How messages and manifests name a built-in config (not a path on disk).
+    pub const BUILT_IN: &'static str = "[built-in]";
+
+    /// The config's path as messages show it: the file, or `[built-in] configs/<id>.toml`.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            Self::File(p) => p.clone(),
+            Self::BuiltIn(id) => PathBuf::from(format!("{} configs/{id}.toml", Self::BUILT_IN)),
+        }
+    }
+
+    /// Reads and parses the config (a built-in one from the binary's text).
+    pub fn load(&self) -> Result<ConfigFile, ConfigError> {
+        match self {
+            Self::File(p) => ConfigFile::load(p),
+            Self::BuiltIn(id) => {
+                let spec = experiments::find(id).expect("a built-in id names a figure");
+                ConfigFile::parse(spec.config_text, &self.path())
+            }
+        }
+    }
+
+    /// The target a later `privpost` process (a Slurm shard, `merge`) is given
+    /// for the same config: a file's absolute path, a built-in config's id.
+    pub fn as_target(&self) -> std::io::Result<String> {
+        match self {
+            Self::File(p) => std::path::absolute(p).map(|a| a.display().to_string()),
+            Self::BuiltIn(id) => Ok(id.to_string()),
+        }
+    }
+
+    /// A figure's config: `<config_dir>/<id>.toml` when that file exists, else the built-in one.
+    pub fn figure(spec: &'static experiments::Spec, config_dir: &Path) -> Self {
+        let path = config_dir.join(format!("{}.toml", spec.id));
+        if path.is_file() {
+            Self::File(path)
+        } else {
+            Self::BuiltIn(spec.id)
+        }
+    }
+}
+
+/// The targets a later process is given for `configs` ([`ConfigRef::as_target`]).
+pub fn as_targets(configs: &[ConfigRef]) -> std::io::Result<Vec<String>> {
+    configs.iter().map(ConfigRef::as_target).collect()
+}
+
+impl std::fmt::Display for ConfigRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.path().display())
+    }
+}
+
+/// The configs folder a command reads figure ids from: `--configs DIR` (which must
+/// exist), else `./configs` when it exists; `None` means built-in configs only.
+pub fn config_dir(given: Option<&Path>) -> Result<Option<PathBuf>, CommandError> {
+    match given {
+        Some(dir) if dir.is_dir() => Ok(Some(dir.to_path_buf())),
+        Some(dir) => Err(CommandError::input(format!(
+            "--configs {}: no such folder (allowed: a folder holding <paper>/<figure>.toml, e.g. the repository's configs; without --configs, ./configs is used when it exists and the built-in configs otherwise)",
+            dir.display()
+        ))),
+        None => {
+            let dir = Path::new("configs");
+            Ok(dir.is_dir().then(|| dir.to_path_buf()))
+        }
+    }
+}
+
+/// Turns the command's targets into configs: a path to a `.toml`, a figure id
+/// (`foulds2016/fig2`: `<config_dir>/<id>.toml`, or the built-in config when that
+/// file does not exist) or a paper id (each of its figures, the same way, and any
+/// other config in `<config_dir>/<paper>/`).
+pub fn targets(targets: &[String], config_dir: Option<&Path>) -> Result<Vec<ConfigRef>, CommandError> {
     let mut out = Vec::new();
+    let none = PathBuf::new();
+    let dir = config_dir.unwrap_or(&none);
     for t in targets {
         let path = PathBuf::from(t);
         if path.is_file() {
-            out.push(path);
+            out.push(ConfigRef::File(path));
             continue;
         }
         // a paper id (`foulds2016`): every config of that paper
         let paper_id = t.trim_end_matches('/');
-        let paper = config_dir.join(paper_id);
-        let is_paper = !paper_id.contains(['/', '\\'])
-            && experiments::REGISTRY
+        let figures: Vec<&'static experiments::Spec> = experiments::REGISTRY
+            .iter()
+            .filter(|s| s.id.split('/').next() == Some(paper_id))
+            .collect();
+        if !paper_id.contains(['/', '\\']) && !figures.is_empty() {
+            let mut found: Vec<ConfigRef> = figures
                 .iter()
-                .any(|s| s.id.split('/').next() == Some(paper_id));
-        if is_paper && paper.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(&paper)
-                .map_err(|e| CommandError::input(format!("{}: {e}", paper.display())))?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .map(|s| ConfigRef::figure(s, dir))
                 .collect();
-            found.sort();
+            let paper = dir.join(paper_id);
+            if config_dir.is_some() && paper.is_dir() {
+                let own = std::fs::read_dir(&paper)
+                    .map_err(|e| CommandError::input(format!("{}: {e}", paper.display())))?
+                    .flatten()
+                    .map(|e| ConfigRef::File(e.path()))
+                    .filter(|c| c.path().extension().is_some_and(|x| x == "toml"));
+                for c in own {
+                    if !found.contains(&c) {
+                        found.push(c);
+                    }
+                }
+            }
+            found.sort_by_key(|c| c.path().file_name().map(|n| n.to_os_string()));
             out.extend(found);
             continue;
         }
         if let Some(spec) = experiments::find(t.trim_end_matches(".toml")) {
-            let path = config_dir.join(format!("{}.toml", spec.id));
-            if !path.is_file() {
-                return Err(CommandError::input(format!(
-                    "{t}: figure id, but its config {} does not exist (set --configs to the folder holding configs/<paper>/<figure>.toml)",
-                    path.display()
-                )));
-            }
-            out.push(path);
+            out.push(ConfigRef::figure(spec, dir));
             continue;
         }
         let hint = did_you_mean(t, experiments::REGISTRY.iter().map(|s| s.id))
@@ -105,15 +187,32 @@ pub fn overrides(set: &[String]) -> Result<Vec<Override>, CommandError> {
     Ok(overrides)
 }
 
-/// The config files of the command's targets (and --all).
+/// The configs of the command's targets and, with `--all`, every built-in
+/// figure (its file in the configs folder when there is one) and every other
+/// config in that folder.
 pub fn config_paths(
     targets_given: &[String],
     all: bool,
-    config_dir: &std::path::Path,
-) -> Result<Vec<PathBuf>, CommandError> {
+    config_dir: Option<&Path>,
+) -> Result<Vec<ConfigRef>, CommandError> {
     let mut paths = targets(targets_given, config_dir)?;
     if all {
-        paths.extend(all_configs(config_dir)?);
+        let none = PathBuf::new();
+        let dir = config_dir.unwrap_or(&none);
+        let mut every: Vec<ConfigRef> = experiments::REGISTRY
+            .iter()
+            .map(|s| ConfigRef::figure(s, dir))
+            .collect();
+        if let Some(dir) = config_dir {
+            for p in all_configs(dir)? {
+                let c = ConfigRef::File(p);
+                if !every.contains(&c) {
+                    every.push(c);
+                }
+            }
+        }
+        every.sort_by_key(ConfigRef::path);
+        paths.extend(every);
     }
     if paths.is_empty() {
         return Err(CommandError::input(

@@ -1,7 +1,6 @@
 //! What the planning stage hands on: a validated plan per run ([`Planned`]),
 //! a prepared figure per run ([`Prepared`]), a selection parsed ([`Parsed`]).
 
-use std::path::PathBuf;
 
 use crate::config::{Override, Resolved};
 use crate::experiments::{Figure, Plan, Spec};
@@ -50,6 +49,6 @@ impl Prepared {
 
 /// A selection's config files and `--set` overrides, parsed.
 pub struct Parsed {
-    pub paths: Vec<PathBuf>,
+    pub paths: Vec<super::ConfigRef>,
     pub overrides: Vec<Override>,
 }

@@ -30,7 +30,7 @@ pub struct PlanFile {
     /// Plan id: hash of the other fields.
     pub plan: String,
     pub shards: usize,
-    /// Config files, absolute, in command order.
+    /// The configs in command order: a file's absolute path, a built-in figure's id.
     pub configs: Vec<String>,
     pub profile: Option<String>,
     /// The `--set KEY=VALUE` arguments, in command order.
@@ -38,17 +38,15 @@ pub struct PlanFile {
 }
 
 impl PlanFile {
-    /// The plan of `configs` (made absolute) with `profile` and `set`, split into `shards`.
+    /// The plan of `configs` (each a target a later process is given: a config
+    /// file's absolute path or a built-in figure's id) with `profile` and `set`,
+    /// split into `shards`.
     pub fn new(
-        configs: &[PathBuf],
+        configs: Vec<String>,
         profile: Option<&str>,
         set: &[String],
         shards: usize,
     ) -> std::io::Result<Self> {
-        let configs = configs
-            .iter()
-            .map(|p| std::path::absolute(p).map(|a| a.display().to_string()))
-            .collect::<std::io::Result<Vec<_>>>()?;
         let mut h = Sha256::new();
         let shards_text = shards.to_string();
         let profile_text = profile.unwrap_or("");
@@ -199,20 +197,19 @@ mod tests {
 
     #[test]
     fn plan_ids_depend_on_every_part_and_files_round_trip() {
-        let cfg = vec![PathBuf::from("configs/a.toml")];
+        let cfg = || vec!["/abs/configs/a.toml".to_string(), "foulds2016/fig2".to_string()];
         let set = vec!["epsilon=0.1,1".to_string()];
-        let p = PlanFile::new(&cfg, Some("smoke"), &set, 4).unwrap();
+        let p = PlanFile::new(cfg(), Some("smoke"), &set, 4).unwrap();
         assert_eq!(p.plan.len(), 16);
-        assert!(Path::new(&p.configs[0]).is_absolute());
-        assert_eq!(p, PlanFile::new(&cfg, Some("smoke"), &set, 4).unwrap());
+        assert_eq!(p, PlanFile::new(cfg(), Some("smoke"), &set, 4).unwrap());
         assert_ne!(
             p.plan,
-            PlanFile::new(&cfg, Some("smoke"), &set, 3).unwrap().plan
+            PlanFile::new(cfg(), Some("smoke"), &set, 3).unwrap().plan
         );
-        assert_ne!(p.plan, PlanFile::new(&cfg, None, &set, 4).unwrap().plan);
+        assert_ne!(p.plan, PlanFile::new(cfg(), None, &set, 4).unwrap().plan);
         assert_ne!(
             p.plan,
-            PlanFile::new(&cfg, Some("smoke"), &[], 4).unwrap().plan
+            PlanFile::new(cfg(), Some("smoke"), &[], 4).unwrap().plan
         );
         let out = tempfile::tempdir().unwrap();
         p.write(out.path()).unwrap();
