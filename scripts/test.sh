@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the logistic-regression tests run on the real datasets: fetch them (pip, SHA-256 checked)
+# into the checkout's data/ and point every privpost the tests start at it (without
+# this, privpost uses the per-user data folder and fetches there on first use)
+export PRIVPOST_DATA="${PRIVPOST_DATA:-$PWD/data}"
 bash scripts/fetch-data.sh
 # the gallery's browser test (tests/gallery.rs) loads the page in Debian's headless chromium:
 # installed here under CI (root, apt-get); elsewhere the test skips with a message if it is missing

@@ -33,6 +33,10 @@ use privpost::commands::{
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Datasets folder for every command (an existing folder; default: $PRIVPOST_DATA,
+    /// else the per-user folder $XDG_DATA_HOME/privpost or ~/.local/share/privpost).
+    #[arg(long, global = true, value_name = "DIR")]
+    data: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -81,7 +85,11 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    let result: Result<(), CommandError> = match cli.command {
+    let data = match &cli.data {
+        Some(dir) => privpost::data::folder::set_flag(dir).map_err(CommandError::input),
+        None => Ok(()),
+    };
+    let result: Result<(), CommandError> = data.and_then(|()| match cli.command {
         Command::Run(a) => run::run(a),
         Command::List(a) => list::list(&a),
         Command::Check(a) => check::check(&a),
@@ -108,7 +116,7 @@ fn main() {
                 String::from_utf8_lossy(&script).trim_end()
             ))
         }
-    };
+    });
     if let Err(e) = result {
         privpost::errln!("error: {e}");
         for cause in e.error().chain().skip(1) {

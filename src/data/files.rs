@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-const CHECKSUMS: &str = include_str!("../../data/checksums.sha256");
+pub(super) const CHECKSUMS: &str = include_str!("../../data/checksums.sha256");
 
 /// How a data file failed.
 #[derive(Debug, thiserror::Error)]

@@ -13,6 +13,7 @@
 
 pub mod csv_dataset;
 pub mod fetch;
+pub mod folder;
 mod files;
 mod logreg;
 pub mod warlog;

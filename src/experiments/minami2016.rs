@@ -33,8 +33,10 @@ struct Config {
     /// the user's CSV datasets, by name (`[csv_datasets.NAME]`, see `data::csv_dataset`)
     #[serde(default)]
     csv_datasets: Option<toml::Table>,
-    #[serde(default = "data_dir")]
-    data_dir: String,
+    /// The datasets folder, when the config names one (else `--data`,
+    /// `$PRIVPOST_DATA` or the per-user data folder).
+    #[serde(default)]
+    data_dir: Option<String>,
     split_seed: u64,
     beta0: f64,
     ln_epsilons: Vec<f64>,
@@ -57,10 +59,6 @@ struct Config {
 /// The parameters' schema, asked by `--set` whether a key takes a list
 /// ([`crate::config::shape`]).
 pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
-
-fn data_dir() -> String {
-    "data".into()
-}
 
 /// How the Gibbs posterior is sampled.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -153,7 +151,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
         ));
     }
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
-    logreg::check_data_dir(&c.data_dir)?;
+    logreg::check_data_dir(c.data_dir.as_deref())?;
     let description = format!(
         "{} grid points ({} datasets × {} ln ε × {} mechanisms, δ = {:e}); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
         c.datasets.len() * c.ln_epsilons.len() * mechs.len(),
@@ -207,7 +205,7 @@ fn prepare(v: Validated) -> Result<Box<dyn Figure>, ParamError> {
     let (tasks, records, settings) = logreg::prepare(
         &c.datasets,
         c.csv_datasets.as_ref(),
-        &c.data_dir,
+        c.data_dir.as_deref(),
         c.split_seed,
         beta0,
     )?;

@@ -15,10 +15,6 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use std::sync::Arc;
 
-fn default_data_dir() -> String {
-    "data".into()
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fig3Config {
@@ -26,8 +22,10 @@ struct Fig3Config {
     /// the user's CSV datasets, by name (`[csv_datasets.NAME]`, see `data::csv_dataset`)
     #[serde(default)]
     csv_datasets: Option<toml::Table>,
-    #[serde(default = "default_data_dir")]
-    data_dir: String,
+    /// The datasets folder, when the config names one (else `--data`,
+    /// `$PRIVPOST_DATA` or the per-user data folder).
+    #[serde(default)]
+    data_dir: Option<String>,
     split_seed: u64,
     lambdas: Vec<f64>,
     ln_epsilons: Vec<f64>,
@@ -120,7 +118,7 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
     }
     .validate()?;
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
-    logreg::check_data_dir(&c.data_dir)?;
+    logreg::check_data_dir(c.data_dir.as_deref())?;
     let description = format!(
         "{} grid points ({} datasets × {} λ × {} ln ε × {} mechanisms); distinct posteriors decided once the datasets are loaded, × {} draws ({} sampler)",
         c.datasets.len() * c.lambdas.len() * c.ln_epsilons.len() * mechanisms.len(),
@@ -168,7 +166,7 @@ fn prepare_fig3(plan: Fig3Plan) -> Result<Box<dyn Figure>, ParamError> {
     let (tasks, records, settings) = logreg::prepare(
         &c.datasets,
         c.csv_datasets.as_ref(),
-        &c.data_dir,
+        c.data_dir.as_deref(),
         c.split_seed,
         beta0,
     )?;

@@ -31,8 +31,10 @@ struct Config {
     /// the user's CSV datasets, by name (`[csv_datasets.NAME]`, see `data::csv_dataset`)
     #[serde(default)]
     csv_datasets: Option<toml::Table>,
-    #[serde(default = "data_dir")]
-    data_dir: String,
+    /// The datasets folder, when the config names one (else `--data`,
+    /// `$PRIVPOST_DATA` or the per-user data folder).
+    #[serde(default)]
+    data_dir: Option<String>,
     split_seed: u64,
     beta0: f64,
     /// independent HMC draws (one chain each) compared with the reference
@@ -57,10 +59,6 @@ struct Config {
 /// The parameters' schema, asked by `--set` whether a key takes a list
 /// ([`crate::config::shape`]).
 pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
-
-fn data_dir() -> String {
-    "data".into()
-}
 
 #[derive(Debug, Clone, Copy)]
 enum Job {
@@ -123,7 +121,7 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
         ));
     }
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
-    logreg::check_data_dir(&c.data_dir)?;
+    logreg::check_data_dir(c.data_dir.as_deref())?;
     let description = format!(
         "{} datasets: HMC ({} chains) vs {} reference chains of {} sweeps each{} (datasets loaded at run time)",
         c.datasets.len(),
@@ -148,7 +146,7 @@ fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, Param
     let (tasks, records, settings) = logreg::prepare(
         &c.datasets,
         c.csv_datasets.as_ref(),
-        &c.data_dir,
+        c.data_dir.as_deref(),
         c.split_seed,
         beta0,
     )?;

@@ -2,27 +2,26 @@
 
 use super::*;
 
-/// Where the datasets live: `data_dir` from the config, overridden by $PRIVPOST_DATA.
-pub fn data_dir_of(configured: &str) -> PathBuf {
-    std::env::var_os("PRIVPOST_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(configured))
+/// Where the datasets live: `--data`, the config's `data_dir`, `$PRIVPOST_DATA`
+/// or the per-user data folder ([`crate::data::folder::resolve`]).
+pub fn data_dir_of(configured: Option<&str>) -> PathBuf {
+    crate::data::folder::resolve(configured).0
 }
 
-/// `data_dir` (or `$PRIVPOST_DATA`), checked before anything is read, created or
-/// fetched: a plain path (no leading or trailing blanks, no control characters,
-/// not empty); a folder if it exists, and otherwise a path whose parent folder
-/// exists (the automatic fetch creates only the last component).
-pub fn check_data_dir(configured: &str) -> Result<(), ParamError> {
-    let (given, shown) = match std::env::var("PRIVPOST_DATA") {
-        Ok(v) => (v.clone(), format!("{v:?} (from $PRIVPOST_DATA)")),
-        Err(_) => (configured.to_string(), format!("{configured:?}")),
-    };
+/// The datasets folder, checked before anything is read, created or fetched: a
+/// plain path (no leading or trailing blanks, no control characters, not empty);
+/// a folder if it exists, and otherwise a path whose parent folder exists (the
+/// automatic fetch creates only the last component) — except the per-user
+/// default, whose missing parents are created.
+pub fn check_data_dir(configured: Option<&str>) -> Result<(), ParamError> {
+    use crate::data::folder::Origin;
+    let (path, origin, shown) = crate::data::folder::resolve(configured);
+    let given = path.to_string_lossy().to_string();
     let bad = |why: &str| {
         ParamError::new(
             "data_dir",
             format!("{shown}: {why}"),
-            "a folder path without leading or trailing blanks: an existing folder, or a new one in an existing folder",
+            "a folder path without leading or trailing blanks: an existing folder, or a new one in an existing folder (or leave data_dir out: --data DIR, $PRIVPOST_DATA or the per-user data folder)",
         )
     };
     if given.is_empty() {
@@ -31,11 +30,13 @@ pub fn check_data_dir(configured: &str) -> Result<(), ParamError> {
     if given.trim() != given || given.chars().any(char::is_control) {
         return Err(bad("has leading or trailing blanks or control characters"));
     }
-    let path = Path::new(&given);
     if path.exists() {
         if !path.is_dir() {
             return Err(bad("exists and is not a folder"));
         }
+        return Ok(());
+    }
+    if origin == Origin::Default {
         return Ok(());
     }
     let parent = path
@@ -137,7 +138,10 @@ pub(super) fn writable_folder(dir: &Path) -> Result<(), ParamError> {
     let bad = |e: std::io::Error| {
         ParamError::new(
             "data_dir",
-            format!("{}: cannot write the datasets there: {e}", dir.display()),
+            format!(
+                "{}: cannot write the datasets there: {e}",
+                crate::data::folder::describe(dir)
+            ),
             "a folder privpost can create and write",
         )
     };
@@ -246,11 +250,11 @@ pub fn csv_check(params: &toml::Table) -> Result<Vec<String>, ParamError> {
 pub type Prepared = (Vec<Arc<Task>>, Vec<DatasetRecord>, Vec<Setting>);
 
 /// Loads the datasets a config names (`datasets`, `[csv_datasets.NAME]`) from
-/// `data_dir` (or `$PRIVPOST_DATA`) or their CSV files, for a plan.
+/// the datasets folder ([`data_dir_of`]) or their CSV files, for a plan.
 pub fn prepare(
     names: &[String],
     tables: Option<&toml::Table>,
-    data_dir: &str,
+    data_dir: Option<&str>,
     split_seed: u64,
     beta0: f64,
 ) -> Result<Prepared, ParamError> {
