@@ -21,7 +21,7 @@ use privpost::privacy::ledger::{Entry, Ledger};
 /// call every verb uses.
 fn figure(config: &str) -> Box<dyn Figure> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(config);
-    plan::prepare_all(&[path], Some("smoke"), &[], true)
+    plan::prepare_all(&[plan::ConfigRef::File(path)], Some("smoke"), &[], true)
         .unwrap_or_else(|e| panic!("{config}: {e}"))
         .remove(0)
         .figure
@@ -151,7 +151,7 @@ fn gaussian_baseline_meets_its_targets() {
     for calibration in ["paper", "tight"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/geumlek2017/fig2.toml");
         let f = plan::prepare_all(
-            &[path],
+            &[plan::ConfigRef::File(path)],
             Some("smoke"),
             &[format!("gaussian_calibration={calibration}")],
             true,

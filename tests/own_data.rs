@@ -297,7 +297,7 @@ fn exported_adult_read_back_as_csv_gives_the_built_in_results() {
         .collect();
     assert!(table.contains("scaling = \"paper\""), "{table}");
     let base = std::fs::read_to_string(repo().join("configs/geumlek2017/fig3.toml")).unwrap();
-    let base = base.replace("data_dir = \"data\"", &format!("data_dir = {d:?}"));
+    let base = base.replace("datasets = [", &format!("data_dir = {d:?}\ndatasets = ["));
     for (name, list) in [("builtin", "[\"adult\"]"), ("csv", "[\"adult_csv\"]")] {
         let text = base
             .replace(

@@ -55,11 +55,11 @@ pub fn config(args: &ConfigArgs) -> Result<(), CommandError> {
             };
             let text = match &config {
                 ConfigRef::BuiltIn(_) => spec.config_text.to_string(),
-                ConfigRef::File(path) => crate::input::read_input_text(
-                    path,
-                    crate::input::MAX_JSON_BYTES,
-                )
-                .map_err(|e| CommandError::input(format!("{}: {}", path.display(), e.message)))?,
+                ConfigRef::File(path) => {
+                    crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES).map_err(
+                        |e| CommandError::input(format!("{}: {}", path.display(), e.message)),
+                    )?
+                }
             };
             crate::errln!("# {config}");
             crate::outln!("{}", text.trim_end_matches('\n'));

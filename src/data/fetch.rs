@@ -39,10 +39,7 @@ pub fn fetch(dir: &Path, canonical: bool) -> Result<PathBuf, FetchError> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let tmp = std::env::temp_dir().join(format!(
-        "privpost-fetch-{}-{nanos}",
-        std::process::id()
-    ));
+    let tmp = std::env::temp_dir().join(format!("privpost-fetch-{}-{nanos}", std::process::id()));
     let _cleanup = RemoveOnDrop(tmp.clone());
     let script = tmp.join("scripts/fetch-data.sh");
     let write = |path: &Path, text: &str| {

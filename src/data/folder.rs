@@ -78,7 +78,11 @@ pub fn default_folder() -> PathBuf {
 /// when it has none), with where it came from and how a message names it.
 pub fn resolve(configured: Option<&str>) -> (PathBuf, Origin, String) {
     if let Some(dir) = flag() {
-        return (dir.to_path_buf(), Origin::Flag, format!("--data {}", dir.display()));
+        return (
+            dir.to_path_buf(),
+            Origin::Flag,
+            format!("--data {}", dir.display()),
+        );
     }
     if let Some(c) = configured {
         return (PathBuf::from(c), Origin::Config, format!("{c:?}"));

@@ -13,8 +13,8 @@
 
 pub mod csv_dataset;
 pub mod fetch;
-pub mod folder;
 mod files;
+pub mod folder;
 mod logreg;
 pub mod warlog;
 

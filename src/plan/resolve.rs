@@ -273,11 +273,7 @@ fn plan_compare(
     resolved.compare_for = Some(for_id);
     let plan = (spec.validate)(&resolved.params, resolved.seed).map_err(|e| {
         CommandError::from(ConfigError {
-            file: format!(
-                "{} (compare.set, config {})",
-                external.file(),
-                config
-            ),
+            file: format!("{} (compare.set, config {})", external.file(), config),
             key: Some(format!("compare.set.{}", e.key)),
             message: e.message,
             allowed: e.allowed,

@@ -124,7 +124,10 @@ pub fn config_dir(given: Option<&Path>) -> Result<Option<PathBuf>, CommandError>
 /// (`foulds2016/fig2`: `<config_dir>/<id>.toml`, or the built-in config when that
 /// file does not exist) or a paper id (each of its figures, the same way, and any
 /// other config in `<config_dir>/<paper>/`).
-pub fn targets(targets: &[String], config_dir: Option<&Path>) -> Result<Vec<ConfigRef>, CommandError> {
+pub fn targets(
+    targets: &[String],
+    config_dir: Option<&Path>,
+) -> Result<Vec<ConfigRef>, CommandError> {
     let mut out = Vec::new();
     let none = PathBuf::new();
     let dir = config_dir.unwrap_or(&none);
@@ -141,10 +144,8 @@ pub fn targets(targets: &[String], config_dir: Option<&Path>) -> Result<Vec<Conf
             .filter(|s| s.id.split('/').next() == Some(paper_id))
             .collect();
         if !paper_id.contains(['/', '\\']) && !figures.is_empty() {
-            let mut found: Vec<ConfigRef> = figures
-                .iter()
-                .map(|s| ConfigRef::figure(s, dir))
-                .collect();
+            let mut found: Vec<ConfigRef> =
+                figures.iter().map(|s| ConfigRef::figure(s, dir)).collect();
             let paper = dir.join(paper_id);
             if config_dir.is_some() && paper.is_dir() {
                 let own = std::fs::read_dir(&paper)

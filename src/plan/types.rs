@@ -1,7 +1,6 @@
 //! What the planning stage hands on: a validated plan per run ([`Planned`]),
 //! a prepared figure per run ([`Prepared`]), a selection parsed ([`Parsed`]).
 
-
 use crate::config::{Override, Resolved};
 use crate::experiments::{Figure, Plan, Spec};
 use crate::runner::estimate;

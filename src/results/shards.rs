@@ -197,7 +197,12 @@ mod tests {
 
     #[test]
     fn plan_ids_depend_on_every_part_and_files_round_trip() {
-        let cfg = || vec!["/abs/configs/a.toml".to_string(), "foulds2016/fig2".to_string()];
+        let cfg = || {
+            vec![
+                "/abs/configs/a.toml".to_string(),
+                "foulds2016/fig2".to_string(),
+            ]
+        };
         let set = vec!["epsilon=0.1,1".to_string()];
         let p = PlanFile::new(cfg(), Some("smoke"), &set, 4).unwrap();
         assert_eq!(p.plan.len(), 16);
