@@ -1,4 +1,4 @@
-//! privpost from any folder (issue 50, item 1): figure ids, paper ids and `--all`
+//! privpost from any folder: figure ids, paper ids and `--all`
 //! run the built-in configs compiled into the binary when no configs folder is
 //! there; `config show` prints one to start from; a config file on disk wins;
 //! `--data` names the datasets folder; every hint, when followed, works.
