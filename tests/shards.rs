@@ -153,15 +153,21 @@ fn merge_refuses_missing_foreign_and_stale_shards() {
     let mut record = manifest(&record_path);
     // another binary (and multi-byte text, which the message must not cut mid-character)
     record["code_sha256"] = format!("a{}", "é".repeat(40)).into();
+    // its rows gone: the pack its process wrote (one per shard process and run)
     for run in record["runs"].as_array().unwrap() {
         let key = run["run_key"].as_str().unwrap();
-        for t in run["tasks"].as_array().unwrap() {
-            let f = out
-                .path()
-                .join(".privpost-cache")
-                .join(key)
-                .join(format!("{}.rows", t.as_u64().unwrap()));
-            std::fs::remove_file(f).unwrap();
+        let tasks: Vec<String> = run["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| format!("privpost-rows 1 task {} rows", t.as_u64().unwrap()))
+            .collect();
+        let dir = out.path().join(".privpost-cache").join(key);
+        for pack in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            let text = String::from_utf8_lossy(&std::fs::read(&pack).unwrap()).into_owned();
+            if tasks.iter().any(|t| text.contains(t.as_str())) {
+                std::fs::remove_file(pack).unwrap();
+            }
         }
     }
     std::fs::write(&record_path, record.to_string()).unwrap();

@@ -107,9 +107,11 @@ pub fn cache(args: &CacheArgs) -> Result<(), CommandError> {
                 crate::outln!("{}: empty", root.display());
                 return Ok(());
             }
-            let mut bytes = 0;
+            let (mut bytes, mut disk, mut files) = (0, 0, 0);
             for r in &runs {
                 bytes += r.bytes;
+                disk += r.disk_bytes;
+                files += r.files;
                 let (figure, point, total) = match &r.info {
                     Some(i) => (
                         i.figure.clone(),
@@ -119,13 +121,15 @@ pub fn cache(args: &CacheArgs) -> Result<(), CommandError> {
                     None => ("?".into(), String::new(), "?".into()),
                 };
                 crate::outln!(
-                    "{}  {:<22} {:<28} {:>6}/{:<6} tasks {:>10} bytes  used {:<12} {}",
+                    "{}  {:<22} {:<28} {:>6}/{:<6} tasks {:>4} files {:>10} bytes ({} on disk)  used {:<12} {}",
                     &r.key[..12.min(r.key.len())],
                     figure,
                     point,
                     r.tasks_stored,
                     total,
+                    r.files,
                     r.bytes,
+                    r.disk_bytes,
                     ago(r.last_used),
                     if usable(r) {
                         "this binary"
@@ -134,8 +138,16 @@ pub fn cache(args: &CacheArgs) -> Result<(), CommandError> {
                     }
                 );
             }
+            for r in &runs {
+                for (path, at, what) in &r.damaged {
+                    crate::outln!(
+                        "damaged: {} at byte {at}: {what} (its entries from there on are computed again)",
+                        path.display()
+                    );
+                }
+            }
             crate::outln!(
-                "{} run(s), {} usable by this binary, {bytes} bytes in {}",
+                "{} run(s), {} usable by this binary, {bytes} bytes in {files} files ({disk} bytes on disk) in {}",
                 runs.len(),
                 runs.iter().filter(|r| usable(r)).count(),
                 root.display()

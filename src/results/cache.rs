@@ -6,21 +6,31 @@
 //! the running binary, so rows computed by other code are never served), the
 //! figure id, the resolved parameters, the seed, the datasets read (their
 //! SHA-256s) and the task count. Task `i` draws from `task_rng(seed, i)`, so
-//! (run key, i) determines its rows. Layout under the cache root:
+//! (run key, i) determines its rows. Layout under the cache root — a few files
+//! per figure run and writing process, not one per task (a cluster's inode
+//! quota is the first thing a 100,000-task sweep meets):
 //!
 //! ```text
-//! <root>/<run key>/run.json        figure, sweep point, code, task count (for `cache status`)
-//! <root>/<run key>/<i>.rows        task i's rows, exact (floats as bit patterns)
+//! <root>/<run key>/run.json                 figure, sweep point, code, task count (`cache status`)
+//! <root>/<run key>/<pid>-<n>@<host>.pack    the tasks one process computed, appended as they finish
 //! ```
 //!
-//! Every file is written to a unique temporary name and renamed into place,
-//! so a reader sees a whole file or none, and two concurrent runs writing the
-//! same task write the same bytes to the same name.
+//! A pack starts with a line naming its format and run key; each entry is a frame
+//! `frame <bytes> <sha-256 prefix>` followed by the task's rows, exact (floats as bit
+//! patterns) and self-describing (task index, row count, `end`). Each process
+//! appends only to its own pack (created new, never shared), so shards on a shared
+//! file system need no locks; a frame is one `write` and, if it fails, is cut off
+//! again. A reader takes every whole frame whose hash matches: a run killed while
+//! appending leaves a partial last frame, which is ignored (that task is computed
+//! again); any other damage is reported with the file and byte offset. `run.json`
+//! is written to a unique temporary name and renamed into place. Per-task `<i>.rows`
+//! files of earlier versions are read and, when a run next writes, packed and removed.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
@@ -31,6 +41,12 @@ use super::WriteError;
 pub const DIR_NAME: &str = ".privpost-cache";
 
 const MAGIC: &str = "privpost-rows 1";
+
+/// The first line of a pack, before its run key.
+const PACK_MAGIC: &str = "privpost-pack 1 key";
+
+/// A pack's file name ends so.
+const PACK_EXT: &str = ".pack";
 
 /// SHA-256 of the running binary: the code that computes the rows.
 pub fn code_id() -> &'static str {
@@ -92,6 +108,20 @@ pub fn run_key(parts: &KeyParts) -> String {
 #[derive(Debug, Clone)]
 pub struct RunCache {
     dir: PathBuf,
+    key: String,
+    /// The whole frames of the packs (and legacy files) present when first read:
+    /// task → its rows' text.
+    index: Arc<OnceLock<HashMap<usize, Arc<str>>>>,
+    /// This process's own pack, created at the first store.
+    writer: Arc<Mutex<Option<Pack>>>,
+}
+
+/// A pack this process appends to.
+#[derive(Debug)]
+struct Pack {
+    path: PathBuf,
+    file: std::fs::File,
+    len: u64,
 }
 
 /// What `run.json` records of a cached run.
@@ -108,6 +138,9 @@ impl RunCache {
     pub fn new(root: &Path, key: &str) -> Self {
         Self {
             dir: root.join(key),
+            key: key.to_string(),
+            index: Arc::new(OnceLock::new()),
+            writer: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -115,11 +148,8 @@ impl RunCache {
         &self.dir
     }
 
-    fn task_path(&self, index: usize) -> PathBuf {
-        self.dir.join(format!("{index}.rows"))
-    }
-
-    /// Creates the folder and records what the run is.
+    /// Creates the folder and records what the run is; packs the per-task files
+    /// of an earlier version, if any, into this process's pack (once).
     pub fn open(&self, info: &RunInfo) -> Result<(), WriteError> {
         std::fs::create_dir_all(&self.dir).map_err(|source| WriteError {
             path: self.dir.display().to_string(),
@@ -127,7 +157,29 @@ impl RunCache {
         })?;
         self.remove_stale_temporaries();
         let text = serde_json::to_string_pretty(info).unwrap_or_default() + "\n";
-        write_atomic(&self.dir.join("run.json"), text.as_bytes())
+        write_atomic(&self.dir.join("run.json"), text.as_bytes())?;
+        self.convert_legacy()
+    }
+
+    /// Moves `<i>.rows` files (one per task, the layout before packs) into this
+    /// process's pack, then removes them.
+    fn convert_legacy(&self) -> Result<(), WriteError> {
+        let legacy: Vec<(usize, PathBuf)> = legacy_files(&self.dir);
+        if legacy.is_empty() {
+            return Ok(());
+        }
+        for (i, path) in &legacy {
+            if let Some(text) = std::fs::read_to_string(path)
+                .ok()
+                .filter(|t| decode(t, *i).is_some())
+            {
+                self.append(&text)?;
+            }
+        }
+        for (_, path) in legacy {
+            let _ = std::fs::remove_file(path);
+        }
+        Ok(())
     }
 
     /// Removes `.<name>.tmp-<pid>-<n>@<host>` files left by a killed run of
@@ -150,17 +202,227 @@ impl RunCache {
         }
     }
 
-    /// Task `index`'s rows, if a whole, readable entry is stored. A damaged
-    /// entry reads as absent: the task is computed again and the entry rewritten.
-    pub fn load(&self, index: usize) -> Option<Vec<Row>> {
-        let text = std::fs::read_to_string(self.task_path(index)).ok()?;
-        decode(&text, index)
+    fn index(&self) -> &HashMap<usize, Arc<str>> {
+        self.index.get_or_init(|| {
+            let c = read_run(&self.dir, &self.key);
+            for (path, at, what) in &c.damaged {
+                crate::errln!(
+                    "note: {} at byte {at}: {what}; its entries from there on are computed again",
+                    path.display()
+                );
+            }
+            c.entries
+        })
     }
 
-    /// Stores task `index`'s rows atomically.
-    pub fn store(&self, index: usize, rows: &[Row]) -> Result<(), WriteError> {
-        write_atomic(&self.task_path(index), encode(rows, index).as_bytes())
+    /// Task `index`'s rows, if a whole, readable entry is stored. A damaged
+    /// entry reads as absent: the task is computed again and stored again.
+    pub fn load(&self, index: usize) -> Option<Vec<Row>> {
+        decode(self.index().get(&index)?, index)
     }
+
+    /// Stores task `index`'s rows: one frame appended to this process's pack.
+    pub fn store(&self, index: usize, rows: &[Row]) -> Result<(), WriteError> {
+        self.append(&encode(rows, index))
+    }
+
+    /// Appends one frame, creating this process's pack at the first call. A write
+    /// that fails part way is cut back, so the pack stays whole frames.
+    fn append(&self, text: &str) -> Result<(), WriteError> {
+        use std::io::Write;
+        let mut guard = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            *guard = Some(self.create_pack()?);
+        }
+        let pack = guard.as_mut().expect("created above");
+        let frame = frame(text);
+        let err = |source| WriteError {
+            path: pack.path.display().to_string(),
+            source,
+        };
+        if let Err(e) = pack.file.write_all(&frame) {
+            let _ = pack.file.set_len(pack.len);
+            return Err(err(e));
+        }
+        pack.len += frame.len() as u64;
+        Ok(())
+    }
+
+    /// A new pack named after this process, host and a counter (never an existing file).
+    fn create_pack(&self) -> Result<Pack, WriteError> {
+        use std::io::Write;
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let (pid, host) = (std::process::id(), super::hostname());
+        loop {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path = self.dir.join(format!("{pid}-{n}@{host}{PACK_EXT}"));
+            match std::fs::OpenOptions::new()
+                .append(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut file) => {
+                    let head = format!("{PACK_MAGIC} {}\n", self.key);
+                    file.write_all(head.as_bytes())
+                        .map_err(|source| WriteError {
+                            path: path.display().to_string(),
+                            source,
+                        })?;
+                    let len = head.len() as u64;
+                    return Ok(Pack { path, file, len });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => {
+                    return Err(WriteError {
+                        path: path.display().to_string(),
+                        source,
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// `<i>.rows` files of the per-task layout, with their task index.
+fn legacy_files(dir: &Path) -> Vec<(usize, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let i = name.strip_suffix(".rows")?.parse().ok()?;
+            Some((i, e.path()))
+        })
+        .collect()
+}
+
+/// A frame: `frame <bytes> <first 16 hex digits of the text's SHA-256>`, then the text.
+fn frame(text: &str) -> Vec<u8> {
+    let sum = hex(&Sha256::digest(text.as_bytes()));
+    let mut out = format!("frame {} {}\n", text.len(), &sum[..16]).into_bytes();
+    out.extend_from_slice(text.as_bytes());
+    out
+}
+
+/// What reading a run's folder found.
+#[derive(Debug, Default)]
+pub struct RunContents {
+    /// Task → its rows' text, from whole frames (and legacy files).
+    pub entries: HashMap<usize, Arc<str>>,
+    /// Files in the folder, and their bytes: apparent and on disk (allocated blocks).
+    pub files: usize,
+    pub bytes: u64,
+    pub disk_bytes: u64,
+    /// Newest modification time of the folder's files.
+    pub last_used: Option<std::time::SystemTime>,
+    /// Packs with damage other than a partial last frame: (file, byte offset, what).
+    pub damaged: Vec<(PathBuf, u64, String)>,
+}
+
+/// Reads every pack (and legacy per-task file) of a run folder.
+pub fn read_run(dir: &Path, key: &str) -> RunContents {
+    use std::os::unix::fs::MetadataExt;
+    let mut c = RunContents::default();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return c;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        c.files += 1;
+        c.bytes += meta.len();
+        c.disk_bytes += meta.blocks() * 512;
+        c.last_used = c.last_used.max(meta.modified().ok());
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.starts_with('.') {
+            continue;
+        }
+        if name.ends_with(PACK_EXT) {
+            if let Ok(bytes) = std::fs::read(&path) {
+                if let Err((at, what)) = read_pack(&bytes, key, &mut c.entries) {
+                    c.damaged.push((path, at, what));
+                }
+            }
+        } else if let Some(i) = name.strip_suffix(".rows").and_then(|s| s.parse().ok()) {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                if decode(&text, i).is_some() {
+                    c.entries.insert(i, text.into());
+                }
+            }
+        }
+    }
+    c
+}
+
+/// Reads a pack's whole frames into `entries`. A partial last frame (a writer
+/// killed, or still writing) is not an error; anything else is, with its offset.
+fn read_pack(
+    bytes: &[u8],
+    key: &str,
+    entries: &mut HashMap<usize, Arc<str>>,
+) -> Result<(), (u64, String)> {
+    let head = format!("{PACK_MAGIC} {key}\n");
+    if !bytes.starts_with(head.as_bytes()) {
+        return if head.as_bytes().starts_with(bytes) {
+            Ok(())
+        } else {
+            Err((
+                0,
+                format!(
+                    "not a pack of this run (its first line is not `{}`)",
+                    head.trim_end()
+                ),
+            ))
+        };
+    }
+    let mut at = head.len();
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        let Some(nl) = rest.iter().position(|&b| b == b'\n') else {
+            return Ok(()); // a partial frame line at the end
+        };
+        let line = std::str::from_utf8(&rest[..nl])
+            .map_err(|_| (at as u64, "a frame line that is not text".to_string()))?;
+        let mut words = line.split(' ');
+        let (Some("frame"), Some(len), Some(sum), None) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            return Err((at as u64, format!("not a frame line: {line:?}")));
+        };
+        let len: usize = len
+            .parse()
+            .map_err(|_| (at as u64, format!("not a frame line: {line:?}")))?;
+        let body_at = nl + 1;
+        if rest.len() < body_at + len {
+            return Ok(()); // a partial last frame
+        }
+        let body = &rest[body_at..body_at + len];
+        if hex(&Sha256::digest(body))[..16] != *sum {
+            return Err((
+                at as u64,
+                "a frame whose content does not match its hash".into(),
+            ));
+        }
+        let text = std::str::from_utf8(body)
+            .map_err(|_| (at as u64, "a frame that is not text".to_string()))?;
+        let index = text
+            .strip_prefix(MAGIC)
+            .and_then(|r| r.split_whitespace().nth(1))
+            .and_then(|i| i.parse::<usize>().ok())
+            .filter(|&i| decode(text, i).is_some())
+            .ok_or_else(|| (at as u64, "a frame whose rows do not decode".to_string()))?;
+        entries.insert(index, text.into());
+        at += body_at + len;
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to a unique temporary file beside `path`, then renames it
@@ -290,10 +552,16 @@ pub struct CachedRun {
     pub key: String,
     pub info: Option<RunInfo>,
     pub tasks_stored: usize,
+    /// Files in the run's folder.
+    pub files: usize,
+    /// Their bytes (apparent size) and the space they take on disk.
     pub bytes: u64,
+    pub disk_bytes: u64,
     /// When the run was last opened or stored a task: the newest modification
     /// time of its files (`run.json` is rewritten whenever a run uses the cache).
     pub last_used: Option<std::time::SystemTime>,
+    /// Damage found in its packs: (file, byte offset, what).
+    pub damaged: Vec<(PathBuf, u64, String)>,
 }
 
 /// Every run folder under `root`, sorted by key.
@@ -311,26 +579,16 @@ pub fn list(root: &Path) -> std::io::Result<Vec<CachedRun>> {
         let info = std::fs::read_to_string(entry.path().join("run.json"))
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok());
-        let mut tasks_stored = 0;
-        let mut bytes = 0;
-        let mut last_used = None;
-        for f in std::fs::read_dir(entry.path())? {
-            let f = f?;
-            let meta = f.metadata()?;
-            bytes += meta.len();
-            last_used = last_used.max(meta.modified().ok());
-            if f.file_name().to_string_lossy().ends_with(".rows")
-                && !f.file_name().to_string_lossy().starts_with('.')
-            {
-                tasks_stored += 1;
-            }
-        }
+        let c = read_run(&entry.path(), &key);
         out.push(CachedRun {
             key,
             info,
-            tasks_stored,
-            bytes,
-            last_used,
+            tasks_stored: c.entries.len(),
+            files: c.files,
+            bytes: c.bytes,
+            disk_bytes: c.disk_bytes,
+            last_used: c.last_used,
+            damaged: c.damaged,
         });
     }
     out.sort_by(|a, b| a.key.cmp(&b.key));
@@ -428,10 +686,87 @@ mod tests {
         std::fs::remove_file(&live).unwrap();
         std::fs::remove_file(&remote).unwrap();
         cache.store(0, &rows()).unwrap();
-        assert_eq!(cache.load(0).unwrap().len(), 3);
+        // a new reader (another process) sees it
+        let again = RunCache::new(root.path(), &k);
+        assert_eq!(again.load(0).unwrap().len(), 3);
         let listed = list(root.path()).unwrap();
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].tasks_stored, 1);
+        assert_eq!(listed[0].files, 2, "run.json and one pack");
         assert_eq!(listed[0].info.as_ref().unwrap().figure, "x/y");
+    }
+
+    fn info() -> RunInfo {
+        RunInfo {
+            figure: "x/y".into(),
+            sweep_point: None,
+            config_file: "c.toml".into(),
+            code: "c".into(),
+            tasks: 100,
+        }
+    }
+
+    /// One pack per writing process, whatever the number of tasks; a partial last
+    /// frame (a writer killed mid-append) is ignored without a report; a damaged
+    /// frame is reported with its file and offset, and the frames before it are read.
+    #[test]
+    fn packs_hold_many_tasks_and_survive_a_torn_or_damaged_frame() {
+        let root = tempfile::tempdir().unwrap();
+        let c = RunCache::new(root.path(), "k");
+        c.open(&info()).unwrap();
+        for i in 0..100 {
+            c.store(i, &rows()).unwrap();
+        }
+        let packs: Vec<PathBuf> = std::fs::read_dir(c.dir())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(PACK_EXT))
+            .collect();
+        assert_eq!(packs.len(), 1);
+        let whole = std::fs::read(&packs[0]).unwrap();
+        assert_eq!(read_run(c.dir(), "k").entries.len(), 100);
+        // torn: the last frame cut short
+        std::fs::write(&packs[0], &whole[..whole.len() - 7]).unwrap();
+        let r = read_run(c.dir(), "k");
+        assert_eq!(r.entries.len(), 99);
+        assert!(r.damaged.is_empty(), "{:?}", r.damaged);
+        assert!(RunCache::new(root.path(), "k").load(99).is_none());
+        // damaged: one byte changed in the 50th frame's rows
+        let mut bad = whole.clone();
+        let at = whole.len() / 2;
+        bad[at] ^= 0x01;
+        std::fs::write(&packs[0], &bad).unwrap();
+        let r = read_run(c.dir(), "k");
+        assert_eq!(r.damaged.len(), 1);
+        assert!(r.damaged[0].1 > 0 && (r.damaged[0].1 as usize) < at);
+        assert!((40..60).contains(&r.entries.len()), "{}", r.entries.len());
+        // a pack of another run, or not a pack: reported, nothing read
+        std::fs::write(&packs[0], b"privpost-pack 1 key other\nframe 1 0\nx").unwrap();
+        let r = read_run(c.dir(), "k");
+        assert!(r.entries.is_empty() && r.damaged[0].2.contains("not a pack of this run"));
+    }
+
+    /// The per-task files of an earlier version are read, and packed (then removed)
+    /// when a run next opens the cache; a damaged one is left out.
+    #[test]
+    fn per_task_files_are_read_and_converted_once() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("k");
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..5 {
+            std::fs::write(dir.join(format!("{i}.rows")), encode(&rows(), i)).unwrap();
+        }
+        std::fs::write(dir.join("5.rows"), "privpost-rows 1 task 5 rows 9\n").unwrap();
+        let c = RunCache::new(root.path(), "k");
+        assert_eq!(c.load(3).unwrap().len(), 3, "read before conversion");
+        c.open(&info()).unwrap();
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        let r = read_run(&dir, "k");
+        assert_eq!(r.entries.len(), 5);
+        assert!(RunCache::new(root.path(), "k").load(5).is_none());
     }
 }
