@@ -33,7 +33,7 @@ pub struct Selection {
     /// Config files (configs/<paper>/<figure>.toml) or figure ids (see `privpost list`).
     #[arg(value_name = "CONFIG|ID")]
     pub targets: Vec<String>,
-    /// Run every figure (and every other config under --configs).
+    /// Run every config under --configs (default ./configs), or every built-in figure when there is no configs folder.
     #[arg(long)]
     pub all: bool,
     /// Apply each config's [profile.smoke] (same figure, seconds to run); = --profile smoke.

@@ -188,9 +188,8 @@ pub fn overrides(set: &[String]) -> Result<Vec<Override>, CommandError> {
     Ok(overrides)
 }
 
-/// The configs of the command's targets and, with `--all`, every built-in
-/// figure (its file in the configs folder when there is one) and every other
-/// config in that folder.
+/// The configs of the command's targets and, with `--all`, every config in the
+/// configs folder — or, when there is none, every built-in figure's config.
 pub fn config_paths(
     targets_given: &[String],
     all: bool,
@@ -198,22 +197,23 @@ pub fn config_paths(
 ) -> Result<Vec<ConfigRef>, CommandError> {
     let mut paths = targets(targets_given, config_dir)?;
     if all {
-        let none = PathBuf::new();
-        let dir = config_dir.unwrap_or(&none);
-        let mut every: Vec<ConfigRef> = experiments::REGISTRY
-            .iter()
-            .map(|s| ConfigRef::figure(s, dir))
-            .collect();
-        if let Some(dir) = config_dir {
-            for p in all_configs(dir)? {
-                let c = ConfigRef::File(p);
-                if !every.contains(&c) {
-                    every.push(c);
+        match config_dir {
+            Some(dir) => {
+                let found = all_configs(dir)?;
+                if found.is_empty() {
+                    return Err(CommandError::input(format!(
+                        "--all: {} holds no <paper>/<figure>.toml configs (allowed: a configs folder, or run from a folder without ./configs for the built-in ones)",
+                        dir.display()
+                    )));
                 }
+                paths.extend(found.into_iter().map(ConfigRef::File));
             }
+            None => paths.extend(
+                experiments::REGISTRY
+                    .iter()
+                    .map(|s| ConfigRef::BuiltIn(s.id)),
+            ),
         }
-        every.sort_by_key(ConfigRef::path);
-        paths.extend(every);
     }
     if paths.is_empty() {
         return Err(CommandError::input(
