@@ -767,3 +767,57 @@ fn a_list_for_an_unset_key_follows_the_schema() {
         );
     }
 }
+
+/// The cache holds a few files per sweep point, not one per task: a 3-point
+/// sweep of 1,500 tasks leaves run.json and one pack per point; `cache status`
+/// counts them with their bytes on disk; a rerun of one point with `--jobs 1`
+/// (another process) reads the packs and computes nothing.
+#[test]
+fn the_cache_keeps_a_few_files_per_point_and_status_counts_them() {
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "foulds2016/fig2",
+        "--smoke",
+        "--set",
+        "epsilon=0.1,1,10",
+        "-q",
+    ];
+    let o = run(out.path(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let root = out.path().join(".privpost-cache");
+    let mut files = 0;
+    for run_dir in std::fs::read_dir(&root).unwrap() {
+        let names: Vec<String> = std::fs::read_dir(run_dir.unwrap().path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names.iter().any(|n| n.ends_with(".pack")), "{names:?}");
+        files += names.len();
+    }
+    assert_eq!(files, 6);
+    let o = privpost(&["cache", "status", "--out", out.path().to_str().unwrap()]);
+    let s = stdout(&o);
+    assert!(
+        s.contains("3 run(s), 3 usable by this binary")
+            && s.contains("in 6 files (")
+            && s.contains("bytes on disk"),
+        "{s}"
+    );
+    assert!(s.contains("500/500"), "{s}");
+    let point = out.path().join("foulds2016/fig2@smoke,epsilon=1");
+    std::fs::remove_dir_all(&point).unwrap();
+    let o = run(
+        out.path(),
+        &[
+            "foulds2016/fig2",
+            "--smoke",
+            "--set",
+            "epsilon=1",
+            "-j",
+            "1",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(cache_use(&point), (0, 500));
+}
