@@ -283,6 +283,11 @@ fn slurm_writes_arrays_and_submits_with_afterok() {
         "short",
         "--sbatch=--account=proj1",
     ]);
+    // the datasets folder goes to every shard and the merge
+    let data = work.path().join("datasets here");
+    std::fs::create_dir(&data).unwrap();
+    let data_s = data.to_str().unwrap().to_string();
+    args.extend_from_slice(&["--data", &data_s]);
     let o = privpost(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let slurm = plan_dir(&out).join("slurm");
@@ -319,6 +324,7 @@ fn slurm_writes_arrays_and_submits_with_afterok() {
         "--set epsilon=0.1,1",
         "--profile smoke",
         "--shard \"$shard/5\"",
+        &format!("--data '{data_s}'"),
     ] {
         assert!(a2.contains(line), "{line} not in\n{a2}");
     }
@@ -326,7 +332,9 @@ fn slurm_writes_arrays_and_submits_with_afterok() {
     assert!(a0.contains("#SBATCH --array=0-1") && a0.contains("shard=$(( 0 + SLURM_ARRAY_TASK_ID"));
     let merge = std::fs::read_to_string(slurm.join("merge.sbatch")).unwrap();
     assert!(
-        merge.contains(" merge ") && merge.contains("--plan "),
+        merge.contains(" merge ")
+            && merge.contains("--plan ")
+            && merge.contains(&format!("--data '{data_s}'")),
         "{merge}"
     );
 
