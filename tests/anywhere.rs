@@ -104,6 +104,15 @@ fn config_show_gives_a_config_that_runs_and_a_file_on_disk_wins() {
     std::fs::write(d.join("mine.toml"), &edited).unwrap();
     let o = run_in(&d, &["run", "mine.toml", "--smoke", "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // a file at ./foulds2016/fig2.toml is not a configs folder: the id stays built in
+    std::fs::create_dir_all(d.join("foulds2016")).unwrap();
+    std::fs::write(d.join("foulds2016/fig2.toml"), &edited).unwrap();
+    let o = run_in(&d, &["check", "foulds2016/fig2"]);
+    assert!(
+        stdout(&o).starts_with("[built-in] configs/foulds2016/fig2.toml: ok"),
+        "{}",
+        stdout(&o)
+    );
     // the same file as configs/foulds2016/fig2.toml: the id runs it
     std::fs::create_dir_all(d.join("configs/foulds2016")).unwrap();
     std::fs::write(d.join("configs/foulds2016/fig2.toml"), &edited).unwrap();

@@ -47,11 +47,11 @@ pub fn config(args: &ConfigArgs) -> Result<(), CommandError> {
                     experiments::known_ids()
                 ))
             })?;
-            let dir = config_dir(dir.as_deref())?.unwrap_or_default();
+            let dir = config_dir(dir.as_deref())?;
             let config = if *built_in {
                 ConfigRef::BuiltIn(spec.id)
             } else {
-                ConfigRef::figure(spec, &dir)
+                ConfigRef::figure(spec, dir.as_deref())
             };
             let text = match &config {
                 ConfigRef::BuiltIn(_) => spec.config_text.to_string(),

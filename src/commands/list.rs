@@ -17,10 +17,10 @@ pub struct ListArgs {
 /// Each figure with the config a figure id runs: the file in the configs folder,
 /// or `[built-in] configs/<id>.toml` (`privpost config show ID` prints it).
 pub fn list(args: &ListArgs) -> Result<(), CommandError> {
-    let dir = crate::plan::config_dir(args.config_dir.as_deref())?.unwrap_or_default();
+    let dir = crate::plan::config_dir(args.config_dir.as_deref())?;
     crate::outln!("{:<20} {:<34} title", "figure", "config");
     for spec in experiments::REGISTRY {
-        let config = crate::plan::ConfigRef::figure(spec, &dir);
+        let config = crate::plan::ConfigRef::figure(spec, dir.as_deref());
         crate::outln!("{:<20} {:<34} {}", spec.id, config.to_string(), spec.title);
     }
     Ok(())

@@ -204,7 +204,7 @@ fn plan_compare(
     })?;
     let config = match &cmp.config {
         Some(path) => super::ConfigRef::File(PathBuf::from(path)),
-        None => super::ConfigRef::figure(spec, std::path::Path::new("configs")),
+        None => super::ConfigRef::figure(spec, Some(std::path::Path::new("configs"))),
     };
     let file = config.load().map_err(|e| {
         CommandError::input(format!(

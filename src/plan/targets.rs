@@ -82,13 +82,12 @@ impl ConfigRef {
         }
     }
 
-    /// A figure's config: `<config_dir>/<id>.toml` when that file exists, else the built-in one.
-    pub fn figure(spec: &'static experiments::Spec, config_dir: &Path) -> Self {
-        let path = config_dir.join(format!("{}.toml", spec.id));
-        if path.is_file() {
-            Self::File(path)
-        } else {
-            Self::BuiltIn(spec.id)
+    /// A figure's config: `<config_dir>/<id>.toml` when there is a configs folder
+    /// and that file exists, else the built-in one.
+    pub fn figure(spec: &'static experiments::Spec, config_dir: Option<&Path>) -> Self {
+        match config_dir.map(|d| d.join(format!("{}.toml", spec.id))) {
+            Some(path) if path.is_file() => Self::File(path),
+            _ => Self::BuiltIn(spec.id),
         }
     }
 }
@@ -129,8 +128,6 @@ pub fn targets(
     config_dir: Option<&Path>,
 ) -> Result<Vec<ConfigRef>, CommandError> {
     let mut out = Vec::new();
-    let none = PathBuf::new();
-    let dir = config_dir.unwrap_or(&none);
     for t in targets {
         let path = PathBuf::from(t);
         if path.is_file() {
@@ -144,10 +141,11 @@ pub fn targets(
             .filter(|s| s.id.split('/').next() == Some(paper_id))
             .collect();
         if !paper_id.contains(['/', '\\']) && !figures.is_empty() {
-            let mut found: Vec<ConfigRef> =
-                figures.iter().map(|s| ConfigRef::figure(s, dir)).collect();
-            let paper = dir.join(paper_id);
-            if config_dir.is_some() && paper.is_dir() {
+            let mut found: Vec<ConfigRef> = figures
+                .iter()
+                .map(|s| ConfigRef::figure(s, config_dir))
+                .collect();
+            if let Some(paper) = config_dir.map(|d| d.join(paper_id)).filter(|p| p.is_dir()) {
                 let own = std::fs::read_dir(&paper)
                     .map_err(|e| CommandError::input(format!("{}: {e}", paper.display())))?
                     .flatten()
@@ -164,7 +162,7 @@ pub fn targets(
             continue;
         }
         if let Some(spec) = experiments::find(t.trim_end_matches(".toml")) {
-            out.push(ConfigRef::figure(spec, dir));
+            out.push(ConfigRef::figure(spec, config_dir));
             continue;
         }
         let hint = did_you_mean(t, experiments::REGISTRY.iter().map(|s| s.id))
