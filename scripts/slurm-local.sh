@@ -9,7 +9,7 @@
 #   2. submits the same sweep with `privpost slurm --shards 4 --max-array-size 3 --submit`
 #      (two job arrays, 3 + 1 shards, and the merge job with --dependency=afterok), waits,
 #      and compares every merged CSV byte for byte with the reference;
-#   3. removes one shard's task rows and record, checks that `privpost merge` refuses
+#   3. removes one shard's task rows (its packs) and record, checks that `privpost merge` refuses
 #      (exit 2, naming the shard), resubmits that array task alone with sbatch, merges,
 #      and compares again;
 # and stops exactly the daemons it started (by PID), also on failure.
@@ -179,9 +179,17 @@ record="$plan_dir/shard-2-of-4.json"
 python3 - "$record" "$work/cluster/.privpost-cache" <<'EOF'
 import json, os, sys
 record, cache = sys.argv[1], sys.argv[2]
+# the shard's rows: the pack its process appended them to (one per process and run)
 for run in json.load(open(record))["runs"]:
-    for t in run["tasks"]:
-        os.remove(os.path.join(cache, run["run_key"], f"{t}.rows"))
+    folder = os.path.join(cache, run["run_key"])
+    marks = [f"privpost-rows 1 task {t} rows".encode() for t in run["tasks"]]
+    removed = 0
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name.endswith(".pack") and any(m in open(path, "rb").read() for m in marks):
+            os.remove(path)
+            removed += 1
+    assert removed, f"no pack of shard 2 in {folder}"
 os.remove(record)
 EOF
 set +e
