@@ -12,7 +12,8 @@ use super::{CommandError, Work};
 use crate::damcmc::spec::{InferSpec, Inference};
 use crate::damcmc::{self, Draws, ParameterSummary};
 use crate::plot::trace::TraceFigure;
-use crate::results::table::{Cell, Table};
+use crate::results::draws::KeptDraws;
+use crate::results::table::Table;
 
 /// Posterior of a model's parameters from a private release (data-augmentation MCMC).
 #[derive(Debug, clap::Args)]
@@ -258,22 +259,14 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
         seconds,
         cpu,
     } = *o;
-    let header = table_header(draws);
-    let rows = draws
-        .chains
-        .iter()
-        .enumerate()
-        .flat_map(|(c, chain)| {
-            chain.iter().enumerate().map(move |(d, v)| {
-                let mut row: Vec<Cell> = vec![(c + 1).into(), (d + 1).into()];
-                row.extend(v.iter().map(|&x| Cell::from(x)));
-                row
-            })
-        })
-        .collect();
-    let table = Table { header, rows };
+    let mut kept = KeptDraws::new(&[], draws.names.clone());
+    for (c, chain) in draws.chains.iter().enumerate() {
+        kept.push_chain(&[], c + 1, chain.iter().map(|v| v.as_slice()));
+    }
+    let layout = kept.layout();
+    let table = kept.into_table();
     let io = |p: &Path, e: std::io::Error| CommandError::failed(format!("{}: {e}", p.display()));
-    let path = tmp.join("draws.csv");
+    let path = tmp.join(&layout.file);
     table.write_csv(&path).map_err(|e| io(&path, e))?;
     let path = tmp.join("summary.csv");
     Table::of_records(summary)
@@ -296,7 +289,8 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
         "l1_sensitivity": inf.model.l1_sensitivity(),
         "wall_seconds": seconds,
         "cpu_seconds": cpu,
-        "columns": { "draws.csv": table_header(draws), "summary.csv": crate::results::record::columns::<ParameterSummary>() },
+        "draws": layout,
+        "columns": { "summary.csv": crate::results::record::columns::<ParameterSummary>() },
         "privacy": {
             "added_cost": "none",
             "why": "the posterior is computed from the released values alone (post-processing); the release's own guarantee is whatever its mechanism gave",
@@ -305,12 +299,6 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
     let text = serde_json::to_string_pretty(&manifest).map_err(CommandError::failed)?;
     crate::results::write_text(&tmp.join("manifest.json"), &(text + "\n"))
         .map_err(CommandError::failed)
-}
-
-fn table_header(draws: &Draws) -> Vec<String> {
-    let mut h = vec!["chain".to_string(), "draw".to_string()];
-    h.extend(draws.names.iter().cloned());
-    h
 }
 
 /// The traces and per-chain densities of every parameter.

@@ -60,6 +60,22 @@ pub trait Figure: Send + Sync {
     fn written_data(&self, data: Table) -> Table {
         data
     }
+    /// Task `index`'s rows split into its data rows and the rows of posterior
+    /// draws it keeps ([`crate::results::draws`]), which go to `draws.csv`
+    /// instead of `data.csv`. The default keeps no draws.
+    fn split_task_rows(&self, rows: Vec<Row>) -> (Vec<Row>, Vec<Row>) {
+        (rows, Vec::new())
+    }
+    /// The posterior draws the run keeps, in the layout of
+    /// [`crate::results::draws`]: from the draw rows split off the tasks (in
+    /// task order), or from the data rows. The default keeps none.
+    fn kept_draws(
+        &self,
+        _data: &Table,
+        _draw_rows: Vec<Row>,
+    ) -> anyhow::Result<Option<crate::results::draws::KeptDraws>> {
+        Ok(None)
+    }
     /// The fixed parameters a reader needs beside the figure (ε, N, the prior,
     /// δ, "synthetic data", …) as (name, value) pairs, from the resolved config
     /// of this run (so a `--set` changes them too). The run writes them to

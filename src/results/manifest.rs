@@ -122,6 +122,9 @@ pub struct Manifest {
     >,
     /// One entry per series or grid point: events, composition, guarantee, conditions.
     pub privacy: Vec<Entry>,
+    /// The layout of the kept posterior draws (`draws.csv`), when the run keeps them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draws: Option<crate::results::draws::Layout>,
     pub details: serde_json::Value,
 }
 

@@ -3,6 +3,7 @@
 //! failed or interrupted run from damaging earlier results.
 
 pub mod cache;
+pub mod draws;
 pub mod json_keys;
 pub mod manifest;
 pub mod record;

@@ -554,9 +554,8 @@ pub fn run(
     for (index, rows) in compute(figure, seed, &todo, cache.as_ref(), pool, options, &name)? {
         slots[index] = Some(rows);
     }
-    let rows: Vec<Row> = slots.into_iter().flatten().flatten().collect();
     let task_seconds = clock.elapsed().as_secs_f64();
-    let outputs = write::outputs(spec, figure, resolved, &id, rows)?;
+    let outputs = write::outputs(spec, figure, resolved, &id, slots.into_iter().flatten())?;
     let facts = write::Facts {
         id: &id,
         key: &key,

@@ -10,6 +10,8 @@ pub(super) struct Outputs {
     pub data: Table,
     pub summary: Table,
     pub side: Vec<(String, Table)>,
+    /// the kept posterior draws (`draws.csv`) and their layout
+    pub draws: Option<(crate::results::draws::Layout, Table)>,
 }
 
 /// The facts of a run its manifest records.
@@ -35,8 +37,17 @@ pub(super) fn outputs(
     figure: &dyn Figure,
     resolved: &Resolved,
     id: &str,
-    rows: Vec<Row>,
+    tasks: impl Iterator<Item = Vec<Row>>,
 ) -> Result<Outputs, RunError> {
+    // in task order: data.csv's rows, and the kept draws a figure splits off
+    let mut draw_rows = Vec::new();
+    let rows: Vec<Row> = tasks
+        .flat_map(|task| {
+            let (data, draws) = figure.split_task_rows(task);
+            draw_rows.extend(draws);
+            data
+        })
+        .collect();
     let id = id.to_string();
     // the column names the quantity; the keys this run changed name the cause
     let changed = if resolved.departures.is_empty() {
@@ -94,7 +105,8 @@ pub(super) fn outputs(
         .into_iter()
         .map(|(name, table)| {
             let simple = name.ends_with(".csv")
-                && !["data.csv", "summary.csv"].contains(&name.as_str())
+                && !["data.csv", "summary.csv", crate::results::draws::FILE]
+                    .contains(&name.as_str())
                 && name
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
@@ -117,14 +129,21 @@ pub(super) fn outputs(
         })
         .collect::<Result<Vec<_>, RunError>>()?;
 
-    // what data.csv keeps (a figure may leave out rows its side tables hold)
-    let data = figure.written_data(data);
+    // kept draws may hold NaN (a diverged chain), written as empty cells
+    let draws = figure
+        .kept_draws(&data, draw_rows)
+        .map_err(|source| RunError::Summary {
+            figure: id.clone(),
+            source,
+        })?
+        .map(|k| (k.layout(), k.into_table()));
     // what data.csv keeps (a figure may leave out rows its side tables hold)
     let data = figure.written_data(data);
     Ok(Outputs {
         data,
         summary,
         side,
+        draws,
     })
 }
 
@@ -153,7 +172,8 @@ pub(super) fn folder(
         source,
     })?;
     crate::results::fault_point();
-    for (name, table) in side {
+    let draws = out.draws.iter().map(|(l, t)| (&l.file, t));
+    for (name, table) in side.iter().map(|(n, t)| (n, t)).chain(draws) {
         let path = tmp.join(name);
         table.write_csv(&path).map_err(|source| WriteError {
             path: path.display().to_string(),
@@ -219,6 +239,7 @@ pub(super) fn folder(
         .into_iter()
         .collect(),
         privacy,
+        draws: out.draws.as_ref().map(|(l, _)| l.clone()),
         details: figure.manifest_details(),
     };
     write_text(&tmp.join("manifest.json"), &manifest.to_json())?;

@@ -12,6 +12,7 @@ use crate::privacy::accountant::BarkerAccount;
 use crate::privacy::event::Conversion;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
+use crate::results::draws::KeptDraws;
 use crate::results::manifest::DatasetRecord;
 use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
@@ -223,6 +224,22 @@ impl Figure for Fig2 {
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         Ok(data.clone())
+    }
+
+    /// The two chains as two runs of `draws.csv` (run column `sampler`, one
+    /// chain each), so ArviZ reads either; `data.csv` keeps the paper's columns.
+    fn kept_draws(&self, data: &Table, _draw_rows: Vec<Row>) -> anyhow::Result<Option<KeptDraws>> {
+        let mut kept = KeptDraws::new(&["sampler"], vec!["theta1".into(), "theta2".into()]);
+        let rows = data.records::<Fig2Row>()?;
+        for sampler in CHAINS {
+            let chain: Vec<[f64; 2]> = rows
+                .iter()
+                .filter(|r| r.chain == sampler)
+                .map(|r| [r.theta1, r.theta2])
+                .collect();
+            kept.push_chain(&[sampler.into()], 1, chain.iter().map(|d| d.as_slice()));
+        }
+        Ok(Some(kept))
     }
 
     fn datasets(&self) -> Vec<DatasetRecord> {

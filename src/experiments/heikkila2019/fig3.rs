@@ -12,6 +12,7 @@ use crate::privacy::accountant::{BarkerAccount, SgldAccount};
 use crate::privacy::event::Conversion;
 use crate::privacy::event::{Derivation, Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
+use crate::results::draws::KeptDraws;
 use crate::results::manifest::DatasetRecord;
 use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
@@ -24,6 +25,7 @@ mod budgets;
 pub use budgets::*;
 
 mod config;
+mod draws;
 #[allow(unused_imports)]
 pub use config::*;
 
@@ -209,7 +211,12 @@ impl Running {
 impl Fig3 {
     /// The authors' non-private reference chain (C = 1, no clipping): its
     /// post-burn-in draws' running moments.
-    fn reference_chain(&self, rng: &mut ChaCha8Rng) -> anyhow::Result<Running> {
+    /// `kept` sees θ at the same checkpoints as DP-MCMC's (burn-in + k·every).
+    fn reference_chain(
+        &self,
+        rng: &mut ChaCha8Rng,
+        kept: &mut dyn FnMut([f64; 2]),
+    ) -> anyhow::Result<Running> {
         let vcor = VCor::stored(1.0)
             .ok_or("no V_cor table for C = 1")
             .map_err(anyhow::Error::msg)?;
@@ -231,6 +238,9 @@ impl Fig3 {
             )?;
             if t >= self.c.mcmc_burn_in {
                 acc.push(theta);
+                if (t + 1 - self.c.mcmc_burn_in).is_multiple_of(self.c.mcmc_every) {
+                    kept(theta);
+                }
             }
         }
         Ok(acc)
@@ -302,7 +312,10 @@ impl Figure for Fig3 {
         // a diverged chain (an added chain's step too large) has no finite moment:
         // its cells are empty, and the summary counts the runs that have one
         let finite = |x: f64| x.is_finite().then_some(x);
-        let mut record = |method: &str, run: u64, t: u64, eps: f64, r: &Running| {
+        // with keep_draws, θ at each checkpoint (one chain per task), after the rows
+        let kept = draws::Trail::new(self.c.keep_draws);
+        let mut record = |method: &str, run: u64, t: u64, eps: f64, r: &Running, theta| {
+            kept.keep(method, run, theta);
             let (m, v) = r.moments();
             rows.push(to_row(&Fig3Row {
                 method: method.into(),
@@ -317,14 +330,11 @@ impl Figure for Fig3 {
         };
         match self.tasks[index] {
             Fig3Task::Reference => {
-                let acc = self.reference_chain(rng)?;
-                record(
-                    "nonprivate_chain",
-                    0,
-                    self.c.reference_iterations,
-                    f64::INFINITY,
-                    &acc,
-                );
+                let acc = self.reference_chain(rng, &mut |theta| {
+                    kept.keep("nonprivate_chain", 0, Some(theta))
+                })?;
+                let t = self.c.reference_iterations;
+                record("nonprivate_chain", 0, t, f64::INFINITY, &acc, None);
             }
             Fig3Task::Mcmc { run } => {
                 let vcor = VCor::stored(2.0)
@@ -349,7 +359,7 @@ impl Figure for Fig3 {
                     if t > self.c.mcmc_burn_in {
                         acc.push(theta);
                         if (t - self.c.mcmc_burn_in).is_multiple_of(self.c.mcmc_every) {
-                            record("dp_mcmc", run, t, self.mcmc_eps[k], &acc);
+                            record("dp_mcmc", run, t, self.mcmc_eps[k], &acc, Some(theta));
                             k += 1;
                         }
                     }
@@ -373,7 +383,14 @@ impl Figure for Fig3 {
                         if t > burn_in {
                             acc.push(*theta);
                             if (t - burn_in).is_multiple_of(every) {
-                                record(sgld_name(noise), run, t, self.sgld_eps[k], &acc);
+                                record(
+                                    sgld_name(noise),
+                                    run,
+                                    t,
+                                    self.sgld_eps[k],
+                                    &acc,
+                                    Some(*theta),
+                                );
                                 k += 1;
                             }
                         }
@@ -391,14 +408,23 @@ impl Figure for Fig3 {
                         if t > burn_in {
                             acc.push(*theta);
                             if (t - burn_in).is_multiple_of(every) {
-                                record(name, run, t, eps[k], &acc);
+                                record(name, run, t, eps[k], &acc, Some(*theta));
                                 k += 1;
                             }
                         }
                     })?;
             }
         }
+        rows.extend(kept.into_rows());
         Ok(rows)
+    }
+
+    fn split_task_rows(&self, rows: Vec<Row>) -> (Vec<Row>, Vec<Row>) {
+        draws::split(self.c.keep_draws, rows)
+    }
+
+    fn kept_draws(&self, _data: &Table, rows: Vec<Row>) -> anyhow::Result<Option<KeptDraws>> {
+        draws::kept(self.c.keep_draws, rows)
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {

@@ -49,6 +49,10 @@ pub(super) struct Config {
     pub(super) dp_hmc: HmcConfig,
     pub(super) sgld: SgConfig,
     pub(super) sgnht: SgConfig,
+    /// Keep every run's chains in `draws.csv` (the kept halves, thinned as scored);
+    /// off by default: the paper-scale files run to hundreds of MB.
+    #[serde(default)]
+    pub(super) keep_draws: bool,
 }
 
 /// The parameters' schema, asked by `--set` whether a key takes a list

@@ -34,6 +34,7 @@ use crate::privacy::event::Conversion;
 use crate::privacy::event::{Derivation, Event, Guarantee};
 use crate::privacy::gaussian_pld::Accountant;
 use crate::privacy::ledger::{Entry, Ledger};
+use crate::results::draws::KeptDraws;
 use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 
@@ -207,7 +208,17 @@ struct Chains {
     grad_evals: u64,
 }
 
+/// The run columns of `draws.csv` (as in `data.csv`).
+const RUN_COLUMNS: [&str; 3] = ["method", "epsilon", "repeat"];
+
 impl Comparison {
+    /// θ₁, θ₂, … as `draws.csv` names them.
+    fn parameter_names(&self) -> Vec<String> {
+        (1..=self.exact.mean.len())
+            .map(|k| format!("theta{k}"))
+            .collect()
+    }
+
     fn task(&self, index: usize) -> (usize, usize, usize) {
         let (e, r) = (self.c.epsilons.len(), self.c.repeats as usize);
         (index / (e * r), (index / r) % e, index % r)
@@ -377,7 +388,34 @@ impl Figure for Comparison {
             Problem::Banana(m) => self.run_chains(m, method, per_chain, starts, rng),
             Problem::Gauss(m) => self.run_chains(m.as_ref(), method, per_chain, starts, rng),
         };
-        Ok(vec![self.score(method, e, r, per_chain, &chains, rng)])
+        let mut rows = vec![self.score(method, e, r, per_chain, &chains, rng)];
+        if self.c.keep_draws {
+            let run = [method.as_str().into(), self.c.epsilons[e].into(), r.into()];
+            let mut kept = KeptDraws::new(&RUN_COLUMNS, self.parameter_names());
+            for (c, chain) in chains.kept.iter().enumerate() {
+                kept.push_chain(&run, c + 1, chain.iter().map(Vec::as_slice));
+            }
+            rows.extend(kept.into_table().rows);
+        }
+        Ok(rows)
+    }
+
+    /// With `keep_draws`: a task's first row is its run's row, the rest its draws.
+    fn split_task_rows(&self, mut rows: Vec<Row>) -> (Vec<Row>, Vec<Row>) {
+        if !self.c.keep_draws || rows.is_empty() {
+            return (rows, Vec::new());
+        }
+        let draws = rows.split_off(1);
+        (rows, draws)
+    }
+
+    fn kept_draws(&self, _data: &Table, draw_rows: Vec<Row>) -> anyhow::Result<Option<KeptDraws>> {
+        if !self.c.keep_draws {
+            return Ok(None);
+        }
+        let mut kept = KeptDraws::new(&RUN_COLUMNS, self.parameter_names());
+        kept.extend(draw_rows)?;
+        Ok(Some(kept))
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {

@@ -29,6 +29,9 @@ pub(super) struct Fig3Config {
     /// extra curve `dp_sgld_tight` in the summary (0: none; the paper's curve is unchanged).
     #[serde(default)]
     pub(super) sgld_tight_points: u64,
+    /// Keep each chain's draw at every checkpoint in `draws.csv` (off by default).
+    #[serde(default)]
+    pub(super) keep_draws: bool,
 }
 
 /// The parameters' schema, asked by `--set` whether a key takes a list
