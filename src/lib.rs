@@ -33,6 +33,7 @@ macro_rules! errprint {
     };
 }
 
+pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod damcmc;
@@ -46,10 +47,13 @@ pub mod glm;
 pub mod hellinger;
 pub mod hmm;
 pub mod input;
+pub mod invocation;
 pub mod numeric;
 pub mod plan;
 pub mod plot;
 pub mod privacy;
+#[cfg(feature = "python")]
+mod python;
 pub mod results;
 pub mod rng;
 pub mod runner;

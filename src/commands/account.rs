@@ -72,7 +72,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
             return Err(input(format!("--pld-slack = {slack}: 0 < η ≤ 1")));
         }
     }
-    if let Some(path) = &a.event {
+    if a.event.is_some() || a.event_value.is_some() {
         if a.alpha_max.is_some_and(|m| m < 2) {
             return Err(input(format!(
                 "--alpha-max = {}: ≥ 2 (--event searches the orders 1.1 … 1024 below it)",
@@ -80,7 +80,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
             )));
         }
         // an event file is answered there, or reduced to the built-in DP-SGLD question
-        return match super::account_event::event(path, &a)? {
+        return match super::account_event::event(&a)? {
             Some(reduced) => account(reduced),
             None => Ok(()),
         };

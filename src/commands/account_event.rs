@@ -67,8 +67,7 @@ fn refuse_unknown<T: serde::Serialize>(
     }
 }
 
-fn parse_event_file(path: &Path) -> Result<Holding, CommandError> {
-    let v = super::read_json(path)?;
+fn parse_event(v: Value, path: &Path) -> Result<Holding, CommandError> {
     let bad = |key: &str, m: String| {
         CommandError::input(format!(
             "{}: key `{key}`: {m} (allowed: {{\"schema\": \"{EVENT_SCHEMA}\", \"event\": EVENT}}, a bare EVENT with `mechanism`, or a ledger entry from a manifest; README, \"Your privacy events\")",
@@ -148,10 +147,15 @@ fn options(a: &AccountArgs) -> event_account::Options {
     }
 }
 
-/// `account --event FILE.json`.
-pub fn event(path: &Path, a: &AccountArgs) -> Result<Option<AccountArgs>, CommandError> {
+/// `account --event FILE.json`, or an event given as a value (`event_value`).
+pub fn event(a: &AccountArgs) -> Result<Option<AccountArgs>, CommandError> {
+    let (v, path) = match (&a.event_value, &a.event) {
+        (Some((v, name)), _) => (v.clone(), std::path::PathBuf::from(name)),
+        (None, Some(path)) => (super::read_json(path)?, path.clone()),
+        (None, None) => return Err(CommandError::input("account: no event given")),
+    };
     let file = path.display().to_string();
-    let done = match parse_event_file(path)? {
+    let done = match parse_event(v, &path)? {
         Holding::Entry(entry) => verify_entry(&entry, a.json, &file),
         Holding::Event(event) => {
             let mechanism = mechanism_name(&event);
@@ -273,6 +277,7 @@ fn solve_sgld(event: &Event, a: &AccountArgs, file: &str) -> Result<AccountArgs,
     };
     let mut args = a.clone();
     args.event = None;
+    args.event_value = None;
     args.mechanism = AccountMechanism::Sgld;
     // the solved-for value comes from the search, not from the event
     args.q = (a.solve != Solve::Q).then_some(q);

@@ -47,6 +47,10 @@ privpost account --n-data 1000000 --batch 1000 --delta 1e-6 --target-epsilon 1\n
 privpost account --mechanism sgld --q 1e-4 --iterations 6000000 --delta 2e-6 --target-epsilon 1 --solve sigma --json"
 )]
 pub struct AccountArgs {
+    /// An event given as a value, not a file (the Python package's `account`):
+    /// (the event, the name its messages give it).
+    #[arg(skip)]
+    pub event_value: Option<(Value, String)>,
     #[arg(long, value_enum, default_value = "barker")]
     pub mechanism: AccountMechanism,
     /// Dataset size N (Barker).
@@ -129,11 +133,7 @@ pub fn input(message: impl std::fmt::Display) -> CommandError {
 /// Prints the answer: the JSON object (`--json`) or the text lines.
 pub fn print(args_json: bool, value: Value, lines: Vec<String>) -> Result<(), CommandError> {
     if args_json {
-        crate::outln!(
-            "{}",
-            serde_json::to_string_pretty(&value)
-                .map_err(|e| CommandError::failed(e.to_string()))?
-        );
+        super::emit_json(value)?;
     } else {
         crate::outln!("{}", lines.join("\n"));
     }

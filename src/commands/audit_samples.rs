@@ -74,12 +74,18 @@ pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, ArgError> 
 /// scores are exact log density ratios ln p(x)/p′(x), and a value no draw can have
 /// is refused: −∞ on D (p(x) = 0 at a draw from p) or +∞ on D′.
 pub fn read_samples(path: &Path, log_ratio: bool) -> Result<(Vec<f64>, Vec<f64>), String> {
-    let shown = path.display().to_string();
     let bytes =
         crate::input::read_input(path, crate::input::MAX_TABLE_BYTES).map_err(|e| e.to_string())?;
-    let mut r = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(bytes.as_slice());
+    parse_samples(&bytes, &path.display().to_string(), log_ratio)
+}
+
+/// [`read_samples`] of the bytes of a CSV named `shown` in messages.
+pub fn parse_samples(
+    bytes: &[u8],
+    shown: &str,
+    log_ratio: bool,
+) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
     let header: Vec<String> = r
         .headers()
         .map_err(|e| format!("{shown}: line 1: {e}"))?
@@ -161,15 +167,80 @@ pub fn audit_samples(
     confidence: f64,
     json_out: bool,
 ) -> Result<(), CommandError> {
+    check_confidence(confidence)?;
+    let claim =
+        parse_claim(claim, log_ratio).map_err(|e| CommandError::input(format!("audit: {e}")))?;
+    let (on_d, on_d2) = read_samples(path, log_ratio).map_err(CommandError::input)?;
+    let shown = path.display().to_string();
+    let r = audited(&on_d, &on_d2, claim, log_ratio, confidence);
+    if json_out {
+        super::emit_json(r.json(&shown))?;
+    } else {
+        crate::outln!(
+            "{shown}: claim {}; audited ε = {:.6} (estimate {:.6}; {}; {} + {} draws) — {}",
+            serde_json::to_string(&claim).unwrap_or_default(),
+            r.a.audited,
+            r.a.estimate,
+            r.a.method,
+            r.a.draws_d,
+            r.a.draws_d_prime,
+            r.verdict
+        );
+        if let Some(raw) = r.a.exact_comparison {
+            crate::outln!(
+                "note: compared exactly (no tolerance), the scores give ε = {raw:.6} — {}{}: scores within {:e} of each other (float rounding) are one value here",
+                r.exact_verdict,
+                if r.exact_verdict == r.verdict { "" } else { ", a different verdict" },
+                crate::privacy::audit::SCORE_TOLERANCE
+            );
+        }
+    }
+    r.outcome(&shown)
+}
+
+/// The audit of scores given as CSV bytes (the Python package's
+/// `audit_samples`): the JSON `--json` prints, `file` naming them `shown`.
+pub fn audit_samples_value(
+    bytes: &[u8],
+    shown: &str,
+    claim: &str,
+    log_ratio: bool,
+    confidence: f64,
+) -> Result<serde_json::Value, CommandError> {
+    check_confidence(confidence)?;
+    let claim =
+        parse_claim(claim, log_ratio).map_err(|e| CommandError::input(format!("audit: {e}")))?;
+    let (on_d, on_d2) = parse_samples(bytes, shown, log_ratio).map_err(CommandError::input)?;
+    Ok(audited(&on_d, &on_d2, claim, log_ratio, confidence).json(shown))
+}
+
+fn check_confidence(confidence: f64) -> Result<(), CommandError> {
     if !(confidence > 0.0 && confidence < 1.0) {
         return Err(CommandError::input(format!(
             "audit: --confidence = {confidence}: 0 < level < 1"
         )));
     }
-    let claim =
-        parse_claim(claim, log_ratio).map_err(|e| CommandError::input(format!("audit: {e}")))?;
-    let (on_d, on_d2) = read_samples(path, log_ratio).map_err(CommandError::input)?;
-    let a = audit_scores(&on_d, &on_d2, claim, confidence, log_ratio);
+    Ok(())
+}
+
+/// An audit of scores and its verdicts.
+struct Audited {
+    a: crate::privacy::audit::ScoreAudit,
+    claim: ScoreClaim,
+    claim_eps: f64,
+    confidence: f64,
+    verdict: &'static str,
+    exact_verdict: &'static str,
+}
+
+fn audited(
+    on_d: &[f64],
+    on_d2: &[f64],
+    claim: ScoreClaim,
+    log_ratio: bool,
+    confidence: f64,
+) -> Audited {
+    let a = audit_scores(on_d, on_d2, claim, confidence, log_ratio);
     let claim_eps = match claim {
         ScoreClaim::Pure { epsilon }
         | ScoreClaim::Approx { epsilon, .. }
@@ -178,52 +249,45 @@ pub fn audit_samples(
     let verdict = crate::experiments::audit::verdict(a.audited, claim_eps, 0.0);
     let exact_verdict =
         crate::experiments::audit::verdict(a.exact_comparison.unwrap_or(a.audited), claim_eps, 0.0);
-    if json_out {
-        crate::outln!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "schema": "privpost-audit-samples/1",
-                "file": path.display().to_string(),
-                "claim": claim,
-                "audited_epsilon": number(a.audited),
-                "estimate_epsilon": number(a.estimate),
-                "method": a.method,
-                "draws_d": a.draws_d,
-                "draws_d_prime": a.draws_d_prime,
-                "confidence": confidence,
-                "verdict": verdict,
-                "score_tolerance": crate::privacy::audit::SCORE_TOLERANCE,
-                "audited_epsilon_exact_comparison": number(a.exact_comparison.unwrap_or(a.audited)),
-                "verdict_exact_comparison": exact_verdict,
-            }))
-            .map_err(|e| CommandError::failed(e.to_string()))?
-        );
-    } else {
-        crate::outln!(
-            "{}: claim {}; audited ε = {:.6} (estimate {:.6}; {}; {} + {} draws) — {verdict}",
-            path.display(),
-            serde_json::to_string(&claim).unwrap_or_default(),
-            a.audited,
-            a.estimate,
-            a.method,
-            a.draws_d,
-            a.draws_d_prime
-        );
-        if let Some(raw) = a.exact_comparison {
-            crate::outln!(
-                "note: compared exactly (no tolerance), the scores give ε = {raw:.6} — {exact_verdict}{}: scores within {:e} of each other (float rounding) are one value here",
-                if exact_verdict == verdict { "" } else { ", a different verdict" },
-                crate::privacy::audit::SCORE_TOLERANCE
-            );
-        }
+    Audited {
+        a,
+        claim,
+        claim_eps,
+        confidence,
+        verdict,
+        exact_verdict,
     }
-    if verdict == "PASS" {
-        Ok(())
-    } else {
-        Err(CommandError::failed(format!(
-            "{}: FAIL: the audited ε = {} exceeds the claimed {claim_eps}",
-            path.display(),
-            a.audited
-        )))
+}
+
+impl Audited {
+    fn json(&self, shown: &str) -> serde_json::Value {
+        let a = &self.a;
+        json!({
+            "schema": "privpost-audit-samples/1",
+            "file": shown,
+            "claim": self.claim,
+            "audited_epsilon": number(a.audited),
+            "estimate_epsilon": number(a.estimate),
+            "method": a.method,
+            "draws_d": a.draws_d,
+            "draws_d_prime": a.draws_d_prime,
+            "confidence": self.confidence,
+            "verdict": self.verdict,
+            "score_tolerance": crate::privacy::audit::SCORE_TOLERANCE,
+            "audited_epsilon_exact_comparison": number(a.exact_comparison.unwrap_or(a.audited)),
+            "verdict_exact_comparison": self.exact_verdict,
+        })
+    }
+
+    /// Exit 0 on PASS, a failure (exit 1) on FAIL.
+    fn outcome(&self, shown: &str) -> Result<(), CommandError> {
+        if self.verdict == "PASS" {
+            Ok(())
+        } else {
+            Err(CommandError::failed(format!(
+                "{shown}: FAIL: the audited ε = {} exceeds the claimed {}",
+                self.a.audited, self.claim_eps
+            )))
+        }
     }
 }

@@ -48,6 +48,10 @@ pub struct InferArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub work: Work,
+    /// A release given as a value, not a file (the Python package's `infer`):
+    /// (the release, its name for the folder and messages). The summary is not printed.
+    #[arg(skip)]
+    pub given: Option<(serde_json::Value, String)>,
 }
 
 /// The folder name of a release: its name, reduced to letters, digits, `-`
@@ -75,7 +79,12 @@ fn folder_name(name: &Path) -> String {
 pub fn read_spec(path: &Path) -> Result<(InferSpec, Inference), CommandError> {
     let text = crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES)
         .map_err(CommandError::input)?;
-    let spec: InferSpec = toml::from_str(&text).map_err(|e| {
+    parse_spec(&text, path)
+}
+
+/// [`read_spec`] of the text of a release file `path`.
+fn parse_spec(text: &str, path: &Path) -> Result<(InferSpec, Inference), CommandError> {
+    let spec: InferSpec = toml::from_str(text).map_err(|e| {
         CommandError::input(format!("{}: {}", path.display(), e.to_string().trim_end()))
     })?;
     let inference = spec
@@ -159,7 +168,24 @@ fn read_recorded(
 }
 
 pub fn infer(args: InferArgs) -> Result<(), CommandError> {
-    let (spec, inf, stem) = if is_manifest(&args.file) {
+    infer_into(args).map(|_| ())
+}
+
+/// A release given as a value: read as the same file in TOML would be (the
+/// same checks and messages), messages naming it `name`.
+fn given_spec(v: &serde_json::Value, name: &str) -> Result<(InferSpec, Inference), CommandError> {
+    let text = toml::to_string(v).map_err(|e| {
+        CommandError::input(format!("{name}: not a release file's table of keys: {e}"))
+    })?;
+    parse_spec(&text, Path::new(name))
+}
+
+/// [`infer`], returning the folder it wrote.
+pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
+    let (spec, inf, stem) = if let Some((v, name)) = &args.given {
+        let (spec, inf) = given_spec(v, name)?;
+        (spec, inf, name.clone())
+    } else if is_manifest(&args.file) {
         read_recorded(&args.file, args.release.as_deref())?
     } else if let Some(name) = &args.release {
         return Err(CommandError::input(format!(
@@ -207,11 +233,13 @@ pub fn infer(args: InferArgs) -> Result<(), CommandError> {
         cpu,
     };
     write_folder(&target, &outcome)?;
-    print_summary(&summary, &draws, bound)?;
+    if args.given.is_none() {
+        print_summary(&summary, &draws, bound)?;
+    }
     if !args.work.quiet {
         errln!("wrote {}", target.display());
     }
-    Ok(())
+    Ok(target)
 }
 
 /// The CPU time (user + system) this process has used, in seconds.

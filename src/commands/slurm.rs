@@ -191,14 +191,19 @@ fn common_lines(a: &SlurmArgs, cwd: &Path) -> String {
 fn scripts(
     a: &SlurmArgs,
     plan: &PlanFile,
-    exe: &Path,
+    exe: &[String],
     out: &Path,
     slurm_dir: &Path,
     cwd: &Path,
     max_array: usize,
 ) -> Vec<(String, String)> {
     let logs = slurm_dir.join("logs");
-    let mut run_words = vec![sh_quote(&exe.display().to_string()), "run".into()];
+    let exe = exe
+        .iter()
+        .map(|w| sh_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut run_words = vec![exe.clone(), "run".into()];
     run_words.extend(plan.configs.iter().map(|c| sh_quote(c)));
     if let Some(p) = &plan.profile {
         run_words.extend(["--profile".into(), sh_quote(p)]);
@@ -250,7 +255,6 @@ fn scripts(
          exec {exe} merge {out} --plan {plan}{data_words}\n",
         plan = plan.plan,
         logs = directive_path(&logs.join("merge-%j.out")),
-        exe = sh_quote(&exe.display().to_string()),
         out = sh_quote(&out.display().to_string()),
     );
     files.push(("merge.sbatch".into(), merge));
@@ -325,8 +329,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
         .map_err(|e| CommandError::failed(format!("cannot read the working directory: {e}")))?;
     let out = std::path::absolute(&args.out)
         .map_err(|e| CommandError::input(format!("--out {}: {e}", args.out.display())))?;
-    let exe = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
+    let exe = crate::invocation::command()
         .map_err(|e| CommandError::failed(format!("cannot locate the privpost binary: {e}")))?;
     let targets = crate::plan::as_targets(paths)
         .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;

@@ -52,8 +52,8 @@ const PACK_EXT: &str = ".pack";
 pub fn code_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
     ID.get_or_init(|| {
-        let exe = std::env::current_exe().ok();
-        let bytes = exe.and_then(|p| std::fs::read(p).ok());
+        let code = crate::invocation::code_file();
+        let bytes = code.and_then(|p| std::fs::read(p).ok());
         match bytes {
             Some(b) => hex(&Sha256::digest(&b)),
             // Without a readable binary nothing can be matched to this code:

@@ -204,7 +204,7 @@ pub(super) fn folder(
         compare_for: resolved.compare_for.clone(),
         seed: resolved.seed,
         resolved_config: serde_json::to_value(&resolved.params).unwrap_or_default(),
-        command_line: std::env::args().collect(),
+        command_line: crate::invocation::args(),
         privpost_version: env!("CARGO_PKG_VERSION"),
         git_commit: option_env!("PRIVPOST_GIT_COMMIT"),
         git_dirty_at_build: option_env!("PRIVPOST_GIT_DIRTY").map(|s| s == "true"),

@@ -22,8 +22,10 @@ fn tell(line: &str) {
     let mut w = WATCHER.lock().unwrap_or_else(|e| e.into_inner());
     let pipe = w.get_or_insert_with(|| {
         use std::os::unix::process::CommandExt;
-        let exe = std::env::current_exe().ok()?;
+        let words = crate::invocation::command().ok()?;
+        let (exe, first) = words.split_first()?;
         Command::new(exe)
+            .args(first)
             .arg(SUBCOMMAND)
             .process_group(0)
             .stdin(Stdio::piped())

@@ -1,0 +1,235 @@
+"""The Python package against the CLI: the same numbers and messages for an
+event, an audit and a release; tables and manifests loaded; kept chains opened
+by ArviZ; bad calls refused with ValueError. `PRIVPOST_BIN` names the CLI
+binary built by cargo (scripts/test-python.sh sets it); the package's own
+`privpost` command is checked beside it."""
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privpost
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = os.environ.get("PRIVPOST_BIN") or shutil.which("privpost")
+
+EVENTS = [
+    {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 2.0, "rdp_scale": 0.5},
+    {"mechanism": "laplace", "l1_sensitivity": 2.0, "scale": 4.0},
+    {"mechanism": "repeat", "times": 1000,
+     "event": {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.1}},
+    {"schema": "privpost-event/1", "event": {"mechanism": "compose", "composition": "sequential", "parts": [
+        {"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 2.0},
+        {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 3.0, "rdp_scale": 0.5}]}},
+]
+
+
+def cli(*args, cwd=None, check=True):
+    """The cargo-built binary: (exit code, stdout, stderr)."""
+    p = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    if check and p.returncode != 0:
+        raise AssertionError(f"privpost {' '.join(map(str, args))}: exit {p.returncode}\n{p.stderr}")
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("event", EVENTS, ids=lambda e: json.dumps(e)[:40])
+@pytest.mark.parametrize("delta", [1e-5, 1e-8])
+def test_account_gives_the_clis_answer(tmp_path, event, delta):
+    f = tmp_path / "event.json"
+    f.write_text(json.dumps(event))
+    _, out, _ = cli("account", "--event", f, "--delta", delta, "--json")
+    assert privpost.account(event, delta=delta) == json.loads(out)
+
+
+def test_account_options_are_the_clis_flags(tmp_path):
+    event = EVENTS[0]
+    f = tmp_path / "e.json"
+    f.write_text(json.dumps(event))
+    _, out, _ = cli("account", "--event", f, "--delta", 1e-6, "--no-tight", "--alpha-max", 64, "--json")
+    assert privpost.account(event, 1e-6, tight=False, alpha_max=64) == json.loads(out)
+    f.write_text(json.dumps(EVENTS[2]))
+    _, out, _ = cli("account", "--event", f, "--delta", 1e-6, "--target-epsilon", 3, "--json")
+    assert privpost.account(EVENTS[2], 1e-6, target_epsilon=3) == json.loads(out)
+
+
+def test_bad_input_raises_valueerror_with_the_clis_message(tmp_path):
+    bad = {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": -1.0, "rdp_scale": 0.5}
+    f = tmp_path / "event"
+    f.write_text(json.dumps(bad))
+    code, _, err = cli("account", "--event", f, "--delta", 1e-5, cwd=tmp_path, check=False)
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        privpost.account(bad, delta=1e-5)
+    # the CLI names the file, the package the argument: the rest is the same
+    assert err.strip() == "error: " + str(e.value).replace("event:", f"{f}:", 1)
+    for call, named in [
+        (lambda: privpost.account(EVENTS[0], delta=float("nan")), "delta"),
+        (lambda: privpost.account(EVENTS[0], delta="1e-5"), "delta"),
+        (lambda: privpost.account(EVENTS[0], delta=True), "delta"),
+        (lambda: privpost.account(dict(EVENTS[0], sigma=float("nan")), delta=1e-5), "event"),
+        (lambda: privpost.account("gaussian", delta=1e-5), "event"),
+        (lambda: privpost.account(EVENTS[0], delta=2.0), "--delta = 2"),
+        (lambda: privpost.account({"mechanism": "laplace", "scale": 1.0, "l1_sensitivity": 1.0, "typo": 1}), "typo"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert named in str(e.value), str(e.value)
+
+
+def laplace_scores(rng, n, scale):
+    """Laplace-mechanism outputs on D (mean 1) and D′ (mean 0), scored by the output."""
+    d = rng.laplace(1.0, scale, n)
+    d2 = rng.laplace(0.0, scale, n)
+    return pd.DataFrame({"label": [1] * n + [0] * n, "score": np.concatenate([d, d2])})
+
+
+@pytest.mark.parametrize("claim,verdict", [("epsilon=1.0", "PASS"), ("epsilon=0.5", "FAIL"),
+                                           ("epsilon=1.0,delta=1e-6", "PASS")])
+def test_audit_samples_gives_the_clis_answer(tmp_path, claim, verdict):
+    samples = laplace_scores(np.random.default_rng(7), 20000, 1.0)
+    f = tmp_path / "s.csv"
+    f.write_text("label,score\n" + "".join(f"{l},{float(x)!r}\n" for l, x in zip(samples.label, samples.score)))
+    code, out, _ = cli("audit", "--samples", f, "--claim", claim, "--json", check=False)
+    assert code == (0 if verdict == "PASS" else 1)
+    want = json.loads(out)
+    got = privpost.audit_samples(samples, claim)
+    assert got["verdict"] == verdict
+    assert {k: v for k, v in got.items() if k != "file"} == {k: v for k, v in want.items() if k != "file"}
+    # a file path is read as the CLI reads it
+    assert privpost.audit_samples(f, claim) == want
+
+
+def test_audit_samples_refuses_nan_labels_and_short_files():
+    s = laplace_scores(np.random.default_rng(1), 50, 1.0)
+    s.loc[3, "score"] = float("nan")
+    with pytest.raises(ValueError, match="row 3: score"):
+        privpost.audit_samples(s, "epsilon=1")
+    s = laplace_scores(np.random.default_rng(1), 50, 1.0)
+    s.loc[5, "label"] = 2
+    with pytest.raises(ValueError, match="row 5: label"):
+        privpost.audit_samples(s, "epsilon=1")
+    with pytest.raises(ValueError, match="at least 20"):
+        privpost.audit_samples(laplace_scores(np.random.default_rng(1), 10, 1.0), "epsilon=1")
+    with pytest.raises(ValueError, match="--claim"):
+        privpost.audit_samples(laplace_scores(np.random.default_rng(1), 50, 1.0), "eps=x")
+    with pytest.raises(ValueError, match="confidence"):
+        privpost.audit_samples(laplace_scores(np.random.default_rng(1), 50, 1.0), "epsilon=1", confidence=float("nan"))
+
+
+def small_release():
+    import tomllib
+
+    release = tomllib.loads((REPO / "docs/examples/release.toml").read_text())
+    release["sampler"].update(warmup=200, draws=300)
+    return release
+
+
+def test_infer_writes_the_clis_folder_and_arviz_opens_its_draws(tmp_path):
+    release = small_release()
+    run = privpost.infer(release, out=tmp_path / "py", name="small", jobs=1)
+    assert run.folder == tmp_path / "py" / "infer" / "small"
+    toml = tmp_path / "small.toml"
+    toml.write_text((REPO / "docs/examples/release.toml").read_text()
+                    .replace("warmup = 1000", "warmup = 200").replace("draws = 2000", "draws = 300"))
+    cli("infer", toml, "--out", tmp_path / "cli", "--jobs", 2, "-q")
+    cli_dir = tmp_path / "cli" / "infer" / "small"
+    assert (run.folder / "draws.csv").read_bytes() == (cli_dir / "draws.csv").read_bytes()
+    assert (run.folder / "summary.csv").read_bytes() == (cli_dir / "summary.csv").read_bytes()
+    assert run.manifest["draws"]["parameters"] == ["theta1", "theta2", "theta3"]
+    idata = privpost.to_inference_data(run)
+    post = idata.posterior
+    assert dict(post.sizes)["chain"] == 4 and dict(post.sizes)["draw"] == 300
+    draws = run.tables["draws"]
+    chain2 = draws[draws.chain == 2].sort_values("draw")
+    assert np.array_equal(post["theta3"].values[1], chain2["theta3"].to_numpy())
+    # the same means as the summary the CLI wrote
+    summary = run.summary.set_index("parameter")
+    for p in ["theta1", "theta2", "theta3"]:
+        assert math.isclose(float(post[p].mean()), summary.loc[p, "mean"], rel_tol=1e-12)
+    with pytest.raises(ValueError, match=r"(?s)small: .*model = \"nope\".*unknown variant `nope`"):
+        privpost.infer(dict(release, model="nope"), out=tmp_path / "bad", name="small")
+    with pytest.raises(ValueError, match="release"):
+        privpost.infer([1, 2], out=tmp_path / "bad")
+    assert not (tmp_path / "bad" / "infer").exists()
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """Smoke runs with kept draws, by the package's own `privpost` command."""
+    out = tmp_path_factory.mktemp("results")
+    for figure, sets in [("heikkila2019/fig2", []), ("raisa2021/banana", ["keep_draws=true"]),
+                         ("foulds2016/fig2", [])]:
+        args = [sys.executable, "-m", "privpost", "run", figure, "--smoke", "-q", "--out", str(out)]
+        for s in sets:
+            args += ["--set", s]
+        subprocess.run(args, check=True, capture_output=True)
+    return out
+
+
+def test_load_gives_tables_and_the_manifest_with_its_ledger(results):
+    run = privpost.load(results / "foulds2016" / "fig2@smoke")
+    assert {"data", "summary", "parameters"} <= set(run.tables)
+    assert run.summary.equals(pd.read_csv(results / "foulds2016" / "fig2@smoke" / "summary.csv"))
+    assert run.manifest["figure"] == "foulds2016/fig2"
+    assert run.ledger and all("guarantee" in e for e in run.ledger)
+    # the ledger's entries are verified by account, as privpost account --manifest does
+    for entry in run.ledger[:3]:
+        assert privpost.account(entry)["holds"] is True
+    tables, manifest, folder = run
+    assert manifest is run.manifest and folder == run.folder
+    with pytest.raises(ValueError, match="manifest.json"):
+        privpost.load(results)
+    with pytest.raises(ValueError, match="not a folder"):
+        privpost.load(results / "nope")
+
+
+def test_arviz_opens_a_kept_chain_of_each_figure(results):
+    fig2 = results / "heikkila2019" / "fig2@smoke"
+    idata = privpost.to_inference_data(fig2, sampler="private")
+    draws = pd.read_csv(fig2 / "data.csv")
+    private = draws[draws.chain == "private"]
+    assert idata.posterior["theta1"].shape == (1, len(private))
+    assert np.array_equal(idata.posterior["theta2"].values[0], private["theta2"].to_numpy())
+    with pytest.raises(ValueError, match="2 runs match"):
+        privpost.to_inference_data(fig2)
+    with pytest.raises(ValueError, match="run column 'method' unknown; allowed: sampler"):
+        privpost.to_inference_data(fig2, method="x")
+    banana = results / "raisa2021" / "banana@smoke,keep_draws=true"
+    idata = privpost.to_inference_data(banana, method="dp_hmc", epsilon=6, repeat=0)
+    assert idata.posterior.sizes["chain"] == 4
+    data = pd.read_csv(banana / "data.csv")
+    row = data[(data.method == "dp_hmc") & (data.epsilon == 6.0) & (data.repeat == 0)].iloc[0]
+    assert idata.posterior["theta1"].size == row.kept_draws
+    with pytest.raises(ValueError, match="no draws with"):
+        privpost.to_inference_data(banana, method="dp_hmc", epsilon=3, repeat=0)
+    with pytest.raises(ValueError, match="keeps no posterior draws"):
+        privpost.to_inference_data(results / "foulds2016" / "fig2@smoke")
+
+
+def test_pip_install_puts_the_cli_on_path_running_the_same_code(results, tmp_path):
+    exe = shutil.which("privpost", path=os.path.dirname(sys.executable))
+    assert exe, "pip install did not put privpost on PATH"
+    p = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True)
+    assert p.stdout.startswith("privpost " + privpost.__version__)
+    p = subprocess.run([exe, "run", "nope/fig"], capture_output=True, text=True)
+    assert p.returncode == 2 and "error:" in p.stderr
+    # the package's command wrote the runs above: its manifest has its command line,
+    # and its cache is keyed by the extension module's bytes
+    m = json.loads((results / "foulds2016" / "fig2@smoke" / "manifest.json").read_text())
+    assert m["command_line"][:3] == ["privpost", "run", "foulds2016/fig2"]
+    native = Path(privpost._native.__file__).read_bytes()
+    assert m["cache"]["code_sha256"] == hashlib.sha256(native).hexdigest()
+    # the same CSVs as the cargo-built binary
+    cli("run", "foulds2016/fig2", "--smoke", "-q", "--out", tmp_path)
+    for f in ["data.csv", "summary.csv"]:
+        assert (tmp_path / "foulds2016" / "fig2@smoke" / f).read_bytes() == \
+            (results / "foulds2016" / "fig2@smoke" / f).read_bytes()
