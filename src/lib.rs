@@ -48,6 +48,7 @@ pub mod hellinger;
 pub mod hmm;
 pub mod input;
 pub mod invocation;
+pub mod jax_random;
 pub mod numeric;
 pub mod plan;
 pub mod plot;
