@@ -10,6 +10,12 @@
 # their code is patched at run time (benches/anchor/raisa2021_patch.py: the removed
 # jax.ops.index_update → .at[].set, nothing else) and run on the current JAX in a
 # temporary venv, one CPU thread each side. Nothing of their code enters privpost.
+# Random stream: the current JAX draws with the partitionable threefry stream (the
+# default since JAX 0.5), not the one their results were drawn with, so their data,
+# reference draws and starts here are not theirs: right for timing, wrong for any
+# accuracy comparison. For accuracy, privpost's `--set inputs=authors` reproduces
+# their inputs on the old stream (src/jax_random.rs), to set beside their code on
+# JAX 0.4.x.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout="${1:?usage: benches/raisa2021-jax.sh CHECKOUT}"

@@ -56,6 +56,52 @@ impl Banana {
         }
     }
 
+    /// The paper's settings with the authors' own n records, drawn as their
+    /// `banana_model.py` draws them on JAX's pre-0.5 stream ([`crate::jax_random`]):
+    /// key 43247 split in three, x₁ = z₁/√τ₁ and x₂ = z₂/√τ₂ + 3 at θ = (0, 3).
+    pub fn authors(n: usize) -> Self {
+        use crate::jax_random::Key;
+        let (a, tau0, tau1, tau2): (f64, f64, f64, f64) = (20.0, 1e-3, 5e-4, 4e-4);
+        let keys = Key::from_seed(43247).split(3);
+        let (z1, z2) = (keys[0].normal(n), keys[1].normal(n));
+        let (s1, s2) = (1.0 / tau1.sqrt(), 1.0 / tau2.sqrt());
+        let xs = z1
+            .iter()
+            .zip(&z2)
+            .map(|(&u, &v)| [u * s1 + 0.0, v * s2 + 3.0])
+            .collect();
+        Self {
+            a,
+            tau0,
+            tau1,
+            tau2,
+            xs,
+        }
+    }
+
+    /// The authors' `count` reference draws of the exact posterior (their
+    /// `generate_posterior_samples`: key 56437 split in three, φᵢ = zᵢ·√vᵢ + mᵢ,
+    /// θ₂ = φ₂ − aφ₁²).
+    pub fn authors_reference(&self, count: usize) -> Vec<[f64; 2]> {
+        use crate::jax_random::Key;
+        let n = self.xs.len() as f64;
+        let mean = |k: usize| self.xs.iter().map(|x| x[k]).sum::<f64>() / n;
+        let param = |tau: f64, k: usize| {
+            let prec = n * tau + self.tau0;
+            ((n * tau * mean(k)) / prec, 1.0 / prec.sqrt())
+        };
+        let ((m1, s1), (m2, s2)) = (param(self.tau1, 0), param(self.tau2, 1));
+        let keys = Key::from_seed(56437).split(3);
+        let (z1, z2) = (keys[0].normal(count), keys[1].normal(count));
+        z1.iter()
+            .zip(&z2)
+            .map(|(&u, &v)| {
+                let phi1 = u * s1 + m1;
+                [phi1, (v * s2 + m2) - self.a * phi1 * phi1]
+            })
+            .collect()
+    }
+
     /// The exact posterior of φ = (θ₁, θ₂ + aθ₁²): (means, variances).
     pub fn posterior_phi(&self) -> ([f64; 2], [f64; 2]) {
         let n = self.xs.len() as f64;

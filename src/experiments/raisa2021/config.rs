@@ -49,10 +49,26 @@ pub(super) struct Config {
     pub(super) dp_hmc: HmcConfig,
     pub(super) sgld: SgConfig,
     pub(super) sgnht: SgConfig,
+    /// Whose inputs: privpost's own stream (`privpost`, the default) or, for the
+    /// banana, the authors' data, reference draws and starts (`authors`).
+    #[serde(default)]
+    pub(super) inputs: Inputs,
     /// Keep every run's chains in `draws.csv` (the kept halves, thinned as scored);
     /// off by default: the paper-scale files run to hundreds of MB.
     #[serde(default)]
     pub(super) keep_draws: bool,
+}
+
+/// Where a figure's data, reference draws and chain starts come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Inputs {
+    /// drawn from privpost's keyed streams of the config's seed
+    #[default]
+    Privpost,
+    /// the ones Räisä et al.'s code draws on JAX's pre-0.5 stream (banana only):
+    /// data key 43247, reference key 56437, starts key 4236482 + repeat·chains + chain
+    Authors,
 }
 
 /// The parameters' schema, asked by `--set` whether a key takes a list

@@ -108,6 +108,10 @@ fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 }
 
 fn build(target: Target, params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
+    Ok(Box::new(comparison(target, params, seed)?))
+}
+
+fn comparison(target: Target, params: &toml::Table, seed: u64) -> Result<Comparison, ParamError> {
     let c: Config = deserialize(params)?;
     validate(&c)?;
     let iterations = c
@@ -119,9 +123,21 @@ fn build(target: Target, params: &toml::Table, seed: u64) -> Result<Box<dyn Figu
     let mut ref_rng =
         crate::rng::keyed_rng(seed, format!("raisa2021/{target:?} reference").as_bytes());
     let n = c.n_data as usize;
+    let authors = c.inputs == Inputs::Authors;
+    if authors && target != Target::Banana {
+        return Err(ParamError::new(
+            "inputs",
+            "\"authors\"",
+            "\"privpost\" (the authors' inputs are reproduced for raisa2021/banana only)",
+        ));
+    }
     let (problem, exact) = match target {
         Target::Banana => {
-            let m = Banana::paper(n, &mut data_rng);
+            let m = if authors {
+                Banana::authors(n)
+            } else {
+                Banana::paper(n, &mut data_rng)
+            };
             let (pm, pv) = m.posterior_phi();
             // θ₂ = φ₂ − aφ₁²: E = m₂ − a(m₁² + v₁), Var = v₂ + a²(2v₁² + 4m₁²v₁)
             let mean = vec![pm[0], pm[1] - m.a * (pm[0] * pm[0] + pv[0])];
@@ -129,9 +145,16 @@ fn build(target: Target, params: &toml::Table, seed: u64) -> Result<Box<dyn Figu
                 pv[0],
                 pv[1] + m.a * m.a * (2.0 * pv[0] * pv[0] + 4.0 * pm[0] * pm[0] * pv[0]),
             ];
-            let reference = (0..c.reference_draws)
-                .map(|_| m.posterior_draw(&mut ref_rng).to_vec())
-                .collect();
+            let reference = if authors {
+                m.authors_reference(c.reference_draws as usize)
+                    .into_iter()
+                    .map(|d| d.to_vec())
+                    .collect()
+            } else {
+                (0..c.reference_draws)
+                    .map(|_| m.posterior_draw(&mut ref_rng).to_vec())
+                    .collect()
+            };
             let exact = Exact {
                 theta_true: vec![0.0, 3.0],
                 mean,
@@ -160,8 +183,63 @@ fn build(target: Target, params: &toml::Table, seed: u64) -> Result<Box<dyn Figu
             (Problem::Gauss(Box::new(m)), exact)
         }
     };
+    let starts = if authors {
+        authors_starts(&exact, c.repeats, c.chains)
+    } else {
+        own_starts(&exact, &c, target, seed)
+    };
+    Ok(Comparison {
+        target,
+        c,
+        problem,
+        exact,
+        iterations,
+        starts,
+    })
+}
+
+/// The authors' chain starts (their `get_start_point(i)`, i = repeat·chains +
+/// chain): θ_true + N(0, I)·s from key 4236482 + i, s the mean over coordinates
+/// of the reference draws' standard deviation (divisor n, as numpy's).
+fn authors_starts(exact: &Exact, repeats: u64, chains: u64) -> Vec<Vec<Vec<f64>>> {
+    let d = exact.theta_true.len();
+    let count = exact.reference.len() as f64;
+    let s = (0..d)
+        .map(|k| {
+            let mean = exact.reference.iter().map(|x| x[k]).sum::<f64>() / count;
+            (exact
+                .reference
+                .iter()
+                .map(|x| (x[k] - mean).powi(2))
+                .sum::<f64>()
+                / count)
+                .sqrt()
+        })
+        .sum::<f64>()
+        / d as f64;
+    (0..repeats)
+        .map(|r| {
+            (0..chains)
+                .map(|c| {
+                    let key = crate::jax_random::Key::from_seed(4_236_482 + r * chains + c);
+                    let z = key.normal(d);
+                    exact
+                        .theta_true
+                        .iter()
+                        .zip(&z)
+                        .map(|(t, z)| t + z * s)
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// privpost's chain starts: θ_true + N(0, I)·(mean exact posterior sd), one keyed
+/// stream per repeat.
+fn own_starts(exact: &Exact, c: &Config, target: Target, seed: u64) -> Vec<Vec<Vec<f64>>> {
     let sd = exact.var.iter().map(|v| v.sqrt()).sum::<f64>() / exact.var.len() as f64;
-    let starts = (0..c.repeats)
+    (0..c.repeats)
         .map(|r| {
             let mut rng = crate::rng::keyed_rng(
                 seed,
@@ -177,15 +255,7 @@ fn build(target: Target, params: &toml::Table, seed: u64) -> Result<Box<dyn Figu
                 })
                 .collect()
         })
-        .collect();
-    Ok(Box::new(Comparison {
-        target,
-        c,
-        problem,
-        exact,
-        iterations,
-        starts,
-    }))
+        .collect()
 }
 
 pub fn build_banana(params: &toml::Table, seed: u64) -> Result<Box<dyn Figure>, ParamError> {
@@ -446,7 +516,14 @@ impl Figure for Comparison {
             "exact_var": self.exact.var,
             "iterations_total": self.c.methods.iter().zip(&self.iterations).map(|(m, t)| (m.as_str(), t.clone())).collect::<std::collections::BTreeMap<_, _>>(),
             "stochastic_gradient_steps": sg,
-            "starts": "θ_true + N(0, I)·(mean exact posterior sd), one keyed stream per repeat, the same for every method and ε (non-private, as the authors)",
+            "inputs": match self.c.inputs {
+                Inputs::Privpost => "privpost's keyed streams of the seed",
+                Inputs::Authors => "the authors' (their banana_model.py on JAX's pre-0.5 stream: data key 43247, reference key 56437, starts key 4236482 + repeat·chains + chain)",
+            },
+            "starts": match self.c.inputs {
+                Inputs::Privpost => "θ_true + N(0, I)·(mean exact posterior sd), one keyed stream per repeat, the same for every method and ε (non-private, as the authors)",
+                Inputs::Authors => "θ_true + N(0, I)·(mean sd of the reference draws), the authors' get_start_point, the same for every method and ε",
+            },
             "burn_in": "the first half of each chain; chains longer than 10 000 thinned to about 5000 kept draws, as the authors",
             "mmd": "Gaussian-kernel MMD (median bandwidth of 500 cross pairs), unbiased, √|MMD²|, of at most mmd_draws evenly spaced pooled draws against reference_draws exact draws",
             "mean_error": "‖pooled mean − exact posterior mean‖₂ (closed form)",
@@ -469,7 +546,10 @@ impl Figure for Comparison {
                 "reference",
                 format!("{} exact draws", self.c.reference_draws),
             ),
-            parameter("synthetic data", ""),
+            match self.c.inputs {
+                Inputs::Privpost => parameter("synthetic data", ""),
+                Inputs::Authors => parameter("the authors' synthetic data", "JAX key 43247"),
+            },
         ]
     }
 
@@ -489,5 +569,78 @@ impl Figure for Comparison {
         // minutes on an 8 s estimate)
         let (m, r) = (self.c.mmd_draws as f64, self.c.reference_draws as f64);
         t * per + (m * m / 2.0 + m * r + r * r / 2.0) * d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With `inputs = "authors"` the banana's data, reference draws and starts are
+    /// the ones the authors' banana_model.py and get_start_point drew (values
+    /// printed by tests/reference/jax_threefry.py from their code on JAX 0.4.30).
+    #[test]
+    fn the_authors_inputs_are_theirs() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/reference/jax-threefry.json"
+        );
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let floats = |v: &serde_json::Value| -> Vec<f64> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        };
+        let close = |got: &[f64], want: &[f64], what: &str| {
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+                    "{what}: {g} vs {w}"
+                );
+            }
+        };
+        let text = include_str!("../../../configs/raisa2021/banana.toml");
+        let mut params: toml::Table = toml::from_str(text).unwrap();
+        for key in ["experiment", "description", "seed", "profile"] {
+            params.remove(key);
+        }
+        params.insert("inputs".into(), "authors".into());
+        let figure = comparison(Target::Banana, &params, 2021).unwrap();
+        let Problem::Banana(m) = &figure.problem else {
+            panic!("not the banana")
+        };
+        for (i, want) in r["banana_data_rows"].as_object().unwrap() {
+            close(&m.xs[i.parse::<usize>().unwrap()], &floats(want), "data");
+        }
+        let n = m.xs.len() as f64;
+        let mean: Vec<f64> = (0..2)
+            .map(|k| m.xs.iter().map(|x| x[k]).sum::<f64>() / n)
+            .collect();
+        close(&mean, &floats(&r["banana_data_mean"]), "data mean");
+        for (i, want) in r["banana_reference_rows"].as_object().unwrap() {
+            close(
+                &figure.exact.reference[i.parse::<usize>().unwrap()],
+                &floats(want),
+                "reference",
+            );
+        }
+        for (i, want) in r["banana_starts"].as_object().unwrap() {
+            let i: usize = i.parse().unwrap();
+            let chains = figure.c.chains as usize;
+            close(
+                &figure.starts[i / chains][i % chains],
+                &floats(want),
+                "start",
+            );
+        }
+        // privpost's own stream is another banana: m₁ of the opposite sign
+        params.insert("inputs".into(), "privpost".into());
+        let own = comparison(Target::Banana, &params, 2021).unwrap();
+        assert!(own.exact.mean[0] < 0.0 && figure.exact.mean[0] > 0.0);
+        params.insert("inputs".into(), "authors".into());
+        assert!(build(Target::Gauss, &params, 2021).is_err());
     }
 }
