@@ -27,7 +27,7 @@ mkdir -p "$tmp/code/params"
 cp "$checkout"/*.py "$tmp/code/" && cp "$checkout"/params/*.py "$tmp/code/params/"
 python3 benches/anchor/raisa2021_patch.py "$tmp/code" >/dev/null
 python3 -m venv "$tmp/venv"
-"$tmp/venv/bin/pip" install -q --disable-pip-version-check jax==0.4.30 jaxlib==0.4.30 numpy==1.26.4 scipy==1.13.1 pandas==2.2.2 numba==0.60.0 matplotlib==3.9.0 fourier-accountant==0.12.11
+"$tmp/venv/bin/pip" install -q --disable-pip-version-check jax==0.4.30 jaxlib==0.4.30 numpy==2.4.6 scipy==1.17.1 pandas==3.1.1 numba==0.68.1 matplotlib==3.11.2 fourier-accountant==0.12.11
 (cd "$tmp/code" && "$tmp/venv/bin/python" "$OLDPWD/benches/anchor/raisa2021_accuracy.py" "$epsilons" "$repeats") > "$tmp/theirs.csv"
 published=$(python3 -c "
 e = [float(x) for x in '$epsilons'.split(',')]
