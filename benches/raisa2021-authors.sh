@@ -28,7 +28,7 @@ cp "$checkout"/*.py "$tmp/code/" && cp "$checkout"/params/*.py "$tmp/code/params
 python3 benches/anchor/raisa2021_patch.py "$tmp/code" >/dev/null
 python3 -m venv "$tmp/venv"
 "$tmp/venv/bin/pip" install -q --disable-pip-version-check jax==0.4.30 jaxlib==0.4.30 numpy==2.4.6 scipy==1.17.1 pandas==3.1.1 numba==0.68.1 matplotlib==3.11.2 fourier-accountant==0.12.11
-(cd "$tmp/code" && "$tmp/venv/bin/python" "$OLDPWD/benches/anchor/raisa2021_accuracy.py" "$epsilons" "$repeats") > "$tmp/theirs.csv"
+(cd "$tmp/code" && "$tmp/venv/bin/python" "$OLDPWD/benches/anchor/raisa2021_accuracy.py" "$epsilons" 0 "$repeats") > "$tmp/theirs.csv"
 published=$(python3 -c "
 e = [float(x) for x in '$epsilons'.split(',')]
 table = {2.0: 31410, 4.0: 109701, 6.0: 223642, 8.0: 366548, 10.0: 533749, 12.0: 721774, 15.0: 1037134}
