@@ -33,20 +33,13 @@ pub struct Banana {
     pub xs: Vec<[f64; 2]>,
 }
 
+/// The paper's (a, τ₀, τ₁, τ₂): their experiments.py's banana.
+const BANANA_PAPER: (f64, f64, f64, f64) = (20.0, 1e-3, 5e-4, 4e-4);
+
 impl Banana {
-    /// The paper's settings (a = 20, τ₀ = 10⁻³, τ₁ = 5·10⁻⁴, τ₂ = 4·10⁻⁴) and n
-    /// records drawn at θ = (0, 3).
-    pub fn paper<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Self {
-        let (a, tau0, tau1, tau2): (f64, f64, f64, f64) = (20.0, 1e-3, 5e-4, 4e-4);
-        let theta = [0.0, 3.0];
-        let xs = (0..n)
-            .map(|_| {
-                [
-                    theta[0] + normal(rng) / tau1.sqrt(),
-                    theta[1] + a * theta[0] * theta[0] + normal(rng) / tau2.sqrt(),
-                ]
-            })
-            .collect();
+    /// The paper's model on the records `xs`.
+    fn with_records(xs: Vec<[f64; 2]>) -> Self {
+        let (a, tau0, tau1, tau2) = BANANA_PAPER;
         Self {
             a,
             tau0,
@@ -56,12 +49,28 @@ impl Banana {
         }
     }
 
+    /// The paper's settings (a = 20, τ₀ = 10⁻³, τ₁ = 5·10⁻⁴, τ₂ = 4·10⁻⁴) and n
+    /// records drawn at θ = (0, 3).
+    pub fn paper<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Self {
+        let (a, _, tau1, tau2) = BANANA_PAPER;
+        let theta = [0.0, 3.0];
+        let xs = (0..n)
+            .map(|_| {
+                [
+                    theta[0] + normal(rng) / tau1.sqrt(),
+                    theta[1] + a * theta[0] * theta[0] + normal(rng) / tau2.sqrt(),
+                ]
+            })
+            .collect();
+        Self::with_records(xs)
+    }
+
     /// The paper's settings with the authors' own n records, drawn as their
     /// `banana_model.py` draws them on JAX's pre-0.5 stream ([`crate::jax_random`]):
     /// key 43247 split in three, x₁ = z₁/√τ₁ and x₂ = z₂/√τ₂ + 3 at θ = (0, 3).
     pub fn authors(n: usize) -> Self {
         use crate::jax_random::Key;
-        let (a, tau0, tau1, tau2): (f64, f64, f64, f64) = (20.0, 1e-3, 5e-4, 4e-4);
+        let (_, _, tau1, tau2) = BANANA_PAPER;
         let keys = Key::from_seed(43247).split(3);
         let (z1, z2) = (keys[0].normal(n), keys[1].normal(n));
         let (s1, s2) = (1.0 / tau1.sqrt(), 1.0 / tau2.sqrt());
@@ -70,13 +79,7 @@ impl Banana {
             .zip(&z2)
             .map(|(&u, &v)| [u * s1 + 0.0, v * s2 + 3.0])
             .collect();
-        Self {
-            a,
-            tau0,
-            tau1,
-            tau2,
-            xs,
-        }
+        Self::with_records(xs)
     }
 
     /// The authors' `count` reference draws of the exact posterior (their
