@@ -28,14 +28,42 @@ pub struct PanelGrid {
     /// one y range for every panel (cells of one quantity, compared across
     /// panels); else each panel fits its own
     pub shared_y: bool,
+    /// whisker ends (low, high) of each point where they are not y ± spread (a
+    /// median's interquartile range): `intervals[panel][band][point]`; a panel
+    /// without an entry (or an empty one) draws y ± spread
+    pub intervals: Vec<Vec<Vec<(f64, f64)>>>,
 }
 
-/// The y range (mean ± spread) of the finite points of some bands.
-fn span<'a>(bands: impl Iterator<Item = &'a Band>) -> (f64, f64) {
+/// The whisker ends of a panel's points: its explicit intervals, or y ± spread.
+fn whiskers(bands: &[Band], intervals: Option<&Vec<Vec<(f64, f64)>>>) -> Vec<Vec<(f64, f64)>> {
+    bands
+        .iter()
+        .enumerate()
+        .map(|(b, (_, pts))| {
+            pts.iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    intervals
+                        .and_then(|iv| iv.get(b))
+                        .and_then(|iv| iv.get(i))
+                        .copied()
+                        .unwrap_or((p.1 - p.2.max(0.0), p.1 + p.2.max(0.0)))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The y range (whisker ends) of the finite points of a panel's bands.
+fn span(bands: &[Band], intervals: Option<&Vec<Vec<(f64, f64)>>>) -> (f64, f64) {
     let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for p in bands.flat_map(|b| b.1.iter()).filter(|p| p.1.is_finite()) {
-        y_lo = y_lo.min(p.1 - p.2.max(0.0));
-        y_hi = y_hi.max(p.1 + p.2.max(0.0));
+    for (band, ends) in bands.iter().zip(whiskers(bands, intervals)) {
+        for (p, (lo, hi)) in band.1.iter().zip(ends) {
+            if p.1.is_finite() {
+                y_lo = y_lo.min(lo.min(p.1));
+                y_hi = y_hi.max(hi.max(p.1));
+            }
+        }
     }
     (y_lo, y_hi)
 }
@@ -44,17 +72,20 @@ impl PanelGrid {
     /// Each panel's y range before padding: its own, or with `shared_y` the
     /// range of every panel's points.
     pub fn y_ranges(&self) -> Vec<(f64, f64)> {
-        let all = span(self.panels.iter().flat_map(|p| p.1.iter()));
-        self.panels
+        let own: Vec<(f64, f64)> = self
+            .panels
             .iter()
-            .map(|(_, bands)| {
-                if self.shared_y {
-                    all
-                } else {
-                    span(bands.iter())
-                }
-            })
-            .collect()
+            .enumerate()
+            .map(|(k, (_, bands))| span(bands, self.intervals.get(k)))
+            .collect();
+        let all = own.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, b| {
+            (a.0.min(b.0), a.1.max(b.1))
+        });
+        if self.shared_y {
+            vec![all; own.len()]
+        } else {
+            own
+        }
     }
 
     fn entries(&self) -> Vec<Entry> {
@@ -159,7 +190,8 @@ impl Draw for PanelGrid {
             // first with wider lines and larger markers, so a later one on top
             // leaves a rim of each
             let last = self.order.len().saturating_sub(1);
-            for (name, pts) in bands {
+            let ends = whiskers(bands, self.intervals.get(k));
+            for ((name, pts), ends) in bands.iter().zip(ends) {
                 let k = self.order.iter().position(|o| o == name).unwrap_or(0);
                 let st = style::series(name, k);
                 let color = st.color;
@@ -168,10 +200,9 @@ impl Draw for PanelGrid {
                     ShapeStyle::from(&color).stroke_width(style::LINE + below.min(2) as u32);
                 let line: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
                 chart.draw_series(LineSeries::new(line, line_style))?;
-                chart.draw_series(
-                    pts.iter()
-                        .map(|&(x, m, s)| style::Whisker::new((x, m - s), (x, m + s), color, 5)),
-                )?;
+                chart.draw_series(pts.iter().zip(ends).map(|(&(x, _, _), (lo, hi))| {
+                    style::Whisker::new((x, lo), (x, hi), color, 5)
+                }))?;
                 chart.draw_series(pts.iter().map(|&(x, m, _)| {
                     style::Mark::new((x, m), st.marker, color, 4 + 2 * below as i32)
                 }))?;
@@ -199,6 +230,7 @@ mod tests {
             subtitle: None,
             y_descs: Vec::new(),
             shared_y,
+            intervals: Vec::new(),
         }
     }
 
@@ -210,5 +242,22 @@ mod tests {
         assert_eq!(own[1], (-0.6, 0.7));
         let shared = grid(true).y_ranges();
         assert_eq!(shared, vec![(-0.6, 0.7), (-0.6, 0.7)]);
+    }
+
+    /// A panel with explicit whisker ends (a median's interquartile range) spans
+    /// them, not y ± spread; panels without keep y ± spread.
+    #[test]
+    fn explicit_intervals_set_the_whiskers_and_the_range() {
+        let mut g = grid(false);
+        g.intervals = vec![Vec::new(), vec![vec![(0.5, 0.9), (-0.7, -0.1)]]];
+        let own = g.y_ranges();
+        assert_eq!(own[0], (-0.2, 0.30000000000000004));
+        assert_eq!(own[1], (-0.7, 0.9));
+        let bands = &g.panels[1].1;
+        assert_eq!(
+            whiskers(bands, g.intervals.get(1))[0],
+            vec![(0.5, 0.9), (-0.7, -0.1)]
+        );
+        assert_eq!(whiskers(bands, None)[0], vec![(0.5, 0.7), (-0.6, -0.6)]);
     }
 }

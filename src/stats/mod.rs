@@ -60,6 +60,28 @@ pub fn mean_se(xs: &[f64]) -> (f64, f64) {
     (m, (v / xs.len() as f64).sqrt())
 }
 
+/// The sample standard deviation s (n − 1) of `xs` and the standard error of s
+/// itself: the spread of a score over repeats, with its own uncertainty. The
+/// variance of the unbiased sample variance is Var(s²) = (μ₄ − σ⁴(n − 3)/(n − 1))/n
+/// (for normal data 2σ⁴/(n − 1)); with the sample's fourth central moment m₄ and
+/// s² plugged in, the delta method gives se(s) = √Var(s²) / (2s). No distribution
+/// is assumed; at small n it is a rough guide. NaN for fewer than four values or
+/// s = 0.
+pub fn sd_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    if xs.len() < 2 {
+        return (f64::NAN, f64::NAN);
+    }
+    let (m, v) = mean_var(xs);
+    let s = v.sqrt();
+    if xs.len() < 4 || s == 0.0 {
+        return (s, f64::NAN);
+    }
+    let m4 = xs.iter().map(|x| (x - m).powi(4)).sum::<f64>() / n;
+    let var_s2 = ((m4 - v * v * (n - 3.0) / (n - 1.0)) / n).max(0.0);
+    (s, var_s2.sqrt() / (2.0 * s))
+}
+
 /// Type-7 (linear interpolation) quantile of sorted values; NaN for none.
 pub fn quantile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -100,5 +122,39 @@ mod tests {
         assert_eq!(quantile(&xs, 1.0), 4.0);
         assert_eq!(quantile(&xs, 0.5), 2.5);
         assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    /// For normal data se(s) = σ/√(2(n − 1)) (m₄ = 3σ⁴), and for skewed data the
+    /// formula tracks the spread of s over many samples (brute force).
+    #[test]
+    fn the_standard_error_of_a_standard_deviation() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Exp, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let normal = Normal::new(0.0, 2.0).unwrap();
+        let big: Vec<f64> = (0..200_000).map(|_| normal.sample(&mut rng)).collect();
+        let (s, se) = sd_se(&big);
+        assert!((s - 2.0).abs() < 0.02, "{s}");
+        let want = 2.0 / (2.0 * (big.len() as f64 - 1.0)).sqrt();
+        assert!((se / want - 1.0).abs() < 0.03, "{se} vs {want}");
+        // exponential (kurtosis 9), n = 50: the s.d. of s over 4000 samples
+        // against the mean estimated s.e.
+        let exp = Exp::new(1.0).unwrap();
+        let (mut sds, mut ses) = (Vec::new(), Vec::new());
+        for _ in 0..4000 {
+            let xs: Vec<f64> = (0..50).map(|_| exp.sample(&mut rng)).collect();
+            let (s, se) = sd_se(&xs);
+            sds.push(s);
+            ses.push(se);
+        }
+        let spread = mean_var(&sds).1.sqrt();
+        let estimated = ses.iter().sum::<f64>() / ses.len() as f64;
+        assert!(
+            (estimated / spread - 1.0).abs() < 0.2,
+            "{estimated} vs {spread}"
+        );
+        assert!(sd_se(&[1.0]).0.is_nan());
+        assert!(sd_se(&[1.0, 2.0, 3.0]).1.is_nan());
+        assert!(sd_se(&[1.0; 5]).1.is_nan());
     }
 }

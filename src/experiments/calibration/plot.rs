@@ -158,5 +158,6 @@ fn grid_by(points: &[Point], prefixes: &[String], subtitle: &str) -> PanelGrid {
         subtitle: Some(subtitle.into()),
         y_descs: Vec::new(),
         shared_y: true,
+        intervals: Vec::new(),
     }
 }

@@ -92,6 +92,7 @@ fn draw(dir: &Path, own: &str, what: &str) -> Result<(), DrawError> {
         subtitle: None,
         y_descs,
         shared_y: false,
+        intervals: Vec::new(),
     };
     render_headed(grid, dir, None, Some(own.to_string()))
 }

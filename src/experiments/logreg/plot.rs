@@ -73,6 +73,7 @@ pub fn fig3(
 
         y_descs: Vec::new(),
         shared_y: false,
+        intervals: Vec::new(),
     }
 }
 
@@ -112,6 +113,7 @@ pub fn minami(rows: &[crate::experiments::minami2016::LogregSummary]) -> PanelGr
         subtitle: Some(format!("(ε, δ)-DP at δ = {delta}; logistic regression")),
         y_descs: Vec::new(),
         shared_y: false,
+        intervals: Vec::new(),
     }
 }
 

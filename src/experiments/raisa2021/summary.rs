@@ -39,6 +39,11 @@ pub struct SummaryRow {
     pub mmd_median: Option<f64>,
     pub mmd_q25: Option<f64>,
     pub mmd_q75: Option<f64>,
+    /// the standard deviation of the MMD over the repeats kept: how consistent a
+    /// method is (Räisä et al.'s "more consistent")
+    pub mmd_sd: Option<f64>,
+    /// the standard error of `mmd_sd` itself (`stats::sd_se`)
+    pub mmd_sd_se: Option<f64>,
     pub mean_error_mean: Option<f64>,
     pub mean_error_se: Option<f64>,
     pub var_error_mean: Option<f64>,
@@ -94,7 +99,7 @@ pub(super) fn gaussian_entry(series: String, total: u64, step: Event, delta: f64
 }
 
 /// Per (method, ε): mean and s.e. of each score over repeats, the median and
-/// quartiles of the MMD.
+/// quartiles of the MMD, and its standard deviation with that s.d.'s s.e.
 pub(super) fn summarize(
     data: &Table,
     methods: &[Method],
@@ -138,6 +143,8 @@ pub(super) fn summarize(
             mmd.sort_by(f64::total_cmp);
             let q = |p: f64| Some(crate::stats::quantile(&mmd, p)).filter(|v| v.is_finite());
             let (mmd_mean, mmd_se) = moments(|r| r.mmd);
+            let (sd, sd_se) = crate::stats::sd_se(&mmd);
+            let finite_cell = |x: f64| x.is_finite().then_some(x);
             let (mean_error_mean, mean_error_se) = moments(|r| r.mean_error);
             let (var_error_mean, var_error_se) = moments(|r| r.var_error);
             let (rhat_mean, rhat_se) = moments(|r| r.rhat);
@@ -151,6 +158,8 @@ pub(super) fn summarize(
                 mmd_median: q(0.5),
                 mmd_q25: q(0.25),
                 mmd_q75: q(0.75),
+                mmd_sd: finite_cell(sd),
+                mmd_sd_se: finite_cell(sd_se),
                 mean_error_mean,
                 mean_error_se,
                 var_error_mean,

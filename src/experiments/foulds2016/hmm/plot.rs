@@ -399,6 +399,7 @@ pub fn fig6(rows: &[super::Fig6Summary]) -> crate::plot::grid::PanelGrid {
 
         y_descs: Vec::new(),
         shared_y: false,
+        intervals: Vec::new(),
     }
 }
 
@@ -444,6 +445,7 @@ pub fn recovery(rows: &[super::recovery::RecoverySummary]) -> crate::plot::grid:
         subtitle: Some("Synthetic war logs with planted states; model states = planted".into()),
         y_descs: Vec::new(),
         shared_y: false,
+        intervals: Vec::new(),
     }
 }
 
