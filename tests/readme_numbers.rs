@@ -37,6 +37,18 @@ struct Claim {
     /// table such as ju2022/loglinear's paired.csv; its columns are checked
     /// only against a run)
     csv: Option<String>,
+    /// the run's profile when it is not the paper's (a stated larger run such
+    /// as raisa2021's `replication`): its folder is `figure@profile`
+    profile: Option<String>,
+    /// the replicate reduces (on data.csv): consecutive repeats of this many
+    /// (its `repeat` column) form one replicate; unset, all repeats are one
+    replicate_of: Option<usize>,
+    /// the replicate reduces: "mean" (default) or "sd" of `column` over a
+    /// replicate's repeats, each with its standard error
+    statistic: Option<String>,
+    /// the replicate reduces over several replicates: "min" or "max" of the
+    /// per-replicate counts
+    of: Option<String>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -171,7 +183,107 @@ fn compute(c: &Claim, header: &[String], rows: &[Vec<String>]) -> Result<f64, St
                 })
                 .count() as f64)
         }
+        "replicate_wins" | "replicate_separated" | "difference" | "difference_se" => {
+            replicates(c, header, &picked)
+        }
         other => Err(format!("unknown reduce {other:?}")),
+    }
+}
+
+/// The replicate reduces, on a figure's per-repeat rows (data.csv). Per
+/// replicate and `group`: the statistic (mean or s.d. of `column` over the
+/// replicate's repeats, empty cells left out) of series `a` and of `b`, each
+/// with its standard error. `replicate_wins` counts the groups where a's is
+/// below b's, `replicate_separated` those where it is below by more than two
+/// standard errors of the difference; over several replicates `of` takes the
+/// min or max count. `difference` is a's − b's and `difference_se` its s.e.,
+/// for the one group and replicate the filter leaves.
+fn replicates(c: &Claim, header: &[String], picked: &[&Vec<String>]) -> Result<f64, String> {
+    let col = |n: &str| {
+        header
+            .iter()
+            .position(|h| h == n)
+            .ok_or_else(|| format!("no column {n}"))
+    };
+    let s = col(c
+        .series
+        .as_deref()
+        .ok_or("replicate reduces need `series`")?)?;
+    let (a, b) = (c.a.as_deref().ok_or("no a")?, c.b.as_deref().ok_or("no b")?);
+    let g: Vec<usize> = c.group.iter().map(|n| col(n)).collect::<Result<_, _>>()?;
+    let (v, rep) = (col(&c.column)?, col("repeat")?);
+    type Pair = (Vec<f64>, Vec<f64>);
+    let mut cells: BTreeMap<(usize, Vec<String>), Pair> = BTreeMap::new();
+    for r in picked {
+        let Ok(x) = r[v].parse::<f64>() else {
+            continue; // an empty score: a diverged chain
+        };
+        let repeat: usize = r[rep]
+            .parse()
+            .map_err(|e| format!("repeat {}: {e}", r[rep]))?;
+        let block = c.replicate_of.map_or(0, |k| repeat / k);
+        let key: Vec<String> = g.iter().map(|&i| r[i].clone()).collect();
+        let e = cells.entry((block, key)).or_default();
+        if r[s] == a {
+            e.0.push(x);
+        } else if r[s] == b {
+            e.1.push(x);
+        }
+    }
+    let stat = |xs: &[f64]| -> Result<(f64, f64), String> {
+        let (want, f): (usize, fn(&[f64]) -> (f64, f64)) =
+            match c.statistic.as_deref().unwrap_or("mean") {
+                "mean" => (2, privpost::stats::mean_se),
+                "sd" => (4, privpost::stats::sd_se),
+                other => return Err(format!("unknown statistic {other:?}")),
+            };
+        if xs.len() < want {
+            return Err(format!("{} repeats in a replicate (want {want})", xs.len()));
+        }
+        Ok(f(xs))
+    };
+    let mut per_block: BTreeMap<usize, Vec<((f64, f64), (f64, f64))>> = BTreeMap::new();
+    for ((block, _), (xa, xb)) in &cells {
+        per_block
+            .entry(*block)
+            .or_default()
+            .push((stat(xa)?, stat(xb)?));
+    }
+    if per_block.is_empty() {
+        return Err("no rows match".into());
+    }
+    let reduce = c.reduce.as_deref().unwrap_or_default();
+    if reduce.starts_with("difference") {
+        let [((ma, sa), (mb, sb))] = per_block.values().flatten().copied().collect::<Vec<_>>()[..]
+        else {
+            return Err("a difference needs exactly one group and replicate".into());
+        };
+        return Ok(if reduce == "difference" {
+            ma - mb
+        } else {
+            sa.hypot(sb)
+        });
+    }
+    let counts: Vec<f64> = per_block
+        .values()
+        .map(|groups| {
+            groups
+                .iter()
+                .filter(|((ma, sa), (mb, sb))| match reduce {
+                    "replicate_wins" => ma < mb,
+                    _ => ma + 2.0 * sa.hypot(*sb) < *mb,
+                })
+                .count() as f64
+        })
+        .collect();
+    match (counts.as_slice(), c.of.as_deref()) {
+        ([one], None) => Ok(*one),
+        (_, Some("min")) => Ok(counts.iter().copied().fold(f64::INFINITY, f64::min)),
+        (_, Some("max")) => Ok(counts.iter().copied().fold(0.0, f64::max)),
+        (_, other) => Err(format!(
+            "{} replicates: `of` must be \"min\" or \"max\", not {other:?}",
+            counts.len()
+        )),
     }
 }
 
@@ -241,6 +353,10 @@ fn every_listed_number_is_quoted_in_the_readme_and_names_real_columns() {
         se: None,
         file: None,
         csv: None,
+        profile: None,
+        replicate_of: None,
+        statistic: None,
+        of: None,
     };
     let x = compute(&c, &header, &rows).unwrap();
     assert_eq!(printed(x, "0.123", false), "0.123");
@@ -249,7 +365,89 @@ fn every_listed_number_is_quoted_in_the_readme_and_names_real_columns() {
     assert_eq!(printed(-5.6326, "−5.633", false), "-5.633");
 }
 
+/// The replicate reduces on a small table: two replicates of 4 repeats at two
+/// ε; a wins both ε in the first replicate (by far, at ε = 1), one in the second.
+#[test]
+fn replicate_reduces_count_per_replicate_and_pool() {
+    let header: Vec<String> = ["method", "epsilon", "repeat", "mmd"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut rows = Vec::new();
+    let mut push = |m: &str, e: &str, base: f64, spread: [f64; 4], first: usize| {
+        for (k, d) in spread.iter().enumerate() {
+            let r = (first + k).to_string();
+            rows.push(vec![m.into(), e.into(), r, (base + d).to_string()]);
+        }
+    };
+    let wiggle = [0.0, 0.01, -0.01, 0.005];
+    push("a", "1", 0.1, wiggle, 0);
+    push("b", "1", 0.5, wiggle, 0);
+    push("a", "2", 0.3, wiggle, 0);
+    push("b", "2", 0.31, wiggle, 0);
+    push("a", "1", 0.2, wiggle, 4);
+    push("b", "1", 0.1, wiggle, 4);
+    push("a", "2", 0.3, wiggle, 4);
+    push("b", "2", 0.32, [0.0, 0.01, -0.01, f64::NAN], 4);
+    rows.last_mut().unwrap()[3] = String::new(); // a diverged repeat: left out
+    let mut c: Claim = toml::from_str(
+        r#"readme = ""
+value = ""
+figure = ""
+column = "mmd"
+where = {}
+series = "method"
+a = "a"
+b = "b"
+group = ["epsilon"]
+reduce = "replicate_wins"
+replicate_of = 4
+of = "min""#,
+    )
+    .unwrap();
+    let picked: Vec<&Vec<String>> = rows.iter().collect();
+    let run = |c: &Claim| compute(c, &header, &rows).unwrap();
+    assert_eq!(run(&c), 1.0);
+    c.of = Some("max".into());
+    assert_eq!(run(&c), 2.0);
+    c.reduce = Some("replicate_separated".into());
+    assert_eq!(
+        run(&c),
+        1.0,
+        "only ε = 1 of the first replicate is 2 s.e. apart"
+    );
+    c.of = None;
+    assert!(
+        replicates(&c, &header, &picked).is_err(),
+        "two replicates need `of`"
+    );
+    // pooled: all 8 repeats one replicate; a's mean below b's at ε = 1 and 2
+    c.replicate_of = None;
+    c.reduce = Some("replicate_wins".into());
+    assert_eq!(run(&c), 2.0);
+    c.filter = [("epsilon".to_string(), "2".to_string())].into();
+    c.reduce = Some("difference".into());
+    let a2 = [0.3, 0.31, 0.29, 0.305, 0.3, 0.31, 0.29, 0.305];
+    let b2 = [0.31, 0.32, 0.30, 0.315, 0.32, 0.33, 0.31];
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    assert!((run(&c) - (mean(&a2) - mean(&b2))).abs() < 1e-12);
+    c.reduce = Some("difference_se".into());
+    let se = |x: &[f64]| privpost::stats::mean_se(x).1;
+    assert!((run(&c) - se(&a2).hypot(se(&b2))).abs() < 1e-12);
+    c.statistic = Some("sd".into());
+    let sd_se = |x: &[f64]| privpost::stats::sd_se(x).1;
+    assert!((run(&c) - sd_se(&a2).hypot(sd_se(&b2))).abs() < 1e-12);
+}
+
 type Summary = (Vec<String>, Vec<Vec<String>>);
+
+/// The folder of the run a claim reads: the paper's, or `figure@profile`.
+fn folder(c: &Claim) -> String {
+    match &c.profile {
+        Some(p) => format!("{}@{p}", c.figure),
+        None => c.figure.clone(),
+    }
+}
 
 fn read_summary(dir: &Path, figure: &str, csv: Option<&str>) -> Result<Summary, String> {
     let path = dir.join(figure).join(csv.unwrap_or("summary.csv"));
@@ -274,20 +472,20 @@ fn readme_numbers_match_a_paper_scale_run() {
     let dir = PathBuf::from(dir);
     let mut wrong = Vec::new();
     for c in claims() {
-        let (header, rows) = match read_summary(&dir, &c.figure, c.csv.as_deref()) {
+        let (header, rows) = match read_summary(&dir, &folder(&c), c.csv.as_deref()) {
             Ok(t) => t,
             Err(e) => {
                 wrong.push(e);
                 continue;
             }
         };
-        // a paper-scale run, not a smoke one
+        // a paper-scale run (or the stated larger one), not a smoke one
         let manifest: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(&c.figure).join("manifest.json")).unwrap(),
+            &std::fs::read_to_string(dir.join(folder(&c)).join("manifest.json")).unwrap(),
         )
         .unwrap();
         assert!(
-            manifest["profile"].is_null()
+            manifest["profile"].as_str() == c.profile.as_deref()
                 && manifest["overrides"]
                     .as_array()
                     .is_some_and(|o| o.is_empty()),
