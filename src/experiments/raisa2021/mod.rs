@@ -640,6 +640,22 @@ mod tests {
         params.insert("inputs".into(), "privpost".into());
         let own = comparison(Target::Banana, &params, 2021).unwrap();
         assert!(own.exact.mean[0] < 0.0 && figure.exact.mean[0] > 0.0);
+        // the numbers the banana's notes quote: the exact Var θ₂ and the posterior
+        // mean of θ₁ on our data and on theirs
+        let notes = include_str!("../../../docs/figures/raisa2021/banana.toml");
+        for quoted in [
+            format!(
+                "{:.3} on these data, {:.3} on the authors'",
+                own.exact.var[1], figure.exact.var[1]
+            ),
+            format!(
+                "θ₁ {:.3} against +{:.3}",
+                own.exact.mean[0], figure.exact.mean[0]
+            )
+            .replace('-', "−"),
+        ] {
+            assert!(notes.contains(&quoted), "the notes do not say {quoted:?}");
+        }
         params.insert("inputs".into(), "authors".into());
         assert!(build(Target::Gauss, &params, 2021).is_err());
     }
