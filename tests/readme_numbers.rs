@@ -183,9 +183,12 @@ fn compute(c: &Claim, header: &[String], rows: &[Vec<String>]) -> Result<f64, St
                 })
                 .count() as f64)
         }
-        "replicate_wins" | "replicate_separated" | "difference" | "difference_se" => {
-            replicates(c, header, &picked)
-        }
+        "replicate_wins"
+        | "replicate_separated"
+        | "difference"
+        | "difference_se"
+        | "statistic"
+        | "statistic_se" => replicates(c, header, &picked),
         other => Err(format!("unknown reduce {other:?}")),
     }
 }
@@ -197,7 +200,8 @@ fn compute(c: &Claim, header: &[String], rows: &[Vec<String>]) -> Result<f64, St
 /// below b's, `replicate_separated` those where it is below by more than two
 /// standard errors of the difference; over several replicates `of` takes the
 /// min or max count. `difference` is a's − b's and `difference_se` its s.e.,
-/// for the one group and replicate the filter leaves.
+/// `statistic` a's alone and `statistic_se` its s.e., for the one group and
+/// replicate the filter leaves.
 fn replicates(c: &Claim, header: &[String], picked: &[&Vec<String>]) -> Result<f64, String> {
     let col = |n: &str| {
         header
@@ -209,7 +213,13 @@ fn replicates(c: &Claim, header: &[String], picked: &[&Vec<String>]) -> Result<f
         .series
         .as_deref()
         .ok_or("replicate reduces need `series`")?)?;
-    let (a, b) = (c.a.as_deref().ok_or("no a")?, c.b.as_deref().ok_or("no b")?);
+    let reduce = c.reduce.as_deref().unwrap_or_default();
+    let a = c.a.as_deref().ok_or("no a")?;
+    // `statistic`: a's alone (b = a)
+    let b = match (reduce.starts_with("statistic"), c.b.as_deref()) {
+        (true, _) => a,
+        (false, b) => b.ok_or("no b")?,
+    };
     let g: Vec<usize> = c.group.iter().map(|n| col(n)).collect::<Result<_, _>>()?;
     let (v, rep) = (col(&c.column)?, col("repeat")?);
     type Pair = (Vec<f64>, Vec<f64>);
@@ -226,7 +236,8 @@ fn replicates(c: &Claim, header: &[String], picked: &[&Vec<String>]) -> Result<f
         let e = cells.entry((block, key)).or_default();
         if r[s] == a {
             e.0.push(x);
-        } else if r[s] == b {
+        }
+        if r[s] == b {
             e.1.push(x);
         }
     }
@@ -252,16 +263,16 @@ fn replicates(c: &Claim, header: &[String], picked: &[&Vec<String>]) -> Result<f
     if per_block.is_empty() {
         return Err("no rows match".into());
     }
-    let reduce = c.reduce.as_deref().unwrap_or_default();
-    if reduce.starts_with("difference") {
+    if reduce.starts_with("difference") || reduce.starts_with("statistic") {
         let [((ma, sa), (mb, sb))] = per_block.values().flatten().copied().collect::<Vec<_>>()[..]
         else {
-            return Err("a difference needs exactly one group and replicate".into());
+            return Err(format!("{reduce} needs exactly one group and replicate"));
         };
-        return Ok(if reduce == "difference" {
-            ma - mb
-        } else {
-            sa.hypot(sb)
+        return Ok(match reduce {
+            "difference" => ma - mb,
+            "difference_se" => sa.hypot(sb),
+            "statistic" => ma,
+            _ => sa,
         });
     }
     let counts: Vec<f64> = per_block
@@ -435,8 +446,13 @@ of = "min""#,
     let se = |x: &[f64]| privpost::stats::mean_se(x).1;
     assert!((run(&c) - se(&a2).hypot(se(&b2))).abs() < 1e-12);
     c.statistic = Some("sd".into());
-    let sd_se = |x: &[f64]| privpost::stats::sd_se(x).1;
-    assert!((run(&c) - sd_se(&a2).hypot(sd_se(&b2))).abs() < 1e-12);
+    let sd_se = |x: &[f64]| privpost::stats::sd_se(x);
+    assert!((run(&c) - sd_se(&a2).1.hypot(sd_se(&b2).1)).abs() < 1e-12);
+    c.reduce = Some("statistic".into());
+    c.b = None;
+    assert_eq!(run(&c), sd_se(&a2).0);
+    c.reduce = Some("statistic_se".into());
+    assert_eq!(run(&c), sd_se(&a2).1);
 }
 
 type Summary = (Vec<String>, Vec<Vec<String>>);
