@@ -193,6 +193,10 @@ fn compute(c: &Claim, header: &[String], rows: &[Vec<String>]) -> Result<f64, St
     }
 }
 
+/// A statistic of a replicate's values with its standard error.
+type Est = (f64, f64);
+type Stat = fn(&[f64]) -> Est;
+
 /// The replicate reduces, on a figure's per-repeat rows (data.csv). Per
 /// replicate and `group`: the statistic (mean or s.d. of `column` over the
 /// replicate's repeats, empty cells left out) of series `a` and of `b`, each
@@ -242,18 +246,17 @@ fn replicates(c: &Claim, header: &[String], picked: &[&Vec<String>]) -> Result<f
         }
     }
     let stat = |xs: &[f64]| -> Result<(f64, f64), String> {
-        let (want, f): (usize, fn(&[f64]) -> (f64, f64)) =
-            match c.statistic.as_deref().unwrap_or("mean") {
-                "mean" => (2, privpost::stats::mean_se),
-                "sd" => (4, privpost::stats::sd_se),
-                other => return Err(format!("unknown statistic {other:?}")),
-            };
+        let (want, f): (usize, Stat) = match c.statistic.as_deref().unwrap_or("mean") {
+            "mean" => (2, privpost::stats::mean_se),
+            "sd" => (4, privpost::stats::sd_se),
+            other => return Err(format!("unknown statistic {other:?}")),
+        };
         if xs.len() < want {
             return Err(format!("{} repeats in a replicate (want {want})", xs.len()));
         }
         Ok(f(xs))
     };
-    let mut per_block: BTreeMap<usize, Vec<((f64, f64), (f64, f64))>> = BTreeMap::new();
+    let mut per_block: BTreeMap<usize, Vec<(Est, Est)>> = BTreeMap::new();
     for ((block, _), (xa, xb)) in &cells {
         per_block
             .entry(*block)
