@@ -109,6 +109,7 @@ pub fn plot(dir: &std::path::Path) -> Result<(), DrawError> {
         subtitle: None,
         y_descs: Vec::new(),
         shared_y: false,
+        intervals: Vec::new(),
     };
     crate::plot::render(&grid, dir)
 }
