@@ -3,8 +3,10 @@
 //! and ledger summary; self-contained (no script, no network, relative links only);
 //! and loaded in a real browser — Debian's `chromium`, headless, driven by
 //! `tests/browser/check_page.py` over the DevTools protocol — where every image
-//! must load (naturalWidth > 0) and nothing may be logged at error level. The
-//! screenshot is kept at `$CARGO_TARGET_TMPDIR/gallery-screenshot.png`.
+//! must load (naturalWidth > 0) and nothing may be logged at error level. A
+//! screenshot of the page's top is kept at `$CARGO_TARGET_TMPDIR/gallery-screenshot.png`.
+//! A browser that dies mid-check (CI saw one close its pipe once) is started afresh
+//! once, and the report says so; one that dies every time fails the check.
 //!
 //! Where `chromium` is not installed the browser half is skipped with a message,
 //! except under CI (`CI` set), where it fails: `scripts/test.sh` installs it there.
@@ -177,6 +179,28 @@ fn the_gallery_shows_every_figure_and_loads_in_a_browser() {
     );
     let png = std::fs::read(&shot).unwrap();
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000);
+    assert!(report.get("retried").is_none(), "{report}");
+
+    // a browser that dies once is started afresh, and the report says so
+    let marker = tmp.path().join("died once");
+    let flaky = tmp.path().join("flaky browser");
+    std::fs::write(
+        &flaky,
+        format!(
+            "#!/bin/sh\nif [ ! -e '{m}' ]; then : > '{m}'; echo 'flaky: crashed' >&2; exit 9; fi\nexec '{c}' \"$@\"\n",
+            m = marker.display(),
+            c = chromium.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&flaky, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (code, report) = check_in_browser(&flaky, &page, &tmp.path().join("again.png"));
+    assert_eq!(code, 0, "{report}");
+    let retried = report["retried"].as_str().unwrap_or_default();
+    assert!(
+        retried.contains("closed the pipe") && retried.contains("flaky: crashed"),
+        "{report}"
+    );
 
     // the check can fail: a figure removed after the page was written
     std::fs::remove_file(out.join("bun2018/fig2@smoke/figure.png")).unwrap();
@@ -251,6 +275,42 @@ fn the_browser_check_reports_failures_as_json() {
             .is_some_and(|e| e.contains("no-such-chromium")),
         "{report}"
     );
+}
+
+/// A browser that dies mid-check is started afresh once; one that dies every
+/// time fails the check (exit 2) with both failures, the step each was on and the
+/// end of the browser's own log.
+#[test]
+fn a_browser_that_dies_is_retried_once_then_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("page.html");
+    std::fs::write(&page, "<title>t</title>").unwrap();
+    let fake = tmp.path().join("dying browser");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'fake browser: out of memory' >&2\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let o = Command::new("python3")
+        .arg(repo().join("tests/browser/check_page.py"))
+        .arg(&fake)
+        .arg(&page)
+        .arg(tmp.path().join("shot.png"))
+        .output()
+        .expect("python3 runs");
+    assert_eq!(o.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)));
+    let error = report["error"].as_str().unwrap_or_default();
+    assert!(error.contains("the browser died twice"), "{report}");
+    assert_eq!(
+        error.matches("fake browser: out of memory").count(),
+        2,
+        "{report}"
+    );
+    assert!(error.contains("Target.createTarget"), "{report}");
+    assert!(!tmp.path().join("shot.png").exists());
 }
 
 /// The contents table never presents a smoke run, an overridden run or a sweep
