@@ -63,15 +63,20 @@ fn unescape_url(u: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// Runs the browser check; (exit code, its JSON report).
-fn check_in_browser(chromium: &Path, page: &Path, shot: &Path) -> (i32, serde_json::Value) {
-    let o = Command::new("python3")
+/// `tests/browser/check_page.py CHROMIUM PAGE SHOT`, as run.
+fn run_check_page(chromium: &Path, page: &Path, shot: &Path) -> std::process::Output {
+    Command::new("python3")
         .arg(repo().join("tests/browser/check_page.py"))
         .arg(chromium)
         .arg(page)
         .arg(shot)
         .output()
-        .expect("python3 runs");
+        .expect("python3 runs")
+}
+
+/// Runs the browser check; (exit code, its JSON report).
+fn check_in_browser(chromium: &Path, page: &Path, shot: &Path) -> (i32, serde_json::Value) {
+    let o = run_check_page(chromium, page, shot);
     let code = o.status.code().unwrap_or(-1);
     let report: Result<serde_json::Value, _> = serde_json::from_slice(&o.stdout);
     assert!(
@@ -259,13 +264,11 @@ fn the_browser_check_reports_failures_as_json() {
     let tmp = tempfile::tempdir().unwrap();
     let page = tmp.path().join("page.html");
     std::fs::write(&page, "<title>t</title>").unwrap();
-    let o = Command::new("python3")
-        .arg(repo().join("tests/browser/check_page.py"))
-        .arg(tmp.path().join("no-such-chromium"))
-        .arg(&page)
-        .arg(tmp.path().join("no/such/folder/shot.png"))
-        .output()
-        .expect("python3 runs");
+    let o = run_check_page(
+        &tmp.path().join("no-such-chromium"),
+        &page,
+        &tmp.path().join("no/such/folder/shot.png"),
+    );
     assert_eq!(o.status.code(), Some(2));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)));
@@ -292,13 +295,7 @@ fn a_browser_that_dies_is_retried_once_then_reported() {
     )
     .unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let o = Command::new("python3")
-        .arg(repo().join("tests/browser/check_page.py"))
-        .arg(&fake)
-        .arg(&page)
-        .arg(tmp.path().join("shot.png"))
-        .output()
-        .expect("python3 runs");
+    let o = run_check_page(&fake, &page, &tmp.path().join("shot.png"));
     assert_eq!(o.status.code(), Some(2));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)));
