@@ -83,8 +83,8 @@ fn read_manifest(dir: &Path) -> Result<Value, GalleryError> {
             "manifest.json: {len} bytes (allowed: at most {MAX_MANIFEST_BYTES})"
         )));
     }
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| GalleryError(format!("manifest.json: {e}")))?;
+    let text = crate::input::read_found_text(&path)
+        .map_err(|e| GalleryError(format!("manifest.json: {e}")))?;
     serde_json::from_str(&text).map_err(|e| GalleryError(format!("manifest.json: {e}")))
 }
 
@@ -155,9 +155,60 @@ fn scan(root: &Path) -> std::io::Result<Vec<Folder>> {
         Kind::Combined => 3,
     };
     found.sort_by(|a, b| {
-        (rank(&a.id), &a.id, sub(a), &a.rel).cmp(&(rank(&b.id), &b.id, sub(b), &b.rel))
+        (rank(&a.id), &a.id, sub(a))
+            .cmp(&(rank(&b.id), &b.id, sub(b)))
+            .then_with(|| natural_cmp(&a.rel, &b.rel))
     });
     Ok(found)
+}
+
+/// Folder names in the order a reader expects: numbers inside them compared as
+/// numbers (`epsilon=3.16` before `epsilon=10`; as text, 10 came first), the
+/// rest as text.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    // the number at the start of `s` (digits, a fraction, an exponent) and its length
+    fn number(s: &str) -> Option<(f64, usize)> {
+        let b = s.as_bytes();
+        let digits =
+            |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut end = digits(0);
+        if end == 0 {
+            return None;
+        }
+        if b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
+            end = digits(end + 1);
+        }
+        if matches!(b.get(end), Some(b'e' | b'E')) {
+            let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+            if b.get(end + 1 + sign).is_some_and(u8::is_ascii_digit) {
+                end = digits(end + 1 + sign);
+            }
+        }
+        s[..end].parse().ok().map(|x| (x, end))
+    }
+    let (mut x, mut y) = (a, b);
+    loop {
+        match (number(x), number(y)) {
+            (Some((p, i)), Some((q, j))) => match p.total_cmp(&q) {
+                Ordering::Equal => {
+                    (x, y) = (&x[i..], &y[j..]);
+                    continue;
+                }
+                other => return other,
+            },
+            _ => {
+                let (mut cx, mut cy) = (x.chars(), y.chars());
+                match (cx.next(), cy.next()) {
+                    (None, None) => return a.cmp(b),
+                    (None, Some(_)) => return Ordering::Less,
+                    (Some(_), None) => return Ordering::Greater,
+                    (Some(c), Some(d)) if c == d => (x, y) = (cx.as_str(), cy.as_str()),
+                    (Some(c), Some(d)) => return c.cmp(&d),
+                }
+            }
+        }
+    }
 }
 
 /// Writes `<root>/index.html` (to a temporary name, then renamed).
@@ -402,7 +453,7 @@ fn off_paper(m: &Value) -> Vec<String> {
 /// The points of a combined folder whose folder was re-run after the combine
 /// (its manifest differs from the one combined) or is gone.
 fn stale_points(dir: &Path) -> Result<Vec<String>, GalleryError> {
-    let text = std::fs::read_to_string(dir.join("combined.json"))
+    let text = crate::input::read_found_text(&dir.join("combined.json"))
         .map_err(|e| GalleryError(e.to_string()))?;
     let combined: Value = serde_json::from_str(&text).map_err(|e| GalleryError(e.to_string()))?;
     // points beside the combined folder (by name), or where combine read them
@@ -475,6 +526,36 @@ fn noise_summary(m: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Sweep points in numeric order, text as text, equal numbers written
+    /// differently kept apart.
+    #[test]
+    fn folders_sort_numbers_as_numbers() {
+        let mut v = vec![
+            "fig2@smoke,epsilon=10",
+            "fig2@smoke,epsilon=3.16",
+            "fig2@smoke,epsilon=0.1",
+            "fig2",
+            "fig2@smoke,epsilon=1e-3",
+            "fig10",
+            "fig2@smoke,epsilon=1.0",
+            "fig2@smoke,epsilon=1",
+        ];
+        v.sort_by(|a, b| super::natural_cmp(a, b));
+        assert_eq!(
+            v,
+            [
+                "fig2",
+                "fig2@smoke,epsilon=1e-3",
+                "fig2@smoke,epsilon=0.1",
+                "fig2@smoke,epsilon=1",
+                "fig2@smoke,epsilon=1.0",
+                "fig2@smoke,epsilon=3.16",
+                "fig2@smoke,epsilon=10",
+                "fig10",
+            ]
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -75,3 +75,34 @@ fn markers_show_over_error_bars_and_panels_name_their_metric() {
     let f3 = svg(out.path(), "heikkila2019/fig3@smoke");
     assert!(!f3.contains("log scale") && !f3.contains("zoomed"));
 }
+
+/// Labels drawn by hand beside a chart stay on their rows and columns: a
+/// chart's `backend_coord` is in the canvas's pixels while `area.draw` takes the
+/// area's, so every file that places text from `backend_coord` must subtract the
+/// area's `get_base_pixel` (the audit figure's row tags sat a row below their
+/// markers under a smoke run's departures line). The drawn result is checked by
+/// `plot::assert_shift_invariant` (audit/plot.rs); this finds the pattern anywhere.
+#[test]
+fn text_placed_from_chart_coordinates_subtracts_the_area_base() {
+    let mut offenders = Vec::new();
+    let mut stack = vec![common::repo().join("src")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let code: String = text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                if code.contains(".backend_coord(") && !code.contains("get_base_pixel()") {
+                    offenders.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{offenders:?}");
+}

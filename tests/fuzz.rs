@@ -1132,3 +1132,265 @@ fn the_new_doors_never_crash_hang_or_lie() {
         failures.join("\n")
     );
 }
+
+/// Round 4 (issue 63), written fresh with generators of its own:
+/// - **audit orientation**: Laplace counts on a neighbouring pair (b ∈ [0.5, 2],
+///   so the truth is ε = 1/b) scored through a random strictly monotone map,
+///   increasing or decreasing (identity, negation, an affine map, a cube, e^x,
+///   −e^x): a claim of a quarter of the truth is never a PASS, whichever way the
+///   score points;
+/// - **special files** where privpost finds a file by name — a configs folder's
+///   figure config, a figure's summary.csv (`show`, `plot`), its manifest.json
+///   (`show`, `account --manifest FOLDER`, `infer FOLDER`), a cache pack — made a
+///   pipe, a link to /dev/zero, a dangling link, a folder or a 2 GiB sparse file:
+///   exit 0 or 2 within the timeout, never a panic or a wait;
+/// - **release files** for `infer` with extreme scales, values, priors, bounds and
+///   clamps of every model and law: exit 0 or 2 (a refusal naming a key), never a
+///   panic, a timeout or 4 GiB, and no NaN in a summary written.
+#[test]
+fn the_fourth_round_surfaces_never_crash_hang_or_lie() {
+    let mut rng = Rng(std::env::var("PRIVPOST_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(63));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let t = Duration::from_secs(60);
+    let mut failures = Vec::new();
+    let uniform = |rng: &mut Rng| ((rng.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+
+    // A. audit orientation: a quarter of the truth is always refuted
+    for k in 0..12 {
+        let b = 0.5 + 1.5 * uniform(&mut rng);
+        let map = rng.below(6);
+        let f = |x: f64| match map {
+            0 => x,
+            1 => -x,
+            2 => -3.0 * x + 7.0,
+            3 => x * x * x,
+            4 => (x / 4.0).exp(),
+            _ => -(x / 4.0).exp(),
+        };
+        let mut text = String::from("label,score\n");
+        for (label, count) in [(1, 10.0), (0, 11.0)] {
+            for _ in 0..3000 {
+                let u = uniform(&mut rng) - 0.5;
+                let x = count - b * u.signum() * (1.0 - 2.0 * u.abs()).ln();
+                text.push_str(&format!("{label},{}\n", f(x)));
+            }
+        }
+        let file = d.join(format!("scores-{k}.csv"));
+        std::fs::write(&file, text).unwrap();
+        let claim = format!("epsilon={}", 0.25 / b);
+        let o = run_limited_in(
+            d,
+            &[
+                "audit",
+                "--samples",
+                file.to_str().unwrap(),
+                "--claim",
+                &claim,
+            ],
+            t,
+        );
+        if o.code != Some(1) || o.timed_out || o.stderr.contains("panicked") {
+            failures.push(format!(
+                "audit map {map}, b = {b:.3}, {claim}: exit {:?} (a false PASS if 0): {}",
+                o.code,
+                o.stderr.lines().next().unwrap_or_default()
+            ));
+        }
+    }
+
+    // B. special files found by name
+    let out = d.join("r");
+    let o = run_limited_in(
+        d,
+        &[
+            "run",
+            "ju2022/loglinear",
+            "--smoke",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        t,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let fig = out.join("ju2022/loglinear@smoke");
+    let pack = std::fs::read_dir(out.join(".privpost-cache"))
+        .unwrap()
+        .flatten()
+        .flat_map(|run| std::fs::read_dir(run.path()).unwrap().flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "pack"))
+        .expect("a pack");
+    let config = d.join("configs/foulds2016/fig2.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let fig_s = fig.to_str().unwrap().to_string();
+    let out_s = out.to_str().unwrap().to_string();
+    let places: Vec<(PathBuf, Vec<Vec<String>>)> = vec![
+        (
+            config.clone(),
+            vec![
+                vec!["check".into(), "foulds2016/fig2".into(), "--smoke".into()],
+                vec!["list".into()],
+            ],
+        ),
+        (
+            fig.join("summary.csv"),
+            vec![
+                vec!["show".into(), fig_s.clone()],
+                vec!["plot".into(), fig_s.clone()],
+            ],
+        ),
+        (
+            fig.join("manifest.json"),
+            vec![
+                vec!["show".into(), fig_s.clone()],
+                vec!["account".into(), "--manifest".into(), fig_s.clone()],
+                vec![
+                    "infer".into(),
+                    fig_s.clone(),
+                    "--release".into(),
+                    "x".into(),
+                ],
+            ],
+        ),
+        (
+            pack.clone(),
+            vec![vec![
+                "cache".into(),
+                "status".into(),
+                "--out".into(),
+                out_s.clone(),
+            ]],
+        ),
+    ];
+    for (path, commands) in &places {
+        let kept = d.join("kept");
+        let had = std::fs::rename(path, &kept).is_ok();
+        for _ in 0..2 {
+            let kind = rng.below(5);
+            match kind {
+                0 => {
+                    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+                    // SAFETY: a valid NUL-terminated path
+                    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+                }
+                1 => std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
+                2 => std::os::unix::fs::symlink(d.join("nothing-here"), path).unwrap(),
+                3 => std::fs::create_dir(path).unwrap(),
+                _ => std::fs::File::create(path)
+                    .unwrap()
+                    .set_len(2 << 30)
+                    .unwrap(),
+            }
+            for args in commands {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let o = run_limited_in(d, &args, Duration::from_secs(30));
+                if o.timed_out || o.stderr.contains("panicked") || !matches!(o.code, Some(0 | 2)) {
+                    failures.push(format!(
+                        "{} as kind {kind}, {args:?}: exit {:?}{}: {}",
+                        path.display(),
+                        o.code,
+                        if o.timed_out { " (timeout)" } else { "" },
+                        o.stderr.lines().next().unwrap_or_default()
+                    ));
+                }
+            }
+            if path.is_dir() && !path.is_symlink() {
+                std::fs::remove_dir(path).unwrap();
+            } else {
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+        if had {
+            std::fs::rename(&kept, path).unwrap();
+        }
+    }
+
+    // C. release files: extreme but well-typed values of every model and law
+    let extreme = |rng: &mut Rng| -> String {
+        [
+            "1e-300", "1e300", "-1e300", "0.0", "-1.0", "1e-9", "3.5", "1e12", "2.0",
+        ][rng.below(9)]
+        .to_string()
+    };
+    for k in 0..40 {
+        let mech = [
+            "laplace",
+            "gaussian",
+            "discrete_laplace",
+            "discrete_gaussian",
+        ][rng.below(4)];
+        let scale = if rng.below(2) == 0 {
+            extreme(&mut rng)
+        } else {
+            "2.0".into()
+        };
+        let value = if rng.below(2) == 0 {
+            extreme(&mut rng)
+        } else {
+            "7.0".into()
+        };
+        let clamp = match rng.below(4) {
+            0 => format!("clamp = {{ lower = {} }}\n", extreme(&mut rng)),
+            1 => "clamp = { lower = 0.5 }\n".into(),
+            _ => String::new(),
+        };
+        let sampler = "[sampler]\nwarmup = 5\ndraws = 5\nchains = 1\n";
+        let text = match rng.below(3) {
+            0 => format!(
+                "model = \"beta_bernoulli\"\nprior = {{ alpha = [1.0, {}] }}\nn = {}\ncounts = \"{}\"\n[release]\nmechanism = \"{mech}\"\nscale = {scale}\nvalues = [{value}{}]\n{clamp}{sampler}",
+                ["1.0", "1e-300", "1e300"][rng.below(3)],
+                ["1", "30", "1000000"][rng.below(3)],
+                ["all", "free"][rng.below(2)],
+                if rng.below(2) == 0 { ", 3.0" } else { "" },
+            ),
+            1 => format!(
+                "model = \"dirichlet_categorical\"\nprior = {{ alpha = [{}] }}\nn = 20\n[release]\nmechanism = \"{mech}\"\nscale = {scale}\nvalues = [{}]\n{clamp}{sampler}",
+                vec!["1.0"; 1 + rng.below(40)].join(", "),
+                vec![value.as_str(); 1 + rng.below(40)].join(", "),
+            ),
+            _ => format!(
+                "model = \"linear_regression\"\nprior = {{ tau = {} }}\nn = 20\n[regression]\nmean = [{}]\ncov = [[1.0]]\nnoise_variance = {}\nx_bounds = [{}]\ny_bounds = [-4.0, 4.0]\n[release]\nmechanism = \"{mech}\"\nscale = {scale}\nvalues = [1.0, 2.0, 3.0, 20.0, {value}, 20.0]\n{clamp}{sampler}",
+                extreme(&mut rng),
+                extreme(&mut rng),
+                extreme(&mut rng),
+                ["-3.0, 3.0", "-3.0, 3.0, 9.0", "3.0, -3.0", "-1e300, 1e300"][rng.below(4)],
+            ),
+        };
+        let file = d.join(format!("release-{k}.toml"));
+        std::fs::write(&file, &text).unwrap();
+        let out = d.join("inferred");
+        let o = run_limited_in(
+            d,
+            &[
+                "infer",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+            ],
+            t,
+        );
+        let named = o.stderr.contains("release-") && o.stderr.contains(" — allowed")
+            || o.stderr.contains("allowed:");
+        let ok = match o.code {
+            _ if o.timed_out => false,
+            Some(0) => no_nan_under(&out.join(format!("infer/release-{k}"))).is_none(),
+            Some(2) => named,
+            _ => false,
+        };
+        if !ok || o.stderr.contains("panicked") {
+            failures.push(format!(
+                "infer case {k}: exit {:?}{}: {} | {text}",
+                o.code,
+                if o.timed_out { " (timeout)" } else { "" },
+                o.stderr.lines().next().unwrap_or_default()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -12,10 +12,12 @@ Bad input raises ValueError with the CLI's message; a failure while running,
 RuntimeError.
 """
 
+import hashlib
 import json
 import math
 import numbers
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional
 
@@ -42,6 +44,8 @@ def _json(name: str, value: Any) -> str:
         return json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{name}: {e} (allowed: JSON values; NaN and infinities are not)") from None
+    except RecursionError:
+        raise ValueError(f"{name}: nested too deeply to be a privpost input (allowed: at most 128 levels)") from None
 
 
 def account(
@@ -140,7 +144,7 @@ def infer(
     release: Any,
     *,
     out: "str | os.PathLike[str]" = "results",
-    name: str = "release",
+    name: Optional[str] = None,
     jobs: Optional[int] = None,
 ) -> "Run":
     """The posterior from a private release, as `privpost infer RELEASE.toml`.
@@ -148,7 +152,11 @@ def infer(
     `release` is the release file's content as a dict (`model`, `prior`, `n`,
     `[release]`, optional `[sampler]`; docs/infer.md), or a TOML file's path.
     Writes `<out>/infer/<name>/` (draws, summary, figure, manifest) and returns it
-    loaded ([`load`]); `to_inference_data` reads its draws.
+    loaded ([`load`]); `to_inference_data` reads its draws. Without `name`, a
+    file's stem, or for a dict `release-` and 12 hex digits of its content's
+    SHA-256 (so two releases never share a folder). What the CLI warns of (chains
+    that have not settled, a value beyond every possible statistic) is issued as
+    a Python warning (RuntimeWarning).
     """
     if isinstance(release, (str, os.PathLike)):
         path = Path(release)
@@ -163,9 +171,12 @@ def infer(
             raise ValueError(f"{path}: {e.strerror or e}") from None
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"{path}: {e}") from None
-        name = path.stem if name == "release" else name
+        name = path.stem if name is None else name
     if not isinstance(release, dict):
         raise ValueError(f"release: a dict (the release file's keys), got {type(release).__name__}")
+    if name is None:
+        text = json.dumps(release, sort_keys=True, allow_nan=True, default=str)
+        name = "release-" + hashlib.sha256(text.encode()).hexdigest()[:12]
     if not isinstance(name, str) or not name:
         raise ValueError(f"name = {name!r}: a non-empty string")
     flags = ["--out", os.fspath(out), "--quiet"]
@@ -174,7 +185,10 @@ def infer(
             raise ValueError(f"jobs = {jobs!r}: an integer")
         flags += ["--jobs", str(int(jobs))]
     folder = _native.infer(_json(name, release), name, flags)
-    return load(folder)
+    run = load(folder)
+    for message in run.manifest.get("warnings", []):
+        warnings.warn(f"privpost infer: {message}", RuntimeWarning, stacklevel=2)
+    return run
 
 
 class Run(NamedTuple):

@@ -60,17 +60,23 @@ fn refuse_unknown<T: serde::Serialize>(
     let parsed = serde_json::to_value(value).map_err(|e| CommandError::failed(e.to_string()))?;
     match unknown_key(input, &parsed, prefix) {
         Some(k) => Err(CommandError::input(format!(
-            "{}: key `{k}`: unknown (a misspelt key would be ignored; the event vocabulary's keys: README, \"Your privacy events\")",
+            "{}: key `{k}`: unknown (a misspelt key would be ignored; the event vocabulary's keys: docs/bring-your-own.md, \"Your privacy events\")",
             path.display()
         ))),
         None => Ok(()),
     }
 }
 
+/// The key of serde's "missing field `x`" message.
+fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("missing field `")?;
+    rest.split('`').next().filter(|k| !k.is_empty())
+}
+
 fn parse_event(v: Value, path: &Path) -> Result<Holding, CommandError> {
     let bad = |key: &str, m: String| {
         CommandError::input(format!(
-            "{}: key `{key}`: {m} (allowed: {{\"schema\": \"{EVENT_SCHEMA}\", \"event\": EVENT}}, a bare EVENT with `mechanism`, or a ledger entry from a manifest; README, \"Your privacy events\")",
+            "{}: key `{key}`: {m} (allowed: {{\"schema\": \"{EVENT_SCHEMA}\", \"event\": EVENT}}, a bare EVENT with `mechanism`, or a ledger entry from a manifest; docs/bring-your-own.md, \"Your privacy events\")",
             path.display()
         ))
     };
@@ -99,8 +105,15 @@ fn parse_event(v: Value, path: &Path) -> Result<Holding, CommandError> {
     } else {
         return Err(bad("event", "missing".into()));
     };
-    let event: Event =
-        serde_json::from_value(value.clone()).map_err(|e| bad(key, e.to_string()))?;
+    let event: Event = serde_json::from_value(value.clone()).map_err(|e| {
+        let m = e.to_string();
+        // serde names a missing key only in its message: name it as the key
+        match missing_field(&m) {
+            Some(f) if key == "event" => bad(&format!("event.{f}"), "missing".into()),
+            Some(f) => bad(f, "missing".into()),
+            None => bad(key, m),
+        }
+    })?;
     if key == "mechanism" {
         refuse_unknown(path, &value, &event, "")?;
     } else {
@@ -353,6 +366,16 @@ fn release_of(series: &str) -> (String, Option<f64>) {
 /// composed with each other. Entries the manifest tags as released together
 /// (`released_with`) are composed by basic composition.
 pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
+    // a figure's folder stands for its manifest, as `show` and `infer` take it
+    let in_folder = path.join("manifest.json");
+    let path = if path.is_dir() {
+        // found by name: a regular file only (a pipe there would be waited on forever)
+        crate::input::read_regular(&in_folder, crate::input::MAX_JSON_BYTES)
+            .map_err(CommandError::input)?;
+        in_folder.as_path()
+    } else {
+        path
+    };
     let v = super::read_json(path)?;
     let file = path.display().to_string();
     let entries: Vec<Entry> =

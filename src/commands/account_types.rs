@@ -116,7 +116,7 @@ pub struct AccountArgs {
     pub json: bool,
     /// Account for your own release: a JSON file holding an event of the ledger's
     /// vocabulary, or a ledger entry (event + claim) copied from any manifest
-    /// (schema: README, "Your privacy events").
+    /// (schema: docs/bring-your-own.md, "Your privacy events").
     #[arg(long, value_name = "FILE.json", conflicts_with = "manifest")]
     pub event: Option<std::path::PathBuf>,
     /// Re-verify every ledger entry of a run's manifest.json and compose them all.

@@ -177,10 +177,11 @@ pub fn audit_samples(
         super::emit_json(r.json(&shown))?;
     } else {
         crate::outln!(
-            "{shown}: claim {}; audited ε = {:.6} (estimate {:.6}; {}; {} + {} draws) — {}",
+            "{shown}: claim {}; audited ε = {:.6} (estimate {:.6}; from {}; {}; {} + {} draws) — {}",
             serde_json::to_string(&claim).unwrap_or_default(),
             r.a.audited,
             r.a.estimate,
+            r.a.direction,
             r.a.method,
             r.a.draws_d,
             r.a.draws_d_prime,
@@ -269,6 +270,7 @@ impl Audited {
             "audited_epsilon": number(a.audited),
             "estimate_epsilon": number(a.estimate),
             "method": a.method,
+            "direction": a.direction,
             "draws_d": a.draws_d,
             "draws_d_prime": a.draws_d_prime,
             "confidence": self.confidence,

@@ -161,7 +161,7 @@ fn read_point(dir: &Path) -> Result<(Point, &'static Spec), CommandError> {
     if !dir.is_dir() {
         return Err(bad("not a folder".into()));
     }
-    let text = std::fs::read_to_string(dir.join("manifest.json")).map_err(|e| {
+    let text = crate::input::read_found_text(&dir.join("manifest.json")).map_err(|e| {
         bad(format!(
             "cannot read manifest.json ({e}); give figure folders written by `privpost run`"
         ))
@@ -264,7 +264,7 @@ fn points_of(dir: &Path) -> Vec<PathBuf> {
 /// is not a `[compare]` helper run (a plain profile run such as `fig2@smoke`
 /// is no point of a sweep).
 fn is_sweep_point(dir: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(dir.join("manifest.json")) else {
+    let Ok(text) = crate::input::read_found_text(&dir.join("manifest.json")) else {
         return false;
     };
     let Ok(m) = serde_json::from_str::<serde_json::Value>(&text) else {

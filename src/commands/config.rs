@@ -56,7 +56,7 @@ pub fn config(args: &ConfigArgs) -> Result<(), CommandError> {
             let text = match &config {
                 ConfigRef::BuiltIn(_) => spec.config_text.to_string(),
                 ConfigRef::File(path) => {
-                    crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES).map_err(
+                    crate::input::read_regular_text(path, crate::input::MAX_JSON_BYTES).map_err(
                         |e| CommandError::input(format!("{}: {}", path.display(), e.message)),
                     )?
                 }

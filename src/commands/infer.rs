@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{CommandError, Work};
-use crate::damcmc::spec::{InferSpec, Inference};
+use crate::damcmc::spec::{release_warnings, CountsName, InferSpec, Inference, ModelName};
 use crate::damcmc::{self, Draws, ParameterSummary};
 use crate::plot::trace::TraceFigure;
 use crate::results::draws::KeptDraws;
@@ -38,8 +38,16 @@ manifest.json. Inference is post-processing of the release: no privacy cost is a
 )]
 pub struct InferArgs {
     /// The release file (TOML), or a figure's folder or manifest.json that records releases.
-    #[arg(value_name = "RELEASE.toml | MANIFEST")]
+    #[arg(
+        value_name = "RELEASE.toml | MANIFEST",
+        required_unless_present = "example",
+        default_value = ""
+    )]
     pub file: PathBuf,
+    /// Print an example release file (the one docs/infer.md explains) and exit:
+    /// `privpost infer --example > release.toml` gives one to edit, from any folder.
+    #[arg(long, conflicts_with_all = ["release"])]
+    pub example: bool,
     /// With a manifest: the name of the recorded release to use.
     #[arg(long, value_name = "NAME")]
     pub release: Option<String>,
@@ -54,9 +62,19 @@ pub struct InferArgs {
     pub given: Option<(serde_json::Value, String)>,
 }
 
-/// The folder name of a release: its name, reduced to letters, digits, `-`
-/// and `_` (so a file name cannot point outside `<out>/infer/`).
+/// The longest folder name taken from an input's name as it is; a longer one keeps
+/// its first [`KEPT_CHARS`] characters and gains a hash of the whole.
+const MAX_FOLDER_NAME: usize = 96;
+const KEPT_CHARS: usize = 64;
+
+/// The folder name of a release: its name when that is made of letters, digits,
+/// `-` and `_` alone and at most [`MAX_FOLDER_NAME`] long; otherwise the name
+/// reduced to those (so a file name cannot point outside `<out>/infer/`), cut to
+/// [`KEPT_CHARS`], with 12 hex digits of the SHA-256 of the whole name after it.
+/// So two names never share a folder by the reduction (`a.b` → `a_b-…`, `a_b` →
+/// `a_b`; `é` → `release-…`) and a 300-character name fits every file system.
 fn folder_name(name: &Path) -> String {
+    use sha2::{Digest, Sha256};
     let stem = name.to_string_lossy().into_owned();
     let clean: String = stem
         .chars()
@@ -68,11 +86,73 @@ fn folder_name(name: &Path) -> String {
             }
         })
         .collect();
-    if clean.trim_matches('_').is_empty() {
-        "release".into()
+    let base = if clean.trim_matches('_').is_empty() {
+        "release".to_string()
     } else {
-        clean
+        clean.clone()
+    };
+    if base == stem && stem.len() <= MAX_FOLDER_NAME {
+        return base;
     }
+    let hash = crate::results::cache::hex(&Sha256::digest(stem.as_bytes()));
+    let kept: String = base.chars().take(KEPT_CHARS).collect();
+    format!("{kept}-{}", &hash[..12])
+}
+
+/// What a posterior folder was computed from, as its manifest records it
+/// (`input`): a release file's absolute path, a figure manifest's absolute path
+/// and the release's name, or the Python package's name for a release it was given.
+fn input_of(args: &InferArgs) -> String {
+    let abs = |p: &Path| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    match (&args.given, &args.release) {
+        (Some((_, name)), _) => format!("python: {name}"),
+        (None, Some(r)) => format!("{} --release {r}", abs(&args.file)),
+        (None, None) => abs(&args.file),
+    }
+}
+
+/// Refuses, before any sampling, to replace a folder that holds another input's
+/// posterior (or anything `infer` did not write): `input` is this run's
+/// ([`input_of`]), `spec` its release (an older folder without `input` is the same
+/// input when its `release_file` is this release).
+fn check_target(target: &Path, input: &str, spec: &InferSpec) -> Result<(), CommandError> {
+    if std::fs::symlink_metadata(target).is_err() {
+        return Ok(());
+    }
+    let manifest = target.join("manifest.json");
+    let refuse = |what: String| {
+        CommandError::input(format!(
+            "{}: {what}; {input} would replace it (allowed: another --out, another name for the input, or remove that folder first)",
+            target.display()
+        ))
+    };
+    let held: serde_json::Value =
+        crate::input::read_regular_text(&manifest, crate::input::MAX_JSON_BYTES)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .filter(|v: &serde_json::Value| v["command"] == "infer")
+            .ok_or_else(|| refuse("holds something `privpost infer` did not write".into()))?;
+    let same = match held.get("input").and_then(|v| v.as_str()) {
+        Some(theirs) => theirs == input,
+        None => serde_json::to_value(spec).ok().as_ref() == held.get("release_file"),
+    };
+    if same {
+        return Ok(());
+    }
+    let theirs = held
+        .get("input")
+        .and_then(|v| v.as_str())
+        .unwrap_or("another release")
+        .to_string();
+    Err(refuse(format!(
+        "holds the posterior of {}",
+        crate::term::visible(&theirs)
+    )))
 }
 
 /// Reads and checks the release file; every error names the file and the key.
@@ -105,13 +185,19 @@ fn read_recorded(
     name: Option<&str>,
 ) -> Result<(InferSpec, Inference, String), CommandError> {
     use crate::damcmc::spec::RecordedRelease;
-    let file = if path.is_dir() {
-        path.join("manifest.json")
+    let (file, found) = if path.is_dir() {
+        (path.join("manifest.json"), true)
     } else {
-        path.to_path_buf()
+        (path.to_path_buf(), false)
     };
-    let text = crate::input::read_input_text(&file, crate::input::MAX_JSON_BYTES)
-        .map_err(CommandError::input)?;
+    // a manifest found in a folder is read only when it is a regular file (a pipe
+    // there would be waited on forever); one given by name may be a pipe
+    let text = if found {
+        crate::input::read_regular_text(&file, crate::input::MAX_JSON_BYTES)
+    } else {
+        crate::input::read_input_text(&file, crate::input::MAX_JSON_BYTES)
+    }
+    .map_err(CommandError::input)?;
     let at = |what: String| CommandError::input(format!("{}: {what}", file.display()));
     let manifest: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| at(format!("not a manifest: {e}")))?;
@@ -167,7 +253,14 @@ fn read_recorded(
     ))
 }
 
+/// The example release file (docs/examples/release.toml), carried by the binary.
+pub const EXAMPLE: &str = include_str!("../../docs/examples/release.toml");
+
 pub fn infer(args: InferArgs) -> Result<(), CommandError> {
+    if args.example {
+        crate::outln!("{}", EXAMPLE.trim_end());
+        return Ok(());
+    }
     infer_into(args).map(|_| ())
 }
 
@@ -201,6 +294,17 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
         (spec, inf, stem)
     };
     let target = args.out.join("infer").join(folder_name(Path::new(&stem)));
+    let input = input_of(&args);
+    check_target(&target, &input, &spec)?;
+    let counts_all = matches!(
+        (spec.model, spec.counts),
+        (ModelName::NaiveBayes, _)
+            | (
+                ModelName::BetaBernoulli | ModelName::DirichletCategorical,
+                CountsName::All
+            )
+    );
+    let mut warnings = release_warnings(&inf.release, inf.model.statistic_range(), counts_all);
     crate::plan::check_writable(&args.out)?;
     let pool = crate::plan::pool(crate::plan::jobs(args.work.jobs)?)?;
     if !args.work.quiet {
@@ -222,8 +326,11 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
     let seconds = clock.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
     let summary = draws.summary();
+    warnings.extend(convergence_warning(&summary));
     let bound = damcmc::acceptance_bound(&inf.release.noise, inf.model.l1_sensitivity());
     let outcome = Outcome {
+        warnings: &warnings,
+        input: &input,
         spec: &spec,
         inf: &inf,
         draws: &draws,
@@ -235,6 +342,10 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
     write_folder(&target, &outcome)?;
     if args.given.is_none() {
         print_summary(&summary, &draws, bound)?;
+        // the Python package turns the manifest's `warnings` into Python warnings
+        for w in &warnings {
+            errln!("warning: {w}");
+        }
     }
     if !args.work.quiet {
         errln!("wrote {}", target.display());
@@ -255,6 +366,10 @@ fn cpu_seconds() -> f64 {
 
 /// What a run gave, for the files.
 struct Outcome<'a> {
+    /// what the user should know of the release and the chains
+    warnings: &'a [String],
+    /// what the posterior was computed from ([`input_of`])
+    input: &'a str,
     spec: &'a InferSpec,
     inf: &'a Inference,
     draws: &'a Draws,
@@ -279,6 +394,8 @@ fn write_folder(target: &Path, outcome: &Outcome<'_>) -> Result<(), CommandError
 /// The folder's files, written into `tmp`.
 fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
     let Outcome {
+        warnings,
+        input,
         spec,
         inf,
         draws,
@@ -304,6 +421,8 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
     let manifest = json!({
         "command": "infer",
         "privpost_version": env!("CARGO_PKG_VERSION"),
+        "input": input,
+        "warnings": warnings,
         "release_file": spec,
         "method": "data-augmentation MCMC (Ju, Awan, Gong & Rao 2022)",
         "kernel": inf.settings.kernel.as_str(),
@@ -329,15 +448,27 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
         .map_err(CommandError::failed)
 }
 
-/// The traces and per-chain densities of every parameter.
+/// The most parameters the figure draws (a panel of 360 px each): 3,500 categories
+/// once made a 1.26-million-px-tall bitmap of 4 GB; every parameter is in
+/// draws.csv and summary.csv.
+const MAX_TRACED: usize = 24;
+
+/// The traces and per-chain densities of the first [`MAX_TRACED`] parameters.
 fn figure(draws: &Draws) -> TraceFigure {
+    let shown = draws.names.len().min(MAX_TRACED);
+    let mut subtitle =
+        "data-augmentation MCMC on a private release (Ju et al. 2022); draws after warm-up"
+            .to_string();
+    if shown < draws.names.len() {
+        subtitle.push_str(&format!(
+            "; the first {shown} of {} parameters (all are in draws.csv and summary.csv)",
+            draws.names.len()
+        ));
+    }
     TraceFigure {
-        names: draws.names.clone(),
-        chains: (0..draws.names.len()).map(|p| draws.parameter(p)).collect(),
-        subtitle: Some(
-            "data-augmentation MCMC on a private release (Ju et al. 2022); draws after warm-up"
-                .into(),
-        ),
+        names: draws.names[..shown].to_vec(),
+        chains: (0..shown).map(|p| draws.parameter(p)).collect(),
+        subtitle: Some(subtitle),
     }
 }
 
@@ -395,6 +526,11 @@ fn print_summary(
         draws.acceptance(),
         draws.move_rate()
     );
+    Ok(())
+}
+
+/// The warning for parameters whose chains have not settled, if any.
+fn convergence_warning(summary: &[ParameterSummary]) -> Option<String> {
     let unsettled: Vec<&str> = summary
         .iter()
         .filter(|s| {
@@ -403,11 +539,10 @@ fn print_summary(
         })
         .map(|s| s.parameter.as_str())
         .collect();
-    if !unsettled.is_empty() {
-        errln!(
-            "warning: R-hat above {RHAT_OK} or bulk ESS below {ESS_OK} for {}: the chains have not settled; run more draws (sampler.draws) or chains",
+    (!unsettled.is_empty()).then(|| {
+        format!(
+            "R-hat above {RHAT_OK} or bulk ESS below {ESS_OK} for {}: the chains have not settled; run more draws (sampler.draws) or chains",
             unsettled.join(", ")
-        );
-    }
-    Ok(())
+        )
+    })
 }

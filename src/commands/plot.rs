@@ -53,7 +53,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
             }));
         }
         for (fig_dir, id) in figures {
-            let manifest = std::fs::read_to_string(fig_dir.join("manifest.json"))
+            let manifest = crate::input::read_found_text(&fig_dir.join("manifest.json"))
                 .ok()
                 .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
             let spec = experiments::find_for(&id, manifest.as_ref()).ok_or_else(|| {
@@ -144,7 +144,7 @@ fn check_header(header: &[String], want: &[&str], path: &Path) -> Result<(), Com
 /// else from the last two path components, minus any `@sweep` suffix).
 fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>, depth: usize) -> std::io::Result<()> {
     if dir.join("summary.csv").is_file() {
-        let from_manifest = std::fs::read_to_string(dir.join("manifest.json"))
+        let from_manifest = crate::input::read_found_text(&dir.join("manifest.json"))
             .ok()
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
             .and_then(|v| v.get("figure").and_then(|f| f.as_str()).map(str::to_string));

@@ -16,7 +16,8 @@ use crate::numeric::sig;
 use crate::outln;
 use crate::privacy::event::Guarantee;
 use crate::privacy::ledger::Entry;
-use crate::results::table::{parse_f64, Table};
+use crate::results::table::{parse_f64, Cell, Table};
+use crate::term::visible;
 
 use super::CommandError;
 
@@ -52,12 +53,22 @@ pub struct ShowArgs {
 /// `privpost show`.
 pub fn show(args: ShowArgs) -> Result<(), CommandError> {
     let (folder, manifest) = read_folder(&args.folder)?;
-    let table = read_table(&folder, &args.table)?;
+    let mut table = read_table(&folder, &args.table)?;
     let ledger = ledger_of(&manifest, &folder)?;
     let claims: Vec<String> = (0..table.rows.len())
-        .map(|r| row_claims(&table, r, &ledger))
+        .map(|r| visible(&row_claims(&table, r, &ledger)))
         .collect();
-    let figure = manifest["figure"].as_str().unwrap_or("").to_string();
+    // what a file says is shown, never obeyed: no cell, column or name reaches the
+    // terminal with a control sequence in it, in any format
+    for h in &mut table.header {
+        *h = visible(h);
+    }
+    for cell in table.rows.iter_mut().flatten() {
+        if let Cell::Str(s) = cell {
+            *s = visible(s);
+        }
+    }
+    let figure = visible(manifest["figure"].as_str().unwrap_or(""));
     match args.format {
         Format::Table => print_aligned(&figure, &args.table, &table, &claims, &ledger),
         Format::Markdown => print_markdown(&table, &claims),
@@ -75,14 +86,16 @@ fn read_folder(path: &Path) -> Result<(PathBuf, serde_json::Value), CommandError
         (folder, path.to_path_buf())
     } else {
         return Err(CommandError::input(format!(
-            "{}: not a figure folder (allowed: the folder `privpost run` wrote for a figure, e.g. results/foulds2016/fig6, or its manifest.json)",
-            path.display()
+            "{}: not a figure folder (allowed: the folder `privpost run` wrote for a figure, e.g. results/foulds2016/fig6, or its manifest.json){}",
+            path.display(),
+            suggest(path)
         )));
     };
     if !file.is_file() {
         return Err(CommandError::input(format!(
-            "{}: not a figure folder: no manifest.json (allowed: the folder `privpost run` wrote for a figure, e.g. results/foulds2016/fig6)",
-            folder.display()
+            "{}: not a figure folder: no manifest.json (allowed: the folder `privpost run` wrote for a figure, e.g. results/foulds2016/fig6){}",
+            folder.display(),
+            suggest(&folder)
         )));
     }
     let manifest = super::read_json(&file)?;
@@ -93,6 +106,57 @@ fn read_folder(path: &Path) -> Result<(PathBuf, serde_json::Value), CommandError
         )));
     }
     Ok((folder, manifest))
+}
+
+/// The figure folders near a wrong `path`, for the error: inside it (a paper's
+/// folder such as results/foulds2016), beside it (a misspelt figure), or under
+/// ./results; the closest name first when one is close.
+fn suggest(path: &Path) -> String {
+    let figures_in = |dir: &Path| -> Vec<String> {
+        let mut out: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("manifest.json").is_file())
+            .map(|e| e.path().display().to_string())
+            .collect();
+        out.sort();
+        out
+    };
+    let mut found = figures_in(path);
+    if found.is_empty() {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            found = figures_in(parent);
+        }
+    }
+    if found.is_empty() {
+        let results = Path::new("results");
+        found = std::fs::read_dir(results)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|e| figures_in(&e.path()))
+            .collect();
+        found.sort();
+    }
+    if found.is_empty() {
+        return String::new();
+    }
+    let shown = path.display().to_string();
+    let close = crate::plan::did_you_mean(&shown, found.iter().map(String::as_str));
+    let list: Vec<&str> = found.iter().take(12).map(String::as_str).collect();
+    let more = if found.len() > 12 {
+        format!(", … ({} in all)", found.len())
+    } else {
+        String::new()
+    };
+    visible(&match close {
+        Some(c) => format!(
+            "; did you mean {c}? (figure folders: {}{more})",
+            list.join(", ")
+        ),
+        None => format!("; figure folders: {}{more}", list.join(", ")),
+    })
 }
 
 /// The CSV tables of a figure folder, by name (`summary`, `data`, side tables).

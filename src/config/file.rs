@@ -19,7 +19,7 @@ impl ConfigFile {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
         let text =
-            crate::input::read_input_text(path, crate::input::MAX_JSON_BYTES).map_err(|e| {
+            crate::input::read_regular_text(path, crate::input::MAX_JSON_BYTES).map_err(|e| {
                 ConfigError {
                     file: file.clone(),
                     key: None,
@@ -63,7 +63,7 @@ impl ConfigFile {
             ),
         }
         };
-        let text = std::fs::read_to_string(&path)
+        let text = crate::input::read_found_text(&path)
             .map_err(|e| err(None, format!("cannot read the shared profiles: {e}")))?;
         let table: toml::Table = toml::from_str(&text)
             .map_err(|e| err(None, format!("not valid TOML: {}", e.to_string().trim())))?;

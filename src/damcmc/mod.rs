@@ -118,7 +118,7 @@ pub enum DaError {
         found: String,
         allowed: String,
     },
-    #[error("the release has probability 0 under the chain's start in chain {chain} (coordinate {coordinate}): a discrete release needs an integer statistic")]
+    #[error("the release has probability (or density) 0 at the chain's start in chain {chain} (coordinate {coordinate}): a discrete release needs an integer statistic, and a continuous one a scale at which the released value is reachable from the statistic")]
     ImpossibleStart { chain: usize, coordinate: usize },
     #[error("the chains cannot mix: after warm-up {rate:.3e} of the {proposals} record proposals that would change the released statistic were accepted (below 1e-6), so the statistic stayed where warm-up left it; a noise scale that small next to the statistic's sensitivity pins it (check the scale and the model)")]
     NoMixing { rate: f64, proposals: u64 },

@@ -220,6 +220,59 @@ pub struct Release {
     /// ln(2b) of a Laplace law, computed once: the density's constant, the
     /// same value [`Noise::ln_density`] computes at every call
     laplace_ln_norm: f64,
+    /// A clamped discrete Gaussian's ln P(W ≤ k) for k in [−reach, −1], computed
+    /// once ([`DgCdf`]): the likelihood at a clamp bound is then a look-up, not a
+    /// sum of about 80σ terms at every proposal (22 µs at σ = 100, 300× the
+    /// unclamped law's cost).
+    dg_cdf: Option<DgCdf>,
+}
+
+/// ln P(W ≤ k) of a discrete Gaussian for k from `lo` to −1, by cumulative
+/// log-sum-exp from the sum [`Noise::ln_cdf`] gives at `lo`: each entry adds one
+/// term, so the table costs O(reach) once and agrees with the direct sums to
+/// about reach·ε relative (tested against them).
+#[derive(Debug, Clone, PartialEq)]
+struct DgCdf {
+    lo: i64,
+    ln_cdf: Vec<f64>,
+}
+
+impl DgCdf {
+    fn new(noise: &Noise) -> Option<Self> {
+        let Noise::DiscreteGaussian { sigma2, ln_norm } = *noise else {
+            return None;
+        };
+        let reach = (40.0 * sigma2.sqrt() + 40.0).ceil() as i64;
+        let lo = -reach;
+        let mut ln_cdf = Vec::with_capacity(reach as usize);
+        let mut acc = noise.ln_cdf(lo as f64);
+        ln_cdf.push(acc);
+        for k in lo + 1..0 {
+            let term = -((k * k) as f64) / (2.0 * sigma2) - ln_norm;
+            let (hi, low) = if acc > term { (acc, term) } else { (term, acc) };
+            acc = hi + (low - hi).exp().ln_1p();
+            ln_cdf.push(acc);
+        }
+        Some(Self { lo, ln_cdf })
+    }
+
+    /// ln P(W ≤ t): from the table where it reaches, else from the law's sums.
+    fn get(&self, noise: &Noise, t: f64) -> f64 {
+        let k = t.floor();
+        let at = |k: f64| -> Option<f64> {
+            let i = k - self.lo as f64;
+            (i >= 0.0 && i < self.ln_cdf.len() as f64).then(|| self.ln_cdf[i as usize])
+        };
+        if k < 0.0 {
+            at(k).unwrap_or_else(|| noise.ln_cdf(t))
+        } else {
+            // one minus the upper tail P(W > k) = P(W ≤ −k − 1)
+            match at(-k - 1.0) {
+                Some(upper) => (-upper.exp()).ln_1p(),
+                None => noise.ln_cdf(t),
+            }
+        }
+    }
 }
 
 impl Release {
@@ -274,11 +327,14 @@ impl Release {
             Noise::Laplace { scale } => (2.0 * scale).ln(),
             _ => f64::NAN,
         };
+        let clamped = clamp.lower.is_some() || clamp.upper.is_some();
+        let dg_cdf = if clamped { DgCdf::new(&noise) } else { None };
         Ok(Self {
             values,
             noise,
             clamp,
             laplace_ln_norm,
+            dg_cdf,
         })
     }
 
@@ -286,12 +342,16 @@ impl Release {
     /// bound the probability that the noisy value fell beyond it.
     pub fn ln_coordinate(&self, k: usize, s: f64) -> f64 {
         let z = self.values[k];
+        let ln_cdf = |t: f64| match &self.dg_cdf {
+            Some(table) => table.get(&self.noise, t),
+            None => self.noise.ln_cdf(t),
+        };
         if self.clamp.lower == Some(z) {
-            return self.noise.ln_cdf(z - s);
+            return ln_cdf(z - s);
         }
         if self.clamp.upper == Some(z) {
             // P(s + W ≥ hi) = P(W ≤ s − hi) by symmetry of every law here
-            return self.noise.ln_cdf(s - z);
+            return ln_cdf(s - z);
         }
         if let Noise::Laplace { scale } = self.noise {
             // bit for bit Noise::ln_density, its logarithm cached
@@ -377,6 +437,41 @@ mod tests {
             (-20.0, -203.917_155_371_097_26),
         ] {
             assert!((g.ln_cdf(x) - reference).abs() < 1e-7, "x = {x}");
+        }
+    }
+
+    /// The clamped discrete Gaussian's table gives the law's own CDF sums (to
+    /// 10⁻¹² relative in ln, at every k in and beyond its reach, both bounds).
+    #[test]
+    fn the_clamped_discrete_gaussian_table_is_the_sum() {
+        for sigma in [0.7, 3.0, 100.0] {
+            let noise = Noise::new("discrete_gaussian", sigma).unwrap();
+            let r = Release::new(
+                vec![0.0, 50.0],
+                noise,
+                Clamp {
+                    lower: Some(0.0),
+                    upper: Some(50.0),
+                },
+                2,
+            )
+            .unwrap();
+            let reach = (40.0 * sigma + 41.0).ceil() as i64;
+            for t in (-reach - 30..reach + 30).step_by(7).map(|k| k as f64) {
+                for (k, s) in [(0, -t), (1, 50.0 + t)] {
+                    let want = if k == 0 {
+                        noise.ln_cdf(0.0 - s)
+                    } else {
+                        noise.ln_cdf(s - 50.0)
+                    };
+                    let got = r.ln_coordinate(k, s);
+                    let tol = 1e-12 * want.abs().max(1e-300);
+                    assert!(
+                        (got - want).abs() <= tol.max(1e-15),
+                        "σ {sigma}, t {t}: {got} vs {want}"
+                    );
+                }
+            }
         }
     }
 

@@ -70,9 +70,9 @@ pub struct RegressionSpec {
     /// the response's noise variance σ²
     pub noise_variance: f64,
     /// [lower, upper] of the covariates' clamp (each is mapped to [−1, 1])
-    pub x_bounds: [f64; 2],
+    pub x_bounds: Vec<f64>,
     /// [lower, upper] of the response's clamp
-    pub y_bounds: [f64; 2],
+    pub y_bounds: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -174,6 +174,17 @@ fn bad(key: &str, found: impl ToString, allowed: impl ToString) -> SpecError {
     }
 }
 
+/// The range of the regression's prior sd τ and noise variance σ²: τ = 10⁻³⁰⁰
+/// made I/τ² infinite and the posterior's Cholesky factorisation panic, and τ =
+/// 10⁴⁰ gave draws of 10⁴⁰ that only the figure refused, after all the sampling.
+/// Within this range the draws stay far inside what a figure draws (|value| ≤ 10¹⁵)
+/// and XᵀX/σ² + I/τ² far inside double precision.
+pub const PRIOR_SCALE: (f64, f64) = (1e-12, 1e12);
+
+/// The largest magnitude of the covariates' mean and covariance entries: with
+/// n ≤ 10⁷ records every entry of XᵀX/σ² stays below 10¹²⁰.
+pub const MAX_COVARIATE: f64 = 1e50;
+
 /// Most records (the chains hold them all, each sweep visits each).
 pub const MAX_N: u64 = 10_000_000;
 /// Most chains.
@@ -184,6 +195,92 @@ pub const MAX_PROPOSALS: f64 = 1e11;
 
 /// Most kept values (chains × draws × parameters), held in memory: 0.8 GB.
 pub const MAX_KEPT: f64 = 1e8;
+
+/// How far beyond every possible statistic a Gaussian release may lie, in σ:
+/// at 38σ the density is below e⁻⁷²², under the smallest normal double, so no
+/// statistic could have given the value.
+pub const MAX_GAUSSIAN_REACH: f64 = 38.0;
+
+/// Refuses, before sampling, a release no statistic in `range` can explain: a
+/// continuous law whose density underflows to 0 at every statistic (a scale so
+/// small that |value − s|/scale overflows; told before as "a discrete release
+/// needs an integer statistic"), and a Gaussian value more than
+/// [`MAX_GAUSSIAN_REACH`] σ beyond the range (its chains pinned the statistic and
+/// failed as "a noise scale that small").
+fn check_reach(release: &Release, (lo, hi): (f64, f64)) -> Result<(), SpecError> {
+    for (k, &z) in release.values.iter().enumerate() {
+        let at = |s: f64| release.ln_coordinate(k, s);
+        let clamped = release.clamp.lower == Some(z) || release.clamp.upper == Some(z);
+        let farthest = if (z - lo).abs() > (z - hi).abs() {
+            lo
+        } else {
+            hi
+        };
+        let nearest = z.clamp(lo, hi);
+        if !clamped && !release.noise.is_discrete() && at(farthest) == f64::NEG_INFINITY {
+            let scale = match release.noise {
+                Noise::Laplace { scale } => scale,
+                Noise::Gaussian { sigma } => sigma,
+                _ => f64::NAN,
+            };
+            return Err(bad(
+                "release.scale",
+                scale,
+                format!(
+                    "a scale at which value {} = {z} has a positive density at every statistic n records can give ([{lo}, {hi}]): at {scale} the density at {farthest} underflows to 0",
+                    k + 1
+                ),
+            ));
+        }
+        if let Noise::Gaussian { sigma } = release.noise {
+            let beyond = (z - nearest).abs() / sigma;
+            if !clamped && beyond > MAX_GAUSSIAN_REACH {
+                return Err(bad(
+                    "release.values",
+                    format!("value {} = {z}, {beyond:.3e} σ beyond every statistic n records can give ([{lo}, {hi}])", k + 1),
+                    format!(
+                        "values within {MAX_GAUSSIAN_REACH} σ of [{lo}, {hi}] (farther, the density is below e⁻⁷²² at every statistic: no statistic could have given it; check the value, the scale and n)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a user should know about a release that `infer` still samples: a Laplace
+/// value beyond every statistic the records can give.
+pub fn release_warnings(release: &Release, (lo, hi): (f64, f64), counts_all: bool) -> Vec<String> {
+    if !matches!(
+        release.noise,
+        Noise::Laplace { .. } | Noise::DiscreteLaplace { .. }
+    ) {
+        return Vec::new();
+    }
+    let clamped = |z: f64| release.clamp.lower == Some(z) || release.clamp.upper == Some(z);
+    let beyond: Vec<String> = release
+        .values
+        .iter()
+        .enumerate()
+        .filter(|(_, &z)| !clamped(z) && !(lo..=hi).contains(&z))
+        .map(|(k, z)| format!("value {} = {z}", k + 1))
+        .collect();
+    if beyond.is_empty() {
+        return Vec::new();
+    }
+    let above = release.values.iter().all(|&z| z > hi);
+    let below = release.values.iter().all(|&z| z < lo);
+    let all = beyond.len() == release.values.len() && (above || below);
+    let mut w = format!(
+        "{} beyond every statistic {} records can give ([{lo}, {hi}]): under Laplace noise such a value says only that the statistic is near the nearer end (its likelihood is e^(±s/b) up to a constant, whatever its distance)",
+        beyond.join(", "),
+        hi.max(-lo)
+    );
+    if all && counts_all {
+        w.push_str("; every value is, on the same side, and each table's counts sum to n, so the release carries no information: the posterior is the prior");
+    }
+    vec![w]
+}
 
 /// A model `infer` can sample.
 #[derive(Debug, Clone)]
@@ -199,6 +296,17 @@ impl AnyModel {
             Self::Categorical(m) => m.statistic_len(),
             Self::NaiveBayes(m) => m.statistic_len(),
             Self::LinearRegression(m) => m.statistic_len(),
+        }
+    }
+
+    /// Bounds every coordinate of the statistic can take: counts of n records lie
+    /// in [0, n]; the regression's sums of n products of values in [−1, 1] in
+    /// [−n, n] (its yᵀy and count entry in part of it: conservative).
+    pub fn statistic_range(&self) -> (f64, f64) {
+        match self {
+            Self::Categorical(m) => (0.0, m.n() as f64),
+            Self::NaiveBayes(m) => (0.0, m.n() as f64),
+            Self::LinearRegression(m) => (-(m.n() as f64), m.n() as f64),
         }
     }
 
@@ -339,14 +447,58 @@ impl InferSpec {
                 "a [regression] table: mean, cov, noise_variance, x_bounds, y_bounds",
             )
         })?;
+        // two values each: a third was once dropped without a word
+        let pair = |key: &str, v: &[f64]| match v {
+            [lo, hi] => Ok((*lo, *hi)),
+            _ => Err(bad(
+                &format!("regression.{key}"),
+                format!("{} values", v.len()),
+                "[lower, upper]: two numbers",
+            )),
+        };
+        let (x_bounds, y_bounds) = (
+            pair("x_bounds", &r.x_bounds)?,
+            pair("y_bounds", &r.y_bounds)?,
+        );
+        for (key, v, what) in [
+            ("prior.tau", tau, "the prior sd τ of β"),
+            (
+                "regression.noise_variance",
+                r.noise_variance,
+                "the noise variance σ²",
+            ),
+        ] {
+            if !(PRIOR_SCALE.0..=PRIOR_SCALE.1).contains(&v) {
+                return Err(bad(
+                    key,
+                    v,
+                    format!(
+                        "{what} from {:e} to {:e} (farther out, the posterior precision XᵀX/σ² + I/τ² leaves double precision, or the draws what a figure can draw)",
+                        PRIOR_SCALE.0, PRIOR_SCALE.1
+                    ),
+                ));
+            }
+        }
+        let big = |v: f64| v.is_nan() || v.abs() > MAX_COVARIATE;
+        if let Some(v) = r.mean.iter().copied().find(|v| big(*v)) {
+            return Err(bad(
+                "regression.mean",
+                v,
+                format!("finite values of magnitude at most {MAX_COVARIATE:e}"),
+            ));
+        }
+        if let Some(v) = r.cov.iter().flatten().copied().find(|v| big(*v)) {
+            return Err(bad(
+                "regression.cov",
+                v,
+                format!("finite values of magnitude at most {MAX_COVARIATE:e}"),
+            ));
+        }
         LinearRegression::new(
             r.mean.clone(),
             r.cov.clone(),
             (r.noise_variance, tau),
-            (
-                (r.x_bounds[0], r.x_bounds[1]),
-                (r.y_bounds[0], r.y_bounds[1]),
-            ),
+            (x_bounds, y_bounds),
             self.n as usize,
         )
         .map(AnyModel::LinearRegression)
@@ -382,10 +534,31 @@ impl InferSpec {
         let model = self.model()?;
         let noise = Noise::new(&self.release.mechanism, self.release.scale)
             .map_err(|e| bad(&format!("release.{}", e.key), e.found, e.allowed))?;
+        if self.model == ModelName::LinearRegression && noise.is_discrete() {
+            return Err(bad(
+                "release.mechanism",
+                format!("{:?}", self.release.mechanism),
+                "laplace or gaussian for linear_regression (its statistics XᵀX, Xᵀy and yᵀy are sums of real products, not integers, so a discrete law cannot have released them)",
+            ));
+        }
         let clamp = Clamp {
             lower: self.release.clamp.lower,
             upper: self.release.clamp.upper,
         };
+        if noise.is_discrete() {
+            for (key, v) in [
+                ("release.clamp.lower", clamp.lower),
+                ("release.clamp.upper", clamp.upper),
+            ] {
+                if let Some(x) = v.filter(|x| x.fract() != 0.0) {
+                    return Err(bad(
+                        key,
+                        x,
+                        "an integer (a discrete law's released values are integers, and so is where it clamps)",
+                    ));
+                }
+            }
+        }
         for (key, v) in [
             ("release.clamp.lower", clamp.lower),
             ("release.clamp.upper", clamp.upper),
@@ -417,6 +590,7 @@ impl InferSpec {
             };
             bad(&format!("release.{}", e.key), e.found, allowed)
         })?;
+        check_reach(&release, model.statistic_range())?;
         let s = &self.sampler;
         if s.chains == 0 || s.chains > MAX_CHAINS {
             return Err(bad(

@@ -59,7 +59,7 @@ pub fn read_verified(dir: &Path, name: &str) -> Result<Vec<u8>, DataError> {
             path: shown.clone(),
             message: "not a known dataset file".into(),
         })?;
-    let bytes = match std::fs::read(&path) {
+    let bytes = match crate::input::read_found(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(DataError::Missing { path: shown })
@@ -99,7 +99,7 @@ pub fn checksums_of(dir: &Path, name: &str) -> Result<Vec<(String, String)>, Dat
         .iter()
         .map(|f| {
             let path = dir.join(f);
-            std::fs::read(&path)
+            crate::input::read_found(&path)
                 .map(|b| (path.display().to_string(), sha256_hex(&b)))
                 .map_err(|e| DataError::Io {
                     path: path.display().to_string(),

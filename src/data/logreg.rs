@@ -566,7 +566,7 @@ pub fn mnist38_full_raw(dir: &Path, seed: u64) -> Result<RawData, DataError> {
     let read = |name: &str| -> Result<(String, Vec<u8>), DataError> {
         let path = dir.join(name);
         let shown = path.display().to_string();
-        match std::fs::read(&path) {
+        match crate::input::read_found(&path) {
             Ok(b) => Ok((shown, b)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(DataError::Io {
                 path: shown,

@@ -94,10 +94,11 @@ pub fn estimate_lines(
     let mut lines = vec![format!(
         "estimated wall time with {jobs} jobs, if no task is cached:"
     )];
-    let (mut total, mut count) = (Some(0.0), 0);
+    let (mut total, mut count, mut unknown) = (0.0, 0, 0);
     for (name, id, cost) in runs {
         let seconds = cost.and_then(|c| estimate::wall_seconds(&id, c, jobs));
-        total = total.zip(seconds).map(|(t, s)| t + s);
+        total += seconds.unwrap_or(0.0);
+        unknown += usize::from(seconds.is_none());
         count += 1;
         lines.push(format!(
             "  {name}: {}",
@@ -108,16 +109,37 @@ pub fn estimate_lines(
         ));
     }
     if count > 1 {
-        lines.push(match total {
-            Some(t) => format!("  total: about {}", human_duration(t)),
-            None => "  total: unknown (a run has no estimate yet)".to_string(),
+        lines.push(match unknown {
+            0 => format!("  total: about {}", human_duration(total)),
+            u if u == count => "  total: unknown (no run has an estimate yet)".to_string(),
+            u => format!(
+                "  total: more than about {} ({u} of the {count} runs have no estimate yet)",
+                human_duration(total)
+            ),
         });
     }
     lines.push(format!(
         "  (cost model calibrated on {})",
         estimate::CALIBRATED_ON
     ));
+    if let Some(busy) = machine_load() {
+        lines.push(busy);
+    }
     lines
+}
+
+/// A line saying that other work holds the cores, when it does: the estimates
+/// assume idle cores, and on a loaded machine they ran 2–8× low. From the 1-minute
+/// load average of /proc/loadavg against the cores this process may use.
+fn machine_load() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let load: f64 = text.split_whitespace().next()?.parse().ok()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    (load >= 0.5 * cores).then(|| {
+        format!(
+            "  note: the machine is busy (load average {load:.1} on {cores} cores) — the estimates assume idle cores, and other work can make a run several times longer"
+        )
+    })
 }
 
 /// The plan-size check: each figure run's task count and its largest task's memory

@@ -83,10 +83,12 @@ impl ConfigRef {
     }
 
     /// A figure's config: `<config_dir>/<id>.toml` when there is a configs folder
-    /// and that file exists, else the built-in one.
+    /// and anything is at that path, else the built-in one. Anything: a dangling
+    /// link, a folder, a device or a pipe there is that config, which then fails to
+    /// load with what it is — never a silent switch to the built-in config.
     pub fn figure(spec: &'static experiments::Spec, config_dir: Option<&Path>) -> Self {
         match config_dir.map(|d| d.join(format!("{}.toml", spec.id))) {
-            Some(path) if path.is_file() => Self::File(path),
+            Some(path) if std::fs::symlink_metadata(&path).is_ok() => Self::File(path),
             _ => Self::BuiltIn(spec.id),
         }
     }

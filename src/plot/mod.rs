@@ -384,7 +384,7 @@ const MAX_DEPARTURE_CHARS: usize = 600;
 /// ([`crate::config::DEPARTURES`] in its folder: own config, a profile such
 /// as smoke, changed values); `None` for a paper-scale run.
 pub fn departures(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join(crate::config::DEPARTURES)).ok()?;
+    let text = crate::input::read_found_text(&dir.join(crate::config::DEPARTURES)).ok()?;
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -520,6 +520,74 @@ pub fn distinct(t: &Table, col: usize) -> Vec<String> {
         }
     }
     seen
+}
+
+/// Test support: `figure` drawn into an area that starts `SHIFT` px down the canvas
+/// (as under a departures line) must be the same picture moved down by `SHIFT`: every
+/// vertical coordinate of its SVG (`y`, `cy`, `y1`, `y2`, the y of `points`) exactly
+/// `SHIFT` more, every other attribute equal. A label placed by the canvas's pixels
+/// (`chart.backend_coord`) but drawn in the area's pixels fails it: the audit figure's
+/// row tags once sat a row below their markers under a smoke run's line.
+#[cfg(test)]
+pub fn assert_shift_invariant<D: Draw>(figure: &D) {
+    const SHIFT: u32 = 37;
+    register_font();
+    let (w, h) = figure.size();
+    let svg = |shift: u32| {
+        let mut out = String::new();
+        {
+            // no background fill: every element drawn is the figure's own
+            let root = SVGBackend::with_string(&mut out, (w, h + shift)).into_drawing_area();
+            let body = if shift == 0 {
+                root.clone()
+            } else {
+                root.split_vertically(shift).1
+            };
+            figure.draw(&body).unwrap();
+            root.present().unwrap();
+        }
+        out
+    };
+    let (plain, shifted) = (svg(0), svg(SHIFT));
+    let attrs = |text: &str| -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut rest = text;
+        while let Some(eq) = rest.find("=\"") {
+            let name_start = rest[..eq].rfind([' ', '<', '\n']).map_or(0, |i| i + 1);
+            let name = rest[name_start..eq].to_string();
+            let value_end = rest[eq + 2..].find('"').map_or(rest.len(), |i| eq + 2 + i);
+            out.push((name, rest[eq + 2..value_end].to_string()));
+            rest = &rest[(value_end + 1).min(rest.len())..];
+        }
+        out
+    };
+    let (a, b) = (attrs(&plain), attrs(&shifted));
+    assert_eq!(a.len(), b.len(), "the shifted figure draws other elements");
+    let moved = |v: &str| -> String {
+        v.parse::<i64>()
+            .map(|y| (y + SHIFT as i64).to_string())
+            .unwrap_or_else(|_| v.to_string())
+    };
+    for ((na, va), (nb, vb)) in a.iter().zip(&b) {
+        assert_eq!(na, nb);
+        let want = match na.as_str() {
+            "y" | "cy" | "y1" | "y2" => moved(va),
+            "points" => va
+                .split(' ')
+                .map(|p| match p.split_once(',') {
+                    Some((x, y)) => format!("{x},{}", moved(y)),
+                    None => p.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            "height" | "viewBox" => continue,
+            _ => va.clone(),
+        };
+        assert_eq!(
+            &want, vb,
+            "attribute {na}: {va} drawn at {vb} under a {SHIFT}-px line"
+        );
+    }
 }
 
 #[cfg(test)]

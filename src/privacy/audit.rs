@@ -37,6 +37,53 @@ pub fn clopper_pearson_upper(k: usize, n: usize, level: f64) -> f64 {
         .unwrap_or(1.0)
 }
 
+/// Which way a score points, as far as the auditor knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Orientation {
+    /// A high score suggests D (a likelihood ratio ln p/p′, or a built-in audit's
+    /// score): two tests, {score ≥ τ} for D ‖ D′ and {score ≤ τ} for D′ ‖ D.
+    HighSuggestsD,
+    /// Nothing is known (a user's own score): the two tests above and their mirror
+    /// images, {score ≥ τ} for D′ ‖ D and {score ≤ τ} for D ‖ D′. A score that runs
+    /// high on D′ (the noisy count itself, when D′ has the larger count) is audited
+    /// as hard as one that runs high on D.
+    Unknown,
+}
+
+impl Orientation {
+    /// The tests tried: (the event's side, the pair's order).
+    fn tests(self) -> &'static [(Side, Pair)] {
+        const KNOWN: [(Side, Pair); 2] = [
+            (Side::AtLeast, Pair::DOverD2),
+            (Side::AtMost, Pair::D2OverD),
+        ];
+        const ALL: [(Side, Pair); 4] = [
+            (Side::AtLeast, Pair::DOverD2),
+            (Side::AtMost, Pair::D2OverD),
+            (Side::AtLeast, Pair::D2OverD),
+            (Side::AtMost, Pair::DOverD2),
+        ];
+        match self {
+            Orientation::HighSuggestsD => &KNOWN,
+            Orientation::Unknown => &ALL,
+        }
+    }
+}
+
+/// The event of a threshold test: scores at least τ, or at most τ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    AtLeast,
+    AtMost,
+}
+
+/// The order of the pair a test bounds: P_D(E) ≤ e^ε P_D′(E) + δ, or the reverse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pair {
+    DOverD2,
+    D2OverD,
+}
+
 /// A lower confidence bound on ε with the test that achieved it.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct EpsilonLowerBound {
@@ -44,14 +91,35 @@ pub struct EpsilonLowerBound {
     pub epsilon: f64,
     /// The point estimate ln((TPR − δ)/FPR) of the chosen test on the held-out half.
     pub estimate: f64,
+    /// τ in the scores' own units; the event is `score ≥ τ` or `score ≤ τ` (`side`).
     pub threshold: f64,
-    /// Held-out counts: outputs of D scoring ≥ τ of n_d, of D′ of n_d2.
+    /// Held-out counts: of the n_d outputs of the numerator's dataset (D for "d",
+    /// D′ for "d_prime") `hits` are in the event, of the n_d2 outputs of the other
+    /// `false_hits`.
     pub hits: usize,
     pub n_d: usize,
     pub false_hits: usize,
     pub n_d2: usize,
-    /// Which dataset the scores favour: "d" (score high on D) or "d_prime".
+    /// Which inequality the bound refutes: "d" for P_D(E) ≤ e^ε P_D′(E) + δ (D ‖ D′),
+    /// "d_prime" for P_D′(E) ≤ e^ε P_D(E) + δ (D′ ‖ D).
     pub direction: &'static str,
+    /// The event E: "≥" (scores at least `threshold`) or "≤" (at most).
+    pub side: &'static str,
+    /// How many tests shared the error 1 − confidence (Bonferroni): each test's two
+    /// Clopper–Pearson bounds hold jointly at 1 − (1 − confidence)/tests.
+    pub tests: usize,
+}
+
+impl EpsilonLowerBound {
+    /// The test in words: "D ‖ D′, scores ≥ 1.5".
+    pub fn test(&self) -> String {
+        let pair = if self.direction == "d" {
+            "D ‖ D′"
+        } else {
+            "D′ ‖ D"
+        };
+        format!("{pair}, scores {} {:.6}", self.side, self.threshold)
+    }
 }
 
 /// The scores' precision: a threshold test never separates two scores within
@@ -66,47 +134,73 @@ pub struct EpsilonLowerBound {
 /// τ count as reaching it.
 pub const SCORE_TOLERANCE: f64 = 1e-9;
 
-/// ε_lcb from scores of outputs on D (`on_d`) and on D′ (`on_d2`), where a high score
-/// suggests D; `confidence` is the joint level (e.g. 0.95). Scores closer than
-/// [`SCORE_TOLERANCE`] are not told apart.
+/// ε_lcb from scores of outputs on D (`on_d`) and on D′ (`on_d2`) whose orientation is
+/// `orientation`; `confidence` is the joint level (e.g. 0.95) over every test tried.
+/// Scores closer than [`SCORE_TOLERANCE`] are not told apart.
 pub fn epsilon_lower_bound(
     on_d: &[f64],
     on_d2: &[f64],
     delta: f64,
     confidence: f64,
+    orientation: Orientation,
 ) -> EpsilonLowerBound {
-    epsilon_lower_bound_at(on_d, on_d2, delta, confidence, SCORE_TOLERANCE)
+    epsilon_lower_bound_at(on_d, on_d2, delta, confidence, SCORE_TOLERANCE, orientation)
 }
 
 /// [`epsilon_lower_bound`] with scores compared at relative tolerance `tol` (0: exact
 /// float comparison, the audit's behaviour before the tolerance; kept to report when a
 /// verdict depends on rounding).
+///
+/// An (ε, δ)-DP claim bounds both orders of the pair, P_D(E) ≤ e^ε P_D′(E) + δ and
+/// P_D′(E) ≤ e^ε P_D(E) + δ, for every event E. Each test of `orientation` (an event
+/// side and an order) picks its threshold on the first half of the draws and is
+/// evaluated on the second; the error 1 − `confidence` is split evenly between the
+/// tests (Bonferroni), so the largest of their bounds holds at `confidence`.
 pub fn epsilon_lower_bound_at(
     on_d: &[f64],
     on_d2: &[f64],
     delta: f64,
     confidence: f64,
     tol: f64,
+    orientation: Orientation,
 ) -> EpsilonLowerBound {
-    let forward = one_direction(on_d, on_d2, delta, confidence, "d", tol);
+    let tests = orientation.tests();
+    let level = 1.0 - (1.0 - confidence) / tests.len() as f64;
     let neg = |x: &[f64]| x.iter().map(|v| -v).collect::<Vec<_>>();
-    let backward = one_direction(&neg(on_d2), &neg(on_d), delta, confidence, "d_prime", tol);
-    if backward.epsilon > forward.epsilon {
-        backward
-    } else {
-        forward
+    let mut best: Option<EpsilonLowerBound> = None;
+    for &(side, pair) in tests {
+        let (num, den) = match pair {
+            Pair::DOverD2 => (on_d, on_d2),
+            Pair::D2OverD => (on_d2, on_d),
+        };
+        // a test of {score ≤ τ} is the test of {−score ≥ −τ}
+        let mut b = match side {
+            Side::AtLeast => one_test(num, den, delta, level, tol),
+            Side::AtMost => one_test(&neg(num), &neg(den), delta, level, tol),
+        };
+        if side == Side::AtMost {
+            b.threshold = -b.threshold;
+        }
+        b.direction = match pair {
+            Pair::DOverD2 => "d",
+            Pair::D2OverD => "d_prime",
+        };
+        b.side = match side {
+            Side::AtLeast => "≥",
+            Side::AtMost => "≤",
+        };
+        b.tests = tests.len();
+        if best.as_ref().is_none_or(|x| b.epsilon > x.epsilon) {
+            best = Some(b);
+        }
     }
+    best.expect("at least two tests")
 }
 
-fn one_direction(
-    pos: &[f64],
-    neg: &[f64],
-    delta: f64,
-    confidence: f64,
-    direction: &'static str,
-    tol: f64,
-) -> EpsilonLowerBound {
-    let level = 1.0 - (1.0 - confidence) / 2.0;
+/// One threshold test at `level` (each Clopper–Pearson bound at 1 − (1 − level)/2):
+/// the event {score ≥ τ}, `pos` the draws of the numerator's dataset, `neg` the other's.
+fn one_test(pos: &[f64], neg: &[f64], delta: f64, level: f64, tol: f64) -> EpsilonLowerBound {
+    let level = 1.0 - (1.0 - level) / 2.0;
     let (p1, p2) = pos.split_at(pos.len() / 2);
     let (n1, n2) = neg.split_at(neg.len() / 2);
     // choose τ on the first half: the candidate maximising the same bound there
@@ -178,7 +272,9 @@ fn one_direction(
         n_d,
         false_hits,
         n_d2,
-        direction,
+        direction: "d",
+        side: "≥",
+        tests: 1,
     }
 }
 
@@ -368,6 +464,10 @@ pub struct ScoreAudit {
     pub audited: f64,
     pub estimate: f64,
     pub method: String,
+    /// Which order of the pair the audited value bounds, and by which test:
+    /// "D ‖ D′, scores ≥ 1.5" (P_D(E) ≤ e^ε P_D′(E) + δ refuted on that event), or
+    /// "D′ ‖ D, …" for the reverse order.
+    pub direction: String,
     pub draws_d: usize,
     pub draws_d_prime: usize,
     /// For a threshold test: the audited value with scores compared exactly (no
@@ -388,6 +488,8 @@ pub struct RenyiAudit {
     pub interval: (f64, f64),
     /// How the bound was found, for the report.
     pub method: String,
+    /// The order of the pair the bound is on: "D ‖ D′" or "D′ ‖ D".
+    pub direction: &'static str,
 }
 
 /// The distribution-free lower bound on D_α from the largest log ratio L_max of n
@@ -449,6 +551,7 @@ pub fn renyi_audit(on_d: &[f64], on_d2: &[f64], alpha: f64, confidence: f64) -> 
                 audited: f64::INFINITY,
                 estimate: f64::INFINITY,
                 interval: (f64::INFINITY, f64::INFINITY),
+                direction: dir,
                 method: format!(
                     "Rényi divergence {dir} of order {alpha}: a draw has an infinite log ratio (one density vanishes where the other does not), so the divergence is infinite"
                 ),
@@ -465,6 +568,7 @@ pub fn renyi_audit(on_d: &[f64], on_d2: &[f64], alpha: f64, confidence: f64) -> 
                 audited,
                 estimate: e.estimate,
                 interval: (e.lower, e.upper),
+                direction: dir,
                 method: format!(
                     "Rényi divergence {dir} of order {alpha} from the log ratios: {which} (normal interval [{:.4}, {:.4}], tail bound {tail:.4}; four bounds jointly at {confidence})",
                     e.lower, e.upper
@@ -503,6 +607,7 @@ pub fn audit_scores(
                 audited: r.audited,
                 estimate: r.estimate,
                 method: r.method,
+                direction: r.direction.to_string(),
                 draws_d: on_d.len(),
                 draws_d_prime: on_d2.len(),
                 exact_comparison: None,
@@ -522,13 +627,33 @@ pub fn audit_scores(
             } else {
                 confidence
             };
-            let b = epsilon_lower_bound(on_d, on_d2, delta, test_level);
-            let raw = epsilon_lower_bound_at(on_d, on_d2, delta, test_level, 0.0).epsilon;
+            // exact log ratios point one way (high suggests D); a user's own score may
+            // point either way, so both orientations are tested
+            let orientation = if log_ratios {
+                Orientation::HighSuggestsD
+            } else {
+                Orientation::Unknown
+            };
+            let b = epsilon_lower_bound(on_d, on_d2, delta, test_level, orientation);
+            let raw =
+                epsilon_lower_bound_at(on_d, on_d2, delta, test_level, 0.0, orientation).epsilon;
             let mut method = format!(
-                "threshold {:.6} ({}), held-out hits {}/{} vs {}/{}, Clopper–Pearson at {confidence}, scores equal within {SCORE_TOLERANCE:e} relative",
-                b.threshold, b.direction, b.hits, b.n_d, b.false_hits, b.n_d2
+                "threshold test {}: held-out hits {}/{} vs {}/{}; the largest of {} threshold tests ({}), the error {:.4} split evenly between them (Bonferroni), Clopper–Pearson; scores equal within {SCORE_TOLERANCE:e} relative",
+                b.test(),
+                b.hits,
+                b.n_d,
+                b.false_hits,
+                b.n_d2,
+                b.tests,
+                if b.tests == 4 {
+                    "D ‖ D′ and D′ ‖ D, each with scores ≥ τ and ≤ τ, since the score's orientation is unknown"
+                } else {
+                    "D ‖ D′ with scores ≥ τ, D′ ‖ D with scores ≤ τ"
+                },
+                1.0 - test_level,
             );
             let mut audited = b.epsilon;
+            let mut direction = b.test();
             let mut estimate = if b.estimate.is_finite() {
                 b.estimate.max(0.0)
             } else {
@@ -541,19 +666,26 @@ pub fn audit_scores(
                     let tail = hockey_stick_tail_lower_bound(draws, delta, level);
                     if tail > audited {
                         audited = tail;
+                        direction = format!("{dir}, the hockey-stick tail bound");
                         estimate = estimate.max(tail);
                         method = format!("the hockey-stick tail bound {dir} from the largest exact log ratio, {tail} (δ(ε) ≥ P(L ≥ L_max)(1 − e^(ε − L_max)); threshold test at {test_level}, each tail at {level}); {method}");
                     }
                 }
             }
             if log_ratios && delta == 0.0 {
-                let seen = on_d
-                    .iter()
-                    .copied()
-                    .chain(on_d2.iter().map(|v| -v))
-                    .fold(0.0, f64::max);
+                let most = |v: &[f64], sign: f64| v.iter().map(|x| sign * x).fold(0.0, f64::max);
+                let (fwd, back) = (most(on_d, 1.0), most(on_d2, -1.0));
+                let seen = fwd.max(back);
                 if seen > audited {
                     audited = seen;
+                    direction = format!(
+                        "{}, a draw's exact log ratio",
+                        if fwd >= back {
+                            "D ‖ D′"
+                        } else {
+                            "D′ ‖ D"
+                        }
+                    );
                     estimate = estimate.max(seen);
                     method = format!("a draw's exact log ratio is {seen} (pure ε-DP needs |ln p/p′| ≤ ε wherever either density is positive; {method})");
                 }
@@ -562,6 +694,7 @@ pub fn audit_scores(
                 audited,
                 estimate,
                 method,
+                direction,
                 draws_d: on_d.len(),
                 draws_d_prime: on_d2.len(),
                 exact_comparison: (raw != b.epsilon && audited == b.epsilon).then_some(raw),
@@ -619,7 +752,7 @@ mod tests {
             let on_d2: Vec<f64> = (0..n)
                 .map(|_| score(laplace(&mut rng, 0.0, scale)))
                 .collect();
-            epsilon_lower_bound(&on_d, &on_d2, 0.0, 0.95)
+            epsilon_lower_bound(&on_d, &on_d2, 0.0, 0.95, Orientation::HighSuggestsD)
         };
         let real = run(1.0 / claim, 15);
         assert!(real.epsilon <= claim, "{real:?}");
@@ -628,6 +761,70 @@ mod tests {
         assert!(
             broken.epsilon > claim,
             "the audit must fail the broken mechanism: {broken:?}"
+        );
+    }
+
+    /// Laplace noise draws of a count: `n` outputs of count + Lap(b).
+    fn noisy_counts(seed: u64, count: f64, b: f64, n: usize) -> Vec<f64> {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        (0..n).map(|_| laplace(&mut rng, count, b)).collect()
+    }
+
+    /// A DP claim bounds both orders of the pair, so a score that runs high on D′ is
+    /// audited as hard as one that runs high on D: the noisy count itself as the score
+    /// (D = 10, D′ = 11, b = 1, so the truth is ε = 1) fails a claim of ε = 0.01 and of
+    /// ε = 0.5 and passes ε = 1, and reversing every score (the mirror image) fails and
+    /// passes the same claims, from the mirrored test. Before both orientations were
+    /// tried, the first setup passed ε = 0.01 with an audited ε of 0.
+    #[test]
+    fn a_score_pointing_either_way_is_audited_both_ways() {
+        let on_d = noisy_counts(21, 10.0, 1.0, 4000);
+        let on_d2 = noisy_counts(22, 11.0, 1.0, 4000);
+        let mirror = |v: &[f64]| v.iter().map(|x| -x).collect::<Vec<_>>();
+        // the noisy count runs low on D: the tests that see it are D ‖ D′ on low scores
+        // and D′ ‖ D on high ones, the two a likelihood-ratio orientation never tries
+        let low_on_d = ["D ‖ D′, scores ≤", "D′ ‖ D, scores ≥"];
+        let high_on_d = ["D ‖ D′, scores ≥", "D′ ‖ D, scores ≤"];
+        for (d, d2, want) in [
+            (on_d.clone(), on_d2.clone(), low_on_d),
+            (mirror(&on_d), mirror(&on_d2), high_on_d),
+        ] {
+            let a = |eps| audit_scores(&d, &d2, ScoreClaim::Pure { epsilon: eps }, 0.95, false);
+            let r = a(0.01);
+            assert!(r.audited > 0.5 && r.audited <= 1.0, "{r:?}");
+            assert!(want.iter().any(|w| r.direction.starts_with(w)), "{r:?}");
+            assert!(
+                r.method.contains("4 threshold tests") && r.method.contains("Bonferroni"),
+                "{}",
+                r.method
+            );
+            assert!(a(0.5).audited > 0.5);
+            assert!(a(1.0).audited <= 1.0);
+        }
+        // a likelihood-ratio score is known to point one way: two tests
+        let b = epsilon_lower_bound(&on_d2, &on_d, 0.0, 0.95, Orientation::HighSuggestsD);
+        assert_eq!(b.tests, 2);
+        assert!(b.epsilon > 0.5 && b.epsilon <= 1.0, "{b:?}");
+    }
+
+    /// The error is split between the tests, so the largest bound still covers: over
+    /// 400 audits of an exactly 1-DP mechanism (Laplace counts 0 vs 1, b = 1, 300
+    /// draws each) at 80 % confidence with the orientation unknown, the audited ε
+    /// exceeds the truth in at most 20 % (plus 3 binomial s.e.).
+    #[test]
+    fn the_split_error_covers_over_four_tests() {
+        let (runs, n, c) = (400, 300, 0.8);
+        let mut split = 0;
+        for k in 0..runs {
+            let on_d = noisy_counts(1000 + 2 * k, 1.0, 1.0, n);
+            let on_d2 = noisy_counts(1001 + 2 * k, 0.0, 1.0, n);
+            let b = epsilon_lower_bound(&on_d, &on_d2, 0.0, c, Orientation::Unknown);
+            split += usize::from(b.epsilon > 1.0);
+        }
+        let allowed = (1.0 - c) * runs as f64 + 3.0 * ((1.0 - c) * c * runs as f64).sqrt();
+        assert!(
+            (split as f64) <= allowed,
+            "{split} of {runs} above the truth"
         );
     }
 
@@ -656,9 +853,10 @@ mod tests {
         let on_d2: Vec<f64> = (0..n)
             .map(|_| score(laplace(&mut rng, 0.0, 0.5), 2.0))
             .collect();
-        let exact = epsilon_lower_bound_at(&on_d, &on_d2, 0.0, 0.95, 0.0);
+        let unknown = Orientation::Unknown;
+        let exact = epsilon_lower_bound_at(&on_d, &on_d2, 0.0, 0.95, 0.0, unknown);
         assert!(exact.epsilon > 2.5, "rounding made an event: {exact:?}");
-        let grid = epsilon_lower_bound(&on_d, &on_d2, 0.0, 0.95);
+        let grid = epsilon_lower_bound(&on_d, &on_d2, 0.0, 0.95, unknown);
         assert!(grid.epsilon <= 2.0 && grid.epsilon > 1.3, "{grid:?}");
         let a = audit_scores(
             &on_d,

@@ -103,6 +103,12 @@ pub enum Composition {
     ParallelDisjointRecords,
 }
 
+/// The Gaussian mechanism's own RDP factor, ½ in (α, αΔ₂²/(2σ²)) (Mironov 2017,
+/// Proposition 7): `rdp_scale` when an event file does not give one.
+fn gaussian_rdp_scale() -> f64 {
+    0.5
+}
+
 /// One privacy-relevant release, as the code that sets its noise describes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "mechanism", rename_all = "snake_case")]
@@ -131,11 +137,13 @@ pub enum Event {
     },
     /// Gaussian noise of standard deviation σ on a statistic of L2 sensitivity Δ₂:
     /// (α, αΔ₂²/(2σ²))-RDP (Mironov 2017, Proposition 7). `rdp_scale` is the
-    /// factor the release claims: 1/2 exact, 1 for the Geumlek paper's statement
-    /// (λ, λΔ²/σ²), conservative by 2×.
+    /// factor the release claims: 1/2 exact (the default when an event file omits
+    /// it: the mechanism's own factor, the only one other accountants know), 1 for
+    /// the Geumlek paper's statement (λ, λΔ²/σ²), conservative by 2×.
     Gaussian {
         l2_sensitivity: f64,
         sigma: f64,
+        #[serde(default = "gaussian_rdp_scale")]
         rdp_scale: f64,
     },
     /// One posterior sample (Wang et al. 2015; Foulds et al. 2016, Theorem 1): a sample

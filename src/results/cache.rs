@@ -169,9 +169,7 @@ impl RunCache {
             return Ok(());
         }
         for (i, path) in &legacy {
-            if let Some(text) = std::fs::read_to_string(path)
-                .ok()
-                .filter(|t| decode(t, *i).is_some())
+            if let Some(text) = read_text(path, MAX_ROWS_BYTES).filter(|t| decode(t, *i).is_some())
             {
                 self.append(&text)?;
             }
@@ -346,13 +344,19 @@ pub fn read_run(dir: &Path, key: &str) -> RunContents {
             continue;
         }
         if name.ends_with(PACK_EXT) {
-            if let Ok(bytes) = std::fs::read(&path) {
-                if let Err((at, what)) = read_pack(&bytes, key, &mut c.entries) {
-                    c.damaged.push((path, at, what));
+            match crate::input::read_regular(&path, MAX_PACK_BYTES) {
+                Ok(bytes) => {
+                    if let Err((at, what)) = read_pack(&bytes, key, &mut c.entries) {
+                        c.damaged.push((path, at, what));
+                    }
                 }
+                // a pipe, a device, a link to nothing or an outsized file: not a
+                // pack this run wrote; reported, never read (a pipe would block,
+                // /dev/zero fill memory)
+                Err(e) => c.damaged.push((path, 0, e.message)),
             }
         } else if let Some(i) = name.strip_suffix(".rows").and_then(|s| s.parse().ok()) {
-            if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Some(text) = read_text(&path, MAX_ROWS_BYTES) {
                 if decode(&text, i).is_some() {
                     c.entries.insert(i, text.into());
                 }
@@ -360,6 +364,19 @@ pub fn read_run(dir: &Path, key: &str) -> RunContents {
         }
     }
     c
+}
+
+/// The largest pack read: far above any run's (a paper-scale run's whole cache is
+/// 0.56 GB over many packs), far below the machine's memory. A larger file is
+/// reported as damaged and its tasks computed again.
+pub const MAX_PACK_BYTES: u64 = 1 << 30;
+/// The largest legacy `<i>.rows` file or `run.json` read.
+const MAX_ROWS_BYTES: u64 = crate::input::MAX_TABLE_BYTES;
+
+/// A cache file's text when it is a regular file of at most `cap` bytes; `None`
+/// for anything else (a pipe, a device, a link to nothing, not UTF-8).
+fn read_text(path: &Path, cap: u64) -> Option<String> {
+    crate::input::read_regular_text(path, cap).ok()
 }
 
 /// Reads a pack's whole frames into `entries`. A partial last frame (a writer
@@ -401,8 +418,16 @@ fn read_pack(
             .parse()
             .map_err(|_| (at as u64, format!("not a frame line: {line:?}")))?;
         let body_at = nl + 1;
-        if rest.len() < body_at + len {
-            return Ok(()); // a partial last frame
+        match body_at.checked_add(len) {
+            // a length no file can hold (near 2⁶⁴ once overflowed the sum and panicked)
+            None => {
+                return Err((
+                    at as u64,
+                    format!("a frame line claiming {len} bytes, more than any file holds"),
+                ))
+            }
+            Some(end) if rest.len() < end => return Ok(()), // a partial last frame
+            Some(_) => {}
         }
         let body = &rest[body_at..body_at + len];
         if hex(&Sha256::digest(body))[..16] != *sum {
@@ -576,8 +601,7 @@ pub fn list(root: &Path) -> std::io::Result<Vec<CachedRun>> {
             continue;
         }
         let key = entry.file_name().to_string_lossy().into_owned();
-        let info = std::fs::read_to_string(entry.path().join("run.json"))
-            .ok()
+        let info = read_text(&entry.path().join("run.json"), MAX_ROWS_BYTES)
             .and_then(|t| serde_json::from_str(&t).ok());
         let c = read_run(&entry.path(), &key);
         out.push(CachedRun {
@@ -768,5 +792,41 @@ mod tests {
         let r = read_run(&dir, "k");
         assert_eq!(r.entries.len(), 5);
         assert!(RunCache::new(root.path(), "k").load(5).is_none());
+    }
+
+    /// Only regular files of bounded size are read: a frame length near 2⁶⁴ (which
+    /// overflowed and panicked every later run and `cache status`) is damage at its
+    /// offset; a pack that is a link to /dev/zero or a pipe is reported, not read
+    /// (memory without bound, a wait forever); a `.rows` pipe or link to
+    /// /dev/zero is left out.
+    #[test]
+    fn special_files_and_impossible_lengths_are_damage_not_panics_or_hangs() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("k");
+        std::fs::create_dir_all(&dir).unwrap();
+        let head = format!("{PACK_MAGIC} k\n");
+        std::fs::write(
+            dir.join(format!("a{PACK_EXT}")),
+            format!("{head}frame 18446744073709551610 0123456789abcdef\nxyz"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join(format!("b{PACK_EXT}"))).unwrap();
+        let fifo = dir.join(format!("c{PACK_EXT}"));
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        std::os::unix::fs::symlink("/dev/zero", dir.join("7.rows")).unwrap();
+        let rows_fifo = std::ffi::CString::new(dir.join("8.rows").to_str().unwrap()).unwrap();
+        // SAFETY: as above
+        assert_eq!(unsafe { libc::mkfifo(rows_fifo.as_ptr(), 0o600) }, 0);
+        let r = read_run(&dir, "k");
+        assert!(r.entries.is_empty());
+        let said: Vec<&str> = r.damaged.iter().map(|d| d.2.as_str()).collect();
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(said[0].contains("more than any file holds"), "{said:?}");
+        assert!(said[1].contains("a device"), "{said:?}");
+        assert!(said[2].contains("a pipe"), "{said:?}");
+        assert!(RunCache::new(root.path(), "k").load(7).is_none());
+        assert_eq!(list(root.path()).unwrap()[0].damaged.len(), 3);
     }
 }

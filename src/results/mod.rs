@@ -52,7 +52,7 @@ pub fn fault_point() {
     }
 }
 
-/// A fresh temporary folder beside `target` (`.<leaf>.tmp-<pid>@<host>`), for
+/// A fresh temporary folder beside `target` (`.<leaf>.tmp-<pid>-<n>@<host>`), for
 /// [`replace_dir`] once complete. Temporary folders left by runs that were
 /// killed (their process is gone) are removed on the way.
 pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
@@ -63,7 +63,15 @@ pub fn temp_dir_for(target: &Path) -> Result<PathBuf, WriteError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "figure".into());
     remove_stale(&parent, &leaf);
-    let tmp = parent.join(format!(".{leaf}.tmp-{}", owner_tag()));
+    // `<pid>-<n>@<host>`: two threads of one process (the Python package's calls)
+    // writing the same folder never share a temporary
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = parent.join(format!(
+        ".{leaf}.tmp-{}-{n}@{}",
+        std::process::id(),
+        hostname()
+    ));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
     }

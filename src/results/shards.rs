@@ -107,7 +107,7 @@ pub fn read_plans(out: &Path) -> Result<Vec<PlanFile>, String> {
         if !path.is_file() {
             continue;
         }
-        let text = std::fs::read_to_string(&path)
+        let text = crate::input::read_found_text(&path)
             .map_err(|err| format!("{}: cannot read: {err}", path.display()))?;
         let plan: PlanFile = serde_json::from_str(&text)
             .map_err(|err| format!("{}: not a privpost plan file: {err}", path.display()))?;
@@ -183,7 +183,7 @@ pub fn slurm_job() -> Option<String> {
 pub fn read_records(out: &Path, plan: &PlanFile) -> Vec<Option<ShardRecord>> {
     (1..=plan.shards)
         .map(|i| {
-            let text = std::fs::read_to_string(plan.record_path(out, i)).ok()?;
+            let text = crate::input::read_found_text(&plan.record_path(out, i)).ok()?;
             serde_json::from_str::<ShardRecord>(&text)
                 .ok()
                 .filter(|r| r.plan == plan.plan && r.shard == i && r.shards == plan.shards)

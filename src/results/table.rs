@@ -243,9 +243,15 @@ impl Table {
     }
 
     /// Reads a CSV written by [`Table::write_csv`]; every cell comes back as a string.
+    /// Only a regular file of at most [`crate::input::MAX_TABLE_BYTES`] is read: a
+    /// folder's `summary.csv` that is a pipe or a link to `/dev/zero` is refused
+    /// with what it is, instead of blocking or filling memory.
     pub fn read_csv(path: &Path) -> Result<Self, TableReadError> {
-        let mut r = csv::Reader::from_path(path)
-            .map_err(|e| TableReadError(format!("{}: {e}", path.display())))?;
+        use std::io::Read;
+        let cap = crate::input::MAX_TABLE_BYTES;
+        let file = crate::input::open_capped(path, cap, false)
+            .map_err(|e| TableReadError(e.to_string()))?;
+        let mut r = csv::Reader::from_reader(file.take(cap));
         let header = r
             .headers()
             .map_err(|e| TableReadError(format!("{}: {e}", path.display())))?

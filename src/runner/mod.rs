@@ -258,7 +258,7 @@ pub fn run_key(figure: &dyn Figure, resolved: &Resolved, n: usize) -> String {
 
 /// Whether `dir` holds a complete output of the run with this key.
 fn up_to_date(dir: &Path, key: &str) -> bool {
-    let manifest = std::fs::read_to_string(dir.join("manifest.json"))
+    let manifest = crate::input::read_found_text(&dir.join("manifest.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     let recorded = manifest

@@ -26,9 +26,14 @@ pub fn privpost_in(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
 /// Runs `privpost` in the repository like [`privpost`], but kills it and fails the
 /// test if it has not ended within `seconds` (a hang fails instead of stalling).
 pub fn privpost_within(seconds: u64, args: &[&str]) -> Output {
+    privpost_within_in(&repo(), seconds, args)
+}
+
+/// [`privpost_within`] in `dir`.
+pub fn privpost_within_in(dir: &Path, seconds: u64, args: &[&str]) -> Output {
     let child = Command::new(env!("CARGO_BIN_EXE_privpost"))
         .args(args)
-        .current_dir(repo())
+        .current_dir(dir)
         .env("CI", "true")
         .env_remove("PRIVPOST_DATA")
         .stdout(std::process::Stdio::piped())

@@ -107,6 +107,31 @@ impl LinearRegression {
     }
 }
 
+/// The Cholesky factor of `prec` + δI for the smallest δ = 10⁻¹⁴·2ᵏ·max diag
+/// (k = 0, 1, …) that has one. For a finite positive semi-definite `prec` one
+/// exists by δ = q·max diag (every |entry| ≤ max diag, so the sum is strictly
+/// diagonally dominant); the spec's checks keep every entry finite.
+fn ridged_cholesky(prec: nalgebra::DMatrix<f64>) -> nalgebra::Cholesky<f64, nalgebra::Dyn> {
+    let q = prec.nrows();
+    let top = prec
+        .diagonal()
+        .iter()
+        .copied()
+        .fold(f64::MIN_POSITIVE, f64::max);
+    let mut delta = 1e-14 * top;
+    loop {
+        let ridged = &prec + nalgebra::DMatrix::<f64>::identity(q, q) * delta;
+        if let Some(c) = nalgebra::Cholesky::new(ridged) {
+            return c;
+        }
+        assert!(
+            delta.is_finite() && delta <= 4.0 * q as f64 * top,
+            "XᵀX/σ² + I/τ² has a non-finite entry: the spec's bounds on τ, σ², m and Σ exclude it"
+        );
+        delta *= 2.0;
+    }
+}
+
 impl AugmentedModel for LinearRegression {
     type Record = RegressionRecord;
     /// β: the intercept, then p slopes.
@@ -188,7 +213,15 @@ impl AugmentedModel for LinearRegression {
                 }
             }
         }
-        let chol = nalgebra::Cholesky::new(prec).expect("XᵀX/σ² + I/τ² is positive definite");
+        // positive definite in exact arithmetic; in floating point, a nearly rank-
+        // deficient XᵀX/σ² (records all alike) swamping I/τ² can lose a pivot to
+        // rounding: then the diagonal gains the smallest ridge, from 10⁻¹⁴ of its
+        // largest entry up, that restores it (never reached when I/τ² is not
+        // swamped, so ordinary runs are unchanged)
+        let chol = match nalgebra::Cholesky::new(prec.clone()) {
+            Some(c) => c,
+            None => ridged_cholesky(prec),
+        };
         let mean = chol.solve(&xty);
         // β = mean + L⁻ᵀ z, with prec = L Lᵀ
         let z = nalgebra::DVector::<f64>::from_fn(q, |_, _| rng.sample(rand_distr::StandardNormal));

@@ -21,7 +21,7 @@ use crate::hellinger::laplace::{LaplaceCounts, Rounding};
 use crate::hellinger::{ExpMech, Space};
 use crate::numeric::quadrature::GaussLegendre;
 use crate::privacy::audit::{
-    epsilon_for_delta, epsilon_lower_bound, renyi_audit, Discrete, EpsilonLowerBound,
+    epsilon_for_delta, epsilon_lower_bound, renyi_audit, Discrete, EpsilonLowerBound, Orientation,
 };
 use crate::privacy::event::NoiseMode;
 use crate::privacy::float_attack;
@@ -135,12 +135,25 @@ fn statistical(
     on_d2: Vec<f64>,
     s: &Settings,
 ) -> Outcome {
-    let b: EpsilonLowerBound = epsilon_lower_bound(&on_d, &on_d2, claim.delta(), s.confidence);
+    let b: EpsilonLowerBound = epsilon_lower_bound(
+        &on_d,
+        &on_d2,
+        claim.delta(),
+        s.confidence,
+        // as `audit --samples` tests a user's score: its scores files reproduce
+        // this bound bit for bit
+        Orientation::Unknown,
+    );
     Outcome {
         claim,
         witness: format!(
-            "{witness}; threshold {:.4} ({}), held-out hits {}/{} vs {}/{}",
-            b.threshold, b.direction, b.hits, b.n_d, b.false_hits, b.n_d2
+            "{witness}; {} (of {} tests sharing the error), held-out hits {}/{} vs {}/{}",
+            b.test(),
+            b.tests,
+            b.hits,
+            b.n_d,
+            b.false_hits,
+            b.n_d2
         ),
         audited: b.epsilon,
         estimate: if b.estimate.is_finite() {

@@ -187,14 +187,22 @@ impl Draw for AuditPlot {
                 .color(&color)
                 .pos(Pos::new(HPos::Right, VPos::Center))
         };
-        let (x_left, _) = chart.backend_coord(&(0.0, 0.0));
+        // `backend_coord` is in the whole canvas's pixels, `area.draw` in the area's:
+        // under a departures line (a smoke run) the area starts lower, and tags drawn
+        // at canvas pixels sat a row below their markers
+        let (base_x, base_y) = area.get_base_pixel();
+        let at = |(px, py): (i32, i32)| (px - base_x, py - base_y);
+        let (x_left, _) = at(chart.backend_coord(&(0.0, 0.0)));
+        let (x_right, _) = at(chart.backend_coord(&(TOP, 0.0)));
+        let rows_py: Vec<i32> = (0..self.lines.len())
+            .map(|i| at(chart.backend_coord(&(0.0, y_of(i)))).1)
+            .collect();
         for (i, line) in self.lines.iter().enumerate() {
             let y = y_of(i);
-            let (_, py) = chart.backend_coord(&(0.0, y));
+            let py = rows_py[i];
             match line {
                 Line::Heading(name) => {
                     // a band across the plot so the heading reads as a table row
-                    let (x_right, _) = chart.backend_coord(&(TOP, y));
                     area.draw(&Rectangle::new(
                         [
                             (x_left + 1, py - ROW as i32 / 2 + 2),
@@ -231,7 +239,7 @@ impl Draw for AuditPlot {
                         8,
                     )))?;
                     if !p.ratio.is_finite() || p.ratio > TOP {
-                        let (px_top, _) = chart.backend_coord(&(TOP, y));
+                        let px_top = x_right;
                         area.draw(&Text::new(
                             beyond(p.ratio),
                             (px_top - 18, py),
@@ -255,4 +263,28 @@ impl Draw for AuditPlot {
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
     let t = summary(dir)?;
     render(&AuditPlot::from_summary(&t)?, dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The row tags, bands and markers stay on their rows when the figure is drawn
+    /// below a departures line (a smoke run): before, each marker sat one row above
+    /// its tag there, so a broken variant's FAIL ring faced the next row's tag.
+    #[test]
+    fn rows_stay_aligned_under_a_departures_line() {
+        let header = "audit,method,variant,expected,verdict,as_expected,paper,mechanism,claim,claim_epsilon,claim_delta,order,audited_epsilon,estimate_epsilon,ci_low_epsilon,ci_high_epsilon,epsilon_ratio,draws,confidence,seed,stream,tolerance,witness,scores_file";
+        let rows = [
+            "a,exact,real,PASS,PASS,true,p,Laplace,pure,1,0,0,1,1,1,1,1,0,,,,1e-6,w,",
+            "a,statistical,half_scale,FAIL,FAIL,true,p,Laplace,pure,1,0,0,1.8,2,1.8,,1.8,100,0.95,1,2,0,w,s.csv",
+            "b,exact,real,PASS,PASS,true,p,Gauss,pure,1,0,0,0.5,0.5,0.5,0.5,0.5,0,,,,1e-6,w,",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.csv");
+        std::fs::write(&path, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+        let t = Table::read_csv(&path).unwrap();
+        let plot = AuditPlot::from_summary(&t).unwrap();
+        crate::plot::assert_shift_invariant(&plot);
+    }
 }

@@ -324,7 +324,7 @@ fn prepare(c: Config) -> Result<Box<dyn Figure>, ParamError> {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            std::fs::read(f)
+            crate::input::read_found(std::path::Path::new(f))
                 .map(|b| (f.clone(), crate::data::sha256_hex(&b)))
                 .map_err(|e| {
                     ParamError::new(

@@ -136,6 +136,24 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
             format!("at least {most_levels} with the published run: its ratio reads the answer of person J_k"),
         ));
     }
+    // their script reads feature 1's answer of person newans[k] as feature k's answer:
+    // a feature with fewer answers than feature 1 can be given an answer it does not
+    // have, where R stops ("subscript out of bounds") and a cell index would read
+    // another table's count without a word
+    if let Some(k) = levels.iter().position(|&j| j < levels[0]) {
+        if checked.points.iter().any(|q| q.run == Run::Published) {
+            return Err(ParamError::new(
+                "runs",
+                "[…, \"published\", …]".to_string(),
+                format!(
+                    "the published run only when no feature has fewer answers than feature 1 (feature {} has {}, feature 1 has {}): their script reads feature 1's answer as feature k's, which R refuses with \"subscript out of bounds\"; drop \"published\" from runs, or order the features so that feature 1 has the fewest answers",
+                    k + 1,
+                    levels[k],
+                    levels[0]
+                ),
+            ));
+        }
+    }
     let truth = NbTheta { p, answers };
     let mut rng = crate::rng::setup_rng(seed, crate::rng::Purpose::SharedData);
     let records: Vec<NbRecord> = (0..model.n())
@@ -301,11 +319,7 @@ impl Figure for Loglinear {
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
-        Ok(self
-            .grid
-            .epsilons
-            .iter()
-            .map(|&epsilon| {
+        Ok(self.grid.ledger(|epsilon| {
                 Entry::new(
                     format!("epsilon={epsilon}"),
                     self.mechanism(epsilon).event(),
@@ -316,8 +330,7 @@ impl Figure for Loglinear {
                     self.features(),
                     self.model.l1_sensitivity()
                 ))
-            })
-            .collect())
+        }))
     }
 
     fn parameters(&self) -> Vec<(String, String)> {

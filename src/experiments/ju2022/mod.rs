@@ -29,6 +29,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{check, ParamError};
 use crate::damcmc::{Draws, ParameterSummary};
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::table::Table;
 
 /// The kernel of a run: how the records are updated (θ | x is the same).
@@ -114,6 +116,36 @@ pub struct GridConfig {
     pub iterations: u64,
     /// the first iterations dropped
     pub warmup: u64,
+}
+
+impl GridConfig {
+    /// The figure's ledger: per ε, one entry per kernel run on that ε's release
+    /// (`epsilon=E, run=R`, the claim `release(ε)` gives), and the non-private
+    /// reference's rows (`run=non_private`: computed from no release, no claim).
+    /// Labelled by run, so `privpost show` gives the release's claim to the rows
+    /// computed from it and none to the reference (matched by ε alone, the
+    /// non-private rows once showed the release's ε).
+    pub fn ledger(&self, release: impl Fn(f64) -> Entry) -> Ledger {
+        let mut out = Vec::new();
+        for &epsilon in &self.epsilons {
+            for run in self.runs.iter().filter(|r| **r != Run::NonPrivate) {
+                let mut e = release(epsilon);
+                e.series = format!("epsilon={epsilon}, run={}", run.as_str());
+                out.push(e);
+            }
+        }
+        if self.runs.contains(&Run::NonPrivate) {
+            out.push(
+                Entry::new(
+                    format!("run={}", Run::NonPrivate.as_str()),
+                    Event::NonPrivate,
+                    Guarantee::None,
+                )
+                .when("the posterior given the confidential data: the reference, never released"),
+            );
+        }
+        out
+    }
 }
 
 /// Most iterations of one chain, and most tasks.

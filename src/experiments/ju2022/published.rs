@@ -15,9 +15,17 @@
 //! 2. its four terms per table assume the proposed cell differs from the
 //!    current one; when they coincide the table does not change and the
 //!    factor should be 1, but the script multiplies by
-//!    η(d + 1)η(d − 1)/η(d)² ≤ 1 (d = n − m of that cell).
+//!    η(d + 1)η(d − 1)/η(d)² (d = n − m of that cell), which for Laplace noise
+//!    is e^{−(|d+1| + |d−1| − 2|d|)/b}: exactly 1 when |d| ≥ 1, below 1 when
+//!    |d| < 1. With defect 1 acting too, the two d's are of different cells
+//!    (the current one, and the misread one): the factor is then
+//!    e^{(|a| − |a+1| + |c| − |c−1|)/b} for two differences a and c, which
+//!    exceeds 1 (up to e^{2/b}) when a ≤ −1 and c ≥ 1.
 //!
-//! Both are reproduced here exactly; the proposal and θ | x are the model's.
+//! Both are reproduced here exactly; the proposal and θ | x are the model's. A
+//! feature with fewer answers than feature 1 makes defect 1 read an answer the
+//! feature does not have (R stops there): the figure refuses that setup for the
+//! published run.
 
 use rand::{Rng, RngExt};
 

@@ -218,8 +218,8 @@ impl Regression {
                 mean: self.m.clone(),
                 cov: self.sigma.clone(),
                 noise_variance: self.sigma2,
-                x_bounds: self.x_bounds,
-                y_bounds: self.y_bounds,
+                x_bounds: self.x_bounds.to_vec(),
+                y_bounds: self.y_bounds.to_vec(),
             }),
             release: ReleaseSpec {
                 mechanism: "laplace".into(),
@@ -314,11 +314,7 @@ impl Figure for Regression {
     }
 
     fn ledger(&self) -> anyhow::Result<Ledger> {
-        Ok(self
-            .grid
-            .epsilons
-            .iter()
-            .map(|&epsilon| {
+        Ok(self.grid.ledger(|epsilon| {
                 Entry::new(
                     format!("epsilon={epsilon}"),
                     self.mechanism(epsilon).event(),
@@ -334,8 +330,7 @@ impl Figure for Regression {
                     self.noise_delta
                 ))
                 .when("the chains are post-processing of the release: no cost beyond it")
-            })
-            .collect())
+        }))
     }
 
     fn parameters(&self) -> Vec<(String, String)> {
