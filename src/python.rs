@@ -123,9 +123,46 @@ fn infer(py: Python<'_>, release: &str, name: &str, flags: Vec<String>) -> PyRes
     flags.insert(0, name.to_string());
     let mut cli: InferCli = parse("infer", flags)?;
     cli.a.given = Some((value, name.to_string()));
-    let dir = py
-        .detach(|| commands::infer::infer_into(cli.a))
-        .map_err(to_py)?;
+    // the chains run on a thread of their own while this one, holding the GIL
+    // every 50 ms, looks for Ctrl-C (Python's handler only sets a flag): on it the
+    // chains stop at their next sweep, nothing is written, and KeyboardInterrupt
+    // is raised
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    cli.a.stop = Some(stop.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(commands::infer::infer_into(cli.a));
+    });
+    // the receiver is moved into each GIL-free wait and handed back (it is Send,
+    // not Sync)
+    let mut rx = rx;
+    let outcome = loop {
+        let (got, back) = py.detach(move || {
+            let got = rx.recv_timeout(std::time::Duration::from_millis(50));
+            (got, rx)
+        });
+        rx = back;
+        match got {
+            Ok(result) => break result,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(interrupt) = py.check_signals() {
+                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                    py.detach(move || {
+                        let _ = rx.recv();
+                        let _ = worker.join();
+                    });
+                    return Err(interrupt);
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err(
+                    "infer: the sampling thread ended without an answer",
+                ))
+            }
+        }
+    };
+    let _ = worker.join();
+    let dir = outcome.map_err(to_py)?;
     Ok(dir.display().to_string())
 }
 

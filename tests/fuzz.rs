@@ -1133,7 +1133,7 @@ fn the_new_doors_never_crash_hang_or_lie() {
     );
 }
 
-/// Round 4 (issue 63), written fresh with generators of its own:
+/// Round 4 of the hardening, written fresh with generators of its own:
 /// - **audit orientation**: Laplace counts on a neighbouring pair (b ∈ [0.5, 2],
 ///   so the truth is ε = 1/b) scored through a random strictly monotone map,
 ///   increasing or decreasing (identity, negation, an affine map, a cube, e^x,

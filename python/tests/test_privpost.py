@@ -162,6 +162,81 @@ def test_infer_writes_the_clis_folder_and_arviz_opens_its_draws(tmp_path):
     assert not (tmp_path / "bad" / "infer").exists()
 
 
+def test_infer_warns_names_by_content_and_runs_in_threads(tmp_path):
+    """What the CLI warns of is a Python warning; without a name each release gets
+    a folder of its own; four threads with one name each finish (they once shared a
+    temporary folder); a deeply nested input is a ValueError, not RecursionError."""
+    import threading
+    import warnings
+
+    release = small_release()
+    release["sampler"].update(warmup=20, draws=30)
+    with pytest.warns(RuntimeWarning, match="the chains have not settled"):
+        run = privpost.infer(release, out=tmp_path / "w", jobs=1)
+    other = dict(release, release=dict(release["release"], values=[13.0, 9.0, 8.0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        run2 = privpost.infer(other, out=tmp_path / "w", jobs=1)
+    assert run.folder != run2.folder
+    assert run.folder.name.startswith("release-") and run2.folder.name.startswith("release-")
+    assert run.manifest["warnings"] and "python: release-" in run.manifest["input"]
+    # the same name from four threads at once
+    errors = []
+
+    def call():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                privpost.infer(release, out=tmp_path / "t", name="same", jobs=1)
+        except Exception as e:  # noqa: BLE001 - the test reports any failure
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    deep: dict = {}
+    node = deep
+    for _ in range(100_000):
+        node["e"] = {}
+        node = node["e"]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        privpost.account(deep, delta=1e-5)
+
+
+def test_ctrl_c_stops_infer_and_leaves_nothing(tmp_path):
+    """SIGINT during a long `infer` raises KeyboardInterrupt within seconds (the
+    chains once ran on for minutes) and writes no folder."""
+    import signal
+    import time
+
+    release = small_release()
+    release["n"] = 100000
+    release["release"]["values"] = [40000.0, 30000.0, 30000.0]
+    release["sampler"].update(warmup=1000, draws=200000)
+    code = (
+        "import json, sys, privpost\n"
+        f"release = json.loads({json.dumps(json.dumps(release))})\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        f"    privpost.infer(release, out={str(tmp_path)!r}, name='long', jobs=1)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.5)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert "interrupted" in out, err
+    assert time.monotonic() - sent < 30
+    assert not (tmp_path / "infer" / "long").exists()
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """Smoke runs with kept draws, by the package's own `privpost` command."""

@@ -40,10 +40,13 @@ pub struct InferArgs {
     /// The release file (TOML), or a figure's folder or manifest.json that records releases.
     #[arg(
         value_name = "RELEASE.toml | MANIFEST",
-        required_unless_present = "example",
-        default_value = ""
+        required_unless_present = "example"
     )]
-    pub file: PathBuf,
+    pub file: Option<PathBuf>,
+    /// Run a release whose estimated work is above one core-hour (up to 30
+    /// core-days); without it such a release is refused with the estimate.
+    #[arg(long)]
+    pub allow_long: bool,
     /// Print an example release file (the one docs/infer.md explains) and exit:
     /// `privpost infer --example > release.toml` gives one to edit, from any folder.
     #[arg(long, conflicts_with_all = ["release"])]
@@ -60,6 +63,10 @@ pub struct InferArgs {
     /// (the release, its name for the folder and messages). The summary is not printed.
     #[arg(skip)]
     pub given: Option<(serde_json::Value, String)>,
+    /// Set by a caller that cannot kill the process (the Python package, on
+    /// Ctrl-C): the chains stop at their next sweep and nothing is written.
+    #[arg(skip)]
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The longest folder name taken from an input's name as it is; a longer one keeps
@@ -111,8 +118,8 @@ fn input_of(args: &InferArgs) -> String {
     };
     match (&args.given, &args.release) {
         (Some((_, name)), _) => format!("python: {name}"),
-        (None, Some(r)) => format!("{} --release {r}", abs(&args.file)),
-        (None, None) => abs(&args.file),
+        (None, Some(r)) => format!("{} --release {r}", abs(args.file())),
+        (None, None) => abs(args.file()),
     }
 }
 
@@ -253,6 +260,13 @@ fn read_recorded(
     ))
 }
 
+impl InferArgs {
+    /// The release file or manifest (empty with `--example`, which needs none).
+    pub fn file(&self) -> &Path {
+        self.file.as_deref().unwrap_or(Path::new(""))
+    }
+}
+
 /// The example release file (docs/examples/release.toml), carried by the binary.
 pub const EXAMPLE: &str = include_str!("../../docs/examples/release.toml");
 
@@ -278,16 +292,16 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
     let (spec, inf, stem) = if let Some((v, name)) = &args.given {
         let (spec, inf) = given_spec(v, name)?;
         (spec, inf, name.clone())
-    } else if is_manifest(&args.file) {
-        read_recorded(&args.file, args.release.as_deref())?
+    } else if is_manifest(args.file()) {
+        read_recorded(args.file(), args.release.as_deref())?
     } else if let Some(name) = &args.release {
         return Err(CommandError::input(format!(
             "--release {name}: only with a figure's manifest (allowed: a figure folder or its manifest.json as the file)"
         )));
     } else {
-        let (spec, inf) = read_spec(&args.file)?;
+        let (spec, inf) = read_spec(args.file())?;
         let stem = args
-            .file
+            .file()
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -305,6 +319,7 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
             )
     );
     let mut warnings = release_warnings(&inf.release, inf.model.statistic_range(), counts_all);
+    check_work(&inf, args.allow_long)?;
     crate::plan::check_writable(&args.out)?;
     let pool = crate::plan::pool(crate::plan::jobs(args.work.jobs)?)?;
     if !args.work.quiet {
@@ -319,10 +334,12 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
     }
     let clock = std::time::Instant::now();
     let cpu = cpu_seconds();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let stop = args.stop.as_deref().unwrap_or(&never);
     let draws = pool
-        .install(|| inf.model.sample(&inf.release, &inf.settings))
+        .install(|| inf.model.sample(&inf.release, &inf.settings, stop))
         .and_then(|d| d.check_mixing().map(|()| d))
-        .map_err(|e| CommandError::failed(format!("{}: {e}", args.file.display())))?;
+        .map_err(|e| CommandError::failed(format!("{}: {e}", args.file().display())))?;
     let seconds = clock.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
     let summary = draws.summary();
@@ -351,6 +368,40 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
         errln!("wrote {}", target.display());
     }
     Ok(target)
+}
+
+/// Refuses, before sampling, a run whose estimated CPU time
+/// ([`Inference::core_seconds`], from the measured cost of a proposal of its model,
+/// law and kernel) is above one core-hour, or with `--allow-long` above 30
+/// core-days; the error gives the estimate and what lowers it.
+fn check_work(inf: &Inference, allow_long: bool) -> Result<(), CommandError> {
+    use crate::damcmc::spec::{LONG_WORK_CAP_SECONDS, WORK_CAP_SECONDS};
+    use crate::runner::human_duration;
+    let seconds = inf.core_seconds();
+    let cap = if allow_long {
+        LONG_WORK_CAP_SECONDS
+    } else {
+        WORK_CAP_SECONDS
+    };
+    if seconds <= cap {
+        return Ok(());
+    }
+    Err(CommandError::input(format!(
+        "sampler: chains × (warmup + draws) × n = {:.3e} {} at about {:.0} ns each is about {} of one core; allowed: at most {}{} (fewer draws, warm-up or chains; the record-wise kernel where SOMA has many groups)",
+        inf.proposals(),
+        match inf.settings.kernel {
+            crate::damcmc::Kernel::Soma => "SOMA offers",
+            crate::damcmc::Kernel::RecordWise => "record proposals",
+        },
+        inf.proposal_ns(),
+        human_duration(seconds),
+        human_duration(cap),
+        if allow_long {
+            ""
+        } else {
+            ", or --allow-long for up to 30 core-days"
+        }
+    )))
 }
 
 /// The CPU time (user + system) this process has used, in seconds.

@@ -40,6 +40,7 @@ pub mod spec;
 pub(crate) mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 
 use rand::{Rng, RngExt};
 use rayon::prelude::*;
@@ -120,6 +121,8 @@ pub enum DaError {
     },
     #[error("the release has probability (or density) 0 at the chain's start in chain {chain} (coordinate {coordinate}): a discrete release needs an integer statistic, and a continuous one a scale at which the released value is reachable from the statistic")]
     ImpossibleStart { chain: usize, coordinate: usize },
+    #[error("interrupted: the stop flag was set while the chains ran (nothing was written)")]
+    Interrupted,
     #[error("the chains cannot mix: after warm-up {rate:.3e} of the {proposals} record proposals that would change the released statistic were accepted (below 1e-6), so the statistic stayed where warm-up left it; a noise scale that small next to the statistic's sensitivity pins it (check the scale and the model)")]
     NoMixing { rate: f64, proposals: u64 },
 }
@@ -282,12 +285,25 @@ pub fn sample<M: AugmentedModel>(
     release: &Release,
     settings: &Settings,
 ) -> Result<Draws, DaError> {
+    sample_until(model, release, settings, &AtomicBool::new(false))
+}
+
+/// [`sample`], ended early with [`DaError::Interrupted`] once `stop` is set: each
+/// chain looks at it once per sweep of the records (a caller that cannot kill the
+/// process, such as the Python package on Ctrl-C, sets it). Draws are the same as
+/// [`sample`]'s when `stop` is never set.
+pub fn sample_until<M: AugmentedModel>(
+    model: &M,
+    release: &Release,
+    settings: &Settings,
+    stop: &AtomicBool,
+) -> Result<Draws, DaError> {
     check_settings(model, release, settings)?;
     let runs: Vec<Result<ChainRun, DaError>> = (0..settings.chains)
         .into_par_iter()
         .map(|c| {
             let mut rng = crate::rng::task_rng(settings.seed, c);
-            Chain::start(model, release, c, &mut rng)?.run(settings, &mut rng)
+            Chain::start(model, release, c, &mut rng)?.run(settings, &mut rng, stop)
         })
         .collect();
     let mut draws = Draws {
@@ -415,7 +431,12 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
             .collect();
     }
 
-    fn run<R: Rng + ?Sized>(mut self, s: &Settings, rng: &mut R) -> Result<ChainRun, DaError> {
+    fn run<R: Rng + ?Sized>(
+        mut self,
+        s: &Settings,
+        rng: &mut R,
+        stop: &AtomicBool,
+    ) -> Result<ChainRun, DaError> {
         if s.kernel == Kernel::Soma {
             self.build_groups();
         }
@@ -427,6 +448,9 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
             moves: 0,
         };
         for it in 0..s.warmup + s.draws {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(DaError::Interrupted);
+            }
             self.theta = self.model.draw_theta(&self.records, rng);
             let sweep = match s.kernel {
                 Kernel::RecordWise => self.record_sweep(rng),

@@ -189,9 +189,44 @@ pub const MAX_COVARIATE: f64 = 1e50;
 pub const MAX_N: u64 = 10_000_000;
 /// Most chains.
 pub const MAX_CHAINS: u64 = 64;
-/// Most record proposals in a run (chains × iterations × n): about an hour of
-/// one core at the record-wise kernel's speed.
+/// Most record proposals in a run (chains × iterations × n), whatever their
+/// cost: a bound on the counters and the run, not a time (the time is
+/// [`Inference::core_seconds`], capped by `infer`).
 pub const MAX_PROPOSALS: f64 = 1e11;
+
+/// CPU nanoseconds of one record proposal of the record-wise kernel, by model,
+/// measured by `benches/infer-costs.sh` (2026-12-02, this project's 2-core
+/// machine with a build on the other core: CPU time, one chain on one worker):
+/// - `dirichlet_categorical`, Laplace: 42 ns at K = 3, 102 at K = 100 → 40 + 0.62K;
+/// - `naive_bayes` (I = 2, J = 3), Laplace: 107 ns at 2 features, 519 at 10 → 52
+///   per feature of 3 answers, taken as 17.5 per answer summed over the features;
+/// - `linear_regression`, Laplace: 369 ns at p = 2, 2105 at p = 6 → 42(p + 1)².
+fn record_ns(model: &AnyModel) -> f64 {
+    match model {
+        AnyModel::Categorical(m) => 40.0 + 0.62 * m.k() as f64,
+        AnyModel::NaiveBayes(m) => 17.5 * m.levels().iter().sum::<usize>() as f64,
+        AnyModel::LinearRegression(m) => 42.0 * ((m.parameter_names().len()) as f64).powi(2),
+    }
+}
+
+/// The noise law's cost over Laplace's, the largest measured over the models
+/// (same bench): Gaussian 1.25–1.58 → 1.6; the discrete Laplace 2.3–3.1 → 3.2;
+/// the discrete Gaussian 1.2–1.4 → 1.4, clamped too (its CDF at a bound is a
+/// table look-up: 43 ns at σ = 100 with a value at the bound, K = 3).
+fn law_factor(noise: &Noise) -> f64 {
+    match noise {
+        Noise::Laplace { .. } => 1.0,
+        Noise::Gaussian { .. } => 1.6,
+        Noise::DiscreteLaplace { .. } => 3.2,
+        Noise::DiscreteGaussian { .. } => 1.4,
+    }
+}
+
+/// The most core-seconds `infer` runs without `--allow-long`: one core-hour.
+pub const WORK_CAP_SECONDS: f64 = 3600.0;
+
+/// The most core-seconds even with `--allow-long`: 30 core-days.
+pub const LONG_WORK_CAP_SECONDS: f64 = 30.0 * 86400.0;
 
 /// Most kept values (chains × draws × parameters), held in memory: 0.8 GB.
 pub const MAX_KEPT: f64 = 1e8;
@@ -291,6 +326,15 @@ pub enum AnyModel {
 }
 
 impl AnyModel {
+    /// The number of records.
+    pub fn n(&self) -> usize {
+        match self {
+            Self::Categorical(m) => m.n(),
+            Self::NaiveBayes(m) => m.n(),
+            Self::LinearRegression(m) => m.n(),
+        }
+    }
+
     pub fn statistic_len(&self) -> usize {
         match self {
             Self::Categorical(m) => m.statistic_len(),
@@ -326,16 +370,17 @@ impl AnyModel {
         }
     }
 
-    /// Runs the chains ([`super::sample`]) on this model.
+    /// Runs the chains ([`super::sample_until`]) on this model, until `stop` is set.
     pub fn sample(
         &self,
         release: &Release,
         settings: &Settings,
+        stop: &std::sync::atomic::AtomicBool,
     ) -> Result<super::Draws, super::DaError> {
         match self {
-            Self::Categorical(m) => super::sample(m, release, settings),
-            Self::NaiveBayes(m) => super::sample(m, release, settings),
-            Self::LinearRegression(m) => super::sample(m, release, settings),
+            Self::Categorical(m) => super::sample_until(m, release, settings, stop),
+            Self::NaiveBayes(m) => super::sample_until(m, release, settings, stop),
+            Self::LinearRegression(m) => super::sample_until(m, release, settings, stop),
         }
     }
 }
@@ -346,6 +391,48 @@ pub struct Inference {
     pub model: AnyModel,
     pub release: Release,
     pub settings: Settings,
+}
+
+impl Inference {
+    /// CPU nanoseconds of one proposal (record-wise) or offer (SOMA) on this
+    /// model and law. SOMA weighs every group of equal records at each offer: G
+    /// groups at most (K categories; I·∏J_k answer patterns; n for the
+    /// regression's continuous records, all distinct), measured at 13× the
+    /// record-wise cost at G = 3, 40× at G = 18 and 804× at G = 500 (same bench),
+    /// taken as 5·G^0.9 (above each measurement).
+    pub fn proposal_ns(&self) -> f64 {
+        let base = record_ns(&self.model) * law_factor(&self.release.noise);
+        match self.settings.kernel {
+            Kernel::RecordWise => base,
+            Kernel::Soma => {
+                let n = self.model.n() as f64;
+                let groups = match &self.model {
+                    AnyModel::Categorical(m) => m.k() as f64,
+                    AnyModel::NaiveBayes(m) => m
+                        .levels()
+                        .iter()
+                        .fold(m.classes() as f64, |acc, &j| acc * j as f64),
+                    AnyModel::LinearRegression(_) => n,
+                }
+                .min(n)
+                .max(1.0);
+                base * 5.0 * groups.powf(0.9)
+            }
+        }
+    }
+
+    /// The record proposals (or offers) of the whole run: chains × (warm-up +
+    /// draws) × n.
+    pub fn proposals(&self) -> f64 {
+        let s = &self.settings;
+        s.chains as f64 * (s.warmup as f64 + s.draws as f64) * self.model.n() as f64
+    }
+
+    /// The run's estimated CPU time in core-seconds: [`Self::proposals`] ×
+    /// [`Self::proposal_ns`].
+    pub fn core_seconds(&self) -> f64 {
+        self.proposals() * self.proposal_ns() * 1e-9
+    }
 }
 
 impl InferSpec {
@@ -619,7 +706,7 @@ impl InferSpec {
             return Err(bad(
                 "sampler",
                 format!("chains × (warmup + draws) × n = {proposals:.3e} record proposals"),
-                format!("at most {MAX_PROPOSALS:.0e} (about an hour of one core)"),
+                format!("at most {MAX_PROPOSALS:.0e} record proposals (a bound on the run's counters; its time is capped separately)"),
             ));
         }
         Ok(Inference {

@@ -61,10 +61,21 @@ fn source(dir: &Path) -> Result<PathBuf, GalleryError> {
     }
 }
 
-/// `from` scaled to [`WIDTH`] (aspect kept, triangle filter), written
-/// atomically to `to`.
+/// The widest thumbnail, width over height: a figure wider than this (a row of
+/// five panels) is cut to its left part, title and first panels, before it is
+/// scaled; shrunk whole, raisa2021/banana's thumbnail was 75 px tall (37 px as the
+/// README shows it), too small to read.
+pub const MAX_ASPECT: f64 = 2.4;
+
+/// `from` scaled to [`WIDTH`] (aspect kept, triangle filter; a figure wider than
+/// [`MAX_ASPECT`] cut to its left part first), written atomically to `to`.
 fn shrink(from: &Path, to: &Path) -> Result<(), GalleryError> {
-    let img = image::open(from).map_err(|e| GalleryError(format!("{}: {e}", from.display())))?;
+    let mut img =
+        image::open(from).map_err(|e| GalleryError(format!("{}: {e}", from.display())))?;
+    let widest = (f64::from(img.height()) * MAX_ASPECT).round() as u32;
+    if img.width() > widest && widest > 0 {
+        img = img.crop_imm(0, 0, widest, img.height());
+    }
     let height = ((img.height() as f64) * f64::from(WIDTH) / f64::from(img.width().max(1)))
         .round()
         .max(1.0) as u32;
@@ -94,6 +105,22 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), REGISTRY.len());
+    }
+
+    /// A figure wider than MAX_ASPECT gives its left part, at a readable height.
+    #[test]
+    fn a_wide_figure_gives_its_left_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("wide.png"), dir.path().join("thumb.png"));
+        let mut img = image::RgbImage::from_pixel(4000, 600, image::Rgb([255, 255, 255]));
+        for x in 0..40 {
+            img.put_pixel(x, 10, image::Rgb([0, 0, 0]));
+        }
+        img.save(&from).unwrap();
+        shrink(&from, &to).unwrap();
+        let t = image::open(&to).unwrap();
+        assert_eq!(t.width(), WIDTH);
+        assert_eq!(t.height(), (f64::from(WIDTH) / MAX_ASPECT).round() as u32);
     }
 
     /// A smoke folder gives no thumbnail; a paper-scale one gives a WIDTH-wide PNG.

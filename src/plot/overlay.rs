@@ -50,6 +50,13 @@ pub fn shade(color: RGBColor, i: usize, n: usize) -> RGBColor {
     RGBColor(mix(color.0), mix(color.1), mix(color.2))
 }
 
+/// Whether point `i` of `n` is drawn dashed: every other point counted back from
+/// the last (solid), so neighbouring sweep points differ in dash as well as in
+/// shade (shades alone could not be told apart at ε = 1 and 10).
+pub fn dashed(i: usize, n: usize) -> bool {
+    i < n && (n - 1 - i) % 2 == 1
+}
+
 /// The neutral colour of the legend's point shades.
 const POINT_GREY: RGBColor = RGBColor(40, 40, 40);
 
@@ -327,7 +334,7 @@ impl OverlayChart {
                     color: shade(POINT_GREY, i, n),
                     marker: None,
                     line: true,
-                    dashed: false,
+                    dashed: dashed(i, n),
                 });
             }
         }
@@ -446,7 +453,11 @@ impl Draw for OverlayChart {
                 }
                 let pts: Vec<(f64, f64)> = l.points.iter().map(|&(x, y)| map(x, y)).collect();
                 let line = ShapeStyle::from(&l.color).stroke_width(style::LINE);
-                chart.draw_series(LineSeries::new(pts.iter().copied(), line))?;
+                if l.point.is_some_and(|p| dashed(p, self.points.len())) {
+                    chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 9, 6, line))?;
+                } else {
+                    chart.draw_series(LineSeries::new(pts.iter().copied(), line))?;
+                }
                 chart.draw_series(pts.iter().map(|&p| Mark::new(p, l.marker, l.color, 6)))?;
             }
         }
