@@ -6,6 +6,7 @@
 //! (plotters' `ab_glyph` feature), so figures render on a fresh headless machine
 //! without system fonts or fontconfig.
 
+pub mod glyphs;
 pub mod grid;
 pub mod overlay;
 pub mod style;
@@ -409,7 +410,7 @@ pub fn render_as<D: Draw>(d: &D, dir: &Path, stem: &str) -> Result<(), DrawError
     let io = |e: std::io::Error| DrawError(e.to_string());
     let png_tmp = dir.join(format!(".{stem}.tmp.png"));
     {
-        let root = BitMapBackend::new(&png_tmp, size).into_drawing_area();
+        let root = glyphs::GlyphBitMap(BitMapBackend::new(&png_tmp, size)).into_drawing_area();
         root.fill(&WHITE)?;
         let body = style::heading(&root, None, note.as_deref())?;
         d.draw(&body)?;
