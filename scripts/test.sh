@@ -19,6 +19,8 @@ if [ -n "${CI:-}" ] && ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0
 fi
 cargo fmt --all -- --check
 cargo clippy --release --all-targets --locked -- -D warnings
+# the API docs build without a warning (broken links, links to private items, stray HTML)
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e

@@ -24,7 +24,7 @@ pub struct CombineArgs {
     /// a figure's base name (results/foulds2016/fig2) stands for its sweep points fig2@….
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// Output folder (default: <parent of the first>/<figure>.combined).
+    /// Output folder (default: `<parent of the first>/<figure>.combined`).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// One overlay panel per value of this swept key (a second sweep axis).

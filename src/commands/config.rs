@@ -24,7 +24,7 @@ pub enum ConfigAction {
         /// Print the built-in config even when the configs folder has its own.
         #[arg(long)]
         built_in: bool,
-        /// Folder of <paper>/<figure>.toml configs that replace the built-in ones
+        /// Folder of `<paper>/<figure>.toml` configs that replace the built-in ones
         /// (default: ./configs when it exists).
         #[arg(long = "configs", value_name = "DIR")]
         config_dir: Option<PathBuf>,

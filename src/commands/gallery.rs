@@ -10,7 +10,7 @@ use crate::gallery;
 /// Write DIR/index.html: every figure below DIR beside its paper, with provenance and privacy ledger.
 #[derive(Debug, clap::Args)]
 pub struct GalleryArgs {
-    /// Output root holding <paper>/<figure>/ folders (as written by `privpost run --out DIR`)
+    /// Output root holding `<paper>/<figure>/` folders (as written by `privpost run --out DIR`)
     #[arg(default_value = "results")]
     pub dir: PathBuf,
     /// Print docs/figures/README.md (every figure's notes as one Markdown page) and exit.
@@ -19,7 +19,7 @@ pub struct GalleryArgs {
     /// Print the README's figure table (a row per figure, from its notes) and exit.
     #[arg(long, conflicts_with = "notes_page")]
     pub readme_table: bool,
-    /// Print the figure sections of docs/outputs.md (from the notes' [outputs] tables) and exit.
+    /// Print the figure sections of docs/outputs.md (from the notes' `[outputs]` tables) and exit.
     #[arg(long, conflicts_with_all = ["notes_page", "readme_table"])]
     pub outputs_sections: bool,
     /// Write a small PNG of each paper-scale figure below DIR into OUT (the README's

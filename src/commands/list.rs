@@ -8,7 +8,7 @@ use crate::experiments;
 /// List the figures this build reproduces and their default configs.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
-    /// Folder of <paper>/<figure>.toml configs that replace the built-in ones
+    /// Folder of `<paper>/<figure>.toml` configs that replace the built-in ones
     /// (default: ./configs when it exists).
     #[arg(long = "configs", value_name = "DIR")]
     pub config_dir: Option<PathBuf>,

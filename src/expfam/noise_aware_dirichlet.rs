@@ -233,7 +233,7 @@ impl DirichletMixture {
         )
     }
 
-    /// E[θ].
+    /// E\[θ\].
     pub fn mean(&self) -> Vec<f64> {
         let k = self.k();
         let total = self.prior.iter().sum::<f64>() + self.n as f64;
@@ -302,7 +302,7 @@ pub struct GibbsRun {
 ///     V = D(D + P)⁻¹P, m = P(D + P)⁻¹y + D(D + P)⁻¹nμ, with D = diag ω and
 ///     P = n(diag μ − μμᵀ), μ = θ₁..K₋₁ — the CLT normal times N(y; s, D). By
 ///     rejection, as in their code (whose loop never counts its tries and tests
-///     with "and"); after [`REJECTION_TRIES`] failures, one sweep of exact
+///     with "and"); after `REJECTION_TRIES` failures, one sweep of exact
 ///     coordinate-wise truncated-normal updates of the same restricted normal
 ///     from the current s (a valid step of the same conditional law);
 /// (b) 1/ωⱼ | s, y ~ InverseGaussian(mean 1/(b|yⱼ − sⱼ|), shape 1/b²);

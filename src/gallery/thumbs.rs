@@ -20,7 +20,7 @@ pub fn file_name(id: &str) -> String {
     crate::experiments::thumbnail_file(id)
 }
 
-/// What [`write`] did: the ids written, and each figure skipped with the reason.
+/// What [`write()`] did: the ids written, and each figure skipped with the reason.
 #[derive(Debug, Default)]
 pub struct Thumbnails {
     pub written: Vec<String>,

@@ -161,7 +161,7 @@ impl Space {
         hellinger_from_ln_bc(self.scale * ln_bc)
     }
 
-    /// Distances from c to every candidate, pre-bound to c: ln BC = Σᵢ row[i][rᵢ].
+    /// Distances from c to every candidate, pre-bound to c: ln BC = `Σᵢ row[i][rᵢ]`.
     pub fn from_data(&self, c: &[u32]) -> Distances {
         let rows = (0..self.k)
             .map(|i| {

@@ -198,7 +198,7 @@ impl Preset {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Truth {
     pub states: Vec<Vec<usize>>,
-    /// φ[k][d][v]
+    /// `φ[k][d][v]`
     pub phi: Vec<Vec<Vec<f64>>>,
 }
 

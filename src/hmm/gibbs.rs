@@ -75,16 +75,16 @@ pub struct Model {
 /// Sampler state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
-    /// z[r][i]: state of the i-th kept cell of region r
+    /// `z[r][i]`: state of the i-th kept cell of region r
     pub z: Vec<Vec<usize>>,
-    /// n[a][b]: transitions a → b over all regions
+    /// `n[a][b]`: transitions a → b over all regions
     pub trans: Vec<Vec<f64>>,
-    /// φ[k][d][v]
+    /// `φ[k][d][v]`
     pub phi: Vec<Vec<Vec<f64>>>,
 }
 
 impl State {
-    /// ln φ[k][d][v], as the state and held-out conditionals use it.
+    /// `ln φ[k][d][v]`, as the state and held-out conditionals use it.
     pub fn ln_phi(&self) -> Vec<Vec<Vec<f64>>> {
         self.phi
             .iter()
@@ -334,7 +334,7 @@ impl Gibbs<'_> {
     }
 }
 
-/// Posterior mean of φ[k][d] given the states `z`: (β + counts in state k) normalised.
+/// Posterior mean of `φ[k][d]` given the states `z`: (β + counts in state k) normalised.
 pub fn posterior_mean_phi(
     data: &Histograms,
     z: &[Vec<usize>],

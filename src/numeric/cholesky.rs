@@ -2,7 +2,7 @@
 //!
 //! nalgebra's `Cholesky::new` updates one column at a time by axpy (memory-bound): on
 //! the d = 784 Hessians of the MNIST posterior it took a fifth of a Geumlek Fig. 3
-//! task. Here the matrix is factored by blocks of [`NB`] columns (right-looking): each
+//! task. Here the matrix is factored by blocks of `NB` columns (right-looking): each
 //! block column is factored in place, and the trailing matrix is updated by
 //! A₂₂ ← A₂₂ − L₂₁L₂₁ᵀ through the `gemm` crate. Same algorithm family and the same
 //! result up to rounding (a test compares the two).

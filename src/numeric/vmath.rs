@@ -269,7 +269,7 @@ dispatch!(curved_grad_batch, curved_grad_only, (t: &mut [f64], t0: &[f64], v: &[
 
 /// The logistic terms of one column of margins: with mᵢ = tᵢ + t0ᵢ, overwrites tᵢ
 /// by σ(−mᵢ) (the derivative of ln σ at mᵢ) and returns Σᵢ ln σ(mᵢ) (0 when
-/// `with_logp` is false). The sum is taken in 4 interleaved lanes (see [`LANES`]).
+/// `with_logp` is false). The sum is taken in 4 interleaved lanes (see `LANES`).
 ///
 /// With `curvature` = Some(v), tᵢ becomes σ(−mᵢ) + vᵢtᵢ and the second value returned
 /// is Σᵢ vᵢtᵢ² (when `with_logp`): the terms through which the whitened samplers write

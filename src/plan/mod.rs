@@ -1,7 +1,7 @@
 //! The planning stage, one library call for every verb and test: a selection
 //! (config files, figure ids, paper ids or `--all`; a profile; `--set`
 //! overrides, parsed once) becomes validated plans ([`Selection::plan`]), then
-//! prepared figures ([`prepare`]) — with the checks that come before any work:
+//! prepared figures ([`prepare_all`]) — with the checks that come before any work:
 //! the output folder, the plan limits (tasks, memory, flops) and the estimates.
 //! `run`, `check`, `audit`, `slurm` and `merge` call it; no verb imports another
 //! verb for it.
@@ -30,7 +30,7 @@ use crate::error::CommandError;
 /// overrides; shared by `run` and `slurm`.
 #[derive(Debug, clap::Args)]
 pub struct Selection {
-    /// Config files (configs/<paper>/<figure>.toml) or figure ids (see `privpost list`).
+    /// Config files (`configs/<paper>/<figure>.toml`) or figure ids (see `privpost list`).
     #[arg(value_name = "CONFIG|ID")]
     pub targets: Vec<String>,
     /// Run every config under --configs (default ./configs), or every built-in figure when there is no configs folder.
@@ -45,7 +45,7 @@ pub struct Selection {
     /// Override a parameter: --set key=value (repeatable, each key once; see the sweep forms below).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Folder holding <paper>/<figure>.toml configs that replace the built-in ones
+    /// Folder holding `<paper>/<figure>.toml` configs that replace the built-in ones
     /// (default: ./configs when it exists; otherwise the built-in configs are used).
     #[arg(long = "configs", value_name = "DIR")]
     pub config_dir: Option<PathBuf>,

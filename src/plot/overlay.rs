@@ -37,7 +37,7 @@ const MECHANISM_COLUMNS: [&str; 4] = ["algorithm", "mechanism", "sampler", "meth
 /// has the mechanism's own colour).
 const LIGHTEST: f64 = 0.62;
 
-/// The shade of point `i` of `n` of a colour: from [`LIGHTEST`] towards white
+/// The shade of point `i` of `n` of a colour: from `LIGHTEST` towards white
 /// (the first) to the colour itself (the last).
 pub fn shade(color: RGBColor, i: usize, n: usize) -> RGBColor {
     let t = if n <= 1 {

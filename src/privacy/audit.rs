@@ -496,7 +496,7 @@ pub struct RenyiAudit {
 /// draws: for Y = e^{(α−1)L} ≥ 0, the population fraction at or above the sample
 /// maximum is stochastically at least Beta(1, n) (order-statistic coverage, valid for
 /// any distribution, ties included), so with probability ≥ `level` it is at least
-/// q = 1 − level^{1/n}, and E[Y] ≥ q·e^{(α−1)L_max}:
+/// q = 1 − level^{1/n}, and E\[Y\] ≥ q·e^{(α−1)L_max}:
 /// D_α ≥ L_max + ln q / (α − 1). One extreme draw (a log ratio of 800 among 300)
 /// moves the mean of Y far more than the normal interval of [`renyi_from_draws`] can
 /// show; this bound sees it. +∞ when a draw has L = +∞.

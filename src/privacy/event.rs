@@ -583,7 +583,7 @@ impl Guarantee {
 
     /// The claim's own parameters are ones a guarantee can have: ε ≥ 0,
     /// RDP orders λ ≥ 1, 0 ≤ δ < 1, and an RDP conversion (`classic`,
-    /// `improved`) at an order λ > 1. Checked by [`Entry::verify`] before any
+    /// `improved`) at an order λ > 1. Checked by [`crate::privacy::ledger::Entry::verify`] before any
     /// recomputation — the one check behind the ledger, `account --event`,
     /// `account --manifest` and an external figure's `[[privacy]]` — so a claim
     /// at order 0.5 or δ = −1 can never "hold".

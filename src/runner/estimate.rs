@@ -1,7 +1,7 @@
 //! Wall-time estimates before a run: `run`'s plan, `check` and
 //! `slurm` print them per figure and in total.
 //!
-//! The model: a figure's tasks cost [`Figure::task_cost`] units each (flops, to
+//! The model: a figure's tasks cost [`crate::experiments::Figure::task_cost`] units each (flops, to
 //! an order of magnitude, comparable across the tasks of one figure but not
 //! across figures), so each figure has its own rate, seconds per unit on one
 //! core, and a fixed part (preparing data and fits, summary, plot), both

@@ -7,7 +7,7 @@
 //! - [`hmc`] (default): Hamiltonian Monte Carlo in the coordinates whitened by the
 //!   Hessian at the mode (M = L⁻ᵀ, H = LLᵀ), many independent chains advanced
 //!   together so that each gradient is two matrix–matrix products.
-//! - [`slice`] (fidelity option, as Geumlek et al. §5.2): coordinate-wise slice
+//! - [`slice`](mod@slice) (fidelity option, as Geumlek et al. §5.2): coordinate-wise slice
 //!   sampling (Neal 2003, stepping out and shrinkage) in the original coordinates.
 //!
 //! Split-R̂, effective sample size and the two-sample KS test live in [`crate::stats::diagnostics`].

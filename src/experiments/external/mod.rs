@@ -82,7 +82,7 @@ pub struct Config {
     /// passed to every task as `repeats`
     #[serde(default = "one")]
     pub repeats: usize,
-    /// the task grid: KEY = [values]; one task per combination (keys in sorted order)
+    /// the task grid: `KEY = [values]`; one task per combination (keys in sorted order)
     #[serde(default)]
     pub grid: toml::Table,
     /// fixed values passed to every task

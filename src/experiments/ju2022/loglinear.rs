@@ -2,7 +2,7 @@
 //! I classes, K categorical features; every table n_{·ik} released with
 //! Laplace noise of scale 2K/ε; the class probabilities' posterior from
 //! the release by data-augmentation MCMC, with the authors' ratio as their
-//! `loglinear_gibbs.R` computes it ([`super::published`]), the formula's
+//! `loglinear_gibbs.R` computes it (`super::published`), the formula's
 //! ratio, and SOMA, beside the non-private posterior.
 
 use rand_chacha::ChaCha8Rng;

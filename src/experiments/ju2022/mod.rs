@@ -5,7 +5,7 @@
 //!
 //! - `ju2022/loglinear` ([`loglinear`]): the naive-Bayes log-linear model, every
 //!   table released with Laplace noise of scale 2K/ε; the record-wise kernel as
-//!   their `loglinear_gibbs.R` computes its ratio ([`published`]) beside the
+//!   their `loglinear_gibbs.R` computes its ratio (`published`) beside the
 //!   ratio of the formula, and SOMA.
 //! - `ju2022/regression` ([`regression`]): linear regression from noisy
 //!   sufficient statistics (their `linearregression_gibbs.R`), Laplace noise of

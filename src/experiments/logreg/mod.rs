@@ -257,7 +257,7 @@ static STORED: AtomicUsize = AtomicUsize::new(0);
 /// and true posterior after Geumlek Fig. 3 in `run --all`) gets the stored scores,
 /// which are the same numbers it would compute. A concurrent request for the same
 /// key waits for the first; a failed computation stores nothing, and neither does
-/// one past [`STORE_CAP`] (memory stays bounded; outputs do not change).
+/// one past `STORE_CAP` (memory stays bounded; outputs do not change).
 pub fn shared_scores(
     task: &Task,
     cal: &Calibrated,

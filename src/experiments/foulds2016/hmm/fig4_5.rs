@@ -11,7 +11,7 @@ use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 use rand_chacha::ChaCha8Rng;
 
-/// Per-state emission distributions (the released estimate, see [`Output::phi_hat`]).
+/// Per-state emission distributions (the released estimate, see `Output::phi_hat`).
 pub struct Fig45 {
     run: Run,
 }
