@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Speed of data-augmentation MCMC (src/damcmc) through `privpost infer`, one core:
+# Speed of data-augmentation MCMC (crates/privpost-core/src/damcmc) through `privpost infer`, one core:
 # seconds per sweep over n records and ESS per second, for the record-wise kernel
 # (Ju et al. 2022) and SOMA (Xiong & Ju 2025), on a Dirichlet-Categorical release
 # (K = 3, Laplace b = 2/ε on every count, ε ∈ {1, 3, 10}). Not run in CI.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU cost of one record proposal of `privpost infer`'s record-wise kernel, per
-# model and noise law: the numbers behind `damcmc::spec::proposal_ns`, which sizes
+# model and noise law: the numbers behind `config::release::proposal_ns`, which sizes
 # a release's work before sampling and refuses it above the cap with the estimate.
 # Each case runs one chain on one worker with a fixed number of proposals and
 # prints CPU seconds (the manifest's cpu_seconds, sampling only) per proposal.

@@ -7,7 +7,7 @@
 # (threefry, not partitionable; JAX changed the default in 0.5) — from a temporary
 # patched copy (benches/anchor/raisa2021_patch.py: jax.ops.index_update → .at[].set)
 # in a temporary venv; privpost runs `--set inputs=authors`: the same data, reference
-# draws and starts (src/jax_random.rs). Default: ε = 2,4,6,8,10,12,15 and 30 repeats
+# draws and starts (crates/privpost-core/src/jax_random.rs). Default: ε = 2,4,6,8,10,12,15 and 30 repeats
 # (the full figure's settings); `EPSILONS=2,8 REPEATS=30` made
 # tests/reference/raisa2021-authors-mmd.csv. Not run in CI.
 set -euo pipefail

@@ -14,7 +14,7 @@
 # default since JAX 0.5), not the one their results were drawn with, so their data,
 # reference draws and starts here are not theirs: right for timing, wrong for any
 # accuracy comparison. For accuracy, privpost's `--set inputs=authors` reproduces
-# their inputs on the old stream (src/jax_random.rs), to set beside their code on
+# their inputs on the old stream (crates/privpost-core/src/jax_random.rs), to set beside their code on
 # JAX 0.4.x.
 set -euo pipefail
 cd "$(dirname "$0")/.."

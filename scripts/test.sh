@@ -18,13 +18,16 @@ if [ -n "${CI:-}" ] && ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0
         || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null; }
 fi
 cargo fmt --all -- --check
-cargo clippy --release --all-targets --locked -- -D warnings
+cargo clippy --release --workspace --all-targets --locked -- -D warnings
+# the math crate stays the math: no CLI, config files, tables, plots, progress bars or Python
+forbidden=$(cargo tree -p privpost-core --locked -e normal,build,dev --prefix none | grep -E '^(clap|plotters|toml|csv|indicatif|pyo3) ' || true)
+if [ -n "$forbidden" ]; then echo "privpost-core depends on: $forbidden" >&2; exit 1; fi
 # the API docs build without a warning (broken links, links to private items, stray HTML)
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked --quiet
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --release --locked 2>&1 | tee "$log"
+cargo test --release --workspace --locked 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # the new-figure recipe walked on a copy of the crate (tests/new_figure.rs): it
 # builds the copy, so it runs alone, after the suite

@@ -33,34 +33,25 @@ macro_rules! errprint {
     };
 }
 
+// The math, from its own crate (crates/privpost-core), under the names the
+// harness has always used.
+pub use privpost_core::{
+    damcmc, dpmcmc, expfam, glm, hellinger, hmm, jax_random, numeric, privacy, rng, samplers, stats,
+};
+
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub mod damcmc;
 pub mod data;
-pub mod dpmcmc;
 pub mod error;
 pub mod experiments;
-pub mod expfam;
 pub mod gallery;
-pub mod glm;
-pub mod hellinger;
-pub mod hmm;
 pub mod input;
 pub mod invocation;
-pub mod jax_random;
-pub mod numeric;
 pub mod plan;
 pub mod plot;
-pub mod privacy;
 #[cfg(feature = "python")]
 mod python;
 pub mod results;
-pub mod rng;
 pub mod runner;
-pub mod samplers;
-pub mod stats;
 pub mod term;
-
-#[cfg(test)]
-pub(crate) mod testutil;

@@ -273,6 +273,7 @@ fn nothing_cites_a_file_or_an_issue_outside_the_tree() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut stack = vec![
         root.join("src"),
+        root.join("crates"),
         root.join("tests"),
         root.join("docs"),
         root.join("configs"),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{CommandError, Work};
-use crate::damcmc::spec::{release_warnings, CountsName, InferSpec, Inference, ModelName};
+use crate::config::release::{release_warnings, CountsName, InferSpec, Inference, ModelName};
 use crate::damcmc::{self, Draws, ParameterSummary};
 use crate::plot::trace::TraceFigure;
 use crate::results::draws::KeptDraws;
@@ -191,7 +191,7 @@ fn read_recorded(
     path: &Path,
     name: Option<&str>,
 ) -> Result<(InferSpec, Inference, String), CommandError> {
-    use crate::damcmc::spec::RecordedRelease;
+    use crate::config::release::RecordedRelease;
     let (file, found) = if path.is_dir() {
         (path.join("manifest.json"), true)
     } else {
@@ -375,7 +375,7 @@ pub fn infer_into(args: InferArgs) -> Result<PathBuf, CommandError> {
 /// law and kernel) is above one core-hour, or with `--allow-long` above 30
 /// core-days; the error gives the estimate and what lowers it.
 fn check_work(inf: &Inference, allow_long: bool) -> Result<(), CommandError> {
-    use crate::damcmc::spec::{LONG_WORK_CAP_SECONDS, WORK_CAP_SECONDS};
+    use crate::config::release::{LONG_WORK_CAP_SECONDS, WORK_CAP_SECONDS};
     use crate::runner::human_duration;
     let seconds = inf.core_seconds();
     let cap = if allow_long {

@@ -11,7 +11,7 @@ pub struct VcorArgs {
     /// EM iterations.
     #[arg(long, default_value_t = 20_000, value_parser = super::integer_arg::<usize>)]
     pub iterations: usize,
-    /// Regenerate src/dpmcmc/vcor_table.rs from this fit.
+    /// Regenerate crates/privpost-core/src/dpmcmc/vcor_table.rs from this fit.
     #[arg(long)]
     pub write: bool,
 }
@@ -54,7 +54,8 @@ pub fn vcor(args: &VcorArgs) -> Result<(), CommandError> {
         source.push_str(&fitted.to_rust(name));
     }
     if write {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/dpmcmc/vcor_table.rs");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("crates/privpost-core/src/dpmcmc/vcor_table.rs");
         std::fs::write(&path, source)
             .map_err(|e| CommandError::failed(format!("{}: {e}", path.display())))?;
         crate::outln!("wrote {} (rebuild to use it)", path.display());

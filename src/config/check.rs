@@ -170,16 +170,7 @@ pub fn range_points(keys: [&str; 3], lo: f64, hi: f64, step: f64) -> Result<usiz
     Ok(count as usize)
 }
 
-/// A number as `{}` prints it, or in scientific notation when that runs long
-/// (`1e308` printed by `{}` has 309 digits).
-pub fn short(x: f64) -> String {
-    let plain = format!("{x}");
-    if plain.len() > 12 {
-        format!("{x:e}")
-    } else {
-        plain
-    }
-}
+pub use crate::numeric::short;
 
 /// A count of points (`*_points`): between `min` and [`MAX_RANGE_POINTS`].
 pub fn points(key: &str, v: u64, min: u64) -> Result<usize, ParamError> {

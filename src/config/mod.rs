@@ -419,6 +419,7 @@ fn param_error_of(e: toml::de::Error) -> ParamError {
 }
 
 pub mod check;
+pub mod release;
 pub mod shape;
 
 #[cfg(test)]

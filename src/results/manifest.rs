@@ -153,7 +153,7 @@ impl NoiseRecord {
 
 impl Manifest {
     pub const RNG: &'static str =
-        "ChaCha8, seed_from_u64(seed), stream = task index; set-up streams named in src/rng.rs";
+        "ChaCha8, seed_from_u64(seed), stream = task index; set-up streams named in crates/privpost-core/src/rng.rs";
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"

@@ -1,6 +1,6 @@
 """Reference values of JAX's random stream before 0.5 (threefry, not partitionable,
 x64 on) and of the inputs Räisä et al.'s banana draws with it, for the tests of
-src/jax_random.rs and of raisa2021/banana's `inputs = "authors"`.
+crates/privpost-core/src/jax_random.rs and of raisa2021/banana's `inputs = "authors"`.
 
     python3 -m venv v && v/bin/pip install jax==0.4.30 jaxlib==0.4.30 numba matplotlib scipy
     v/bin/python tests/reference/jax_threefry.py CHECKOUT > tests/reference/jax-threefry.json

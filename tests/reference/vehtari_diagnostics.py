@@ -3,7 +3,7 @@ Carpenter & Bürkner (2021, Bayesian Analysis 16(2)): split-R̂ (rank-normalised
 folded), bulk-ESS and tail-ESS, as ArviZ computes them (arviz.rhat(method="rank"),
 arviz.ess(method="bulk"), arviz.ess(method="tail")).
 
-The chains are generated here and in `src/stats/diagnostics.rs` (tests) by the same
+The chains are generated here and in `crates/privpost-core/src/stats/diagnostics.rs` (tests) by the same
 recipe: a 64-bit LCG (Knuth's MMIX constants) for uniforms, Box–Muller normals, an
 AR(1) recursion x_t = φ x_{t-1} + sqrt(1 − φ²) z_t started at z_0, then a per-chain
 offset and a transform. Python's `math` and Rust's f64 call the same libm functions,

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use statrs::distribution::Beta;
 
 use super::{GridConfig, Point, Run};
+use crate::config::release::{InferSpec, ModelName, PriorSpec, ReleaseSpec};
 use crate::config::{deserialize, ParamError};
 use crate::damcmc::models::{NaiveBayes, NbRecord, NbTheta};
-use crate::damcmc::spec::{InferSpec, ModelName, PriorSpec, ReleaseSpec};
 use crate::damcmc::{self, AugmentedModel, Noise};
 use crate::experiments::{Figure, Plan, Ready};
 use crate::privacy::event::Guarantee;

@@ -379,13 +379,13 @@ pub fn engine_chain<M: crate::damcmc::AugmentedModel>(
 /// manifest (`details.releases`): `spec_of` gives the release file of a point.
 pub fn recorded_releases(
     points: &[Point],
-    spec_of: impl Fn(&Point) -> crate::damcmc::spec::InferSpec,
+    spec_of: impl Fn(&Point) -> crate::config::release::InferSpec,
 ) -> serde_json::Value {
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for q in points.iter().filter(|q| q.run != Run::NonPrivate) {
         if seen.insert((q.epsilon.to_bits(), q.repeat)) {
-            out.push(crate::damcmc::spec::RecordedRelease {
+            out.push(crate::config::release::RecordedRelease {
                 name: format!("epsilon={}/repeat={}", q.epsilon, q.repeat),
                 spec: spec_of(q),
             });

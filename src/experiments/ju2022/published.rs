@@ -135,7 +135,7 @@ mod exact {
     use rand::SeedableRng;
 
     /// The script's kernel does not leave the posterior invariant: on the
-    /// brute-force case of [`crate::damcmc::tests::naive_bayes_exact`] (I = 2,
+    /// brute-force case of [`crate::damcmc::exact::naive_bayes_exact`] (I = 2,
     /// K = 2 binary features, n = 4) its chain's means of the answer
     /// probabilities miss the exact posterior's by many standard errors, where
     /// the formula's kernel agrees (`naive_bayes_matches_brute_force`).
@@ -152,7 +152,7 @@ mod exact {
         let b = 1.0;
         let release =
             Release::new(values.clone(), Noise::Laplace { scale: b }, Clamp::NONE, 8).unwrap();
-        let exact = crate::damcmc::tests::naive_bayes_exact(&alpha, &beta, n, &release);
+        let exact = crate::damcmc::exact::naive_bayes_exact(&alpha, &beta, n, &release);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         let d = sample(&model, &values, b, (1000, 200_000), &mut rng);
         let chains: Vec<Vec<Vec<f64>>> = (0..model.parameter_names().len())

@@ -20,9 +20,9 @@ use serde::Deserialize;
 use statrs::distribution::Normal;
 
 use super::{GridConfig, Point, Run};
+use crate::config::release::{InferSpec, ModelName, PriorSpec, RegressionSpec, ReleaseSpec};
 use crate::config::{check, deserialize, ParamError};
 use crate::damcmc::models::{LinearRegression, RegressionRecord};
-use crate::damcmc::spec::{InferSpec, ModelName, PriorSpec, RegressionSpec, ReleaseSpec};
 use crate::damcmc::{self, AugmentedModel, Noise};
 use crate::experiments::{Figure, Plan, Ready};
 use crate::privacy::event::Guarantee;

@@ -162,7 +162,7 @@ mod tests {
     /// eq. (5) loses every digit.
     #[test]
     fn matches_mpmath_reference_values() {
-        let text = include_str!("../../tests/reference/beta_renyi.csv");
+        let text = include_str!("../../../../tests/reference/beta_renyi.csv");
         let mut checked = 0;
         for line in text
             .lines()

@@ -320,7 +320,7 @@ mod tests {
             "hmc gauss" => hmc_mu(0.1, 0.25, 12, n),
             other => panic!("unknown case {other}"),
         };
-        let text = include_str!("../../tests/reference/raisa_budgets.csv");
+        let text = include_str!("../../../../tests/reference/raisa_budgets.csv");
         let mut checked = 0;
         for line in text
             .lines()

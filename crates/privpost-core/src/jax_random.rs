@@ -188,7 +188,7 @@ mod tests {
     fn reference() -> serde_json::Value {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/reference/jax-threefry.json"
+            "/../../tests/reference/jax-threefry.json"
         );
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     }

@@ -57,7 +57,7 @@ impl Noise {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(ReleaseError::new(
                 "scale",
-                crate::config::check::short(scale),
+                crate::numeric::short(scale),
                 "a finite number > 0 (Laplace b or Gaussian σ)",
             ));
         }
@@ -304,7 +304,7 @@ impl Release {
             let bad = |why: &str| {
                 ReleaseError::new(
                     "values",
-                    format!("value {} = {}", k + 1, crate::config::check::short(v)),
+                    format!("value {} = {}", k + 1, crate::numeric::short(v)),
                     why.to_string(),
                 )
             };

@@ -33,9 +33,10 @@
 //! rate beside its e^{−ε} bound. Inference is post-processing of the release:
 //! it costs no privacy.
 
+#[cfg(any(test, feature = "testutil"))]
+pub mod exact;
 pub mod models;
 pub mod release;
-pub mod spec;
 #[cfg(test)]
 pub(crate) mod tests;
 

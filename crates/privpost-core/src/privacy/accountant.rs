@@ -588,7 +588,7 @@ mod tests {
     /// heikkila2019's Figs 2 and 3.
     #[test]
     fn matches_the_papers_budget_numbers() {
-        let text = include_str!("../../tests/reference/heikkila_budgets.csv");
+        let text = include_str!("../../../../tests/reference/heikkila_budgets.csv");
         let mut checked = 0;
         for line in text
             .lines()

@@ -327,7 +327,7 @@ mod tests {
     /// where the terms overflow a double (tests/reference/heikkila_accountant.py).
     #[test]
     fn matches_mpmath_direct_sum() {
-        let text = include_str!("../../tests/reference/heikkila_accountant.csv");
+        let text = include_str!("../../../../tests/reference/heikkila_accountant.csv");
         let mut checked = 0;
         for line in text
             .lines()

@@ -416,7 +416,7 @@ mod tests {
     /// FFT, privpost directly).
     #[test]
     fn rank_diagnostics_match_arviz() {
-        let text = include_str!("../../tests/reference/vehtari_diagnostics.csv");
+        let text = include_str!("../../../../tests/reference/vehtari_diagnostics.csv");
         let mut cases = 0;
         for line in text.lines().skip(1) {
             let f: Vec<&str> = line.split(',').collect();

@@ -22,9 +22,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::models::{Categorical, Counts, LinearRegression, NaiveBayes};
-use super::AugmentedModel;
-use super::{Clamp, Kernel, Noise, Release, Settings};
+use crate::damcmc::models::{Categorical, Counts, LinearRegression, NaiveBayes};
+use crate::damcmc::AugmentedModel;
+use crate::damcmc::{Clamp, Kernel, Noise, Release, Settings};
 
 /// The models `infer` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,7 +157,7 @@ fn need(key: &str, what: &str) -> SpecError {
 
 /// A model's error under the file's key: `n` as `n`, a key in `keys` as its
 /// file key, any other under `prior.`.
-fn model_error(e: super::models::ModelError, keys: &[(&str, &str)]) -> SpecError {
+fn model_error(e: crate::damcmc::models::ModelError, keys: &[(&str, &str)]) -> SpecError {
     let key = match keys.iter().find(|(k, _)| *k == e.key) {
         Some((_, file_key)) => file_key.to_string(),
         None if e.key == "n" => "n".to_string(),
@@ -370,17 +370,17 @@ impl AnyModel {
         }
     }
 
-    /// Runs the chains ([`super::sample_until`]) on this model, until `stop` is set.
+    /// Runs the chains ([`crate::damcmc::sample_until`]) on this model, until `stop` is set.
     pub fn sample(
         &self,
         release: &Release,
         settings: &Settings,
         stop: &std::sync::atomic::AtomicBool,
-    ) -> Result<super::Draws, super::DaError> {
+    ) -> Result<crate::damcmc::Draws, crate::damcmc::DaError> {
         match self {
-            Self::Categorical(m) => super::sample_until(m, release, settings, stop),
-            Self::NaiveBayes(m) => super::sample_until(m, release, settings, stop),
-            Self::LinearRegression(m) => super::sample_until(m, release, settings, stop),
+            Self::Categorical(m) => crate::damcmc::sample_until(m, release, settings, stop),
+            Self::NaiveBayes(m) => crate::damcmc::sample_until(m, release, settings, stop),
+            Self::LinearRegression(m) => crate::damcmc::sample_until(m, release, settings, stop),
         }
     }
 }

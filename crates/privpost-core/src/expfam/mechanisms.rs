@@ -525,7 +525,7 @@ mod tests {
     #[test]
     fn rdp_epsilon_matches_mpmath_brute_force() {
         let problem = fig1_problem();
-        let text = include_str!("../../tests/reference/beta_rdp_sup.csv");
+        let text = include_str!("../../../../tests/reference/beta_rdp_sup.csv");
         let mut checked = 0;
         for line in text
             .lines()

@@ -13,6 +13,17 @@ pub mod pages;
 pub mod quadrature;
 pub mod vmath;
 
+/// A number as `{}` prints it, or in scientific notation when that runs long
+/// (`1e308` printed by `{}` has 309 digits): how messages quote a value.
+pub fn short(x: f64) -> String {
+    let plain = format!("{x}");
+    if plain.len() > 12 {
+        format!("{x:e}")
+    } else {
+        plain
+    }
+}
+
 /// `ln(1 + y) − y`, accurate for small `|y|` (a power series below 0.1).
 ///
 /// Always ≤ 0 for `y > −1`; `−∞` at `y = −1`.
