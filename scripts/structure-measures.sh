@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Structure measures of issue 64, printed one per line: pub items per crate,
+# Structure measures of the crate layout, printed one per line: pub items per crate,
 # `use super::*` outside tests, glob re-exports, `.expect(` outside tests,
 # files over 600 lines, and (with --doc) rustdoc warnings. Test code is the
 # `mod tests` tail of a file (everything after `#[cfg(test)]`) and files named

@@ -20,8 +20,7 @@ use serde_json::Value;
 use crate::experiments::{self, Notes, Spec};
 
 mod html;
-#[allow(unused_imports)]
-pub use html::*;
+use html::render;
 
 pub mod thumbs;
 

@@ -490,3 +490,40 @@ fn the_file_resolver_finds_what_it_looks_for() {
         Some(vec!["a/b.rs".into(), "a/c.rs".into(), "a/b.rs".into()])
     );
 }
+
+/// A line can tell from its file what it uses: outside test code no file
+/// imports its parent's or a sibling's names wholesale (`use super::*`,
+/// `use crate::x::*`) and no module re-exports a child's wholesale
+/// (`pub use child::*`); names are imported and re-exported one by one.
+/// External preludes (`rayon::prelude::*`, `plotters::prelude::*`) are allowed.
+#[test]
+fn no_glob_imports_of_the_crates_own_modules_outside_tests() {
+    let (_, files) = sources();
+    let mut bad = Vec::new();
+    for (path, text) in &files {
+        if path.ends_with("tests.rs") {
+            continue;
+        }
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, line) in code.lines().enumerate() {
+            let t = line.trim_start();
+            let Some(rest) = t
+                .strip_prefix("pub use ")
+                .or_else(|| t.strip_prefix("pub(crate) use "))
+                .or_else(|| t.strip_prefix("pub(super) use "))
+                .or_else(|| t.strip_prefix("use "))
+            else {
+                continue;
+            };
+            let own = ["crate::", "self::", "super::"]
+                .iter()
+                .any(|p| rest.starts_with(p));
+            let reexport = t.starts_with("pub");
+            if rest.trim_end().ends_with("::*;") && (own || reexport) {
+                bad.push(format!("{}:{}: {t}", path.display(), i + 1));
+            }
+        }
+    }
+    assert!(files.len() > 100, "files found: {}", files.len());
+    assert!(bad.is_empty(), "glob imports:\n{}", bad.join("\n"));
+}

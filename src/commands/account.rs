@@ -15,12 +15,10 @@ use crate::privacy::pld::{poisson_gaussian_epsilon, PldOptions, TightEpsilon};
 use crate::privacy::rdp::{check_clipping, AccountError};
 
 mod sgld;
-#[allow(unused_imports)]
-pub use sgld::*;
+use sgld::sgld;
 
 mod barker;
-#[allow(unused_imports)]
-pub use barker::*;
+use barker::barker;
 
 fn bad(e: AccountError) -> CommandError {
     CommandError::input(format!("account: {e}"))

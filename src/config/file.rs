@@ -1,6 +1,14 @@
 //! A config file: its table and profiles (its own and the shared ones), resolved under a profile and the `--set` overrides into one `Resolved` per sweep point, with its folder label and its departures from the shipped config.
 
-use super::*;
+use super::check_distinct;
+use super::{
+    closest, insert, lookup, merge, BTreeMap, ConfigError, Path, PathBuf, Resolved, NOISE_KEY,
+    RESERVED, SHARED_PROFILES,
+};
+
+use super::set::{
+    compact, like, list_depth, same_value, show, unchanged, Override, SetValue, MAX_GRID_POINTS,
+};
 
 /// A config file as read: the experiment id, and the merged-but-untyped table.
 #[derive(Debug, Clone)]

@@ -21,12 +21,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 mod set;
-#[allow(unused_imports)]
-pub use set::*;
+pub use set::{check_distinct, Override, SetError, SetValue, MAX_AXIS_VALUES, MAX_GRID_POINTS};
 
 mod file;
-#[allow(unused_imports)]
-pub use file::*;
+pub use file::ConfigFile;
 
 /// A config problem: which file, which key, what is wrong, what is allowed.
 #[derive(Debug, Clone, PartialEq)]
@@ -424,6 +422,7 @@ pub mod shape;
 
 #[cfg(test)]
 mod tests {
+    use super::set::show;
     use super::*;
 
     const TEXT: &str = r#"

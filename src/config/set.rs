@@ -1,6 +1,7 @@
 //! The `--set` grammar: a value, a comma list, `[…]`, `range`/`linspace`/`geomspace`, parsed once into overrides (each a plain value, a sweep, or a list whose role the figure's schema decides); and how an override's value is compared with and spelled beside the config's.
 
-use super::*;
+use super::NOISE_KEY;
+use crate::config::ConfigError;
 
 /// One `--set dotted.key=value` override.
 #[derive(Debug, Clone, PartialEq)]

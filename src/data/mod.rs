@@ -18,5 +18,10 @@ pub mod folder;
 mod logreg;
 pub mod warlog;
 
-pub use files::*;
-pub use logreg::*;
+pub use files::{
+    checksums_of, expected_files, files_of, hex, read_verified, sha256_hex, status, DataError,
+};
+pub use logreg::{
+    abalone, abalone_raw, adult, adult_raw, builtin_raw, mnist38, mnist38_full, mnist38_full_raw,
+    mnist38_raw, Column, RawData, RowNorm, Scaling, Task,
+};

@@ -2,7 +2,10 @@
 //! A row names its id (config and notes are found from it), title, validator,
 //! schema, plot, columns (typed rows' declarations), overlay and cost rate.
 
-use super::*;
+use super::{
+    audit, bun2018, calibration, columns, foulds2016, geumlek2017, heikkila2019, ju2022, logreg,
+    minami2016, raisa2021, Columns, Cost, Figure, Overlay, ParamError, Plan, Rate, Ready, Spec,
+};
 
 /// Wraps a figure whose validation is its preparation.
 pub(super) fn ready(f: Result<Box<dyn Figure>, ParamError>) -> Result<Box<dyn Plan>, ParamError> {

@@ -1,6 +1,16 @@
 //! The gallery page's HTML: the sections per figure (notes, status), the thumbnails and sweep grids, and each run folder's provenance.
 
-use super::*;
+use super::files_of;
+use super::{escape, Folder, Kind, Notes, Spec, Value};
+use crate::experiments;
+use crate::gallery::anchor;
+use crate::gallery::departures_of;
+use crate::gallery::href;
+use crate::gallery::ledger_summary;
+use crate::gallery::noise_summary;
+use crate::gallery::prose;
+use crate::gallery::stale_points;
+use std::fmt::Write;
 
 pub(super) const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2.2em;border-bottom:1px solid #ccc}h3{font-size:1.05em}\

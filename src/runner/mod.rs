@@ -33,12 +33,12 @@ use crate::rng::task_rng;
 
 mod progress;
 mod write;
-#[allow(unused_imports)]
-pub use progress::*;
+pub use progress::{eta_seconds, human_duration, log_line};
+use progress::{interrupt, Monitor};
 
 mod times;
-#[allow(unused_imports)]
-pub use times::*;
+use times::{by_cost, TaskTimes};
+pub use times::{check_task_times, TaskTimesError};
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -598,6 +598,7 @@ pub fn run(
 
 #[cfg(test)]
 mod tests {
+    use super::progress::status_text;
     use super::*;
 
     #[test]

@@ -1,6 +1,9 @@
 //! What a run shows while it works: the progress line or heartbeats (tasks done, elapsed, the estimate left), the interrupt flag Ctrl-C sets, and log lines that do not tear the bar.
 
-use super::*;
+use super::{
+    mpsc, rfc3339, AtomicUsize, Duration, Instant, Mutex, Options, Ordering, Progress, ProgressBar,
+    ProgressDrawTarget, ProgressStyle, SystemTime,
+};
 
 /// `12 s`, `3 min 05 s`, `1 h 02 min`.
 pub fn human_duration(seconds: f64) -> String {

@@ -1,6 +1,7 @@
 //! Each task's measured seconds, kept beside the cache so the next run orders its tasks longest first and estimates what is left; and the check that the file of times is sound.
 
-use super::*;
+use super::{Figure, Mutex, PathBuf, RunError, WriteError};
+use crate::runner::figure_name;
 
 /// Per-task seconds for calibrating [`Figure::task_cost`] (a cost
 /// model is refitted from them, `scripts/calibrate-estimates.sh`): with

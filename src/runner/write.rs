@@ -3,7 +3,13 @@
 //! plots, manifest with the ledger), written into a temporary folder that the
 //! caller swaps in.
 
-use super::*;
+use super::{
+    estimate, rfc3339, write_text, CacheUse, Cell, Figure, Instant, Manifest, Options, Path,
+    Resolved, Row, RunError, Spec, SystemTime, Table, Timings, WriteError,
+};
+use crate::results::cache;
+use crate::runner::check_columns;
+use crate::runner::with_sweep_columns;
 
 /// The tables of a finished run.
 pub(super) struct Outputs {

@@ -1,6 +1,10 @@
 //! `account` for the subsampled Barker test (Heikkilä et al. Theorem 2): ε of a run, or the largest number of iterations within a target, with the boundary of the test's assumptions.
 
-use super::*;
+use super::{
+    bad, check_clipping, fmt_rdp, input, json, no_iterations_warning, order_warnings, rdp_json,
+    AccountArgs, Answer, BarkerAccount, CommandError, Conversion, Solve,
+};
+use serde_json::Value;
 
 /// `--mechanism barker`'s own arguments: (N, b), refusing the other
 /// mechanisms' options and a partial clipping check.

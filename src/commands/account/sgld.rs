@@ -1,6 +1,11 @@
 //! `account` for DP-SGLD (Heikkilä et al.'s baseline, the subsampled Gaussian): ε of a run, or the largest number of iterations within a target, by RDP (the authors' moments accountant among them) and the tight PLD.
 
-use super::*;
+use super::barker::solve_boundary;
+use super::{
+    bad, fmt_rdp, input, json, no_iterations_warning, order_warnings, poisson_gaussian_epsilon,
+    rdp_json, AccountArgs, AccountError, Answer, CommandError, Conversion, PldOptions, SgldAccount,
+    Solve, TightEpsilon,
+};
 
 pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
     if a.n_data.is_some() || a.batch.is_some() || a.n0.is_some() || a.clip.is_some() {

@@ -1,6 +1,6 @@
 //! The audits: one row per audit (id, paper, mechanism, method, its variants — the real mechanism and its deliberately broken ones — and the function that runs it).
 
-use super::*;
+use super::{mechanisms, Algorithm, Def, Logistic, Method, NoiseMode};
 
 /// Every audit, in report order.
 pub const DEFS: &[Def] = &[

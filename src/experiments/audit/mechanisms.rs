@@ -8,10 +8,9 @@
 //! change a threshold test, so unnormalised ratios suffice there).
 
 use nalgebra::{DMatrix, DVector};
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use crate::dpmcmc::barker::{self, PrivateTest, Stats, SubsetSampler};
+use crate::dpmcmc::barker::{PrivateTest, Stats, SubsetSampler};
 use crate::expfam::beta::BetaDist;
 use crate::expfam::mechanisms::{Algorithm, BetaBernoulli, GaussianCount, Ops};
 use crate::expfam::truncated::TruncatedBeta;
@@ -24,7 +23,6 @@ use crate::privacy::audit::{
     epsilon_for_delta, epsilon_lower_bound, renyi_audit, Discrete, EpsilonLowerBound, Orientation,
 };
 use crate::privacy::event::NoiseMode;
-use crate::privacy::float_attack;
 use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::laplace::Laplace;
 use crate::privacy::noise::CountNoise;
@@ -32,16 +30,18 @@ use crate::privacy::rdp::{barker_step_epsilon, sampled_gaussian, subsampled_with
 use crate::samplers::{hmc, LinearTarget};
 
 mod mcmc;
-#[allow(unused_imports)]
-pub use mcmc::*;
+pub use mcmc::{
+    barker_decision, barker_exact, barker_statistical, dp_hmc_step, penalty_step, sgld_step,
+};
 
 mod counts;
-#[allow(unused_imports)]
-pub use counts::*;
+pub use counts::{
+    bun_laplace, float_attack, hellinger_em, hmm_laplace, hmm_ops, hmm_ops_exact,
+    laplace_counts_discrete, laplace_counts_exact, laplace_counts_statistical,
+};
 
 mod logistic;
-#[allow(unused_imports)]
-pub use logistic::*;
+pub use logistic::{logistic_exact, logistic_statistical, Logistic};
 
 /// What a release claims.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -468,7 +468,11 @@ pub fn ops_beta_statistical(s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
 
 #[cfg(test)]
 mod tests {
+    use super::counts::{clamped_laplace_pair, ratio_range};
+    use super::logistic::logistic_pair;
+    use super::mcmc::{barker_setup, LinearRecords};
     use super::*;
+    use crate::dpmcmc::barker;
     use rand::SeedableRng;
 
     /// The clamped Laplace pair reaches exactly |c − c′|/b on both sides (the atom at 0

@@ -31,8 +31,7 @@ use crate::results::record::{columns, to_row};
 use crate::results::table::{Cell, Row, Table};
 
 mod defs;
-#[allow(unused_imports)]
-pub use defs::*;
+pub use defs::{audit_ids, DEFS};
 
 /// How an audit computes the privacy loss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

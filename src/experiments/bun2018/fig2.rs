@@ -1,8 +1,12 @@
 //! Bun et al. Figure 2: mean Hellinger distance of the released posterior to the
 //! true posterior vs n, for k = 2, 3, 4.
 
-use super::*;
+use super::{
+    check_common, check_dimensions, check_size, describe, draw_distances, ledger_of,
+    standard_error, Common, MECHANISMS,
+};
 use crate::config::{check, deserialize, ParamError};
+use crate::experiments::bun2018::PRIOR_RANGE;
 use crate::experiments::Figure;
 use crate::expfam::dirichlet::HellingerVariant;
 use crate::hellinger::laplace::Rounding;

@@ -1,7 +1,10 @@
 //! Bun et al. Figure 3: (a) distance quartiles vs prior strength; (b, c) exact
 //! output distributions of the mechanisms.
 
-use super::*;
+use super::{
+    check_common, check_dimensions, check_size, describe, draw_distances, ledger_of, Common,
+    MECHANISMS, PRIOR_RANGE,
+};
 use crate::config::{check, deserialize, ParamError};
 use crate::experiments::Figure;
 use crate::expfam::dirichlet::HellingerVariant;

@@ -1,6 +1,10 @@
 //! The Beta-Bernoulli calibration config's checks and what they derive: the methods, credible levels, SBC draws and bins, the Gibbs settings, the exponential mechanism's spaces, Geumlek's coefficients and the releases per ε.
 
-use super::*;
+use super::{
+    check, counts_noise, distinct, Algorithm, BetaDist, CountNoise, GeumlekProblem, GibbsSettings,
+    HellingerVariant, Method, Ops, ParamError, Releases, Space, Verified,
+};
+use crate::privacy::event::NoiseMode;
 
 /// Largest n of the smoothed-Hellinger method (its smooth sensitivity scans
 /// the n + 1 candidates for each replication).

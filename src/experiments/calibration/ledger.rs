@@ -1,6 +1,9 @@
 //! The Beta-Bernoulli calibration's ledger: one entry per method and ε, Geumlek's mechanisms' entries at their coefficients.
 
-use super::*;
+use super::{
+    Algorithm, BetaDist, Derivation, Entry, Event, GeumlekProblem, Guarantee, Ledger, Method,
+    ReleaseKind, Releases, Verified,
+};
 
 /// The ledger: per ε, each release a method reads, once per method; a
 /// noise-aware or naive posterior is post-processing of its release (the same

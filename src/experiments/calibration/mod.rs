@@ -44,16 +44,17 @@ use std::sync::OnceLock;
 use cells::{distinct, CellData};
 
 mod checks;
-#[allow(unused_imports)]
-pub use checks::*;
+pub use checks::ONE_COUNT_SENSITIVITY;
+use checks::{
+    check_da, check_gibbs, check_levels, check_sbc, default_da_draws, default_da_warmup,
+    geumlek_coefficients, hellinger_spaces, methods, parse_methods, releases,
+};
 
 mod ledger;
-#[allow(unused_imports)]
-pub use ledger::*;
+use ledger::ledger;
 
 mod posterior;
-#[allow(unused_imports)]
-pub use posterior::*;
+use posterior::{draw_candidate, Drawn, Posterior};
 
 /// A posterior whose calibration is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

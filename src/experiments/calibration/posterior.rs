@@ -1,6 +1,7 @@
 //! The posteriors a calibration method reports from a release: the noise-aware and naive ones, and the candidates of the exponential mechanism.
 
-use super::*;
+use super::{beta_reg, rank, BetaDist, BetaMixture, ChaCha8Rng};
+use rand::RngExt;
 
 /// The posterior a method gives from one replication, as what it can answer:
 /// a CDF and draws, or draws only (the Gibbs sampler).

@@ -1,6 +1,10 @@
 //! An external figure's declarations checked before anything runs: the grid (its size and cells), the declared columns, the plot and its series, and the privacy blocks (the ledger they declare); and the rows a task wrote, checked against the declared series.
 
-use super::*;
+use super::{
+    simple, Cell, ColumnType, Config, Entry, Event, Guarantee, Ledger, ParamError, Table, DECLARED,
+};
+
+use super::spec::{from_toml, substitute};
 
 /// The largest number of tasks a grid may have.
 pub const MAX_TASKS: usize = 1_000_000;

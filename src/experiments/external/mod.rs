@@ -43,12 +43,11 @@ use crate::results::table::{Cell, Row, Table};
 pub use process::UserTaskError;
 
 mod checks;
-#[allow(unused_imports)]
-pub use checks::*;
+use checks::{check_columns, check_grid, check_plot, check_series_rows, grid_cell};
+pub use checks::{ledger_of, DeclarationError, MAX_TASKS};
 
 mod spec;
-#[allow(unused_imports)]
-pub use spec::*;
+pub use spec::{spec, spec_of_manifest, TemplateError};
 
 /// The `experiment` value of an external figure's config.
 pub const KIND: &str = "external";

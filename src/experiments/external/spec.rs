@@ -1,6 +1,8 @@
 //! An external figure's registry row, built once per config (its columns, overlay and plot from the declarations) and kept for the process; the row a manifest names; and the templates of its command and rows.
 
-use super::*;
+use super::{
+    deserialize, plot, validate, Columns, Config, Mutex, OnceLock, Overlay, Spec, KIND, SCHEMA,
+};
 
 /// Registered external specs, by id and columns: a `Spec` is `'static`, so each
 /// distinct external figure of a process is leaked once (a few hundred bytes).

@@ -1,7 +1,7 @@
 //! foulds2016 Figure 1: the true posterior, the OPS posterior and Laplace-mechanism
 //! posteriors for one dataset.
 
-use super::*;
+use super::{laplace_noise, ledger, ops, prior, prior_and_ops, CountNoise, NoiseMode};
 use crate::config::{check, deserialize, ParamError};
 use crate::experiments::{parameter, Figure};
 use crate::expfam::beta::BetaDist;

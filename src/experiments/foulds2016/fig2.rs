@@ -1,6 +1,6 @@
 //! foulds2016 Figure 2: L1 error of one private posterior sample vs N.
 
-use super::*;
+use super::{laplace_noise, ledger, ops, prior, prior_and_ops, CountNoise, NoiseMode};
 use crate::config::{check, deserialize, ParamError};
 use crate::experiments::{parameter, Figure};
 use crate::expfam::beta::BetaDist;

@@ -1,7 +1,7 @@
 //! geumlek2017 Figure 1: achievable (λ, ε)-RDP curves of the diffused and
 //! concentrated Beta-Bernoulli posteriors (Algorithms 2 and 3).
 
-use super::*;
+use super::{problem, problem_parameters};
 use crate::config::{check, deserialize, ParamError};
 use crate::experiments::Figure;
 use crate::expfam::mechanisms::{Algorithm, BetaBernoulli};

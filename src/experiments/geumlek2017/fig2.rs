@@ -1,8 +1,9 @@
 //! geumlek2017 Figure 2: KL to the true posterior and held-out −ln p(X_H | θ) vs
 //! ln ε for the diffused, concentrated and Gaussian-mechanism posteriors.
 
-use super::*;
+use super::{parameter, problem};
 use crate::config::{check, deserialize, ParamError};
+use crate::experiments::geumlek2017::problem_parameters;
 use crate::experiments::Figure;
 use crate::expfam::mechanisms::{kl_from_truth, Algorithm, BetaBernoulli, GaussianCount};
 use crate::privacy::event::NoiseMode;

@@ -2,7 +2,10 @@
 //! Theorem 2 / Corollary 2; (c) the fraction of clipped log-likelihood ratios vs the
 //! proposal variance, from private chains on the GMM problem.
 
-use super::*;
+use super::{
+    check_alpha_max, check_proposal, check_start, gmm_record, private_test, resolve_start,
+    start_json, Start, StartSpec,
+};
 use crate::config::{check, deserialize, ParamError};
 use crate::dpmcmc::barker::{private_step, PrivateTest, Stats, SubsetSampler};
 use crate::dpmcmc::gmm::generate;

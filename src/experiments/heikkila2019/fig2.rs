@@ -1,7 +1,10 @@
 //! heikkila2019 Figure 2: a private DP-MCMC chain (C = 2) beside the non-private
 //! reference chain (C = 1) on the GMM problem.
 
-use super::*;
+use super::{
+    account_error, check_alpha_max, check_proposal, check_start, gmm_record, private_test,
+    resolve_start, start_json, Start, StartSpec,
+};
 use crate::config::{check, deserialize, ParamError};
 use crate::dpmcmc::barker::{nonprivate_step, private_step, PrivateTest, Stats, SubsetSampler};
 use crate::dpmcmc::gmm::generate;

@@ -1,7 +1,7 @@
 //! heikkila2019 Figure 3: error of the running posterior mean and variance vs ε
 //! spent, DP-MCMC against DP-SGLD (published and corrected noise).
 
-use super::*;
+use super::{compose, gmm_record, start_json, Start};
 use crate::config::{check, deserialize, ParamError};
 use crate::dpmcmc::barker::{nonprivate_step, private_step, PrivateTest, Stats, SubsetSampler};
 use crate::dpmcmc::gmm::generate;
@@ -21,13 +21,12 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 mod budgets;
-#[allow(unused_imports)]
-pub use budgets::*;
 
 mod config;
 mod draws;
-#[allow(unused_imports)]
-pub use config::*;
+mod params;
+pub use config::{validate_fig3, validate_with, FIG3_SCHEMA};
+use params::Fig3Config;
 
 /// Chains another figure runs beside Fig. 3's, on the same data and from
 /// DP-MCMC's start, recorded and scored like Fig. 3's own (raisa2021/gmm adds

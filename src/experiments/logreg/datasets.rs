@@ -1,6 +1,11 @@
 //! The logistic-regression figures' data: the built-in datasets' folder and checks, a user's CSV dataset, loading and preparing the tasks, and the datasets' records for the manifest.
 
-use super::*;
+use super::{
+    setting, warn_once, Arc, CsvDataset, DatasetRecord, DatasetSource, ParamError, Path, PathBuf,
+    Setting, Task, DATASETS,
+};
+use crate::data;
+use crate::data::csv_dataset;
 
 /// Where the datasets live: `--data`, the config's `data_dir`, `$PRIVPOST_DATA`
 /// or the per-user data folder ([`crate::data::folder::resolve`]).

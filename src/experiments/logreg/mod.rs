@@ -15,16 +15,17 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::ParamError;
-use crate::data::csv_dataset::{self, CsvDataset, DatasetSource};
-use crate::data::{self, Task};
+use crate::data::csv_dataset::{CsvDataset, DatasetSource};
+use crate::data::Task;
 use crate::glm::calibrate::{Calibrated, Setting};
 use crate::glm::{test_error, test_loglik, Posterior};
 use crate::results::manifest::DatasetRecord;
 use crate::samplers::{slice, whitened_draws, LinearTarget};
 
 mod datasets;
-#[allow(unused_imports)]
-pub use datasets::*;
+pub use datasets::{
+    check_data_dir, check_datasets, csv_check, data_dir_of, load, prepare, Prepared,
+};
 
 /// `mnist_full` is the paper's full 3-vs-8 task (canonical source, opt-in).
 pub const DATASETS: [&str; 4] = ["abalone", "adult", "mnist", "mnist_full"];
@@ -501,6 +502,7 @@ fn warn_once(message: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data;
     use nalgebra::DMatrix;
 
     /// A small separable-ish task: 40 training and 20 test rows of norm 1, d = 3.

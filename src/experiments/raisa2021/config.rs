@@ -1,6 +1,9 @@
 //! The banana and Gaussian figures' config: its tables (penalty, DP-HMC, SG-MCMC), checked once, and what a checked config derives (budgets per method and ε, the chains' settings).
 
-use super::*;
+use super::{
+    check, Accountant, Conversion, Deserialize, DpHmc, Method, ParamError, Penalty, SgKind, SgMcmc,
+    SgldAccount,
+};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

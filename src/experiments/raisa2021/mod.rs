@@ -39,12 +39,12 @@ use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
 
 mod config;
-#[allow(unused_imports)]
-pub use config::*;
+use config::{validate, Config};
+pub use config::{Inputs, SCHEMA};
 
 mod summary;
-#[allow(unused_imports)]
-pub use summary::*;
+use summary::{ledger, summarize};
+pub use summary::{RunRow, SummaryRow};
 
 /// The two targets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

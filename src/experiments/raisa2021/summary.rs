@@ -1,6 +1,9 @@
 //! The banana and Gaussian figures' rows and summary: the columns of data.csv and summary.csv, the summary over repeats, and the ledger.
 
-use super::*;
+use super::{
+    Comparison, Conversion, Derivation, Deserialize, Entry, Event, Guarantee, Ledger, Method,
+    Serialize, Table,
+};
 
 /// A row of `data.csv`: one method's run at one ε and repeat (the scores empty
 /// where a chain diverged).

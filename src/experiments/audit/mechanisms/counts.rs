@@ -1,6 +1,10 @@
 //! The audits of count releases: the clamped Laplace and discrete Laplace counts (exact and statistical, the floating-point attack), Foulds et al.'s HMM releases (Laplace per cell, one posterior sample) and Bun et al.'s smoothed-Hellinger mechanism and Laplace baselines.
 
-use super::*;
+use super::{
+    epsilon_for_delta, exact, statistical, ChaCha8Rng, Claim, CountNoise, Discrete, ExpMech,
+    GaussLegendre, Laplace, LaplaceCounts, NoiseMode, Outcome, Rounding, Settings, Space,
+};
+use crate::privacy::float_attack;
 
 /// A count c released as max(0, c + Laplace(b)) (Foulds §3.2 and §4.2 clamp at zero),
 /// for counts c and c′: an atom at 0 and a density above it.

@@ -1,6 +1,9 @@
 //! The audits of the logistic-regression posteriors (Geumlek et al.'s and Minami et al.'s, one posterior sample): exact on a small grid of neighbouring datasets and statistical.
 
-use super::*;
+use super::{
+    epsilon_for_delta, exact, hmc, quadrature, renyi_audit, statistical, Calibrated, ChaCha8Rng,
+    Claim, DMatrix, DVector, Discrete, LinearTarget, Outcome, Posterior, Setting, Settings,
+};
 
 /// The logistic-regression posteriors of Geumlek §5.2 (and Minami's Gibbs posterior)
 /// on a one-dimensional worst case: n = 20 records with x = 1, y = +1 (D); in D′ the

@@ -1,6 +1,11 @@
 //! The audits of the DP-MCMC samplers: Heikkilä et al.'s subsampled Barker step (exact and statistical, its accept decision), DP-SGLD's step, and the penalty algorithm's and DP-HMC's steps on a linear witness model.
 
-use super::*;
+use super::{
+    barker_step_epsilon, quadrature, sampled_gaussian, statistical, subsampled_without_replacement,
+    worst_order, ChaCha8Rng, Claim, Outcome, PrivateTest, Settings, Stats, SubsetSampler,
+};
+use crate::dpmcmc::barker;
+use rand::RngExt;
 
 /// The Barker audit's set-up: N = 100 records, batch b = 50, N₀ = 10, clip 0.99·√b/N₀,
 /// C = 2; every record's ratio is 0 except the last, +10 in D and −10 in D′ (clipped

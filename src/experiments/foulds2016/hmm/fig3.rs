@@ -1,7 +1,7 @@
 //! foulds2016 Figures 3 and 7: HMM state assignments per region over time — the
 //! modal state over the post-burn-in sweeps, the last sample, and the planted truth.
 
-use super::*;
+use super::{month_label, validate_run, Run};
 use crate::config::ParamError;
 use crate::experiments::foulds2016::hmm::sweep::record;
 use crate::experiments::{Deferred, Figure, Plan};

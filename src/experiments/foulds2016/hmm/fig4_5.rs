@@ -1,6 +1,6 @@
 //! foulds2016 Figures 4–5: per-state emission distributions of the same run.
 
-use super::*;
+use super::{validate_run, Run};
 use crate::config::ParamError;
 use crate::experiments::foulds2016::hmm::sweep::record;
 use crate::experiments::{Deferred, Figure, Plan};

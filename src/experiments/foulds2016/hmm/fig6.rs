@@ -21,8 +21,11 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
 mod noise_aware;
-#[allow(unused_imports)]
-pub use noise_aware::*;
+pub use noise_aware::NOISE_AWARE_DA;
+use noise_aware::{
+    any_reader, check_noise_aware, held_events, mean_predictive, noise_aware_loglik,
+    per_cell_loglik, pooled_naive_bayes, push_predictive, reader, NaiveBayesLaplace, Reader,
+};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,6 +1,8 @@
 //! Fig. 3's privacy budgets at the checkpoints: DP-MCMC's by Theorem 2, DP-SGLD's as the paper states them (RDP, classic conversion) and, beside them, the tight PLD curve at a bounded number of checkpoints.
 
-use super::*;
+use super::ParamError;
+
+use super::params::Fig3Config;
 
 /// Most checkpoints of the tight DP-SGLD curve.
 pub(super) const MAX_TIGHT_POINTS: u64 = 1000;

@@ -1,38 +1,17 @@
 //! Fig. 3's config, checked once, and the plan it validates into (the data, the DPVI start, the tasks of the chains and the added chains of raisa2021/gmm through `ExtraChains`).
 
-use super::*;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct Fig3Config {
-    pub(super) n_data: u64,
-    pub(super) batch: u64,
-    pub(super) n0: f64,
-    pub(super) clip_factor: f64,
-    pub(super) proposal_variance: f64,
-    pub(super) runs: u64,
-    pub(super) mcmc_iterations: u64,
-    pub(super) mcmc_burn_in: u64,
-    pub(super) mcmc_every: u64,
-    pub(super) start: StartSpec,
-    pub(super) reference_iterations: u64,
-    pub(super) sgld_iterations: u64,
-    pub(super) sgld_burn_in: u64,
-    pub(super) sgld_every: u64,
-    pub(super) sgld_variants: Vec<crate::dpmcmc::sgld::Noise>,
-    pub(super) delta_mcmc: f64,
-    pub(super) delta_sgld: f64,
-    pub(super) alpha_max_mcmc: u32,
-    pub(super) alpha_max_sgld: u32,
-    /// Checkpoints (at most this many, evenly spaced, ending at the last) where the
-    /// published DP-SGLD's ε is also computed by the tight PLD accountant: a labelled
-    /// extra curve `dp_sgld_tight` in the summary (0: none; the paper's curve is unchanged).
-    #[serde(default)]
-    pub(super) sgld_tight_points: u64,
-    /// Keep each chain's draw at every checkpoint in `draws.csv` (off by default).
-    #[serde(default)]
-    pub(super) keep_draws: bool,
-}
+use super::budgets::{tight_sgld_curve, MAX_TIGHT_POINTS};
+use super::params::Fig3Config;
+use super::{
+    check, deserialize, generate, setup_rng, BarkerAccount, Conversion, Deferred, ExtraChains,
+    Fig3, Fig3Task, Figure, NoExtraChains, ParamError, Plan, PrivateTest, Purpose, SgldAccount,
+};
+use crate::experiments::heikkila2019::account_error;
+use crate::experiments::heikkila2019::check_alpha_max;
+use crate::experiments::heikkila2019::check_proposal;
+use crate::experiments::heikkila2019::check_start;
+use crate::experiments::heikkila2019::private_test;
+use crate::experiments::heikkila2019::resolve_start;
 
 /// The parameters' schema, asked by `--set` whether a key takes a list
 /// ([`crate::config::shape`]).

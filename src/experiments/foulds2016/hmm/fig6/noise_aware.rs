@@ -5,7 +5,10 @@
 //! data-augmentation MCMC ([`NOISE_AWARE_DA`], [`crate::damcmc::models::PerCellHmm`])
 //! — where each applies, their checks and their held-out log-likelihoods.
 
-use super::*;
+use super::{
+    check, gibbs_clamped_histogram, ChaCha8Rng, Deserialize, Fig6Config, GibbsSettings, Histograms,
+    Mech, NoiseMode, ParamError, NOISE_AWARE,
+};
 use crate::damcmc::models::{Moves, PerCellHmm};
 use crate::hmm::gibbs::Model;
 
