@@ -229,7 +229,7 @@ impl ConfigFile {
     /// the key's value is not a list of that shape: for a key the config sets,
     /// its value decides (`epsilon = 1` → a sweep; `lambdas = [2, 15]` → a
     /// replacement, `[[2], [15]]` → a sweep); for a key it does not set,
-    /// `takes_list` asks the figure's schema ([`shape`]).
+    /// `takes_list` asks the figure's schema ([`crate::config::shape`]).
     pub fn resolve(
         &self,
         profile: Option<&str>,

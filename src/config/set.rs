@@ -20,7 +20,7 @@ pub enum SetValue {
     /// A sweep: `a,b,c`, `range(…)`, `linspace(…)`, `geomspace(…)`.
     Sweep(Vec<toml::Value>),
     /// `[a, b]`: a sweep over the elements if the key takes one value of their
-    /// shape, else the list as the key's value (decided in [`ConfigFile::resolve`]).
+    /// shape, else the list as the key's value (decided in [`super::ConfigFile::resolve`]).
     ListOrSweep(Vec<toml::Value>),
 }
 

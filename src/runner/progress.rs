@@ -20,7 +20,7 @@ pub fn human_duration(seconds: f64) -> String {
     }
 }
 
-/// The ETA when work `done` of `total` (in [`Figure::task_cost`] units) has
+/// The ETA when work `done` of `total` (in [`crate::experiments::Figure::task_cost`] units) has
 /// finished after `elapsed` seconds: elapsed × remaining / done (unknown before
 /// the first task ends). Weighting by cost, not by count, matters because the
 /// costliest tasks run first: counting tasks overestimated Geumlek Fig. 3's ETA
