@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The Python package's tests: `pip install .[test]` in a fresh venv (maturin builds
 # the crate with PyO3; pandas, arviz and pytest come from the registry), then pytest on
-# python/tests, which compares the package with the cargo-built CLI. Also lints the
-# `python` feature's code (src/python.rs), which the main clippy run does not build.
+# python/tests, which compares the package with the cargo-built CLI, runs the
+# docstring examples and docs/examples/python-tour.py, and type-checks with mypy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PRIVPOST_DATA="${PRIVPOST_DATA:-$PWD/data}"
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --release --locked
-cargo clippy --release --locked --features python --lib -- -D warnings
+# crates/privpost-python is linted by the workspace clippy of scripts/test.sh
 # python3 -m venv needs Debian's python3-venv on a bare machine (CI runs as root)
 if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -50,7 +50,14 @@ impl Folder {
     /// The folder's registry row: a built-in figure, or an external one from its manifest.
     fn spec(&self) -> Option<&'static Spec> {
         match &self.kind {
-            Kind::Figure(Ok(m)) => experiments::find_for(&self.id, Some(m)),
+            // the page still reads the manifest as a JSON value (not yet typed);
+            // the registry row of an external figure needs its type
+            Kind::Figure(Ok(m)) => experiments::find_for(
+                &self.id,
+                serde_json::from_value::<crate::results::manifest::Manifest>(m.clone())
+                    .ok()
+                    .as_ref(),
+            ),
             _ => experiments::find(&self.id),
         }
     }

@@ -39,6 +39,7 @@ pub use privpost_core::{
     damcmc, dpmcmc, expfam, glm, hellinger, hmm, jax_random, numeric, privacy, rng, samplers, stats,
 };
 
+pub mod api;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -50,8 +51,9 @@ pub mod input;
 pub mod invocation;
 pub mod plan;
 pub mod plot;
-#[cfg(feature = "python")]
-mod python;
 pub mod results;
 pub mod runner;
 pub mod term;
+
+/// The version `privpost --version` prints (with the commit it was built from).
+pub const LONG_VERSION: &str = env!("PRIVPOST_LONG_VERSION");

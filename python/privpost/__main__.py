@@ -5,11 +5,12 @@
 
 import os
 import sys
+from typing import List, NoReturn, Optional
 
 from . import _native
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> NoReturn:
     """Runs `privpost ARGS…` (the binary's own code) and exits with its code."""
     args = list(sys.argv if argv is None else argv)
     args[0] = "privpost"

@@ -70,7 +70,7 @@ pub fn account(a: AccountArgs) -> Result<(), CommandError> {
             return Err(input(format!("--pld-slack = {slack}: 0 < η ≤ 1")));
         }
     }
-    if a.event.is_some() || a.event_value.is_some() {
+    if a.event.is_some() {
         if a.alpha_max.is_some_and(|m| m < 2) {
             return Err(input(format!(
                 "--alpha-max = {}: ≥ 2 (--event searches the orders 1.1 … 1024 below it)",

@@ -13,231 +13,30 @@ use serde_json::{json, Value};
 
 use super::account_types::{print, AccountArgs, AccountMechanism, Solve, OUTPUT_SCHEMA};
 use super::CommandError;
+use crate::api::{self, AccountAnswer, AccountOptions, EventInput, Verification};
 use crate::privacy::event::Event;
-use crate::privacy::event_account::{self, Answer};
 use crate::privacy::ledger::Entry;
-
-/// The version of the event file format.
-pub const EVENT_SCHEMA: &str = "privpost-event/1";
-
-/// What an event file holds.
-enum Holding {
-    Event(Event),
-    Entry(Box<Entry>),
-}
-
-/// The first key of `input` (a path like `event.parts[1].scale`) that the parsed
-/// value does not hold: a key serde skipped, i.e. one the vocabulary does not know.
-fn unknown_key(input: &Value, parsed: &Value, at: &str) -> Option<String> {
-    match (input, parsed) {
-        (Value::Object(i), Value::Object(p)) => i.iter().find_map(|(k, v)| {
-            let here = if at.is_empty() {
-                k.clone()
-            } else {
-                format!("{at}.{k}")
-            };
-            match p.get(k) {
-                None => Some(here),
-                Some(pv) => unknown_key(v, pv, &here),
-            }
-        }),
-        (Value::Array(i), Value::Array(p)) => i
-            .iter()
-            .zip(p)
-            .enumerate()
-            .find_map(|(j, (a, b))| unknown_key(a, b, &format!("{at}[{j}]"))),
-        _ => None,
-    }
-}
-
-/// Refuses keys the parsed `value` (re-serialised) does not hold, naming the key.
-fn refuse_unknown<T: serde::Serialize>(
-    path: &Path,
-    input: &Value,
-    value: &T,
-    prefix: &str,
-) -> Result<(), CommandError> {
-    let parsed = serde_json::to_value(value).map_err(|e| CommandError::failed(e.to_string()))?;
-    match unknown_key(input, &parsed, prefix) {
-        Some(k) => Err(CommandError::input(format!(
-            "{}: key `{k}`: unknown (a misspelt key would be ignored; the event vocabulary's keys: docs/bring-your-own.md, \"Your privacy events\")",
-            path.display()
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// The key of serde's "missing field `x`" message.
-fn missing_field(message: &str) -> Option<&str> {
-    let rest = message.strip_prefix("missing field `")?;
-    rest.split('`').next().filter(|k| !k.is_empty())
-}
-
-fn parse_event(v: Value, path: &Path) -> Result<Holding, CommandError> {
-    let bad = |key: &str, m: String| {
-        CommandError::input(format!(
-            "{}: key `{key}`: {m} (allowed: {{\"schema\": \"{EVENT_SCHEMA}\", \"event\": EVENT}}, a bare EVENT with `mechanism`, or a ledger entry from a manifest; docs/bring-your-own.md, \"Your privacy events\")",
-            path.display()
-        ))
-    };
-    if let Some(s) = v.get("schema") {
-        if s.as_str() != Some(EVENT_SCHEMA) {
-            return Err(bad(
-                "schema",
-                format!("{s}, this privpost reads \"{EVENT_SCHEMA}\""),
-            ));
-        }
-    }
-    // a bare event first: a `repeat` event has an `event` field of its own
-    let (key, value) = if v.get("mechanism").is_some() {
-        ("mechanism", v.clone())
-    } else if v.get("guarantee").is_some() {
-        let entry: Entry =
-            serde_json::from_value(v.clone()).map_err(|e| bad("guarantee", e.to_string()))?;
-        refuse_unknown(path, &v, &entry, "")?;
-        entry
-            .event
-            .validate()
-            .map_err(|e| bad("event", e.to_string()))?;
-        return Ok(Holding::Entry(Box::new(entry)));
-    } else if let Some(e) = v.get("event") {
-        ("event", e.clone())
-    } else {
-        return Err(bad("event", "missing".into()));
-    };
-    let event: Event = serde_json::from_value(value.clone()).map_err(|e| {
-        let m = e.to_string();
-        // serde names a missing key only in its message: name it as the key
-        match missing_field(&m) {
-            Some(f) if key == "event" => bad(&format!("event.{f}"), "missing".into()),
-            Some(f) => bad(f, "missing".into()),
-            None => bad(key, m),
-        }
-    })?;
-    if key == "mechanism" {
-        refuse_unknown(path, &value, &event, "")?;
-    } else {
-        if let Some(k) = v
-            .as_object()
-            .and_then(|o| o.keys().find(|k| *k != "schema" && *k != "event"))
-        {
-            return Err(bad(k, "unknown (allowed at the top: schema, event)".into()));
-        }
-        refuse_unknown(path, &value, &event, "event")?;
-    }
-    event.validate().map_err(|e| bad(key, e.to_string()))?;
-    Ok(Holding::Event(event))
-}
-
-fn mechanism_name(e: &Event) -> String {
-    serde_json::to_value(e)
-        .ok()
-        .and_then(|v| {
-            v.get("mechanism")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_default()
-}
-
-fn answer_json(a: &Answer, iterations: Option<u64>) -> Value {
-    json!({
-        "accountant": a.accountant,
-        "epsilon": a.epsilon,
-        "delta": a.delta,
-        "order": a.order,
-        "slack": a.slack,
-        "iterations": iterations,
-    })
-}
+use crate::results::manifest::{read_value, Manifest};
 
 /// The accountants' settings from the command line.
-fn options(a: &AccountArgs) -> event_account::Options {
-    event_account::Options {
+fn options(a: &AccountArgs) -> AccountOptions {
+    AccountOptions {
+        delta: a.delta,
+        target_epsilon: a.target_epsilon,
         tight: !a.no_tight,
-        pld_slack: a.pld_slack.unwrap_or(crate::privacy::ledger::PLD_SLACK),
-        alpha_max: a.alpha_max.map(f64::from),
+        pld_slack: a.pld_slack,
+        alpha_max: a.alpha_max,
     }
 }
 
-/// `account --event FILE.json`, or an event given as a value (`event_value`).
-pub fn event(a: &AccountArgs) -> Result<Option<AccountArgs>, CommandError> {
-    let (v, path) = match (&a.event_value, &a.event) {
-        (Some((v, name)), _) => (v.clone(), std::path::PathBuf::from(name)),
-        (None, Some(path)) => (super::read_json(path)?, path.clone()),
-        (None, None) => return Err(CommandError::input("account: no event given")),
-    };
-    let file = path.display().to_string();
-    let done = match parse_event(v, &path)? {
-        Holding::Entry(entry) => verify_entry(&entry, a.json, &file),
-        Holding::Event(event) => {
-            let mechanism = mechanism_name(&event);
-            if a.target_epsilon.is_some() && a.solve != Solve::Iterations {
-                return solve_sgld(&event, a, &file).map(Some);
-            }
-            if let Some(target) = a.target_epsilon {
-                if !(target.is_finite() && target > 0.0) {
-                    return Err(CommandError::input(format!(
-                        "account: --target-epsilon = {target}: a finite ε > 0"
-                    )));
-                }
-                let t = event_account::largest_repeat(
-                    &event,
-                    target,
-                    a.delta,
-                    a.alpha_max.map(f64::from),
-                )
-                .map_err(|e| CommandError::input(format!("{file}: {e}")))?;
-                let (lines, answers) = match t {
-                    Some(t) => {
-                        let e = Event::repeat(
-                            t,
-                            match &event {
-                                Event::Repeat { event, .. } => (**event).clone(),
-                                other => other.clone(),
-                            },
-                        );
-                        // the inverse search covers the Gaussian closed form, not the
-                        // grids: check forward with the same accountants
-                        let gaussian = crate::privacy::gaussian_pld::event_mu(&e).is_some();
-                        let opts = event_account::Options {
-                            tight: gaussian && !a.no_tight,
-                            ..options(a)
-                        };
-                        let fwd = event_account::forward(&e, a.delta, &opts)
-                            .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
-                        let best = event_account::best(&fwd.answers).cloned();
-                        (
-                            vec![format!(
-                                "{mechanism}: largest T with ε ≤ {target}: {t} (checked forward: ε = {:.6} by {})",
-                                best.as_ref().map_or(f64::NAN, |b| b.epsilon),
-                                best.as_ref().map_or("", |b| b.accountant)
-                            )],
-                            best.iter().map(|b| answer_json(b, Some(t))).collect::<Vec<_>>(),
-                        )
-                    }
-                    None => (
-                        vec![format!("{mechanism}: even T = 1 exceeds ε = {target}")],
-                        Vec::new(),
-                    ),
-                };
-                return print(
-                    a.json,
-                    json!({"schema": OUTPUT_SCHEMA, "question": "inverse", "mechanism": mechanism,
-                           "target_epsilon": target, "answers": answers, "warnings": []}),
-                    lines,
-                )
-                .map(|()| None);
-            }
-            let fwd = event_account::forward(&event, a.delta, &options(a))
-                .map_err(|m| CommandError::input(format!("{file}: {m}")))?;
-            let answers = fwd.answers;
-            let iterations = match &event {
-                Event::Repeat { times, .. } => Some(*times),
-                _ => None,
-            };
+/// The text lines of an answer.
+fn lines(answer: &AccountAnswer, file: &str) -> Vec<String> {
+    match answer {
+        AccountAnswer::Forward {
+            mechanism, answers, ..
+        } => {
             let mut lines = vec![format!("{file}: {mechanism}")];
-            for x in &answers {
+            for x in answers {
                 lines.push(format!(
                     "  {:<13} ε = {:.6}{}{}",
                     x.accountant,
@@ -255,19 +54,69 @@ pub fn event(a: &AccountArgs) -> Result<Option<AccountArgs>, CommandError> {
                     }
                 ));
             }
-            for w in &fwd.warnings {
-                errln!("WARNING: {w}");
-            }
-            print(
-                a.json,
-                json!({"schema": OUTPUT_SCHEMA, "question": "forward", "mechanism": mechanism,
-                       "answers": answers.iter().map(|x| answer_json(x, iterations)).collect::<Vec<_>>(),
-                       "warnings": fwd.warnings}),
-                lines,
-            )
+            lines
         }
+        AccountAnswer::Inverse {
+            mechanism,
+            target_epsilon,
+            largest_repeat,
+            answers,
+            ..
+        } => vec![match largest_repeat {
+            Some(t) => format!(
+                "{mechanism}: largest T with ε ≤ {target_epsilon}: {t} (checked forward: ε = {:.6} by {})",
+                answers.first().map_or(f64::NAN, |b| b.epsilon),
+                answers.first().map_or("", |b| b.accountant)
+            ),
+            None => format!("{mechanism}: even T = 1 exceeds ε = {target_epsilon}"),
+        }],
+        AccountAnswer::Verify { verification: v, .. } => vec![format!(
+            "{file}: {}: claim {} ; recomputed from the event: {} — {}",
+            v.series,
+            serde_json::to_string(&v.claim).unwrap_or_default(),
+            v.recomputed_epsilon.map_or("—".into(), |e| format!("{e}")),
+            match &v.reason {
+                None => "holds".to_string(),
+                Some(e) => format!("DOES NOT HOLD: {e}"),
+            }
+        )],
+    }
+}
+
+/// `account --event FILE.json`.
+pub fn event(a: &AccountArgs) -> Result<Option<AccountArgs>, CommandError> {
+    let Some(path) = &a.event else {
+        return Err(CommandError::input("account: no event given"));
     };
-    done.map(|()| None)
+    let file = path.display().to_string();
+    let input = api::read_event(&super::read_json(path)?, &file)?;
+    if let (EventInput::Event(event), Some(_), false) =
+        (&input, a.target_epsilon, a.solve == Solve::Iterations)
+    {
+        return solve_sgld(event, a, &file).map(Some);
+    }
+    let answer = api::account(&input, &options(a), &file)?;
+    if let AccountAnswer::Forward { warnings, .. } = &answer {
+        for w in warnings {
+            errln!("WARNING: {w}");
+        }
+    }
+    let text = lines(&answer, &file);
+    let mut value =
+        serde_json::to_value(&answer).map_err(|e| CommandError::failed(e.to_string()))?;
+    value["schema"] = json!(OUTPUT_SCHEMA);
+    print(a.json, value, text)?;
+    match answer {
+        AccountAnswer::Verify {
+            verification: Verification {
+                reason: Some(e), ..
+            },
+            ..
+        } => Err(CommandError::failed(format!(
+            "{file}: the claim does not follow from its event: {e}"
+        ))),
+        _ => Ok(None),
+    }
 }
 
 /// `--solve sigma` or `--solve q` on T repeated Poisson-subsampled Gaussian steps:
@@ -290,47 +139,12 @@ fn solve_sgld(event: &Event, a: &AccountArgs, file: &str) -> Result<AccountArgs,
     };
     let mut args = a.clone();
     args.event = None;
-    args.event_value = None;
     args.mechanism = AccountMechanism::Sgld;
     // the solved-for value comes from the search, not from the event
     args.q = (a.solve != Solve::Q).then_some(q);
     args.sigma = (a.solve != Solve::Sigma).then_some(sigma);
     args.iterations = vec![*times];
     Ok(args)
-}
-
-/// A ledger entry: its claim, recomputed from its event; exit 1 when it does not hold.
-fn verify_entry(entry: &Entry, json_out: bool, file: &str) -> Result<(), CommandError> {
-    let (ce, cd) = entry.guarantee.epsilon_delta();
-    let recomputed = entry.recomputed_epsilon();
-    let holds = entry.verify(1e-9);
-    let value = json!({
-        "schema": OUTPUT_SCHEMA,
-        "question": "verify",
-        "series": entry.series,
-        "claim": entry.guarantee,
-        "claim_epsilon": ce,
-        "claim_delta": cd,
-        "recomputed_epsilon": recomputed,
-        "holds": holds.is_ok(),
-        "warnings": [],
-    });
-    let line = format!(
-        "{file}: {}: claim {} ; recomputed from the event: {} — {}",
-        entry.series,
-        serde_json::to_string(&entry.guarantee).unwrap_or_default(),
-        recomputed.map_or("—".into(), |e| format!("{e}")),
-        match &holds {
-            Ok(()) => "holds".to_string(),
-            Err(e) => format!("DOES NOT HOLD: {e}"),
-        }
-    );
-    print(json_out, value, vec![line])?;
-    holds.map_err(|e| {
-        CommandError::failed(format!(
-            "{file}: the claim does not follow from its event: {e}"
-        ))
-    })
 }
 
 /// The key of a series label that marks a running checkpoint of one chain: the
@@ -367,24 +181,32 @@ fn release_of(series: &str) -> (String, Option<f64>) {
 /// (`released_with`) are composed by basic composition.
 pub fn manifest(path: &Path, json_out: bool) -> Result<(), CommandError> {
     // a figure's folder stands for its manifest, as `show` and `infer` take it
-    let in_folder = path.join("manifest.json");
-    let path = if path.is_dir() {
-        // found by name: a regular file only (a pipe there would be waited on forever)
-        crate::input::read_regular(&in_folder, crate::input::MAX_JSON_BYTES)
-            .map_err(CommandError::input)?;
-        in_folder.as_path()
+    let file = if path.is_dir() {
+        path.join("manifest.json")
     } else {
-        path
+        path.to_path_buf()
+    }
+    .display()
+    .to_string();
+    // read as a manifest is (a size cap, no pipe found in a folder, no key
+    // twice), then typed: a whole manifest, or a ledger alone (`{"privacy": [...]}`)
+    let (_, value) = read_value(path).map_err(CommandError::input)?;
+    let entries = match serde_json::from_value::<Manifest>(value.clone()) {
+        Ok(manifest) => manifest.privacy,
+        Err(_) => {
+            #[derive(serde::Deserialize)]
+            struct Ledger {
+                privacy: Option<Vec<Entry>>,
+            }
+            let ledger: Ledger = serde_json::from_value(value)
+                .map_err(|e| CommandError::input(format!("{file}: key `privacy`: {e}")))?;
+            ledger.privacy.ok_or_else(|| {
+                CommandError::input(format!(
+                    "{file}: no `privacy` ledger (allowed: a manifest.json written by `privpost run`, or an object with its `privacy` list)"
+                ))
+            })?
+        }
     };
-    let v = super::read_json(path)?;
-    let file = path.display().to_string();
-    let entries: Vec<Entry> =
-        serde_json::from_value(v.get("privacy").cloned().ok_or_else(|| {
-            CommandError::input(format!(
-                "{file}: no `privacy` ledger (allowed: a manifest.json written by `privpost run`)"
-            ))
-        })?)
-        .map_err(|e| CommandError::input(format!("{file}: key `privacy`: {e}")))?;
     let mut rows = Vec::new();
     let mut lines = vec![format!("{file}: {} ledger entries", entries.len())];
     let mut failures = Vec::new();

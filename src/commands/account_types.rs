@@ -47,10 +47,6 @@ privpost account --n-data 1000000 --batch 1000 --delta 1e-6 --target-epsilon 1\n
 privpost account --mechanism sgld --q 1e-4 --iterations 6000000 --delta 2e-6 --target-epsilon 1 --solve sigma --json"
 )]
 pub struct AccountArgs {
-    /// An event given as a value, not a file (the Python package's `account`):
-    /// (the event, the name its messages give it).
-    #[arg(skip)]
-    pub event_value: Option<(Value, String)>,
     #[arg(long, value_enum, default_value = "barker")]
     pub mechanism: AccountMechanism,
     /// Dataset size N (Barker).

@@ -2,6 +2,7 @@
 //! tidy table, an overlay figure on the figure's main metric, and a listing of
 //! the points with their manifests.
 
+use crate::results::manifest::Manifest;
 use std::path::{Path, PathBuf};
 
 use super::CommandError;
@@ -40,7 +41,7 @@ pub struct CombineArgs {
 struct Point {
     dir: PathBuf,
     name: String,
-    manifest: serde_json::Value,
+    manifest: Manifest,
     /// The swept keys and values (`set.KEY` columns of its summary).
     set: Vec<(String, String)>,
     summary: Table,
@@ -48,25 +49,21 @@ struct Point {
 
 impl Point {
     fn profile(&self) -> Option<&str> {
-        self.manifest.get("profile").and_then(|p| p.as_str())
+        self.manifest.profile.as_deref()
     }
 
     /// The external figure this folder was drawn beside, if it is a
     /// `[compare]` helper run (not a sweep point).
     fn compare_for(&self) -> Option<&str> {
-        self.manifest.get("compare_for").and_then(|p| p.as_str())
+        self.manifest.compare_for.as_deref()
     }
 
     /// What must be equal across the points of one sweep: the figure, its
     /// own id, the profile, and the resolved config and seed with the swept
     /// keys taken out.
     fn base(&self) -> serde_json::Value {
-        let mut config = self
-            .manifest
-            .get("resolved_config")
-            .cloned()
-            .unwrap_or_default();
-        let mut seed = self.manifest.get("seed").cloned().unwrap_or_default();
+        let mut config = self.manifest.resolved_config.clone();
+        let mut seed = serde_json::json!(self.manifest.seed);
         for (key, _) in &self.set {
             if key == "seed" {
                 seed = serde_json::Value::Null;
@@ -76,8 +73,8 @@ impl Point {
         // an external figure's comparison folder label, derived from its sweep point
         remove_dotted(&mut config, "compare.label");
         serde_json::json!({
-            "figure": self.manifest.get("figure"),
-            "id": self.manifest.get("id"),
+            "figure": self.manifest.figure,
+            "id": self.manifest.id,
             "profile": self.profile(),
             "seed": seed,
             "config": config,
@@ -161,17 +158,12 @@ fn read_point(dir: &Path) -> Result<(Point, &'static Spec), CommandError> {
     if !dir.is_dir() {
         return Err(bad("not a folder".into()));
     }
-    let text = crate::input::read_found_text(&dir.join("manifest.json")).map_err(|e| {
-        bad(format!(
-            "cannot read manifest.json ({e}); give figure folders written by `privpost run`"
+    let manifest = Manifest::read(dir).map_err(|e| {
+        CommandError::input(format!(
+            "{e}; give figure folders written by `privpost run`"
         ))
     })?;
-    let manifest: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| bad(format!("manifest.json is not valid JSON: {e}")))?;
-    let id = manifest
-        .get("figure")
-        .and_then(|f| f.as_str())
-        .ok_or_else(|| bad("manifest.json has no `figure`".into()))?;
+    let id = manifest.figure.as_str();
     let spec = experiments::find_for(id, Some(&manifest)).ok_or_else(|| {
         bad(format!(
             "manifest.json names figure \"{id}\" (allowed: {})",
@@ -264,15 +256,13 @@ fn points_of(dir: &Path) -> Vec<PathBuf> {
 /// is not a `[compare]` helper run (a plain profile run such as `fig2@smoke`
 /// is no point of a sweep).
 fn is_sweep_point(dir: &Path) -> bool {
-    let Ok(text) = crate::input::read_found_text(&dir.join("manifest.json")) else {
-        return false;
-    };
-    let Ok(m) = serde_json::from_str::<serde_json::Value>(&text) else {
+    match Manifest::read(dir) {
+        Ok(m) => m.sweep_point.is_some() && m.compare_for.is_none(),
+        // no manifest: no figure folder
+        Err(e) if e.missing => false,
         // unreadable: kept, so that reading it names the problem
-        return true;
-    };
-    m.get("sweep_point").is_some_and(|p| p.is_string())
-        && !m.get("compare_for").is_some_and(|p| p.is_string())
+        Err(_) => true,
+    }
 }
 
 /// The folders to combine: each argument as given, except a figure's base

@@ -43,40 +43,13 @@ pub fn read_json(path: &std::path::Path) -> Result<serde_json::Value, CommandErr
 
 pub use crate::error::CommandError;
 
-thread_local! {
-    /// JSON answers kept for the caller instead of printed ([`capture_json`]).
-    static CAPTURED: std::cell::RefCell<Option<Vec<serde_json::Value>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Prints a verb's `--json` answer, pretty — or, inside [`capture_json`], keeps
-/// it for the caller (the Python package gets the very value the CLI prints).
+/// Prints a verb's `--json` answer, pretty.
 pub fn emit_json(value: serde_json::Value) -> Result<(), CommandError> {
-    let kept = CAPTURED.with(|c| match c.borrow_mut().as_mut() {
-        Some(list) => {
-            list.push(value.clone());
-            true
-        }
-        None => false,
-    });
-    if kept {
-        return Ok(());
-    }
     let text =
         serde_json::to_string_pretty(&value).map_err(|e| CommandError::failed(e.to_string()))?;
     write_out(format_args!("{text}"))
 }
 
-/// Runs `f` (a verb with `--json`) with its JSON answers kept, not printed:
-/// its result and the values it emitted, in order.
-pub fn capture_json<T>(
-    f: impl FnOnce() -> Result<T, CommandError>,
-) -> (Result<T, CommandError>, Vec<serde_json::Value>) {
-    CAPTURED.with(|c| *c.borrow_mut() = Some(Vec::new()));
-    let result = f();
-    let kept = CAPTURED.with(|c| c.borrow_mut().take()).unwrap_or_default();
-    (result, kept)
-}
 use crate::plan::{estimate_lines, Planned};
 
 /// Writes one line to standard output. A write error (a full disk, a closed

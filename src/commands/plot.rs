@@ -1,6 +1,7 @@
 //! `privpost plot`: re-render figures from their CSVs, with the drawing step
 //! the registry names for each figure.
 
+use crate::results::manifest::Manifest;
 use std::path::{Path, PathBuf};
 
 use super::CommandError;
@@ -53,9 +54,7 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
             }));
         }
         for (fig_dir, id) in figures {
-            let manifest = crate::input::read_found_text(&fig_dir.join("manifest.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+            let manifest = Manifest::read(&fig_dir).ok();
             let spec = experiments::find_for(&id, manifest.as_ref()).ok_or_else(|| {
                 CommandError::input(format!(
                     "{}: unknown figure \"{id}\" (allowed: {})",
@@ -77,10 +76,8 @@ pub fn plot(args: &PlotArgs) -> Result<(), CommandError> {
                     crate::plot::check_numbers(&t, &path).map_err(|e| CommandError::input(e.0))?;
                     // the column kinds the run recorded (absent in folders written
                     // before privpost recorded them)
-                    if let Some(kinds) = manifest
-                        .as_ref()
-                        .and_then(|m| m.get("columns")?.get(file).cloned())
-                        .and_then(|k| serde_json::from_value(k).ok())
+                    if let Some(kinds) =
+                        manifest.as_ref().and_then(|m| m.columns.get(file).cloned())
                     {
                         crate::plot::check_kinds(&t, &kinds, &path)
                             .map_err(|e| CommandError::input(e.0))?;
@@ -144,10 +141,7 @@ fn check_header(header: &[String], want: &[&str], path: &Path) -> Result<(), Com
 /// else from the last two path components, minus any `@sweep` suffix).
 fn find_figures(dir: &Path, out: &mut Vec<(PathBuf, String)>, depth: usize) -> std::io::Result<()> {
     if dir.join("summary.csv").is_file() {
-        let from_manifest = crate::input::read_found_text(&dir.join("manifest.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|v| v.get("figure").and_then(|f| f.as_str()).map(str::to_string));
+        let from_manifest = Manifest::read(dir).ok().map(|m| m.figure);
         let id = from_manifest.unwrap_or_else(|| {
             let leaf = dir
                 .file_name()

@@ -16,6 +16,7 @@ use crate::numeric::sig;
 use crate::outln;
 use crate::privacy::event::Guarantee;
 use crate::privacy::ledger::Entry;
+use crate::results::manifest::Manifest;
 use crate::results::table::{parse_f64, Cell, Table};
 use crate::term::visible;
 
@@ -54,9 +55,9 @@ pub struct ShowArgs {
 pub fn show(args: ShowArgs) -> Result<(), CommandError> {
     let (folder, manifest) = read_folder(&args.folder)?;
     let mut table = read_table(&folder, &args.table)?;
-    let ledger = ledger_of(&manifest, &folder)?;
+    let ledger = &manifest.privacy;
     let claims: Vec<String> = (0..table.rows.len())
-        .map(|r| visible(&row_claims(&table, r, &ledger)))
+        .map(|r| visible(&row_claims(&table, r, ledger)))
         .collect();
     // what a file says is shown, never obeyed: no cell, column or name reaches the
     // terminal with a control sequence in it, in any format
@@ -68,9 +69,9 @@ pub fn show(args: ShowArgs) -> Result<(), CommandError> {
             *s = visible(s);
         }
     }
-    let figure = visible(manifest["figure"].as_str().unwrap_or(""));
+    let figure = visible(&manifest.figure);
     match args.format {
-        Format::Table => print_aligned(&figure, &args.table, &table, &claims, &ledger),
+        Format::Table => print_aligned(&figure, &args.table, &table, &claims, ledger),
         Format::Markdown => print_markdown(&table, &claims),
         Format::Csv => print_csv(&table, &claims),
         Format::Json => print_json(&figure, &args.table, &table, &claims),
@@ -78,7 +79,7 @@ pub fn show(args: ShowArgs) -> Result<(), CommandError> {
 }
 
 /// The figure folder and its manifest: `path` is the folder or its manifest.json.
-fn read_folder(path: &Path) -> Result<(PathBuf, serde_json::Value), CommandError> {
+fn read_folder(path: &Path) -> Result<(PathBuf, Manifest), CommandError> {
     let (folder, file) = if path.is_dir() {
         (path.to_path_buf(), path.join("manifest.json"))
     } else if path.file_name().is_some_and(|n| n == "manifest.json") {
@@ -98,13 +99,7 @@ fn read_folder(path: &Path) -> Result<(PathBuf, serde_json::Value), CommandError
             suggest(&folder)
         )));
     }
-    let manifest = super::read_json(&file)?;
-    if !manifest.is_object() || manifest.get("figure").is_none() {
-        return Err(CommandError::input(format!(
-            "{}: not a figure's manifest (no `figure` key; allowed: a manifest.json written by `privpost run`)",
-            file.display()
-        )));
-    }
+    let manifest = Manifest::read(&file).map_err(CommandError::input)?;
     Ok((folder, manifest))
 }
 
@@ -207,20 +202,6 @@ fn read_table(folder: &Path, name: &str) -> Result<Table, CommandError> {
 
 /// The largest table `show` reads.
 const MAX_TABLE_BYTES: u64 = 256 << 20;
-
-/// The manifest's ledger (`privacy`); an absent one is empty, a malformed one an
-/// error naming the file.
-fn ledger_of(manifest: &serde_json::Value, folder: &Path) -> Result<Vec<Entry>, CommandError> {
-    match manifest.get("privacy") {
-        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
-            CommandError::input(format!(
-                "{}: privacy: not a ledger: {e}",
-                folder.join("manifest.json").display()
-            ))
-        }),
-    }
-}
 
 /// The `key=value` pairs of a series label (`panel=hmm:iraq, epsilon=0.5`).
 fn label_pairs(series: &str) -> Vec<(&str, &str)> {

@@ -3,9 +3,10 @@
 //! schema, plot, columns (typed rows' declarations), overlay and cost rate.
 
 use super::{
-    audit, bun2018, calibration, columns, foulds2016, geumlek2017, heikkila2019, ju2022, logreg,
-    minami2016, raisa2021, Columns, Cost, Figure, Overlay, ParamError, Plan, Rate, Ready, Spec,
+    audit, bun2018, calibration, foulds2016, geumlek2017, heikkila2019, ju2022, logreg, minami2016,
+    raisa2021, Columns, Cost, Figure, Overlay, ParamError, Plan, Rate, Ready, Spec,
 };
+use crate::results::record::columns;
 
 /// Wraps a figure whose validation is its preparation.
 pub(super) fn ready(f: Result<Box<dyn Figure>, ParamError>) -> Result<Box<dyn Plan>, ParamError> {

@@ -1,12 +1,19 @@
 //! `manifest.json`: the provenance of one figure folder — config, seed, code
-//! version, command line, timings, datasets — and its privacy ledger.
+//! version, command line, timings, datasets — and its privacy ledger. Written
+//! by `runner::write` and read back, typed, by every reader ([`Manifest::read`]:
+//! gallery, combine, show, plot, `account --manifest`, the runner's up-to-date
+//! check, external figures, the Python module's `load`). Every field a reader
+//! needs is required; the rest default, so a manifest of an older privpost
+//! (tests/reference/manifests/) still reads.
 
-use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use crate::privacy::ledger::Entry;
 
 /// A dataset a figure read or generated.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetRecord {
     /// The name the config uses (e.g. `adult`, `iraq`).
     pub name: String,
@@ -21,7 +28,7 @@ pub struct DatasetRecord {
 }
 
 /// How the run used the task cache.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CacheUse {
     /// The key of this run's tasks: a rerun with the same key is up to date.
     pub run_key: String,
@@ -32,7 +39,7 @@ pub struct CacheUse {
 }
 
 /// The shards whose task rows `privpost merge` assembled into a folder.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShardsUse {
     /// The plan id (`<out>/.privpost-shards/<plan>/`).
     pub plan: String,
@@ -43,7 +50,7 @@ pub struct ShardsUse {
 }
 
 /// One shard's part in a merged figure run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShardUse {
     /// 1-based shard number.
     pub shard: usize,
@@ -59,7 +66,7 @@ pub struct ShardUse {
 }
 
 /// Wall-clock split of a run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
     /// Preparing the figure before its tasks (data, fits, accounting).
     pub prepare_seconds: f64,
@@ -68,13 +75,16 @@ pub struct Timings {
     pub summary_seconds: f64,
     pub plot_seconds: f64,
     /// The cost model's units of all the run's tasks, summed and the largest
-    /// (see `runner::estimate`): what wall-time estimates are calibrated on.
+    /// (see `runner::estimate`): what wall-time estimates are calibrated on;
+    /// 0 in manifests written before the cost model.
+    #[serde(default)]
     pub cost_units: f64,
+    #[serde(default)]
     pub max_task_cost_units: f64,
 }
 
 /// Everything `manifest.json` holds, in the order written.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub figure: String,
     pub description: Option<String>,
@@ -87,7 +97,10 @@ pub struct Manifest {
     pub id: Option<String>,
     /// How the run departs from the paper's setting (own config, profile,
     /// changed values); empty for the shipped config at the paper's setting.
-    pub departures: Vec<String>,
+    /// Absent (None) in manifests written before privpost recorded it: their
+    /// departures are read from `profile`, `overrides` and `sweep_point`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub departures: Option<Vec<String>>,
     /// The external figure a `[compare]` run is drawn beside (a helper
     /// folder, not a sweep point).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,15 +109,19 @@ pub struct Manifest {
     pub resolved_config: serde_json::Value,
     /// The privpost command line that produced the folder.
     pub command_line: Vec<String>,
-    pub privpost_version: &'static str,
-    pub git_commit: Option<&'static str>,
+    pub privpost_version: String,
+    pub git_commit: Option<String>,
     pub git_dirty_at_build: Option<bool>,
     pub jobs: usize,
     pub tasks: usize,
     pub data_rows: usize,
-    pub rng: &'static str,
-    /// How the additive releases drew their noise (the ledger labels each entry).
+    pub rng: String,
+    /// How the additive releases drew their noise (the ledger labels each
+    /// entry); float, the papers' noise, in manifests written before the modes.
+    #[serde(default)]
     pub noise: NoiseRecord,
+    /// Absent in the earliest manifests: such a folder is never up to date.
+    #[serde(default)]
     pub cache: CacheUse,
     /// Present when `privpost merge` assembled the folder from shards.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -115,12 +132,15 @@ pub struct Manifest {
     pub timings: Timings,
     pub datasets: Vec<DatasetRecord>,
     /// The kind of every column of `data.csv` and `summary.csv` as written
-    /// (`plot` refuses a file whose number columns no longer hold numbers).
+    /// (`plot` refuses a file whose number columns no longer hold numbers);
+    /// empty in manifests written before privpost recorded them.
+    #[serde(default)]
     pub columns: std::collections::BTreeMap<
-        &'static str,
+        String,
         std::collections::BTreeMap<String, crate::results::table::ColumnKind>,
     >,
     /// One entry per series or grid point: events, composition, guarantee, conditions.
+    #[serde(default)]
     pub privacy: Vec<Entry>,
     /// The layout of the kept posterior draws (`draws.csv`), when the run keeps them.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,11 +149,17 @@ pub struct Manifest {
 }
 
 /// The noise mode of a run, and whether the same seed reproduces it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NoiseRecord {
     pub mode: crate::privacy::event::NoiseMode,
     pub reproducible: bool,
-    pub source: &'static str,
+    pub source: String,
+}
+
+impl Default for NoiseRecord {
+    fn default() -> Self {
+        NoiseRecord::of(crate::privacy::event::NoiseMode::Float)
+    }
 }
 
 impl NoiseRecord {
@@ -146,7 +172,8 @@ impl NoiseRecord {
                 NoiseMode::Float => "floating-point samplers on the task's seeded stream (the papers' noise; not private as implemented: see the float_attack audit)",
                 NoiseMode::Exact => "CKS20 exact discrete samplers on the task's seeded stream: exact distribution, byte-reproducible, not secret (the seed replays the noise)",
                 NoiseMode::Secure => "CKS20 exact discrete samplers on a ChaCha20 keyed from the operating system's random source for every release: NOT reproducible (the seed drives only the data and the non-additive randomness), no task cached; rejection samplers may leak through timing",
-            },
+            }
+            .to_string(),
         }
     }
 }
@@ -158,6 +185,83 @@ impl Manifest {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
+
+    /// The manifest of a figure folder (`dir/manifest.json`, a regular file
+    /// only: a pipe found there would be waited on forever) or a manifest file
+    /// named as such (which may be a pipe), read and checked: at most
+    /// [`crate::input::MAX_JSON_BYTES`], valid JSON, no key given twice, every
+    /// field of its type. `privpost infer`'s folders are refused, naming what
+    /// they are.
+    pub fn read(path: &Path) -> Result<Manifest, ManifestError> {
+        let (file, value) = read_value(path)?;
+        let bad = |what: String| ManifestError {
+            path: file.clone(),
+            missing: false,
+            what,
+        };
+        if value.get("command").and_then(|c| c.as_str()) == Some("infer") {
+            return Err(bad(
+                "the manifest of a `privpost infer` posterior, not of a figure (allowed: a figure folder written by `privpost run`)".into(),
+            ));
+        }
+        serde_json::from_value(value).map_err(|e| {
+            bad(format!(
+                "not a figure manifest this privpost reads: {e} (allowed: a manifest.json written by `privpost run`)"
+            ))
+        })
+    }
+}
+
+/// The JSON of a folder's `manifest.json` (a regular file only) or of a
+/// manifest file named as such, checked as [`Manifest::read`] says but not
+/// typed: the file read and the value. `api::load` types it as a figure's or an
+/// infer folder's.
+pub fn read_value(path: &Path) -> Result<(PathBuf, serde_json::Value), ManifestError> {
+    let (file, found) = if path.is_dir() {
+        (path.join("manifest.json"), true)
+    } else {
+        (path.to_path_buf(), false)
+    };
+    let bad = |what: String| ManifestError {
+        path: file.clone(),
+        missing: false,
+        what,
+    };
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(ManifestError {
+            missing: true,
+            ..bad(if found {
+                "missing: not a folder privpost wrote (allowed: a figure folder written by `privpost run`)".into()
+            } else {
+                "no such file (allowed: a figure folder or its manifest.json)".into()
+            })
+        });
+    }
+    let text = if found {
+        crate::input::read_found_text(&file).map_err(|e| e.to_string())
+    } else {
+        crate::input::read_input_text(&file, crate::input::MAX_JSON_BYTES)
+            .map_err(|e| e.to_string())
+    }
+    .map_err(|e| bad(format!("cannot be read: {e}")))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+    if let Some(key) = crate::results::json_keys::duplicate_key(&text) {
+        return Err(bad(format!(
+                "key `{key}` given twice (JSON would keep the last without a word); allowed: each key once"
+            )));
+    }
+    Ok((file, value))
+}
+
+/// A manifest that cannot be read: the file, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}: {what}", path.display())]
+pub struct ManifestError {
+    pub path: PathBuf,
+    /// The file does not exist.
+    pub missing: bool,
+    pub what: String,
 }
 
 /// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, Hinnant's algorithm).
@@ -187,6 +291,50 @@ pub fn rfc3339(t: std::time::SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A manifest written by privpost at e1b8e2a (2026-12-01) reads, and
+    /// writes back to the same JSON value.
+    #[test]
+    fn a_manifest_of_e1b8e2a_still_reads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/manifests");
+        let file = dir.join("e1b8e2a-foulds2016-fig2.json");
+        let m = Manifest::read(&file).unwrap();
+        assert_eq!(m.figure, "foulds2016/fig2");
+        assert_eq!(
+            m.git_commit.as_deref(),
+            Some("e1b8e2afa86a4f7fdf5130ebb3cdc1679b9923a1")
+        );
+        assert!(!m.privacy.is_empty());
+        let text = std::fs::read_to_string(&file).unwrap();
+        let original: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_value(&m).unwrap(), original);
+    }
+
+    #[test]
+    fn unreadable_manifests_name_the_file_and_the_fault() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = Manifest::read(tmp.path()).unwrap_err();
+        assert!(
+            e.missing && e.to_string().contains("manifest.json: missing"),
+            "{e}"
+        );
+        let f = tmp.path().join("manifest.json");
+        std::fs::write(&f, r#"{"figure": "x", "figure": "y"}"#).unwrap();
+        assert!(Manifest::read(tmp.path())
+            .unwrap_err()
+            .what
+            .contains("given twice"));
+        std::fs::write(&f, r#"{"command": "infer"}"#).unwrap();
+        assert!(Manifest::read(tmp.path())
+            .unwrap_err()
+            .what
+            .contains("privpost infer"));
+        std::fs::write(&f, r#"{"figure": "x"}"#).unwrap();
+        assert!(Manifest::read(&f)
+            .unwrap_err()
+            .what
+            .contains("missing field"));
+    }
 
     #[test]
     fn timestamps_are_rfc3339() {

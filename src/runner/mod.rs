@@ -258,14 +258,8 @@ pub fn run_key(figure: &dyn Figure, resolved: &Resolved, n: usize) -> String {
 
 /// Whether `dir` holds a complete output of the run with this key.
 fn up_to_date(dir: &Path, key: &str) -> bool {
-    let manifest = crate::input::read_found_text(&dir.join("manifest.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-    let recorded = manifest
-        .as_ref()
-        .and_then(|m| m.pointer("/cache/run_key"))
-        .and_then(|k| k.as_str());
-    recorded == Some(key)
+    let recorded = crate::results::manifest::Manifest::read(dir).map(|m| m.cache.run_key);
+    recorded.as_deref() == Ok(key)
         && ["data.csv", "summary.csv", "figure.png", "figure.svg"]
             .iter()
             .all(|f| dir.join(f).is_file())

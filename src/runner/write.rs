@@ -206,18 +206,18 @@ pub(super) fn folder(
         overrides: resolved.overrides.clone(),
         sweep_point: resolved.sweep_label.clone(),
         id: resolved.id.clone(),
-        departures: resolved.departures.clone(),
+        departures: Some(resolved.departures.clone()),
         compare_for: resolved.compare_for.clone(),
         seed: resolved.seed,
         resolved_config: serde_json::to_value(&resolved.params).unwrap_or_default(),
         command_line: crate::invocation::args(),
-        privpost_version: env!("CARGO_PKG_VERSION"),
-        git_commit: option_env!("PRIVPOST_GIT_COMMIT"),
+        privpost_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: option_env!("PRIVPOST_GIT_COMMIT").map(str::to_string),
         git_dirty_at_build: option_env!("PRIVPOST_GIT_DIRTY").map(|s| s == "true"),
         jobs: facts.jobs,
         tasks: facts.tasks,
         data_rows: data.rows.len(),
-        rng: Manifest::RNG,
+        rng: Manifest::RNG.to_string(),
         noise: crate::results::manifest::NoiseRecord::of(facts.noise),
         cache: CacheUse {
             run_key: facts.key.to_string(),
@@ -239,8 +239,8 @@ pub(super) fn folder(
         },
         datasets: figure.datasets(),
         columns: [
-            ("data.csv", data.column_kinds()),
-            ("summary.csv", summary.column_kinds()),
+            ("data.csv".to_string(), data.column_kinds()),
+            ("summary.csv".to_string(), summary.column_kinds()),
         ]
         .into_iter()
         .collect(),

@@ -10,7 +10,7 @@
 //! and `privacy::exact` its enumeration on rayon's pool of the caller.
 //!
 //! Layers, from the bottom (`tests/module_graph.rs` enforces them):
-//! - leaves: `numeric`, `rng` (every random stream), `stats` (moments,
+//! - leaves: `names` (the name tables of closed sets), `numeric`, `rng` (every random stream), `stats` (moments,
 //!   quantiles, MCMC diagnostics), `jax_random` (JAX's PRNG, bit for bit);
 //! - math: `privacy` (mechanisms, accountants, the privacy ledger's events),
 //!   `expfam`, `glm`, `hellinger`, `dpmcmc`, `samplers`, `hmm`, `damcmc`.
@@ -31,6 +31,7 @@ pub mod glm;
 pub mod hellinger;
 pub mod hmm;
 pub mod jax_random;
+pub mod names;
 pub mod numeric;
 pub mod privacy;
 pub mod rng;

@@ -43,15 +43,11 @@ pub enum Method {
     Reachability,
 }
 
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Exact => "exact",
-            Method::Statistical => "statistical",
-            Method::Reachability => "reachability",
-        }
-    }
-}
+privpost_core::names::name_table!(Method {
+    Exact => "exact",
+    Statistical => "statistical",
+    Reachability => "reachability",
+});
 
 /// Runs one audit of a variant ("real" or a broken variant's name).
 type Run = fn(&str, &Settings, &mut ChaCha8Rng) -> Outcome;

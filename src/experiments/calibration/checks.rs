@@ -96,7 +96,11 @@ pub(super) fn releases(noise: NoiseMode, epsilon: f64, a0: f64) -> Result<Releas
 pub const ONE_COUNT_SENSITIVITY: f64 = 1.0;
 
 pub(super) fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
-    parse_methods(names, &Method::ALL.map(Method::as_str), Method::parse)
+    parse_methods(
+        names,
+        &Method::ALL.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+        Method::parse,
+    )
 }
 
 /// The methods named in `names`, each once, each one of `allowed`.

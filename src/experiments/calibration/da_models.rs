@@ -61,14 +61,10 @@ enum Method {
     Naive,
 }
 
-impl Method {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::DaMcmc => "da_mcmc",
-            Self::Naive => "naive",
-        }
-    }
-}
+privpost_core::names::name_table!(Method {
+    DaMcmc => "da_mcmc",
+    Naive => "naive",
+});
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Model {
@@ -76,14 +72,10 @@ enum Model {
     Regression,
 }
 
-impl Model {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::NaiveBayes => "naive_bayes",
-            Self::Regression => "regression",
-        }
-    }
-}
+privpost_core::names::name_table!(Model {
+    NaiveBayes => "naive_bayes",
+    Regression => "regression",
+});
 
 /// A task: replications `first..first + count` of one (model, ε, n).
 #[derive(Debug, Clone, Copy)]

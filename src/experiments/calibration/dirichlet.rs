@@ -57,35 +57,18 @@ pub enum Method {
     DaMcmc,
 }
 
+privpost_core::names::name_table!(Method {
+    NonPrivate => "non_private",
+    LaplaceNaive => "laplace_naive",
+    LaplaceNoiseAware => "laplace_noise_aware",
+    CountNaive => "count_naive",
+    CountNoiseAware => "count_noise_aware",
+    CountGibbs => "count_gibbs",
+    HellingerEm => "hellinger_em",
+    DaMcmc => "da_mcmc",
+});
+
 impl Method {
-    pub const ALL: [Method; 8] = [
-        Self::NonPrivate,
-        Self::LaplaceNaive,
-        Self::LaplaceNoiseAware,
-        Self::CountNaive,
-        Self::CountNoiseAware,
-        Self::CountGibbs,
-        Self::HellingerEm,
-        Self::DaMcmc,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::NonPrivate => "non_private",
-            Self::LaplaceNaive => "laplace_naive",
-            Self::LaplaceNoiseAware => "laplace_noise_aware",
-            Self::CountNaive => "count_naive",
-            Self::CountNoiseAware => "count_noise_aware",
-            Self::CountGibbs => "count_gibbs",
-            Self::HellingerEm => "hellinger_em",
-            Self::DaMcmc => "da_mcmc",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
     /// Whether the method enumerates every count vector (exact mixture or the
     /// mechanism's candidates).
     fn enumerates(self) -> bool {
@@ -299,7 +282,11 @@ fn releases(noise: NoiseMode, epsilon: f64) -> Result<Releases, ParamError> {
 }
 
 fn methods(names: &[String]) -> Result<Vec<Method>, ParamError> {
-    super::parse_methods(names, &Method::ALL.map(Method::as_str), Method::parse)
+    super::parse_methods(
+        names,
+        &Method::ALL.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+        Method::parse,
+    )
 }
 
 /// A method's posterior from one replication: a Dirichlet, an exact mixture,
@@ -691,7 +678,7 @@ mod tests {
 
     #[test]
     fn method_names_round_trip() {
-        for m in Method::ALL {
+        for &m in Method::ALL {
             assert_eq!(Method::parse(m.as_str()), Some(m));
         }
     }

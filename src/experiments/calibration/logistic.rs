@@ -52,29 +52,15 @@ pub enum Method {
     Ops,
 }
 
+privpost_core::names::name_table!(Method {
+    NonPrivate => "non_private",
+    Concentrated => "concentrated",
+    Diffuse => "diffuse",
+    Gibbs => "gibbs",
+    Ops => "ops",
+});
+
 impl Method {
-    pub const ALL: [Method; 5] = [
-        Self::NonPrivate,
-        Self::Concentrated,
-        Self::Diffuse,
-        Self::Gibbs,
-        Self::Ops,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::NonPrivate => "non_private",
-            Self::Concentrated => "concentrated",
-            Self::Diffuse => "diffuse",
-            Self::Gibbs => "gibbs",
-            Self::Ops => "ops",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
     /// The posterior the method samples, calibrated to (ε, δ) (OPS: pure ε).
     fn calibrate(self, s: &Setting, (epsilon, delta, conv): (f64, f64, Conversion)) -> Calibrated {
         match self {
@@ -202,8 +188,11 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     )?;
     let replications = check::points("replications", c.replications, 2)?;
     let per_task = check::points("replications_per_task", c.replications_per_task, 1)?;
-    let methods =
-        super::parse_methods(&c.methods, &Method::ALL.map(Method::as_str), Method::parse)?;
+    let methods = super::parse_methods(
+        &c.methods,
+        &Method::ALL.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+        Method::parse,
+    )?;
     super::check_levels(&c.levels)?;
     let (sbc_draws, sbc_bins) = super::check_sbc(c.sbc_draws, c.sbc_bins)?;
     let hmc = Hmc {
@@ -545,7 +534,7 @@ mod tests {
 
     #[test]
     fn method_names_round_trip() {
-        for m in Method::ALL {
+        for &m in Method::ALL {
             assert_eq!(Method::parse(m.as_str()), Some(m));
         }
     }

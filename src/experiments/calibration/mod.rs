@@ -94,41 +94,21 @@ pub enum Method {
     DaMcmc,
 }
 
+privpost_core::names::name_table!(Method {
+    NonPrivate => "non_private",
+    LaplaceNaive => "laplace_naive",
+    LaplaceNoiseAware => "laplace_noise_aware",
+    CountNaive => "count_naive",
+    CountNoiseAware => "count_noise_aware",
+    CountGibbs => "count_gibbs",
+    Ops => "ops",
+    Diffused => "diffused",
+    ConcentratedBeta => "concentrated_beta",
+    HellingerEm => "hellinger_em",
+    DaMcmc => "da_mcmc",
+});
+
 impl Method {
-    pub const ALL: [Method; 11] = [
-        Self::NonPrivate,
-        Self::LaplaceNaive,
-        Self::LaplaceNoiseAware,
-        Self::CountNaive,
-        Self::CountNoiseAware,
-        Self::CountGibbs,
-        Self::Ops,
-        Self::Diffused,
-        Self::ConcentratedBeta,
-        Self::HellingerEm,
-        Self::DaMcmc,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::NonPrivate => "non_private",
-            Self::LaplaceNaive => "laplace_naive",
-            Self::LaplaceNoiseAware => "laplace_noise_aware",
-            Self::CountNaive => "count_naive",
-            Self::CountNoiseAware => "count_noise_aware",
-            Self::CountGibbs => "count_gibbs",
-            Self::Ops => "ops",
-            Self::Diffused => "diffused",
-            Self::ConcentratedBeta => "concentrated_beta",
-            Self::HellingerEm => "hellinger_em",
-            Self::DaMcmc => "da_mcmc",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
     /// The release the method reads.
     fn release(self) -> Option<ReleaseKind> {
         match self {
@@ -755,7 +735,7 @@ mod tests {
         let table = Table::new(columns::<PitRow>(), vec![to_row(&row)]);
         assert_eq!(table.rows[0][3].as_str(), "concentrated_beta");
         assert_eq!(table.records::<PitRow>().unwrap(), [row]);
-        for m in Method::ALL {
+        for &m in Method::ALL {
             assert_eq!(Method::parse(m.as_str()), Some(m));
         }
     }

@@ -3,6 +3,7 @@
 use super::{
     deserialize, plot, validate, Columns, Config, Mutex, OnceLock, Overlay, Spec, KIND, SCHEMA,
 };
+use crate::results::manifest::Manifest;
 
 /// Registered external specs, by id and columns: a `Spec` is `'static`, so each
 /// distinct external figure of a process is leaked once (a few hundred bytes).
@@ -90,13 +91,12 @@ pub fn spec(c: &Config, id: &str) -> &'static Spec {
 }
 
 /// The registry row of an external figure folder, from its manifest's resolved config.
-pub fn spec_of_manifest(manifest: &serde_json::Value) -> Option<&'static Spec> {
-    if manifest.pointer("/details/kind")?.as_str()? != KIND {
+pub fn spec_of_manifest(manifest: &Manifest) -> Option<&'static Spec> {
+    if manifest.details.pointer("/kind")?.as_str()? != KIND {
         return None;
     }
-    let id = manifest.get("figure")?.as_str()?;
-    let table: toml::Table =
-        serde_json::from_value(manifest.get("resolved_config")?.clone()).ok()?;
+    let id = manifest.figure.as_str();
+    let table: toml::Table = serde_json::from_value(manifest.resolved_config.clone()).ok()?;
     let c: Config = deserialize(&table).ok()?;
     Some(spec(&c, id))
 }

@@ -47,16 +47,12 @@ pub enum Run {
     Soma,
 }
 
-impl Run {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::NonPrivate => "non_private",
-            Self::Published => "published",
-            Self::RecordWise => "record_wise",
-            Self::Soma => "soma",
-        }
-    }
-}
+privpost_core::names::name_table!(Run {
+    NonPrivate => "non_private",
+    Published => "published",
+    RecordWise => "record_wise",
+    Soma => "soma",
+});
 
 /// A row of `data.csv`: one parameter's posterior from one run (one chain on
 /// one release, or the non-private posterior).

@@ -64,17 +64,13 @@ pub enum Method {
     DpSgnht,
 }
 
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Penalty => "penalty",
-            Method::DpHmc => "dp_hmc",
-            Method::DpSgldPublished => "dp_sgld_published",
-            Method::DpSgldCorrected => "dp_sgld_corrected",
-            Method::DpSgnht => "dp_sgnht",
-        }
-    }
-}
+privpost_core::names::name_table!(Method {
+    Penalty => "penalty",
+    DpHmc => "dp_hmc",
+    DpSgldPublished => "dp_sgld_published",
+    DpSgldCorrected => "dp_sgld_corrected",
+    DpSgnht => "dp_sgnht",
+});
 
 /// The model with its data and exact posterior facts.
 enum Problem {

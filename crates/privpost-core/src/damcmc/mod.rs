@@ -88,14 +88,10 @@ pub enum Kernel {
     Soma,
 }
 
-impl Kernel {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::RecordWise => "record_wise",
-            Self::Soma => "soma",
-        }
-    }
-}
+crate::names::name_table!(Kernel {
+    RecordWise => "record_wise",
+    Soma => "soma",
+});
 
 /// The run's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -49,14 +49,10 @@ pub enum HellingerVariant {
     AsPublished,
 }
 
-impl HellingerVariant {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Correct => "correct",
-            Self::AsPublished => "as_published",
-        }
-    }
-}
+crate::names::name_table!(HellingerVariant {
+    Correct => "correct",
+    AsPublished => "as_published",
+});
 
 /// ln of the Bhattacharyya coefficient ∫ √(p q) = B((a+b)/2) / √(B(a) B(b)),
 /// computed from second-order ln Γ remainders so that it keeps its relative

@@ -32,14 +32,10 @@ pub enum Algorithm {
     Concentrated,
 }
 
-impl Algorithm {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Diffused => "diffused",
-            Self::Concentrated => "concentrated",
-        }
-    }
-}
+crate::names::name_table!(Algorithm {
+    Diffused => "diffused",
+    Concentrated => "concentrated",
+});
 
 /// A Beta-Bernoulli problem: prior Beta(α₀, β₀) and data size n.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -21,14 +21,12 @@ pub enum Rounding {
     Floor,
 }
 
-impl Rounding {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Nearest => "nearest",
-            Self::Floor => "floor",
-        }
-    }
+crate::names::name_table!(Rounding {
+    Nearest => "nearest",
+    Floor => "floor",
+});
 
+impl Rounding {
     fn apply(self, x: f64) -> f64 {
         match self {
             Self::Nearest => x.round(),

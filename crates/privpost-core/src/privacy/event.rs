@@ -667,14 +667,12 @@ pub enum Conversion {
     Improved,
 }
 
-impl Conversion {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Classic => "classic",
-            Self::Improved => "improved",
-        }
-    }
+crate::names::name_table!(Conversion {
+    Classic => "classic",
+    Improved => "improved",
+});
 
+impl Conversion {
     /// ε ≥ 0 (the improved formula can dip below 0 for a tiny RDP; ε = 0 then holds).
     pub fn epsilon(self, rdp: f64, alpha: f64, delta: f64) -> f64 {
         let e = match self {
@@ -697,21 +695,13 @@ pub enum NoiseMode {
     Secure,
 }
 
+crate::names::name_table!(NoiseMode {
+    Float => "float",
+    Exact => "exact",
+    Secure => "secure",
+});
+
 impl NoiseMode {
-    pub const ALL: [NoiseMode; 3] = [Self::Float, Self::Exact, Self::Secure];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Float => "float",
-            Self::Exact => "exact",
-            Self::Secure => "secure",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
     /// Whether the same seed gives the same noise.
     pub fn reproducible(self) -> bool {
         self != Self::Secure

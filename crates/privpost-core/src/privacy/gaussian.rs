@@ -14,14 +14,12 @@ pub enum GaussianCalibration {
     Tight,
 }
 
-impl GaussianCalibration {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Paper => "paper",
-            Self::Tight => "tight",
-        }
-    }
+crate::names::name_table!(GaussianCalibration {
+    Paper => "paper",
+    Tight => "tight",
+});
 
+impl GaussianCalibration {
     /// The factor f of the statement (λ, f·λΔ²/σ²): 1 as in the paper, ½ exact.
     pub fn rdp_factor(self) -> f64 {
         match self {

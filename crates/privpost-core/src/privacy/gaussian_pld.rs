@@ -111,14 +111,12 @@ pub enum Accountant {
     Zcdp,
 }
 
-impl Accountant {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pld => "pld",
-            Self::Zcdp => "zcdp",
-        }
-    }
+crate::names::name_table!(Accountant {
+    Pld => "pld",
+    Zcdp => "zcdp",
+});
 
+impl Accountant {
     /// ε of k iterations of μ each at δ.
     pub fn epsilon(self, k: u64, mu_step: f64, delta: f64) -> f64 {
         let mu = k as f64 * mu_step;

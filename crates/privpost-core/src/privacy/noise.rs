@@ -204,7 +204,7 @@ mod tests {
 
     #[test]
     fn modes_parse_and_print() {
-        for m in NoiseMode::ALL {
+        for &m in NoiseMode::ALL {
             assert_eq!(NoiseMode::parse(m.as_str()), Some(m));
         }
         assert_eq!(NoiseMode::parse("fast"), None);

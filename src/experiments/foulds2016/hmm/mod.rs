@@ -60,15 +60,13 @@ enum Mechanism {
     Ops,
 }
 
-impl Mechanism {
-    fn as_str(self) -> &'static str {
-        match self {
-            Mechanism::NonPrivate => "non_private",
-            Mechanism::Laplace => "laplace",
-            Mechanism::Ops => "ops",
-        }
-    }
+privpost_core::names::name_table!(Mechanism {
+    NonPrivate => "non_private",
+    Laplace => "laplace",
+    Ops => "ops",
+});
 
+impl Mechanism {
     /// The sweep's name for it (OPS with its M).
     fn as_mech(self, ops_m: f64) -> Mech {
         match self {
@@ -297,5 +295,19 @@ fn month_label(first: &str, i: usize) -> String {
             _ => i.to_string(),
         },
         None => (first.parse::<usize>().unwrap_or(0) + i).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mechanism;
+
+    /// The config's names of the case study's mechanisms are the name table's.
+    #[test]
+    fn config_names_are_the_name_table() {
+        for &m in Mechanism::ALL {
+            let read: Mechanism = serde_json::from_value(serde_json::json!(m.as_str())).unwrap();
+            assert_eq!(read, m);
+        }
     }
 }

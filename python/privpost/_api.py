@@ -1,0 +1,355 @@
+"""privpost's functions: each converts and checks its arguments, calls the
+typed engine (``privpost._native``, crates/privpost-python) and returns a
+typed answer (``_results``); errors are ``privpost.errors`` classes."""
+
+import math
+import numbers
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import numpy as np
+
+from . import _native
+from ._results import AccountAnswer, AuditVerdict, InferResult, Run
+from .errors import (
+    AccountantWarning,
+    ArgumentTypeError,
+    ConvergenceWarning,
+    DepartureWarning,
+    InputError,
+)
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _number(name: str, value: Any) -> Optional[float]:
+    """A real number argument (numpy's included), checked: not a bool or a string, not NaN."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ArgumentTypeError(f"{name} = {value!r}: a number (got {type(value).__name__})", name)
+    x = float(value)
+    if math.isnan(x):
+        raise InputError(f"{name} = nan: a number, not NaN", name)
+    return x
+
+
+def _integer(name: str, value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ArgumentTypeError(f"{name} = {value!r}: an integer (got {type(value).__name__})", name)
+    if int(value) < 0:
+        raise InputError(f"{name} = {value}: an integer ≥ 0", name)
+    return int(value)
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"{name} = {value!r}: True or False", name)
+    return bool(value)
+
+
+def account(
+    event: Mapping[str, Any],
+    delta: Optional[float] = None,
+    *,
+    target_epsilon: Optional[float] = None,
+    tight: bool = True,
+    pld_slack: Optional[float] = None,
+    alpha_max: Optional[int] = None,
+) -> AccountAnswer:
+    """The privacy of an event: ε at ``delta`` by each accountant.
+
+    ``event`` is a dict in the ledger's vocabulary (docs/bring-your-own.md,
+    "Your privacy events"): a bare event with ``mechanism``, ``{"schema":
+    "privpost-event/1", "event": …}``, or a ledger entry copied from a
+    manifest's ``privacy`` list (its claim is then re-verified:
+    ``answer.verification.holds``). Numbers may be numpy scalars.
+    ``target_epsilon`` asks the inverse question: the largest number of
+    repeats of the event within that ε (``answer.largest_repeat``).
+
+    >>> import privpost
+    >>> a = privpost.account({"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 2.0})
+    >>> a.question, a.best.epsilon
+    ('forward', 0.5)
+    >>> g = {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 2.0, "rdp_scale": 0.5}
+    >>> round(privpost.account(g, delta=1e-5).best.epsilon, 4)
+    1.9931
+    >>> repeated = {"mechanism": "repeat", "times": 100, "event": g}
+    >>> privpost.account(repeated, delta=1e-5, target_epsilon=10.0).largest_repeat
+    16
+
+    Raises InputError (a ValueError) naming the key at fault; an order search
+    that ends at ``alpha_max`` warns with AccountantWarning.
+    """
+    if not isinstance(event, Mapping):
+        raise ArgumentTypeError(
+            f"event: a dict (an event in the ledger's vocabulary), got {type(event).__name__}", "event"
+        )
+    answer = AccountAnswer._of(
+        _native.account(
+            dict(event),
+            delta=_number("delta", delta),
+            target_epsilon=_number("target_epsilon", target_epsilon),
+            tight=_flag("tight", tight),
+            pld_slack=_number("pld_slack", pld_slack),
+            alpha_max=_integer("alpha_max", alpha_max),
+        )
+    )
+    for message in answer.warnings:
+        warnings.warn(message, AccountantWarning, stacklevel=2)
+    return answer
+
+
+def _column(samples: Any, name: str) -> List[float]:
+    """A column of a DataFrame, dict or structured array as floats (booleans as 1/0)."""
+    try:
+        column = samples[name]
+    except (KeyError, TypeError, IndexError, ValueError):
+        raise InputError(
+            "samples: columns `label` and `score` (allowed: a DataFrame, a dict of lists or arrays, "
+            "or a CSV file's path)",
+            "samples",
+            name,
+        ) from None
+    values = np.asarray(column)
+    if values.dtype == bool:
+        values = values.astype(float)
+    if values.ndim != 1:
+        raise InputError(f"samples: column `{name}` has shape {values.shape}; allowed: one dimension", "samples", name)
+    try:
+        return [float(x) for x in values.astype(float).tolist()]
+    except (TypeError, ValueError):
+        for i, v in enumerate(values.tolist()):
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"samples: row {i}: column `{name}` = {v!r}: a number", "samples", name
+                ) from None
+        raise
+
+
+def audit_samples(
+    samples: Any,
+    *,
+    epsilon: float,
+    delta: Optional[float] = None,
+    order: Optional[float] = None,
+    log_ratio: bool = False,
+    confidence: float = 0.95,
+) -> AuditVerdict:
+    """Audits a privacy claim from a mechanism's outputs on neighbours D and D′.
+
+    ``samples``: a pandas DataFrame, a dict of lists or numpy arrays, or a CSV
+    file's path, with columns ``label`` (1 or True: drawn on D; 0 or False: on
+    D′) and ``score`` (higher suggests D; with ``log_ratio``, the exact
+    ln p(x)/p′(x)); at least 20 of each. The claim: ``epsilon``, with
+    ``delta`` for (ε, δ)-DP or ``order`` for Rényi DP (needs ``log_ratio``).
+    A FAIL is an answer (``verdict.passed`` False), not an exception.
+
+    >>> import numpy as np, privpost
+    >>> rng = np.random.default_rng(1)
+    >>> labels = np.repeat([1, 0], 2000)
+    >>> scores = rng.laplace(labels, 1.0)      # Laplace noise of scale 1 on a count: ε = 1
+    >>> privpost.audit_samples({"label": labels, "score": scores}, epsilon=1.0).verdict
+    'PASS'
+    >>> privpost.audit_samples({"label": labels, "score": scores}, epsilon=0.05).verdict
+    'FAIL'
+    """
+    level = _number("confidence", confidence)
+    eps = _number("epsilon", epsilon)
+    if eps is None or level is None:
+        raise InputError("epsilon and confidence: numbers, not None", "epsilon" if eps is None else "confidence")
+    d, a, lr = _number("delta", delta), _number("order", order), _flag("log_ratio", log_ratio)
+    if isinstance(samples, (str, os.PathLike)):
+        raw = _native.audit_samples(None, None, os.fspath(samples), eps, d, a, lr, level)
+    else:
+        labels, scores = _column(samples, "label"), _column(samples, "score")
+        raw = _native.audit_samples(labels, scores, None, eps, d, a, lr, level)
+    return AuditVerdict._of(raw)
+
+
+_WARNINGS = {"convergence": ConvergenceWarning, "departure": DepartureWarning}
+
+
+def infer(
+    release: Union[Mapping[str, Any], PathLike],
+    *,
+    out: PathLike = "results",
+    name: Optional[str] = None,
+    recorded: Optional[str] = None,
+    jobs: Optional[int] = None,
+    allow_long: bool = False,
+) -> InferResult:
+    """The posterior of a model's parameters from a private release
+    (data-augmentation MCMC, Ju et al. 2022), as ``privpost infer``.
+
+    ``release``: a dict of a release file's keys (``model``, ``prior``, ``n``,
+    ``release``, optional ``sampler``; docs/infer.md; numbers and lists may be
+    numpy), a release file's path (TOML), or a figure's folder or manifest with
+    ``recorded`` naming the release it recorded. Writes
+    ``<out>/infer/<name>/`` (draws, summary, figure, manifest), whole or not at
+    all: Ctrl-C stops the chains within a second and writes nothing. Without
+    ``name``, a file's stem, or ``release-`` and 12 hex digits of the dict's
+    SHA-256. Chains that have not settled warn with ConvergenceWarning; a
+    released value no dataset could give, with DepartureWarning.
+
+    >>> import tempfile, privpost
+    >>> release = {"model": "beta_bernoulli", "prior": {"alpha": [1.0, 1.0]}, "n": 50, "counts": "free",
+    ...            "release": {"mechanism": "laplace", "scale": 2.0, "values": [31.4]},
+    ...            "sampler": {"chains": 2, "warmup": 200, "draws": 1000, "seed": 7}}
+    >>> result = privpost.infer(release, out=tempfile.mkdtemp(), name="coin")
+    >>> result.folder.name, list(result.summary["parameter"])
+    ('coin', ['theta'])
+    >>> 0.4 < float(result.summary["mean"][0]) < 0.8
+    True
+    """
+    if isinstance(release, Mapping):
+        release = dict(release)
+    elif not isinstance(release, (str, os.PathLike)):
+        raise ArgumentTypeError(
+            f"release: a dict of a release file's keys, or a path (got {type(release).__name__})", "release"
+        )
+    if name is not None and not isinstance(name, str):
+        raise ArgumentTypeError(f"name = {name!r}: a string", "name")
+    if recorded is not None and not isinstance(recorded, str):
+        raise ArgumentTypeError(f"recorded = {recorded!r}: a string", "recorded")
+    if not isinstance(out, (str, os.PathLike)):
+        raise ArgumentTypeError(f"out = {out!r}: a path", "out")
+    if isinstance(release, (str, os.PathLike)) and name is not None:
+        raise InputError("name: only with a dict release (a file's folder is named by its stem)", "name")
+    outcome = _native.infer(
+        release if isinstance(release, dict) else os.fspath(release),
+        name=name,
+        recorded=recorded,
+        out=os.fspath(out),
+        jobs=_integer("jobs", jobs),
+        allow_long=_flag("allow_long", allow_long),
+    )
+    for w in outcome["warnings"]:
+        warnings.warn(f"privpost infer: {w['message']}", _WARNINGS[w["kind"]], stacklevel=2)
+    return InferResult(
+        run=load(outcome["folder"]),
+        warnings=tuple(w["message"] for w in outcome["warnings"]),
+        acceptance=float(outcome["acceptance"]),
+        move_rate=float(outcome["move_rate"]),
+        acceptance_bound=outcome["acceptance_bound"],
+        wall_seconds=float(outcome["wall_seconds"]),
+        cpu_seconds=float(outcome["cpu_seconds"]),
+    )
+
+
+def load(folder: PathLike) -> Run:
+    """A figure's (or ``infer``'s) folder: every CSV as a pandas DataFrame, and
+    the manifest (read and checked by the engine: a manifest of an older
+    privpost still reads; a damaged one raises InputError naming the key).
+
+    >>> import tempfile, privpost
+    >>> release = {"model": "beta_bernoulli", "prior": {"alpha": [1.0, 1.0]}, "n": 50, "counts": "free",
+    ...            "release": {"mechanism": "laplace", "scale": 2.0, "values": [31.4]},
+    ...            "sampler": {"chains": 2, "warmup": 200, "draws": 500, "seed": 7}}
+    >>> folder = privpost.infer(release, out=tempfile.mkdtemp(), name="coin").folder
+    >>> run = privpost.load(folder)
+    >>> sorted(run.tables), run.manifest["command"]
+    (['draws', 'summary'], 'infer')
+    """
+    import pandas as pd
+
+    if not isinstance(folder, (str, os.PathLike)):
+        raise ArgumentTypeError(f"folder = {folder!r}: a path", "folder")
+    # the manifest is read and checked by the engine, typed (a figure's or infer's)
+    loaded = _native.load(os.fspath(folder))
+    root = Path(folder)
+    tables = {}
+    for csv in loaded["tables"]:
+        csv = Path(csv)
+        try:
+            tables[csv.stem] = pd.read_csv(csv)
+        except Exception as e:  # a damaged file: name it
+            raise InputError(f"{csv}: cannot be read as CSV: {e}", "folder", csv.name) from None
+    manifest = loaded["manifest"]
+    return Run(tables=tables, manifest=manifest, folder=root)
+
+
+def to_inference_data(source: Union[Run, InferResult, PathLike], **run: Any) -> Any:
+    """The kept draws of one run as an ArviZ InferenceData (dims ``chain``, ``draw``).
+
+    ``source``: a folder with ``draws.csv`` (docs/outputs.md, "Posterior draws"),
+    its :func:`load`\\ ed Run, or an :func:`infer` result. When the folder holds
+    several runs, name one by its run columns:
+    ``to_inference_data(folder, method="dp_hmc", epsilon=8, repeat=0)``.
+    Needs arviz (``pip install 'privpost[arviz]'``).
+
+    >>> import tempfile, privpost
+    >>> release = {"model": "beta_bernoulli", "prior": {"alpha": [1.0, 1.0]}, "n": 50, "counts": "free",
+    ...            "release": {"mechanism": "laplace", "scale": 2.0, "values": [31.4]},
+    ...            "sampler": {"chains": 2, "warmup": 200, "draws": 500, "seed": 7}}
+    >>> idata = privpost.to_inference_data(privpost.infer(release, out=tempfile.mkdtemp()))
+    >>> dict(idata.posterior.sizes)
+    {'chain': 2, 'draw': 500}
+    """
+    try:
+        import arviz as az
+    except ImportError:
+        raise ImportError("to_inference_data needs arviz: pip install arviz (or pip install 'privpost[arviz]')") from None
+    import pandas as pd
+
+    loaded = source.run if isinstance(source, InferResult) else source if isinstance(source, Run) else load(source)
+    layout = loaded.manifest.get("draws")
+    if not layout:
+        raise InputError(
+            f"{loaded.folder}: keeps no posterior draws (its manifest has no `draws`); "
+            "allowed: an infer folder, heikkila2019/fig2, or a figure run with --set keep_draws=true",
+            "source",
+        )
+    draws = loaded.tables.get(Path(layout["file"]).stem)
+    if draws is None:
+        raise InputError(f"{loaded.folder}: {layout['file']} is missing", "source")
+    run_columns = list(layout["run_columns"])
+    parameters = list(layout["parameters"])
+    unknown = sorted(set(run) - set(run_columns))
+    if unknown:
+        allowed = ", ".join(run_columns) or "none (the folder holds one run)"
+        raise InputError(f"{loaded.folder}: run column {unknown[0]!r} unknown; allowed: {allowed}", unknown[0])
+    picked = draws
+    for column, value in run.items():
+        if isinstance(value, float) and math.isnan(value):
+            raise InputError(f"{column} = nan: a value of the column, not NaN", column)
+        col = picked[column]
+        if pd.api.types.is_numeric_dtype(col):
+            x = _number(column, value)
+            picked = picked[col.astype(float) == x]
+        else:
+            picked = picked[col.astype(str) == str(value)]
+    if picked.empty:
+        raise InputError(f"{loaded.folder}: no draws with {run!r}; the runs: {_runs(draws, run_columns)}", "run")
+    if run_columns and len(picked.groupby(run_columns).size()) > 1:
+        raise InputError(
+            f"{loaded.folder}: {len(picked.groupby(run_columns).size())} runs match; name one with "
+            f"keyword arguments ({', '.join(run_columns)}): {_runs(picked, run_columns)}",
+            "run",
+        )
+    lengths = picked.groupby("chain").size()
+    if lengths.nunique() != 1:
+        raise InputError(
+            f"{loaded.folder}: the chains have different lengths {dict(lengths)}: not one (chain, draw) array", "source"
+        )
+    picked = picked.sort_values(["chain", "draw"])
+    shape = (len(lengths), int(lengths.iloc[0]))
+    posterior = {p: picked[p].to_numpy(dtype=float).reshape(shape) for p in parameters}
+    attrs: Dict[str, str] = {"privpost_folder": str(loaded.folder)}
+    attrs.update({str(k): str(v) for k, v in run.items()})
+    try:
+        return az.from_dict(posterior=posterior, attrs=attrs)
+    except TypeError:  # ArviZ 1.x: from_dict({"posterior": …})
+        return az.from_dict({"posterior": posterior}, attrs=attrs)
+
+
+def _runs(table: Any, run_columns: List[str], most: int = 8) -> str:
+    keys = table[run_columns].drop_duplicates().head(most + 1).to_dict("records")
+    text = "; ".join(", ".join(f"{k}={v}" for k, v in r.items()) for r in keys[:most])
+    return text + ("; …" if len(keys) > most else "")

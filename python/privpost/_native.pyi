@@ -1,0 +1,32 @@
+# Stubs of the extension module (crates/privpost-python/src/lib.rs).
+from typing import Any, Dict, List, Optional
+
+def main(argv: List[str], code_file: str, command: List[str]) -> int: ...
+def account(
+    event: Dict[str, Any],
+    delta: Optional[float] = None,
+    target_epsilon: Optional[float] = None,
+    tight: bool = True,
+    pld_slack: Optional[float] = None,
+    alpha_max: Optional[int] = None,
+) -> Dict[str, Any]: ...
+def audit_samples(
+    labels: Optional[List[float]],
+    scores: Optional[List[float]],
+    path: Optional[str],
+    epsilon: float,
+    delta: Optional[float] = None,
+    order: Optional[float] = None,
+    log_ratio: bool = False,
+    confidence: float = 0.95,
+) -> Dict[str, Any]: ...
+def infer(
+    release: Any,
+    name: Optional[str] = None,
+    recorded: Optional[str] = None,
+    out: str = "results",
+    jobs: Optional[int] = None,
+    allow_long: bool = False,
+) -> Dict[str, Any]: ...
+def load(folder: str) -> Dict[str, Any]: ...
+def version() -> str: ...

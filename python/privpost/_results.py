@@ -1,0 +1,254 @@
+"""The typed answers of privpost's functions: frozen dataclasses with a
+readable ``repr`` and ``to_dict()`` (the object ``privpost … --json`` prints)."""
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+
+def _float(x: Any) -> float:
+    """A number of an answer: JSON's "inf" / "-inf" strings as infinities."""
+    if isinstance(x, str):
+        return math.inf if x == "inf" else -math.inf if x == "-inf" else float(x)
+    return float(x)
+
+
+def _opt(x: Any) -> Optional[float]:
+    return None if x is None else _float(x)
+
+
+@dataclass(frozen=True)
+class Accounted:
+    """One accountant's answer: ε at δ (``order``: the Rényi order of an RDP
+    bound; ``slack``: how far a PLD answer may exceed the exact ε;
+    ``iterations``: the repeats it is for)."""
+
+    accountant: str
+    epsilon: float
+    delta: float
+    order: Optional[float] = None
+    slack: float = 0.0
+    iterations: Optional[int] = None
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "Accounted":
+        return cls(
+            accountant=d["accountant"],
+            epsilon=_float(d["epsilon"]),
+            delta=_float(d["delta"]),
+            order=_opt(d.get("order")),
+            slack=_float(d.get("slack") or 0.0),
+            iterations=d.get("iterations"),
+        )
+
+
+@dataclass(frozen=True)
+class Verification:
+    """A ledger entry's claim beside the ε recomputed from its event."""
+
+    series: str
+    claim: Dict[str, Any]
+    #: None where the claim has no single ε (an RDP curve, no privacy: JSON's null)
+    claim_epsilon: Optional[float]
+    claim_delta: Optional[float]
+    recomputed_epsilon: Optional[float]
+    holds: bool
+
+
+@dataclass(frozen=True)
+class AccountAnswer:
+    """What :func:`privpost.account` answers.
+
+    ``question`` is ``"forward"`` (ε of the event by each accountant),
+    ``"inverse"`` (the largest number of repeats within ``target_epsilon``;
+    ``answers`` holds the forward check at it) or ``"verify"`` (a ledger entry's
+    claim re-checked: ``verification``).
+    """
+
+    question: str
+    answers: Tuple[Accounted, ...]
+    warnings: Tuple[str, ...] = ()
+    mechanism: Optional[str] = None
+    target_epsilon: Optional[float] = None
+    verification: Optional[Verification] = None
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def best(self) -> Optional[Accounted]:
+        """The answer with the smallest ε (every answer is a valid bound), or None."""
+        return min(self.answers, key=lambda a: a.epsilon, default=None)
+
+    @property
+    def largest_repeat(self) -> Optional[int]:
+        """For an inverse question: the largest number of repeats within the target (None: not even one)."""
+        return self.answers[0].iterations if self.answers else None
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The answer as ``privpost account --event FILE --json`` prints it."""
+        return dict(_copy(self._raw))
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "AccountAnswer":
+        verification = None
+        if d["question"] == "verify":
+            verification = Verification(
+                series=d["series"],
+                claim=d["claim"],
+                claim_epsilon=_opt(d.get("claim_epsilon")),
+                claim_delta=_opt(d.get("claim_delta")),
+                recomputed_epsilon=_opt(d.get("recomputed_epsilon")),
+                holds=bool(d["holds"]),
+            )
+        return cls(
+            question=d["question"],
+            answers=tuple(Accounted._of(a) for a in d.get("answers", [])),
+            warnings=tuple(d.get("warnings", [])),
+            mechanism=d.get("mechanism"),
+            target_epsilon=_opt(d.get("target_epsilon")),
+            verification=verification,
+            _raw=d,
+        )
+
+
+@dataclass(frozen=True)
+class AuditVerdict:
+    """What :func:`privpost.audit_samples` found. ``verdict`` is ``"PASS"`` or
+    ``"FAIL"`` (the audited lower bound exceeds the claim); a FAIL is an
+    answer, not an exception."""
+
+    verdict: str
+    audited_epsilon: float
+    estimate_epsilon: float
+    claim: Dict[str, Any]
+    method: str
+    direction: str
+    draws_d: int
+    draws_d_prime: int
+    confidence: float
+    audited_epsilon_exact_comparison: float
+    verdict_exact_comparison: str
+    score_tolerance: float
+    file: str
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "PASS"
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The verdict as ``privpost audit --samples FILE --json`` prints it."""
+        return dict(_copy(self._raw))
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "AuditVerdict":
+        return cls(
+            verdict=d["verdict"],
+            audited_epsilon=_float(d["audited_epsilon"]),
+            estimate_epsilon=_float(d["estimate_epsilon"]),
+            claim=d["claim"],
+            method=d["method"],
+            direction=d["direction"],
+            draws_d=int(d["draws_d"]),
+            draws_d_prime=int(d["draws_d_prime"]),
+            confidence=_float(d["confidence"]),
+            audited_epsilon_exact_comparison=_float(d["audited_epsilon_exact_comparison"]),
+            verdict_exact_comparison=d["verdict_exact_comparison"],
+            score_tolerance=_float(d["score_tolerance"]),
+            file=d["file"],
+            _raw=d,
+        )
+
+
+@dataclass(frozen=True)
+class Run:
+    """A result folder privpost wrote: its CSV tables by name (pandas
+    DataFrames: ``data``, ``summary``, ``draws``, …) and its manifest (the
+    privacy ledger is ``manifest["privacy"]``, also ``.ledger``)."""
+
+    tables: Dict[str, Any] = field(repr=False)
+    manifest: Dict[str, Any] = field(repr=False)
+    folder: Path
+
+    @property
+    def ledger(self) -> List[Dict[str, Any]]:
+        """The manifest's privacy ledger: one entry per series or grid point."""
+        ledger = self.manifest.get("privacy", [])
+        return list(ledger) if isinstance(ledger, list) else []
+
+    @property
+    def summary(self) -> Any:
+        return self.tables["summary"]
+
+    @property
+    def data(self) -> Any:
+        return self.tables["data"]
+
+    def __repr__(self) -> str:
+        return f"Run(folder={str(self.folder)!r}, tables={sorted(self.tables)}, ledger={len(self.ledger)} entries)"
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The folder, the manifest and each table as a dict of columns."""
+        return {
+            "folder": str(self.folder),
+            "manifest": _copy(self.manifest),
+            "tables": {k: v.to_dict("list") for k, v in self.tables.items()},
+        }
+
+
+@dataclass(frozen=True)
+class InferResult:
+    """What :func:`privpost.infer` wrote (``run``: the folder loaded) and found:
+    the warnings, the record acceptance (and its e^-ε lower bound, for pure-DP
+    noise), the rate at which proposals that change the statistic were
+    accepted, and the time taken."""
+
+    run: Run
+    warnings: Tuple[str, ...]
+    acceptance: float
+    move_rate: float
+    acceptance_bound: Optional[float]
+    wall_seconds: float
+    cpu_seconds: float
+
+    @property
+    def folder(self) -> Path:
+        return self.run.folder
+
+    @property
+    def summary(self) -> Any:
+        """summary.csv: mean, sd, quantiles, R-hat and ESS of each parameter."""
+        return self.run.summary
+
+    @property
+    def tables(self) -> Dict[str, Any]:
+        return self.run.tables
+
+    @property
+    def manifest(self) -> Dict[str, Any]:
+        return self.run.manifest
+
+    def __repr__(self) -> str:
+        return (
+            f"InferResult(folder={str(self.folder)!r}, acceptance={self.acceptance:.4f}, "
+            f"warnings={len(self.warnings)})"
+        )
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "folder": str(self.folder),
+            "warnings": list(self.warnings),
+            "acceptance": self.acceptance,
+            "move_rate": self.move_rate,
+            "acceptance_bound": self.acceptance_bound,
+            "wall_seconds": self.wall_seconds,
+            "cpu_seconds": self.cpu_seconds,
+        }
+
+
+def _copy(d: Any) -> Any:
+    if isinstance(d, dict):
+        return {k: _copy(v) for k, v in d.items()}
+    if isinstance(d, list):
+        return [_copy(v) for v in d]
+    return d

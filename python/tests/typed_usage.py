@@ -1,0 +1,36 @@
+"""A caller typed against privpost's annotations and stubs: mypy (strict, in
+test_privpost.py) checks it, and it runs as a script."""
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import privpost
+from privpost.errors import InputError
+
+
+def smallest_epsilon(event: Dict[str, Any], delta: float) -> float:
+    answer: privpost.AccountAnswer = privpost.account(event, delta=delta)
+    best: Optional[privpost.Accounted] = answer.best
+    assert best is not None
+    return best.epsilon
+
+
+def verdicts(labels: List[int], scores: List[float]) -> str:
+    verdict: privpost.AuditVerdict = privpost.audit_samples({"label": labels, "score": scores}, epsilon=1.0)
+    return verdict.verdict
+
+
+def folder_of(result: privpost.InferResult) -> Path:
+    return result.folder
+
+
+def refused() -> Optional[str]:
+    try:
+        privpost.account({"mechanism": "laplace", "scale": 1.0})
+    except InputError as e:
+        return e.key
+    return None
+
+
+if __name__ == "__main__":
+    print(smallest_epsilon({"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 2.0}, 1e-5), refused())

@@ -1,0 +1,28 @@
+//! The typed front door: what the CLI verbs and the Python module both call.
+//! No clap, no printing, no exit codes: each function takes typed values,
+//! returns a typed answer or an [`ApiError`] naming the argument and key at
+//! fault, and writes only what it is asked to write. A CLI verb is: parse the
+//! flags, call `api`, format the answer; `crates/privpost-python` is: convert
+//! the Python values, call `api`, map the error to one exception class.
+//!
+//! - [`account()`] — the privacy of an event, or a ledger entry re-verified;
+//! - [`audit_samples()`] — a claim audited from a mechanism's outputs;
+//! - [`infer()`] — the posterior from a private release, written to a folder;
+//! - [`load()`] — a folder privpost wrote, its manifest read typed.
+
+pub mod account;
+pub mod audit;
+pub mod error;
+pub mod infer;
+pub mod load;
+
+pub use account::{
+    account, read_event, AccountAnswer, AccountOptions, Accounted, EventInput, Verification,
+};
+pub use audit::{audit_samples, score_claim, Samples, Verdict};
+pub use error::{ApiError, ErrorKind};
+pub use infer::{
+    infer, prepare, InferManifest, InferOptions, InferOutcome, Prepared, ReleaseSource, Warning,
+    WarningKind,
+};
+pub use load::{load, FolderManifest, Loaded};
