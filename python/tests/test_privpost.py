@@ -94,7 +94,7 @@ def test_each_error_class_names_the_argument_and_key(tmp_path):
         (lambda: privpost.account(EVENTS[0], delta=2.0), errors.InputError, "delta", None),
         (lambda: privpost.account(EVENTS[0], delta="1e-5"), errors.ArgumentTypeError, "delta", None),
         (lambda: privpost.account("gaussian"), errors.ArgumentTypeError, "event", None),
-        (lambda: privpost.account(dict(EVENTS[1], scale=float("nan"))), errors.InputError, "event", "event.scale"),
+        (lambda: privpost.account(dict(EVENTS[1], scale=float("nan"))), errors.InputError, "event", "scale"),
         (lambda: privpost.infer(tmp_path / "nope.toml", out=tmp_path), errors.PathNotFoundError, "release", None),
         (lambda: privpost.audit_samples(tmp_path / "nope.csv", epsilon=1), errors.PathNotFoundError, "samples", None),
         (lambda: privpost.load(tmp_path / "nope"), errors.PathNotFoundError, "folder", None),

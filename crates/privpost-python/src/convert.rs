@@ -14,13 +14,10 @@ use privpost::api::ApiError;
 /// The deepest nesting an input may have (serde_json's own recursion limit).
 const MAX_DEPTH: usize = 128;
 
-/// `obj` as a JSON value; `argument` names it (and `at` the key inside it) in errors.
-pub fn to_value(
-    obj: &Bound<'_, PyAny>,
-    argument: &'static str,
-    at: &str,
-) -> Result<Value, ApiError> {
-    value(obj, argument, at, 0)
+/// `obj` as a JSON value; errors name the `argument` and the key inside it
+/// (`release.values[0]` in messages, `values[0]` as the error's key).
+pub fn to_value(obj: &Bound<'_, PyAny>, argument: &'static str) -> Result<Value, ApiError> {
+    value(obj, argument, "", 0)
 }
 
 fn value(
@@ -29,7 +26,19 @@ fn value(
     at: &str,
     depth: usize,
 ) -> Result<Value, ApiError> {
-    let bad = |m: String| ApiError::input(argument, format!("{at}: {m}")).with_key(at.to_string());
+    let bad = |m: String| {
+        let shown = if at.is_empty() {
+            argument.to_string()
+        } else {
+            format!("{argument}.{at}")
+        };
+        let e = ApiError::input(argument, format!("{shown}: {m}"));
+        if at.is_empty() {
+            e
+        } else {
+            e.with_key(at)
+        }
+    };
     if depth > MAX_DEPTH {
         return Err(bad(format!(
             "nested more than {MAX_DEPTH} levels deep (allowed: at most {MAX_DEPTH})"

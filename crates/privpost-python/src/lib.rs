@@ -114,7 +114,7 @@ fn account<'py>(
     pld_slack: Option<f64>,
     alpha_max: Option<u32>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let input = to_value(event, "event", "event")
+    let input = to_value(event, "event")
         .and_then(|v| api::read_event(&v, "event"))
         .map_err(|e| error::to_py(py, e))?;
     let options = AccountOptions {
@@ -198,7 +198,7 @@ fn infer<'py>(
             ReleaseSource::File(path)
         }
     } else if release.is_instance_of::<PyDict>() {
-        let value = to_value(release, "release", "release").map_err(fail)?;
+        let value = to_value(release, "release").map_err(fail)?;
         let name = name.unwrap_or_else(|| content_name(&value));
         ReleaseSource::Value { value, name }
     } else {
