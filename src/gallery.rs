@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::experiments::{self, Notes, Spec};
+use crate::privacy::event::Guarantee;
+use crate::results::manifest::{FolderManifest, InferManifest, Manifest};
 
 mod html;
 use html::render;
@@ -50,14 +52,7 @@ impl Folder {
     /// The folder's registry row: a built-in figure, or an external one from its manifest.
     fn spec(&self) -> Option<&'static Spec> {
         match &self.kind {
-            // the page still reads the manifest as a JSON value (not yet typed);
-            // the registry row of an external figure needs its type
-            Kind::Figure(Ok(m)) => experiments::find_for(
-                &self.id,
-                serde_json::from_value::<crate::results::manifest::Manifest>(m.clone())
-                    .ok()
-                    .as_ref(),
-            ),
+            Kind::Figure(Ok(m)) => experiments::find_for(&self.id, Some(m)),
             _ => experiments::find(&self.id),
         }
     }
@@ -66,32 +61,22 @@ impl Folder {
 #[derive(Debug)]
 enum Kind {
     /// A figure folder with its manifest (or the reason it could not be read).
-    Figure(Result<Value, GalleryError>),
+    Figure(Result<Box<Manifest>, GalleryError>),
     /// A `privpost combine` folder.
     Combined,
+    /// A posterior `privpost infer` wrote (`<out>/infer/<name>/`).
+    Posterior(Box<InferManifest>),
 }
-
-/// Largest manifest read (the biggest privpost writes is well below 1 MB).
-const MAX_MANIFEST_BYTES: u64 = 64 << 20;
 
 /// A gallery page or a figure folder's manifest that cannot be read or written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{0}")]
 pub struct GalleryError(pub String);
 
-fn read_manifest(dir: &Path) -> Result<Value, GalleryError> {
-    let path = dir.join("manifest.json");
-    let len = std::fs::metadata(&path)
-        .map_err(|e| GalleryError(format!("manifest.json: {e}")))?
-        .len();
-    if len > MAX_MANIFEST_BYTES {
-        return Err(GalleryError(format!(
-            "manifest.json: {len} bytes (allowed: at most {MAX_MANIFEST_BYTES})"
-        )));
-    }
-    let text = crate::input::read_found_text(&path)
-        .map_err(|e| GalleryError(format!("manifest.json: {e}")))?;
-    serde_json::from_str(&text).map_err(|e| GalleryError(format!("manifest.json: {e}")))
+/// A figure folder's manifest, typed ([`Manifest::read`]); the reason names
+/// the file by its name alone, as the page shows no absolute path.
+fn read_manifest(dir: &Path) -> Result<Manifest, GalleryError> {
+    Manifest::read(dir).map_err(|e| GalleryError(format!("manifest.json: {}", e.what)))
 }
 
 fn sorted_dirs(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
@@ -115,12 +100,23 @@ fn scan(root: &Path) -> std::io::Result<Vec<Folder>> {
         for (name, dir) in sorted_dirs(&paper_dir)? {
             let rel = format!("{paper}/{name}");
             if dir.join("manifest.json").is_file() {
-                let manifest = read_manifest(&dir);
+                let manifest = match FolderManifest::read(&dir) {
+                    Ok(FolderManifest::Infer(m)) => {
+                        found.push(Folder {
+                            id: rel.clone(),
+                            rel,
+                            dir,
+                            kind: Kind::Posterior(m),
+                        });
+                        continue;
+                    }
+                    Ok(FolderManifest::Figure(m)) => Ok(m),
+                    Err(e) => Err(GalleryError(format!("manifest.json: {}", e.what))),
+                };
                 let id = manifest
                     .as_ref()
-                    .ok()
-                    .and_then(|m| m.get("figure")?.as_str().map(str::to_string))
-                    .unwrap_or_else(|| {
+                    .map(|m| m.figure.clone())
+                    .unwrap_or_else(|_| {
                         format!("{paper}/{}", name.split('@').next().unwrap_or(&name))
                     });
                 found.push(Folder {
@@ -156,9 +152,10 @@ fn scan(root: &Path) -> std::io::Result<Vec<Folder>> {
         {
             0
         }
-        Kind::Figure(Ok(m)) if m.get("compare_for").is_some_and(Value::is_string) => 2,
+        Kind::Figure(Ok(m)) if m.compare_for.is_some() => 2,
         Kind::Figure(_) => 1,
         Kind::Combined => 3,
+        Kind::Posterior(_) => 0,
     };
     found.sort_by(|a, b| {
         (rank(&a.id), &a.id, sub(a))
@@ -295,14 +292,6 @@ fn anchor(rel: &str) -> String {
         .collect()
 }
 
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.parse().ok(),
-        _ => None,
-    }
-}
-
 /// Shortest readable rendering of a privacy number.
 fn num(x: f64) -> String {
     if x.is_infinite() {
@@ -326,10 +315,8 @@ fn range(v: &[f64]) -> String {
 }
 
 /// One line per kind of claim in a manifest's ledger, plus its distinct conditions.
-pub fn ledger_summary(manifest: &Value) -> Vec<String> {
-    let Some(entries) = manifest.get("privacy").and_then(Value::as_array) else {
-        return vec!["no privacy ledger in this manifest".into()];
-    };
+pub fn ledger_summary(manifest: &Manifest) -> Vec<String> {
+    let entries = &manifest.privacy;
     if entries.is_empty() {
         return vec!["no privacy ledger entries".into()];
     }
@@ -337,28 +324,20 @@ pub fn ledger_summary(manifest: &Value) -> Vec<String> {
         (vec![], vec![], vec![], vec![], 0usize, 0usize);
     let mut conditions: Vec<(String, usize)> = Vec::new();
     for e in entries {
-        let g = e.get("guarantee").unwrap_or(&Value::Null);
-        let field = |k: &str| g.get(k).and_then(number);
-        match g.get("kind").and_then(Value::as_str) {
-            Some("pure_dp") => pure.extend(field("epsilon")),
-            Some("approx_dp") => {
-                approx_e.extend(field("epsilon"));
-                approx_d.extend(field("delta"));
+        match &e.guarantee {
+            Guarantee::PureDp { epsilon } => pure.push(*epsilon),
+            Guarantee::ApproxDp { epsilon, delta, .. } => {
+                approx_e.push(*epsilon);
+                approx_d.push(*delta);
             }
-            Some("rdp") => rdp.extend(field("order").zip(field("epsilon"))),
-            Some("rdp_curve") => curves += 1,
-            _ => none += 1,
+            Guarantee::Rdp { order, epsilon } => rdp.push((*order, *epsilon)),
+            Guarantee::RdpCurve { .. } => curves += 1,
+            Guarantee::None => none += 1,
         }
-        for c in e
-            .get("conditions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
+        for c in &e.conditions {
             match conditions.iter_mut().find(|(t, _)| t == c) {
                 Some((_, n)) => *n += 1,
-                None => conditions.push((c.to_string(), 1)),
+                None => conditions.push((c.clone(), 1)),
             }
         }
     }
@@ -421,37 +400,27 @@ fn files_of(dir: &Path) -> Vec<String> {
 /// (own config, profile, changed values, comparison run); a manifest
 /// written before that field existed is read by [`off_paper`]. Empty for a
 /// paper-scale run.
-fn departures_of(m: &Value) -> Vec<String> {
-    match m.get("departures").and_then(Value::as_array) {
-        Some(d) => d
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
+fn departures_of(m: &Manifest) -> Vec<String> {
+    match &m.departures {
+        Some(d) => d.clone(),
         None => off_paper(m),
     }
 }
 
 /// How a run's manifest departs from the paper's setting (its profile, a
 /// sweep point or a `--set`); empty for a paper-scale run.
-fn off_paper(m: &Value) -> Vec<String> {
-    let profile = m.get("profile").and_then(Value::as_str);
-    let overrides: Vec<&str> = m
-        .get("overrides")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let point = m.get("sweep_point").and_then(Value::as_str);
+fn off_paper(m: &Manifest) -> Vec<String> {
     let mut parts = Vec::new();
-    if let Some(p) = profile {
+    if let Some(p) = &m.profile {
         parts.push(format!("{p} profile (reduced, not the paper's scale)"));
     }
-    if let Some(p) = point {
+    if let Some(p) = &m.sweep_point {
         parts.push(format!("off-paper setting: sweep point {p}"));
-    } else if !overrides.is_empty() {
-        parts.push(format!("off-paper setting: --set {}", overrides.join(" ")));
+    } else if !m.overrides.is_empty() {
+        parts.push(format!(
+            "off-paper setting: --set {}",
+            m.overrides.join(" ")
+        ));
     }
     parts
 }
@@ -480,9 +449,11 @@ fn stale_points(dir: &Path) -> Result<Vec<String>, GalleryError> {
     {
         let folder = p.get("folder").and_then(Value::as_str).unwrap_or("");
         // the whole manifest: a re-run writes new timings even within a second
-        let then = p.get("manifest");
+        let then = p
+            .get("manifest")
+            .and_then(|m| serde_json::from_value::<Manifest>(m.clone()).ok());
         let now = read_manifest(&locate(folder)).ok();
-        if then.is_none() || then != now.as_ref() {
+        if then.is_none() || then != now {
             stale.push(
                 Path::new(folder)
                     .file_name()
@@ -495,33 +466,27 @@ fn stale_points(dir: &Path) -> Result<Vec<String>, GalleryError> {
 
 /// The run's noise mode and how its ledger entries drew their noise, e.g.
 /// "exact (seeded, reproducible); entries: 2 exact, 4 float-only, 1 none".
-fn noise_summary(m: &Value) -> String {
-    let mode = m
-        .pointer("/noise/mode")
-        .and_then(Value::as_str)
-        .unwrap_or("float");
+fn noise_summary(m: &Manifest) -> String {
+    use crate::privacy::event::NoiseMode;
+    let mode = m.noise.mode;
     let how = match mode {
-        "float" => "the papers' floating-point noise",
-        "exact" => "CKS20 exact noise, seeded: reproducible, not secret",
-        "secure" => "CKS20 exact noise from the system's random source: not reproducible",
-        _ => "unknown mode",
+        NoiseMode::Float => "the papers' floating-point noise",
+        NoiseMode::Exact => "CKS20 exact noise, seeded: reproducible, not secret",
+        NoiseMode::Secure => "CKS20 exact noise from the system's random source: not reproducible",
     };
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for e in m
-        .get("privacy")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let label = e
-            .get("noise")
-            .and_then(Value::as_str)
-            .unwrap_or("unlabelled");
-        match counts.iter_mut().find(|(l, _)| l == label) {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for e in &m.privacy {
+        let label = if e.noise.is_empty() {
+            "unlabelled"
+        } else {
+            e.noise.as_str()
+        };
+        match counts.iter_mut().find(|(l, _)| *l == label) {
             Some(c) => c.1 += 1,
-            None => counts.push((label.to_string(), 1)),
+            None => counts.push((label, 1)),
         }
     }
+    let mode = mode.as_str();
     let entries: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
     if entries.is_empty() {
         format!("{mode} ({how})")
@@ -531,7 +496,7 @@ fn noise_summary(m: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     /// Sweep points in numeric order, text as text, equal numbers written
     /// differently kept apart.
     #[test]
@@ -578,14 +543,42 @@ mod tests {
         assert_eq!(prose("see `x<y` now"), "see <code>x&lt;y</code> now");
     }
 
+    /// The manifest of tests/reference/manifests/ (written by e1b8e2a), as
+    /// JSON edited by `edit`, typed: what a folder's `manifest.json` holds.
+    pub(crate) fn reference_manifest(edit: impl FnOnce(&mut Value)) -> Value {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/reference/manifests/e1b8e2a-foulds2016-fig2.json");
+        let mut m: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        edit(&mut m);
+        m
+    }
+
+    fn typed(m: Value) -> Manifest {
+        serde_json::from_value(m).unwrap()
+    }
+
     #[test]
     fn ledger_summary_counts_claims() {
-        let m: Value = serde_json::json!({"privacy": [
-            {"guarantee": {"kind": "pure_dp", "epsilon": 0.1}, "conditions": ["at convergence"]},
-            {"guarantee": {"kind": "pure_dp", "epsilon": 10.0}, "conditions": ["at convergence"]},
-            {"guarantee": {"kind": "approx_dp", "epsilon": "inf", "delta": 1e-5}},
-            {"guarantee": {"kind": "none"}},
-        ]});
+        let m = typed(reference_manifest(|m| {
+            let entry = |guarantee: Value, conditions: Value| {
+                serde_json::json!({"series": "s", "event": {"mechanism": "non_private"},
+                    "guarantee": guarantee, "conditions": conditions})
+            };
+            let at = serde_json::json!(["at convergence"]);
+            m["privacy"] = serde_json::json!([
+                entry(
+                    serde_json::json!({"kind": "pure_dp", "epsilon": 0.1}),
+                    at.clone()
+                ),
+                entry(serde_json::json!({"kind": "pure_dp", "epsilon": 10.0}), at),
+                entry(
+                    serde_json::json!({"kind": "approx_dp", "epsilon": "inf", "delta": 1e-5,
+                        "conversion": "theorem", "order": null}),
+                    serde_json::json!([])
+                ),
+                entry(serde_json::json!({"kind": "none"}), serde_json::json!([])),
+            ]);
+        }));
         let s = ledger_summary(&m);
         assert_eq!(s[0], "4 entries");
         assert_eq!(s[1], "2 × ε-DP, ε = 0.1 – 10");
@@ -596,13 +589,51 @@ mod tests {
 
     #[test]
     fn noise_summary_names_the_mode_and_the_entries() {
-        let m: Value = serde_json::json!({"noise": {"mode": "exact"}, "privacy": [
-            {"noise": "exact"}, {"noise": "float-only"}, {"noise": "exact"},
-        ]});
+        let m = typed(reference_manifest(|m| {
+            m["noise"]["mode"] = "exact".into();
+            let first = m["privacy"][0].clone();
+            let labelled = |label: &str| {
+                let mut e = first.clone();
+                e["noise"] = label.into();
+                e
+            };
+            m["privacy"] =
+                serde_json::json!([labelled("exact"), labelled("float-only"), labelled("exact")]);
+        }));
         assert_eq!(
             noise_summary(&m),
             "exact (CKS20 exact noise, seeded: reproducible, not secret); ledger entries: 2 exact, 1 float-only"
         );
-        assert!(noise_summary(&serde_json::json!({})).starts_with("float ("));
+        let plain = typed(reference_manifest(|m| {
+            m.as_object_mut().unwrap().remove("noise");
+            m["privacy"] = serde_json::json!([]);
+        }));
+        assert!(noise_summary(&plain).starts_with("float ("));
+    }
+
+    /// A manifest written before privpost recorded its departures is read
+    /// from its profile, sweep point and overrides.
+    #[test]
+    fn departures_of_older_manifests_come_from_profile_and_overrides() {
+        let m = typed(reference_manifest(|_| {}));
+        assert_eq!(departures_of(&m)[1], "epsilon = 1 (config: 0.1)");
+        let old = typed(reference_manifest(|m| {
+            m.as_object_mut().unwrap().remove("departures");
+        }));
+        let set = typed(reference_manifest(|m| {
+            m.as_object_mut().unwrap().remove("departures");
+            m["sweep_point"] = Value::Null;
+        }));
+        assert_eq!(
+            departures_of(&set)[1],
+            "off-paper setting: --set epsilon=0.1,1,10"
+        );
+        assert_eq!(
+            departures_of(&old),
+            [
+                "smoke profile (reduced, not the paper's scale)",
+                "off-paper setting: sweep point epsilon=1"
+            ]
+        );
     }
 }

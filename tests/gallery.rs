@@ -249,11 +249,50 @@ fn the_gallery_verb_refuses_bad_folders_and_survives_bad_manifests() {
     assert!(o.status.success(), "{}", stderr(&o));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(
-        html.contains("manifest.json: key must be a string"),
+        html.contains("manifest.json: not valid JSON: key must be a string"),
+        "{html}"
+    );
+    // a manifest that is JSON but not a figure's (a field missing): named too
+    std::fs::write(
+        out.join("bun2018/fig2@smoke/manifest.json"),
+        r#"{"figure": "bun2018/fig2"}"#,
+    )
+    .unwrap();
+    let o = privpost(&["gallery", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("manifest.json: not a figure manifest this privpost reads: missing field"),
         "{html}"
     );
     assert!(html.contains("Not in this folder (not run here)"));
     assert!(html.contains("foulds2016/fig2"));
+
+    // an infer posterior in the same root is shown as one, with its provenance
+    let release = tmp.path().join("coin.toml");
+    std::fs::write(
+        &release,
+        "model = \"beta_bernoulli\"\nprior = { alpha = [1.0, 1.0] }\nn = 10\n[release]\nmechanism = \"laplace\"\nscale = 2.0\nvalues = [6.0, 4.0]\n[sampler]\nwarmup = 50\ndraws = 100\n",
+    )
+    .unwrap();
+    let o = privpost(&[
+        "infer",
+        release.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = privpost(&["gallery", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("<h2>infer/coin</h2>") && html.contains("privpost infer posterior"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<tr><th>kernel</th><td>record_wise</td></tr>"),
+        "{html}"
+    );
 }
 
 /// The browser check reports its own failures as a JSON object (exit 2), so a

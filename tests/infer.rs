@@ -257,12 +257,20 @@ fn a_release_recorded_in_a_manifest_is_inferred() {
         ],
     );
     common::refused(&o, "epsilon=1/repeat=0, epsilon=3/repeat=0");
-    let other = tmp.path().join("other.json");
-    std::fs::write(&other, r#"{"figure": "foulds2016/fig1", "details": {}}"#).unwrap();
+    // a figure's manifest (written by e1b8e2a) that records no release
+    let other = repo().join("tests/reference/manifests/e1b8e2a-foulds2016-fig2.json");
     let o = infer(tmp.path(), &[other.to_str().unwrap()]);
     common::refused(
         &o,
-        "details.releases: missing — foulds2016/fig1 records no release",
+        "details.releases: missing — foulds2016/fig2 records no release",
+    );
+    // a JSON file that is not a figure's manifest
+    let partial = tmp.path().join("partial.json");
+    std::fs::write(&partial, r#"{"figure": "foulds2016/fig1", "details": {}}"#).unwrap();
+    let o = infer(tmp.path(), &[partial.to_str().unwrap()]);
+    common::refused(
+        &o,
+        "partial.json: not a figure manifest this privpost reads: missing field",
     );
     let toml = repo().join("docs/examples/release.toml");
     let o = infer(tmp.path(), &[toml.to_str().unwrap(), "--release", "x"]);

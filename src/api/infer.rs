@@ -18,6 +18,7 @@ use crate::damcmc::{self, Draws, ParameterSummary};
 use crate::error::CommandError;
 use crate::plot::trace::TraceFigure;
 use crate::results::draws::KeptDraws;
+use crate::results::manifest::{FolderManifest, InferManifest, InferPrivacy, Manifest};
 use crate::results::table::Table;
 
 /// Where a release comes from.
@@ -66,47 +67,6 @@ pub struct Prepared {
     pub shown: String,
     /// The release's own warnings (values outside every possible statistic).
     pub warnings: Vec<Warning>,
-}
-
-/// What `manifest.json` of an infer folder holds (docs/infer.md): written by
-/// [`infer`], read back typed by [`super::load()`] and by the check that a folder
-/// is not another input's. Written with its keys sorted, as it always was.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct InferManifest {
-    /// Always `infer`: what tells this manifest from a figure's.
-    pub command: String,
-    pub privpost_version: String,
-    /// What the posterior was computed from (absent in the first infer folders).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input: Option<String>,
-    /// What the user should know of the run (absent in the first infer folders).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warnings: Option<Vec<String>>,
-    /// The release file's keys, as checked.
-    pub release_file: Value,
-    pub method: String,
-    pub kernel: String,
-    pub chains: usize,
-    pub warmup: usize,
-    pub seed: u64,
-    pub record_acceptance: f64,
-    pub record_acceptance_bound: Option<f64>,
-    pub changing_proposals_accepted: f64,
-    pub l1_sensitivity: f64,
-    pub wall_seconds: f64,
-    pub cpu_seconds: f64,
-    /// The layout of draws.csv.
-    pub draws: crate::results::draws::Layout,
-    /// The columns of summary.csv.
-    pub columns: std::collections::BTreeMap<String, Vec<String>>,
-    pub privacy: InferPrivacy,
-}
-
-/// An infer folder's privacy: none added (post-processing of the release).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct InferPrivacy {
-    pub added_cost: String,
-    pub why: String,
 }
 
 /// Where and how [`infer`] runs.
@@ -348,19 +308,20 @@ fn check_target(target: &Path, input: &str, spec: &InferSpec) -> Result<(), Comm
     if std::fs::symlink_metadata(target).is_err() {
         return Ok(());
     }
-    let manifest = target.join("manifest.json");
     let refuse = |what: String| {
         CommandError::input(format!(
             "{}: {what}; {input} would replace it (allowed: another --out, another name for the input, or remove that folder first)",
             target.display()
         ))
     };
-    let held: InferManifest =
-        crate::input::read_regular_text(&manifest, crate::input::MAX_JSON_BYTES)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .filter(|m: &InferManifest| m.command == "infer")
-            .ok_or_else(|| refuse("holds something `privpost infer` did not write".into()))?;
+    let held = match FolderManifest::read(target) {
+        Ok(FolderManifest::Infer(m)) => m,
+        _ => {
+            return Err(refuse(
+                "holds something `privpost infer` did not write".into(),
+            ))
+        }
+    };
     let same = match &held.input {
         Some(theirs) => theirs == input,
         None => serde_json::to_value(spec).ok().as_ref() == Some(&held.release_file),
@@ -368,7 +329,10 @@ fn check_target(target: &Path, input: &str, spec: &InferSpec) -> Result<(), Comm
     if same {
         return Ok(());
     }
-    let theirs = held.input.unwrap_or_else(|| "another release".to_string());
+    let theirs = held
+        .input
+        .clone()
+        .unwrap_or_else(|| "another release".to_string());
     Err(refuse(format!(
         "holds the posterior of {}",
         crate::term::visible(&theirs)
@@ -405,27 +369,15 @@ fn read_recorded(
     name: Option<&str>,
 ) -> Result<(InferSpec, Inference, String), CommandError> {
     use crate::config::release::RecordedRelease;
-    let (file, found) = if path.is_dir() {
-        (path.join("manifest.json"), true)
+    let manifest = Manifest::read(path).map_err(|e| CommandError::input(e.to_string()))?;
+    let file = if path.is_dir() {
+        path.join("manifest.json")
     } else {
-        (path.to_path_buf(), false)
+        path.to_path_buf()
     };
-    // a manifest found in a folder is read only when it is a regular file (a pipe
-    // there would be waited on forever); one given by name may be a pipe
-    let text = if found {
-        crate::input::read_regular_text(&file, crate::input::MAX_JSON_BYTES)
-    } else {
-        crate::input::read_input_text(&file, crate::input::MAX_JSON_BYTES)
-    }
-    .map_err(CommandError::input)?;
     let at = |what: String| CommandError::input(format!("{}: {what}", file.display()));
-    let manifest: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| at(format!("not a manifest: {e}")))?;
-    let figure = manifest["figure"]
-        .as_str()
-        .unwrap_or("the figure")
-        .to_string();
-    let recorded = &manifest["details"]["releases"];
+    let figure = &manifest.figure;
+    let recorded = &manifest.details["releases"];
     if recorded.is_null() {
         return Err(at(format!(
             "details.releases: missing — {figure} records no release (allowed: the manifest of a figure that records its releases, such as ju2022/loglinear or ju2022/regression, or a release file in TOML)"
@@ -581,7 +533,7 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
         .write_csv(&path)
         .map_err(|e| io(&path, e))?;
     crate::plot::render_as_in(&figure(draws), tmp, "figure").map_err(CommandError::failed)?;
-    let manifest = InferManifest {
+    let manifest = FolderManifest::Infer(Box::new(InferManifest {
         command: "infer".into(),
         privpost_version: env!("CARGO_PKG_VERSION").into(),
         input: Some(input.to_string()),
@@ -612,11 +564,8 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
             added_cost: "none".into(),
             why: "the posterior is computed from the released values alone (post-processing); the release's own guarantee is whatever its mechanism gave".into(),
         },
-    };
-    // through a JSON value: the keys sorted, as this file has always been written
-    let value = serde_json::to_value(&manifest).map_err(CommandError::failed)?;
-    let text = serde_json::to_string_pretty(&value).map_err(CommandError::failed)?;
-    crate::results::write_text(&tmp.join("manifest.json"), &(text + "\n"))
+    }));
+    crate::results::write_text(&tmp.join("manifest.json"), &manifest.to_json())
         .map_err(CommandError::failed)
 }
 

@@ -1,21 +1,12 @@
 //! `api::load`: a folder privpost wrote — a figure's (`privpost run`) or a
 //! posterior's (`privpost infer`) — with its manifest read typed
-//! ([`Manifest::read`], [`InferManifest`]) and its CSV tables listed. The
+//! ([`FolderManifest::read`]) and its CSV tables listed. The
 //! Python module's `privpost.load` reads the tables with pandas.
 
 use std::path::{Path, PathBuf};
 
 use super::error::ApiError;
-use super::infer::InferManifest;
-use crate::results::manifest::{read_value, Manifest};
-
-/// A folder's manifest, of the kind that wrote it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(tag = "kind", content = "manifest", rename_all = "lowercase")]
-pub enum FolderManifest {
-    Figure(Box<Manifest>),
-    Infer(Box<InferManifest>),
-}
+use crate::results::manifest::FolderManifest;
 
 /// What [`load`] found.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -55,22 +46,7 @@ pub fn load(folder: &Path) -> Result<Loaded, ApiError> {
         };
         ApiError::input("folder", what).with_key("manifest.json")
     };
-    let (file, value) = read_value(folder).map_err(bad)?;
-    let manifest = if value.get("command").and_then(|c| c.as_str()) == Some("infer") {
-        let m: InferManifest = serde_json::from_value(value).map_err(|e| {
-            ApiError::input(
-                "folder",
-                format!(
-                    "{}: not an infer manifest this privpost reads: {e}",
-                    file.display()
-                ),
-            )
-            .with_key("manifest.json")
-        })?;
-        FolderManifest::Infer(Box::new(m))
-    } else {
-        FolderManifest::Figure(Box::new(Manifest::read(folder).map_err(bad)?))
-    };
+    let manifest = FolderManifest::read(folder).map_err(bad)?;
     let mut tables: Vec<PathBuf> = std::fs::read_dir(folder)
         .map_err(|e| ApiError::input("folder", format!("{}: {e}", folder.display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))

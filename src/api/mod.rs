@@ -16,13 +16,13 @@ pub mod error;
 pub mod infer;
 pub mod load;
 
+pub use crate::results::manifest::{FolderManifest, InferManifest, InferPrivacy};
 pub use account::{
     account, read_event, AccountAnswer, AccountOptions, Accounted, EventInput, Verification,
 };
 pub use audit::{audit_samples, score_claim, Samples, Verdict};
 pub use error::{ApiError, ErrorKind};
 pub use infer::{
-    infer, prepare, InferManifest, InferOptions, InferOutcome, Prepared, ReleaseSource, Warning,
-    WarningKind,
+    infer, prepare, InferOptions, InferOutcome, Prepared, ReleaseSource, Warning, WarningKind,
 };
-pub use load::{load, FolderManifest, Loaded};
+pub use load::{load, Loaded};

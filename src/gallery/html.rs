@@ -1,7 +1,7 @@
 //! The gallery page's HTML: the sections per figure (notes, status), the thumbnails and sweep grids, and each run folder's provenance.
 
 use super::files_of;
-use super::{escape, Folder, Kind, Notes, Spec, Value};
+use super::{escape, Folder, Kind, Notes, Spec};
 use crate::experiments;
 use crate::gallery::anchor;
 use crate::gallery::departures_of;
@@ -10,6 +10,7 @@ use crate::gallery::ledger_summary;
 use crate::gallery::noise_summary;
 use crate::gallery::prose;
 use crate::gallery::stale_points;
+use crate::results::manifest::{InferManifest, Manifest};
 use std::fmt::Write;
 
 pub(super) const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
@@ -47,10 +48,8 @@ pub(super) fn render(folders: &[Folder]) -> String {
         let spec = f.spec();
         let notes = spec.and_then(|s| s.notes().ok());
         let wall = match &f.kind {
-            Kind::Figure(Ok(m)) => m
-                .get("wall_seconds")
-                .and_then(Value::as_f64)
-                .map_or(String::new(), |s| format!("{s:.1} s")),
+            Kind::Figure(Ok(m)) => format!("{:.1} s", m.wall_seconds),
+            Kind::Posterior(m) => format!("{:.1} s", m.wall_seconds),
             _ => String::new(),
         };
         let _ = writeln!(
@@ -83,7 +82,15 @@ pub(super) fn render(folders: &[Folder]) -> String {
     for f in folders {
         let spec = f.spec();
         if f.id != last_id {
-            section_head(&mut h, &f.id, spec);
+            if matches!(f.kind, Kind::Posterior(_)) {
+                let _ = writeln!(
+                    h,
+                    "<h2>{}</h2><p>A posterior computed by <code>privpost infer</code> from a private release: not a figure of a paper.</p>",
+                    escape(&f.id)
+                );
+            } else {
+                section_head(&mut h, &f.id, spec);
+            }
             last_id = &f.id;
             sweep_grid(&mut h, folders.iter().filter(|g| g.id == f.id));
         }
@@ -258,6 +265,7 @@ pub(super) fn folder(h: &mut String, f: &Folder) {
             let _ = writeln!(h, "<p class=\"err\">{}</p>", escape(&e.0));
         }
         Kind::Figure(Ok(m)) => provenance(h, m),
+        Kind::Posterior(m) => posterior(h, m),
     }
 }
 
@@ -277,6 +285,7 @@ pub(super) fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
             Err(e) => format!("combined (cannot check its points: {e})"),
         },
         Kind::Figure(Err(_)) => "unreadable manifest".into(),
+        Kind::Posterior(_) => "privpost infer posterior".into(),
         Kind::Figure(Ok(m)) => {
             let parts = departures_of(m);
             if parts.is_empty() {
@@ -288,71 +297,89 @@ pub(super) fn run_status(f: &Folder, paper_status: Option<&str>) -> String {
     }
 }
 
-pub(super) fn provenance(h: &mut String, m: &Value) {
-    let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let commit = match m.get("git_commit").and_then(Value::as_str) {
+/// An infer posterior's provenance: what it was computed from and how.
+pub(super) fn posterior(h: &mut String, m: &InferManifest) {
+    let bound = m
+        .record_acceptance_bound
+        .map_or(String::new(), |b| format!(" (bound e^-ε: {b:.4})"));
+    let rows = [
+        ("code", format!("privpost {}", m.privpost_version)),
+        (
+            "input",
+            m.input.clone().unwrap_or_else(|| "not recorded".into()),
+        ),
+        ("method", m.method.clone()),
+        ("kernel", m.kernel.clone()),
+        (
+            "chains",
+            format!("{} (warm-up {}), seed {}", m.chains, m.warmup, m.seed),
+        ),
+        (
+            "record acceptance",
+            format!("{:.4}{bound}", m.record_acceptance),
+        ),
+        ("wall time", format!("{:.2} s", m.wall_seconds)),
+        (
+            "privacy",
+            format!("added cost {}: {}", m.privacy.added_cost, m.privacy.why),
+        ),
+    ];
+    h.push_str("<table>");
+    for (k, v) in rows {
+        let _ = write!(h, "<tr><th>{k}</th><td>{}</td></tr>", escape(&v));
+    }
+    let warnings = m.warnings.as_deref().unwrap_or_default();
+    let _ = writeln!(
+        h,
+        "<tr><th>warnings</th><td>{}</td></tr></table>",
+        if warnings.is_empty() {
+            "none".to_string()
+        } else {
+            warnings
+                .iter()
+                .map(|w| escape(w))
+                .collect::<Vec<_>>()
+                .join("<br>")
+        }
+    );
+}
+
+pub(super) fn provenance(h: &mut String, m: &Manifest) {
+    let commit = match &m.git_commit {
         Some(c) => {
-            let dirty = m.get("git_dirty_at_build").and_then(Value::as_bool) == Some(true);
+            let dirty = m.git_dirty_at_build == Some(true);
             format!(
                 "{}{}",
-                &c[..c.len().min(12)],
+                c.get(..c.len().min(12)).unwrap_or(c),
                 if dirty { " (uncommitted changes)" } else { "" }
             )
         }
         None => "unknown".into(),
     };
-    let overrides: Vec<String> = m
-        .get("overrides")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect();
     let rows = [
         (
             "code",
-            format!(
-                "privpost {} at commit {commit}",
-                m.get("privpost_version")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-            ),
+            format!("privpost {} at commit {commit}", m.privpost_version),
         ),
-        ("config", s("config_file")),
+        ("config", m.config_file.clone()),
         (
             "profile",
-            m.get("profile")
-                .and_then(Value::as_str)
-                .unwrap_or("paper scale (no profile)")
-                .to_string(),
+            m.profile
+                .clone()
+                .unwrap_or_else(|| "paper scale (no profile)".to_string()),
         ),
         (
             "overrides",
-            if overrides.is_empty() {
+            if m.overrides.is_empty() {
                 "none".into()
             } else {
-                overrides.join(" ")
+                m.overrides.join(" ")
             },
         ),
-        (
-            "seed",
-            m.get("seed").map_or(String::new(), |v| v.to_string()),
-        ),
-        (
-            "tasks",
-            format!(
-                "{} on {} job(s)",
-                m.get("tasks").map_or(String::new(), |v| v.to_string()),
-                m.get("jobs").map_or(String::new(), |v| v.to_string())
-            ),
-        ),
-        (
-            "wall time",
-            m.get("wall_seconds")
-                .and_then(Value::as_f64)
-                .map_or(String::new(), |w| format!("{w:.2} s")),
-        ),
-        ("finished", s("finished_at")),
+        ("seed", m.seed.to_string()),
+        ("tasks", format!("{} on {} job(s)", m.tasks, m.jobs)),
+        ("wall time", format!("{:.2} s", m.wall_seconds)),
+        ("finished", m.finished_at.clone()),
         ("noise", noise_summary(m)),
     ];
     h.push_str("<table>");

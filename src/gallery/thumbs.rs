@@ -128,23 +128,23 @@ mod tests {
     fn only_paper_scale_folders_give_thumbnails() {
         let root = tempfile::tempdir().unwrap();
         let out = root.path().join("thumbs");
-        let fig = |id: &str, manifest: &str| {
+        let fig = |id: &str, profile: Option<&str>, overrides: &[&str]| {
             let dir = root.path().join(id);
             std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join("manifest.json"), manifest).unwrap();
+            let manifest = crate::gallery::tests::reference_manifest(|m| {
+                m["profile"] = profile.into();
+                m["overrides"] = overrides.into();
+                m["sweep_point"] = serde_json::Value::Null;
+                m.as_object_mut().unwrap().remove("departures");
+            });
+            std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
             image::RgbImage::from_pixel(720, 480, image::Rgb([200, 10, 10]))
                 .save(dir.join("figure.png"))
                 .unwrap();
         };
-        fig("foulds2016/fig1", r#"{"profile": null, "overrides": []}"#);
-        fig(
-            "foulds2016/fig2",
-            r#"{"profile": "smoke", "overrides": []}"#,
-        );
-        fig(
-            "foulds2016/fig3",
-            r#"{"profile": null, "overrides": ["epsilon=2"]}"#,
-        );
+        fig("foulds2016/fig1", None, &[]);
+        fig("foulds2016/fig2", Some("smoke"), &[]);
+        fig("foulds2016/fig3", None, &["epsilon=2"]);
         let done = write(root.path(), &out).unwrap();
         assert_eq!(done.written, vec!["foulds2016/fig1".to_string()]);
         let why = |id: &str| {

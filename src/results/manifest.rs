@@ -1,10 +1,16 @@
-//! `manifest.json`: the provenance of one figure folder — config, seed, code
-//! version, command line, timings, datasets — and its privacy ledger. Written
-//! by `runner::write` and read back, typed, by every reader ([`Manifest::read`]:
-//! gallery, combine, show, plot, `account --manifest`, the runner's up-to-date
-//! check, external figures, the Python module's `load`). Every field a reader
-//! needs is required; the rest default, so a manifest of an older privpost
-//! (tests/reference/manifests/) still reads.
+//! `manifest.json`: the provenance of a folder privpost wrote. Two kinds, one
+//! type ([`FolderManifest`]): a figure's ([`Manifest`]: config, seed, code
+//! version, command line, timings, datasets, and its privacy ledger; written by
+//! `runner::write`) and a posterior's of `privpost infer` ([`InferManifest`]:
+//! the release, the kernel, the chains; written by `api::infer`). Every reader
+//! goes through [`FolderManifest::read`] or, where only a figure will do,
+//! [`Manifest::read`]: gallery, combine, show, plot, `account --manifest`, the
+//! runner's up-to-date check, external figures, `infer` (recorded releases and
+//! the folder it would replace), the Python module's `load`. Every field a
+//! reader needs is required; the rest default, so manifests of an older
+//! privpost (tests/reference/manifests/) still read. The two kinds keep their
+//! own shapes, so those older files read and new ones write as they always
+//! were: a figure's in field order, an infer posterior's with its keys sorted.
 
 use std::path::{Path, PathBuf};
 
@@ -148,6 +154,102 @@ pub struct Manifest {
     pub details: serde_json::Value,
 }
 
+/// What `manifest.json` of an infer folder holds (docs/infer.md): written by
+/// `api::infer`, read back typed by [`FolderManifest::read`]. Written with its
+/// keys sorted, as it always was.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InferManifest {
+    /// Always `infer`: what tells this manifest from a figure's.
+    pub command: String,
+    pub privpost_version: String,
+    /// What the posterior was computed from (absent in the first infer folders).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// What the user should know of the run (absent in the first infer folders).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
+    /// The release file's keys, as checked.
+    pub release_file: serde_json::Value,
+    pub method: String,
+    pub kernel: String,
+    pub chains: usize,
+    pub warmup: usize,
+    pub seed: u64,
+    pub record_acceptance: f64,
+    pub record_acceptance_bound: Option<f64>,
+    pub changing_proposals_accepted: f64,
+    pub l1_sensitivity: f64,
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
+    /// The layout of draws.csv.
+    pub draws: crate::results::draws::Layout,
+    /// The columns of summary.csv.
+    pub columns: std::collections::BTreeMap<String, Vec<String>>,
+    pub privacy: InferPrivacy,
+}
+
+/// An infer folder's privacy: none added (post-processing of the release).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InferPrivacy {
+    pub added_cost: String,
+    pub why: String,
+}
+
+/// A folder's manifest, of the kind that wrote it: what every reader reads
+/// and both writers write.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", content = "manifest", rename_all = "lowercase")]
+pub enum FolderManifest {
+    Figure(Box<Manifest>),
+    Infer(Box<InferManifest>),
+}
+
+impl FolderManifest {
+    /// The manifest of a folder (`dir/manifest.json`, a regular file only: a
+    /// pipe found there would be waited on forever) or a manifest file named as
+    /// such (which may be a pipe), read and checked: at most
+    /// [`crate::input::MAX_JSON_BYTES`], valid JSON, no key given twice, every
+    /// field of its type; an infer posterior's when its `command` is `infer`.
+    pub fn read(path: &Path) -> Result<FolderManifest, ManifestError> {
+        let (file, value) = read_value(path)?;
+        let bad = |what: String| ManifestError {
+            path: file.clone(),
+            missing: false,
+            what,
+        };
+        if value.get("command").and_then(|c| c.as_str()) == Some("infer") {
+            return serde_json::from_value(value)
+                .map(|m| FolderManifest::Infer(Box::new(m)))
+                .map_err(|e| {
+                    bad(format!(
+                    "not an infer manifest this privpost reads: {e} (allowed: a manifest.json written by `privpost infer`)"
+                ))
+                });
+        }
+        serde_json::from_value(value)
+            .map(|m| FolderManifest::Figure(Box::new(m)))
+            .map_err(|e| {
+                bad(format!(
+                "not a figure manifest this privpost reads: {e} (allowed: a manifest.json written by `privpost run`)"
+            ))
+            })
+    }
+
+    /// The text of `manifest.json`: a figure's fields in their order, an infer
+    /// posterior's keys sorted (through a JSON value), as each was always written.
+    pub fn to_json(&self) -> String {
+        match self {
+            FolderManifest::Figure(m) => m.to_json(),
+            FolderManifest::Infer(m) => {
+                serde_json::to_value(m)
+                    .and_then(|v| serde_json::to_string_pretty(&v))
+                    .unwrap_or_default()
+                    + "\n"
+            }
+        }
+    }
+}
+
 /// The noise mode of a run, and whether the same seed reproduces it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NoiseRecord {
@@ -193,29 +295,25 @@ impl Manifest {
     /// field of its type. `privpost infer`'s folders are refused, naming what
     /// they are.
     pub fn read(path: &Path) -> Result<Manifest, ManifestError> {
-        let (file, value) = read_value(path)?;
-        let bad = |what: String| ManifestError {
-            path: file.clone(),
-            missing: false,
-            what,
-        };
-        if value.get("command").and_then(|c| c.as_str()) == Some("infer") {
-            return Err(bad(
-                "the manifest of a `privpost infer` posterior, not of a figure (allowed: a figure folder written by `privpost run`)".into(),
-            ));
+        match FolderManifest::read(path)? {
+            FolderManifest::Figure(m) => Ok(*m),
+            FolderManifest::Infer(_) => Err(ManifestError {
+                path: if path.is_dir() {
+                    path.join("manifest.json")
+                } else {
+                    path.to_path_buf()
+                },
+                missing: false,
+                what: "the manifest of a `privpost infer` posterior, not of a figure (allowed: a figure folder written by `privpost run`)".into(),
+            }),
         }
-        serde_json::from_value(value).map_err(|e| {
-            bad(format!(
-                "not a figure manifest this privpost reads: {e} (allowed: a manifest.json written by `privpost run`)"
-            ))
-        })
     }
 }
 
 /// The JSON of a folder's `manifest.json` (a regular file only) or of a
-/// manifest file named as such, checked as [`Manifest::read`] says but not
-/// typed: the file read and the value. `api::load` types it as a figure's or an
-/// infer folder's.
+/// manifest file named as such, checked as [`FolderManifest::read`] says but
+/// not typed: the file read and the value (`account --manifest` reads a bare
+/// ledger through it).
 pub fn read_value(path: &Path) -> Result<(PathBuf, serde_json::Value), ManifestError> {
     let (file, found) = if path.is_dir() {
         (path.join("manifest.json"), true)
