@@ -125,6 +125,10 @@ pub fn main(args: Vec<std::ffi::OsString>) -> i32 {
         }
     });
     if let Err(e) = result {
+        if let CommandError::BrokenPipe(_) = e {
+            // the reader has what it wanted; nothing to say
+            return e.exit_code();
+        }
         crate::errln!("error: {e}");
         for cause in e.error().chain().skip(1) {
             crate::errln!("  caused by: {cause}");

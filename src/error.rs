@@ -1,15 +1,23 @@
-//! The error of a command: bad input (exit 2) or a failure while running (exit
-//! 1), with its cause chain. The planning stage (`plan`) and the verbs
-//! (`commands`) return it; `main.rs` prints the chain and exits with the code.
+//! The error of a command: bad input (exit 2), a failure while running (exit
+//! 1), an interrupt (exit 130) or a reader that closed standard output (exit 0,
+//! nothing printed), with its cause chain. The planning stage (`plan`) and the
+//! verbs (`commands`) return it; `cli::main` prints the chain and answers the
+//! code, which `main.rs` exits with: nothing below `cli::main` exits.
 
 use crate::config::ConfigError;
 
-/// A command's failure: bad input (exit 2) or a failure while running (exit 1),
-/// with its cause chain.
+/// A command's failure: bad input (exit 2), a failure while running (exit 1),
+/// an interrupt (exit 130) or a closed standard output (exit 0), with its cause
+/// chain.
 #[derive(Debug)]
 pub enum CommandError {
     Input(anyhow::Error),
     Failed(anyhow::Error),
+    /// The user stopped the work (Ctrl-C); the message says what was kept.
+    Interrupted(anyhow::Error),
+    /// The reader of standard output stopped reading (`privpost list | head -1`):
+    /// the command ends quietly, as a Unix filter does.
+    BrokenPipe(anyhow::Error),
 }
 
 impl CommandError {
@@ -31,13 +39,18 @@ impl CommandError {
         match self {
             CommandError::Input(_) => 2,
             CommandError::Failed(_) => 1,
+            CommandError::Interrupted(_) => 130,
+            CommandError::BrokenPipe(_) => 0,
         }
     }
 
     /// The error and its causes, outermost first.
     pub fn error(&self) -> &anyhow::Error {
         match self {
-            CommandError::Input(e) | CommandError::Failed(e) => e,
+            CommandError::Input(e)
+            | CommandError::Failed(e)
+            | CommandError::Interrupted(e)
+            | CommandError::BrokenPipe(e) => e,
         }
     }
 }

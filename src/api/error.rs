@@ -90,6 +90,11 @@ impl ApiError {
         match e {
             CommandError::Input(_) => ApiError::input(argument, message),
             CommandError::Failed(_) => ApiError::failed(message),
+            CommandError::Interrupted(_) => ApiError::interrupted(message),
+            CommandError::BrokenPipe(_) => ApiError {
+                kind: ErrorKind::Io,
+                ..ApiError::failed(message)
+            },
         }
     }
 }
@@ -103,14 +108,13 @@ impl std::fmt::Display for ApiError {
 impl std::error::Error for ApiError {}
 
 impl From<ApiError> for CommandError {
-    /// Bad input and a missing file exit 2; a read or write error, an
-    /// interrupt and a failure while running exit 1.
+    /// Bad input and a missing file exit 2; a read or write error and a
+    /// failure while running exit 1; an interrupt exits 130.
     fn from(e: ApiError) -> Self {
         match e.kind {
             ErrorKind::Input | ErrorKind::NotFound => CommandError::input(e.message),
-            ErrorKind::Io | ErrorKind::Interrupted | ErrorKind::Failed => {
-                CommandError::failed(e.message)
-            }
+            ErrorKind::Interrupted => CommandError::Interrupted(anyhow::Error::msg(e.message)),
+            ErrorKind::Io | ErrorKind::Failed => CommandError::failed(e.message),
         }
     }
 }
@@ -126,7 +130,7 @@ mod tests {
         assert_eq!(code(ApiError::input("delta", "bad")), 2);
         assert_eq!(code(ApiError::not_found("folder", "x".into(), "no x")), 2);
         assert_eq!(code(ApiError::failed("broke")), 1);
-        assert_eq!(code(ApiError::interrupted("stopped")), 1);
+        assert_eq!(code(ApiError::interrupted("stopped")), 130);
         let back = ApiError::from_command("event", CommandError::input("key `x`: unknown"));
         assert_eq!(back.kind, ErrorKind::Input);
         assert_eq!(back.argument, Some("event"));

@@ -52,10 +52,10 @@ pub fn emit_json(value: serde_json::Value) -> Result<(), CommandError> {
 
 use crate::plan::{estimate_lines, Planned};
 
-/// Writes one line to standard output. A write error (a full disk, a closed
-/// pipe) is a failure with a message, never a panic as with `println!`; a
-/// reader that stopped reading (`privpost list | head -1`) ends the command
-/// quietly.
+/// Writes one line to standard output. A write error (a full disk) is a
+/// failure with a message, never a panic as with `println!`; a reader that
+/// stopped reading (`privpost list | head -1`) is [`CommandError::BrokenPipe`],
+/// which ends the command quietly with exit 0.
 pub fn write_out(args: std::fmt::Arguments) -> Result<(), CommandError> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
@@ -65,7 +65,9 @@ pub fn write_out(args: std::fmt::Arguments) -> Result<(), CommandError> {
         .and_then(|()| out.flush())
     {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CommandError::BrokenPipe(
+            anyhow::Error::msg(format!("standard output closed by its reader: {e}")),
+        )),
         Err(e) => Err(CommandError::failed(format!(
             "cannot write to standard output: {e}"
         ))),
