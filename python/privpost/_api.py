@@ -194,8 +194,8 @@ def infer(
     ``recorded`` naming the release it recorded. Writes
     ``<out>/infer/<name>/`` (draws, summary, figure, manifest), whole or not at
     all: Ctrl-C stops the chains within a second and writes nothing. Without
-    ``name``, a file's stem, or ``release-`` and 12 hex digits of the dict's
-    SHA-256. Chains that have not settled warn with ConvergenceWarning; a
+    ``name``, a TOML file's stem, or ``release-`` and 12 hex digits of the
+    dict's SHA-256 (a recorded release: its figure folder's name and its own). Chains that have not settled warn with ConvergenceWarning; a
     released value no dataset could give, with DepartureWarning.
 
     >>> import tempfile, privpost
@@ -220,8 +220,6 @@ def infer(
         raise ArgumentTypeError(f"recorded = {recorded!r}: a string", "recorded")
     if not isinstance(out, (str, os.PathLike)):
         raise ArgumentTypeError(f"out = {out!r}: a path", "out")
-    if isinstance(release, (str, os.PathLike)) and name is not None:
-        raise InputError("name: only with a dict release (a file's folder is named by its stem)", "name")
     outcome = _native.infer(
         release if isinstance(release, dict) else os.fspath(release),
         name=name,

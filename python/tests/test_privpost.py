@@ -212,6 +212,13 @@ def test_infer_writes_the_clis_folder_and_arviz_opens_its_draws(tmp_path):
     draws = run.tables["draws"]
     chain2 = draws[draws.chain == 2].sort_values("draw")
     assert np.array_equal(post["theta3"].values[1], chain2["theta3"].to_numpy())
+    # a TOML file's folder named by `name` (as privpost 0.1 at e1b8e2a did), else by its stem
+    named = privpost.infer(toml, out=tmp_path / "named", name="renamed", jobs=2)
+    assert named.folder == tmp_path / "named" / "infer" / "renamed"
+    assert (named.folder / "draws.csv").read_bytes() == (cli_dir / "draws.csv").read_bytes()
+    with pytest.raises(privpost.InputError) as e:
+        privpost.infer(toml, out=tmp_path / "named", name="")
+    assert e.value.argument == "name"
     # the same means as the summary the CLI wrote
     summary = run.summary.set_index("parameter")
     for p in ["theta1", "theta2", "theta3"]:

@@ -24,8 +24,9 @@ use crate::results::table::Table;
 /// Where a release comes from.
 #[derive(Debug, Clone)]
 pub enum ReleaseSource {
-    /// A release file in TOML (docs/infer.md); its stem names the folder.
-    File(PathBuf),
+    /// A release file in TOML (docs/infer.md); `name` names the folder, else
+    /// the file's stem.
+    File { path: PathBuf, name: Option<String> },
     /// A release a figure recorded: its folder or manifest.json, and the
     /// release's name (needed when it recorded several).
     Recorded {
@@ -153,7 +154,7 @@ pub fn prepare(source: &ReleaseSource) -> Result<Prepared, ApiError> {
         })
     };
     let shown = match source {
-        ReleaseSource::File(p) => p.display().to_string(),
+        ReleaseSource::File { path, .. } => path.display().to_string(),
         ReleaseSource::Recorded { manifest, .. } => manifest.display().to_string(),
         ReleaseSource::Value { name, .. } => name.clone(),
     };
@@ -181,15 +182,22 @@ pub fn prepare(source: &ReleaseSource) -> Result<Prepared, ApiError> {
             };
             (spec, inf, stem, input)
         }
-        ReleaseSource::File(path) => {
+        ReleaseSource::File { path, name } => {
             if let Some(e) = missing(path) {
                 return Err(e);
             }
+            if name.as_deref() == Some("") {
+                return Err(ApiError::input(
+                    "name",
+                    "name = \"\": a non-empty name for the folder",
+                ));
+            }
             let (spec, inf) = read_spec(path).map_err(|e| ApiError::from_command("release", e))?;
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let stem = name.clone().unwrap_or_else(|| {
+                path.file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
             (spec, inf, stem, abs(path))
         }
     };

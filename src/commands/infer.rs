@@ -86,7 +86,10 @@ fn infer_from(args: InferArgs) -> Result<(), CommandError> {
             "--release {name}: only with a figure's manifest (allowed: a figure folder or its manifest.json as the file)"
         )));
     } else {
-        ReleaseSource::File(args.file().to_path_buf())
+        ReleaseSource::File {
+            path: args.file().to_path_buf(),
+            name: None,
+        }
     };
     let prepared = api::prepare(&source)?;
     let inf = &prepared.inference;

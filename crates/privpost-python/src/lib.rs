@@ -183,6 +183,12 @@ fn infer<'py>(
     let source = if release.is_instance_of::<PyString>() || release.hasattr("__fspath__")? {
         let path: PathBuf = release.extract()?;
         if api::infer::is_manifest(&path) {
+            if name.is_some() {
+                return Err(fail(ApiError::input(
+                    "name",
+                    "name: only with a dict or a TOML file as the release (a recorded release's folder is named by its figure folder and `recorded`)",
+                )));
+            }
             ReleaseSource::Recorded {
                 manifest: path,
                 name: recorded,
@@ -195,7 +201,7 @@ fn infer<'py>(
                 ),
             )));
         } else {
-            ReleaseSource::File(path)
+            ReleaseSource::File { path, name }
         }
     } else if release.is_instance_of::<PyDict>() {
         let value = to_value(release, "release").map_err(fail)?;

@@ -6,7 +6,9 @@
 //! minibatch estimate Δ* and V_log by N(0, C − s²) + V_cor, where s² estimates
 //! the variance of Δ*, so that the total noise is ≈ N(0, C) + V_cor ≈ V_log.
 
-use rand::{Rng, RngExt};
+use rand::Rng;
+#[cfg(test)]
+use rand::RngExt;
 use rand_distr::{Distribution, Normal};
 
 use super::model::{ClippedSums, RecordModel};
@@ -310,6 +312,7 @@ pub fn nonprivate_step<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
 /// and θ′ is accepted iff Δ + N(0, C) + V_cor > 0. Each decision is
 /// (α, 2αB²/C)-RDP (Theorem 1, [`crate::privacy::rdp::full_data_step_epsilon`]).
 #[allow(clippy::too_many_arguments)]
+#[cfg(test)]
 pub fn full_data_private_test<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
     tau: f64,
@@ -343,6 +346,7 @@ pub fn full_data_private_test<const D: usize, M: RecordModel<D>, R: Rng + ?Sized
 }
 
 /// One step of the exact full-data Barker chain (eq. 5) on the target tempered by τ.
+#[cfg(test)]
 pub fn exact_step<const D: usize, M: RecordModel<D>, R: Rng + ?Sized>(
     model: &M,
     tau: f64,

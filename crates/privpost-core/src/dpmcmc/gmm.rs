@@ -191,6 +191,7 @@ pub fn clipped_grad_sum(
 }
 
 /// ∇_θ ln p(x | θ) of one observation (the same arithmetic as [`clipped_grad_sum`]).
+#[cfg(test)]
 pub fn grad_log_lik(x: f64, theta: [f64; 2]) -> [f64; 2] {
     let (g1, g2) = grad_one(x, theta);
     [g1, g2]

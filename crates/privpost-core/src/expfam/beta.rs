@@ -77,6 +77,7 @@ impl BetaDist {
 
 /// Log-partition C(η) of the Beta in natural parameters (geumlek2017 §3,
 /// Beta-Bernoulli system); `+∞` outside the normalisable set E.
+#[cfg(test)]
 pub fn log_partition(eta: [f64; 2]) -> f64 {
     match BetaDist::from_natural(eta) {
         Some(d) => ln_beta(d.alpha, d.beta),

@@ -156,6 +156,7 @@ impl TruncatedBeta {
     }
 
     /// Whether the log-space numerical CDF is in use.
+    #[cfg(test)]
     pub fn is_numeric(&self) -> bool {
         matches!(self.method, Method::Numeric { .. })
     }

@@ -56,6 +56,7 @@ impl GaussLegendre {
     }
 
     /// ∫_a^b f over `panels` equal sub-intervals.
+    #[cfg(test)]
     pub fn integrate_composite(
         &self,
         a: f64,

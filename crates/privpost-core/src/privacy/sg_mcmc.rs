@@ -26,7 +26,9 @@
 //! the dominating pair above.
 
 use super::event::Event;
-use super::pld::{poisson_gaussian_epsilon, symmetric_substitute_epsilon, PldOptions};
+#[cfg(test)]
+use super::pld::symmetric_substitute_epsilon;
+use super::pld::{poisson_gaussian_epsilon, PldOptions};
 use super::rdp::AccountError;
 
 /// One minibatch step's privacy parameters.
@@ -82,6 +84,7 @@ impl MinibatchStep {
     }
 
     /// ε at δ of `times` steps by their accountant's symmetric pair.
+    #[cfg(test)]
     pub fn published_epsilon(
         &self,
         times: u64,
@@ -98,6 +101,7 @@ impl MinibatchStep {
 /// The largest T ≥ 0 with `ok(T)` for a predicate that holds up to some T and fails
 /// beyond (doubling from `start`, then bisection); `ok(0)` is assumed. Errors of `ok`
 /// are returned. Capped at 10¹².
+#[cfg(test)]
 pub fn largest_passing(
     start: u64,
     mut ok: impl FnMut(u64) -> Result<bool, AccountError>,
