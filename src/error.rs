@@ -72,6 +72,7 @@ impl From<crate::runner::RunError> for CommandError {
     fn from(e: crate::runner::RunError) -> Self {
         match e {
             crate::runner::RunError::NotANumber { .. } => CommandError::Input(e.into()),
+            crate::runner::RunError::Interrupted { .. } => CommandError::Interrupted(e.into()),
             // the user's own command failed (external figures): bad input, exit 2
             crate::runner::RunError::Task { ref source, .. }
                 if source.is::<crate::experiments::external::UserTaskError>() =>

@@ -1,5 +1,5 @@
-"""privpost from Python: the accountants, the sample audit and the posterior
-from a private release of the Rust crate (the same code and numbers as the
+"""privpost from Python: the accountants, the sample audit, the papers' figures
+and the posterior from a private release of the Rust crate (the same code and numbers as the
 ``privpost`` command, called with typed values, not command lines), and
 readers for the folders it writes.
 
@@ -8,15 +8,15 @@ readers for the folders it writes.
 0.5
 
 Answers are typed (:class:`AccountAnswer`, :class:`AuditVerdict`,
-:class:`InferResult`, :class:`Run`; each with ``to_dict()``); errors are
+:class:`InferResult`, :class:`FigureRun`, :class:`Run`; each with ``to_dict()``); errors are
 :mod:`privpost.errors` classes that are also ValueError, FileNotFoundError,
 OSError or RuntimeError; warnings are :class:`PrivpostWarning` subclasses.
 docs/python.md is the guide.
 """
 
 from . import _native
-from ._api import account, audit_samples, infer, load, to_inference_data
-from ._results import Accounted, AccountAnswer, AuditVerdict, InferResult, Run, Verification
+from ._api import account, audit_samples, infer, load, run, to_inference_data
+from ._results import Accounted, AccountAnswer, AuditVerdict, FigureRun, InferResult, Run, Verification
 from .errors import (
     AccountantWarning,
     ArgumentTypeError,
@@ -35,12 +35,14 @@ __all__ = [
     "audit_samples",
     "infer",
     "load",
+    "run",
     "to_inference_data",
     "AccountAnswer",
     "Accounted",
     "Verification",
     "AuditVerdict",
     "InferResult",
+    "FigureRun",
     "Run",
     "PrivpostError",
     "InputError",

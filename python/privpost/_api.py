@@ -7,18 +7,19 @@ import numbers
 import os
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _native
-from ._results import AccountAnswer, AuditVerdict, InferResult, Run
+from ._results import AccountAnswer, AuditVerdict, FigureRun, InferResult, Run
 from .errors import (
     AccountantWarning,
     ArgumentTypeError,
     ConvergenceWarning,
     DepartureWarning,
     InputError,
+    RunError,
 )
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -239,6 +240,76 @@ def infer(
         wall_seconds=float(outcome["wall_seconds"]),
         cpu_seconds=float(outcome["cpu_seconds"]),
     )
+
+
+def run(
+    *targets: str,
+    smoke: bool = False,
+    profile: Optional[str] = None,
+    set: Sequence[str] = (),
+    all: bool = False,
+    configs: Optional[PathLike] = None,
+    out: PathLike = "results",
+    jobs: Optional[int] = None,
+    force: bool = False,
+    no_cache: bool = False,
+    keep_going: bool = False,
+    allow_long: bool = False,
+) -> List[FigureRun]:
+    """Figures computed and written, as ``privpost run TARGET...``: figure ids
+    (``"foulds2016/fig2"``), paper ids or config files; ``smoke=True`` is the
+    reduced profile, ``set=["epsilon=0.5"]`` the ``--set`` overrides. Each
+    folder goes under ``<out>/<paper>/``; finished tasks are kept in the task
+    cache, so a second call computes nothing. Prints nothing. Ctrl-C stops the
+    workers between tasks (KeyboardInterrupt; the finished tasks are kept, no
+    folder written). A figure that fails raises RunError (with
+    ``keep_going=True``, after the others ran, naming each).
+
+    >>> import tempfile, privpost
+    >>> out = tempfile.mkdtemp()
+    >>> [r.folder.name for r in privpost.run("foulds2016/fig2", smoke=True, out=out)]
+    ['fig2@smoke']
+    >>> privpost.run("foulds2016/fig2", smoke=True, out=out)[0].up_to_date
+    True
+    """
+    for t in targets:
+        if not isinstance(t, (str, os.PathLike)):
+            raise ArgumentTypeError(f"targets: {t!r} is not a figure id or a path", "targets")
+    if isinstance(set, str) or not _all_strings(set):
+        raise ArgumentTypeError(f"set = {set!r}: a list of KEY=VALUE strings", "set")
+    if profile is not None and not isinstance(profile, str):
+        raise ArgumentTypeError(f"profile = {profile!r}: a profile's name", "profile")
+    if _flag("smoke", smoke):
+        if profile is not None:
+            raise InputError("smoke=True and profile: give one of them", "profile")
+        profile = "smoke"
+    for name, value in [("out", out)] + ([("configs", configs)] if configs is not None else []):
+        if not isinstance(value, (str, os.PathLike)):
+            raise ArgumentTypeError(f"{name} = {value!r}: a path", name)
+    outcome = _native.run(
+        [os.fspath(t) for t in targets],
+        all=_flag("all", all),
+        profile=profile,
+        set=list(set),
+        configs=None if configs is None else os.fspath(configs),
+        out=os.fspath(out),
+        jobs=_integer("jobs", jobs),
+        force=_flag("force", force),
+        no_cache=_flag("no_cache", no_cache),
+        keep_going=_flag("keep_going", keep_going),
+        allow_long=_flag("allow_long", allow_long),
+    )
+    if outcome["failures"]:
+        lines = "\n  ".join(f"{f['figure']}: {f['message']}" for f in outcome["failures"])
+        raise RunError(f"{len(outcome['failures'])} figure(s) failed:\n  {lines}", "targets")
+    return [FigureRun._of(r) for r in outcome["reports"]]
+
+
+def _all_strings(values: Any) -> bool:
+    try:
+        return all(isinstance(v, str) for v in values)
+    except TypeError:
+        return False
 
 
 def load(folder: PathLike) -> Run:

@@ -29,4 +29,17 @@ def infer(
     allow_long: bool = False,
 ) -> Dict[str, Any]: ...
 def load(folder: str) -> Dict[str, Any]: ...
+def run(
+    targets: List[str],
+    all: bool = False,
+    profile: Optional[str] = None,
+    set: List[str] = ...,
+    configs: Optional[str] = None,
+    out: str = "results",
+    jobs: Optional[int] = None,
+    force: bool = False,
+    no_cache: bool = False,
+    keep_going: bool = False,
+    allow_long: bool = False,
+) -> Dict[str, Any]: ...
 def version() -> str: ...

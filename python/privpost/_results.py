@@ -252,3 +252,41 @@ def _copy(d: Any) -> Any:
     if isinstance(d, list):
         return [_copy(v) for v in d]
     return d
+
+
+@dataclass(frozen=True)
+class FigureRun:
+    """One figure run of :func:`privpost.run`: its folder (``load`` reads it),
+    the tasks it has and how many this call computed (the rest came from the
+    task cache), and whether the folder was already up to date."""
+
+    figure: str
+    label: Optional[str]
+    folder: Path
+    tasks: int
+    computed: int
+    up_to_date: bool
+    wall_seconds: float
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "figure": self.figure,
+            "label": self.label,
+            "folder": str(self.folder),
+            "tasks": self.tasks,
+            "computed": self.computed,
+            "up_to_date": self.up_to_date,
+            "wall_seconds": self.wall_seconds,
+        }
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "FigureRun":
+        return cls(
+            figure=d["figure"],
+            label=d["label"],
+            folder=Path(d["folder"]),
+            tasks=int(d["tasks"]),
+            computed=int(d["computed"]),
+            up_to_date=bool(d["up_to_date"]),
+            wall_seconds=_float(d["wall_seconds"]),
+        )

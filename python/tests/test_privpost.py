@@ -307,6 +307,41 @@ def test_ctrl_c_stops_infer_and_leaves_nothing(tmp_path):
     assert not (tmp_path / "infer" / "long").exists()
 
 
+def test_ctrl_c_stops_run_between_tasks_and_keeps_them(tmp_path):
+    """SIGINT during privpost.run raises KeyboardInterrupt once the running
+    tasks finish: no figure folder is written, the finished tasks are in the
+    task cache, and the same call then resumes from them."""
+    import signal
+    import time
+
+    args = dict(smoke=True, set=["repeats=150"], out=str(tmp_path), jobs=1)
+    code = (
+        "import privpost\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        f"    privpost.run('foulds2016/recovery', **{args!r})\n"
+        "    print('finished', flush=True)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    # once the first tasks are in the task cache (150 repeats take about 15 s)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".privpost-cache/*/*.pack")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert time.monotonic() - sent < 10, out
+    assert "interrupted" in out, (out, err)
+    folder = tmp_path / "foulds2016" / "recovery@smoke,repeats=150"
+    assert not folder.exists()
+    runs = privpost.run("foulds2016/recovery", **{**args, "set": ["repeats=150"]})
+    assert runs[0].folder == folder and 0 < runs[0].computed < runs[0].tasks
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """Smoke runs with kept draws, by the package's own `privpost` command."""
@@ -431,6 +466,35 @@ def test_four_threads_run_at_once_and_agree_with_one(tmp_path):
     assert len(during) > 20 and max(np.diff(during)) < 1.0
 
 
+def test_run_writes_the_clis_folders_and_refuses_bad_input(tmp_path):
+    """privpost.run computes a figure as `privpost run` does (the same CSV
+    bytes), a second call finds it up to date, and bad input raises the CLI's
+    message as InputError before any work."""
+    runs = privpost.run("foulds2016/fig2", "bun2018/fig2", smoke=True, out=tmp_path / "py", jobs=1)
+    assert [(r.figure, r.folder.name, r.up_to_date) for r in runs] == [
+        ("foulds2016/fig2", "fig2@smoke", False),
+        ("bun2018/fig2", "fig2@smoke", False),
+    ]
+    assert all(r.computed == r.tasks > 0 for r in runs)
+    cli("run", "foulds2016/fig2", "bun2018/fig2", "--smoke", "--out", tmp_path / "cli", "-j", 2, "-q")
+    for r in runs:
+        other = tmp_path / "cli" / r.folder.relative_to(tmp_path / "py")
+        for table in ["data.csv", "summary.csv"]:
+            assert (r.folder / table).read_bytes() == (other / table).read_bytes(), (r.figure, table)
+    again = privpost.run("foulds2016/fig2", smoke=True, out=tmp_path / "py")
+    assert again[0].up_to_date and again[0].computed == 0
+    assert privpost.load(again[0].folder).manifest["figure"] == "foulds2016/fig2"
+    with pytest.raises(privpost.InputError) as e:
+        privpost.run("foulds2016/nope", smoke=True, out=tmp_path / "bad")
+    assert "foulds2016/nope" in str(e.value) and e.value.argument == "selection"
+    with pytest.raises(privpost.InputError) as e:
+        privpost.run("foulds2016/fig2", smoke=True, set=["epsilon"], out=tmp_path / "bad")
+    assert "epsilon" in str(e.value)
+    with pytest.raises(privpost.ArgumentTypeError):
+        privpost.run("foulds2016/fig2", set="epsilon=1", out=tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
 def test_docstring_examples_run():
     """Every public function's docstring example runs and prints what it shows."""
     import doctest
@@ -441,7 +505,7 @@ def test_docstring_examples_run():
         failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failed == 0, module.__name__
         assert tried > 0, module.__name__
-    for name in ["account", "audit_samples", "infer", "load", "to_inference_data"]:
+    for name in ["account", "audit_samples", "infer", "load", "run", "to_inference_data"]:
         assert ">>>" in getattr(privpost, name).__doc__, name
 
 

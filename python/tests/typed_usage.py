@@ -24,6 +24,11 @@ def folder_of(result: privpost.InferResult) -> Path:
     return result.folder
 
 
+def computed(out: Path) -> List[int]:
+    runs: List[privpost.FigureRun] = privpost.run("foulds2016/fig2", smoke=True, out=out, jobs=1)
+    return [r.computed for r in runs]
+
+
 def refused() -> Optional[str]:
     try:
         privpost.account({"mechanism": "laplace", "scale": 1.0})

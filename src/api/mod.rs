@@ -8,13 +8,15 @@
 //! - [`account()`] — the privacy of an event, or a ledger entry re-verified;
 //! - [`audit_samples()`] — a claim audited from a mechanism's outputs;
 //! - [`infer()`] — the posterior from a private release, written to a folder;
-//! - [`load()`] — a folder privpost wrote, its manifest read typed.
+//! - [`load()`] — a folder privpost wrote, its manifest read typed;
+//! - [`run()`] — figures computed and their folders written, as typed reports.
 
 pub mod account;
 pub mod audit;
 pub mod error;
 pub mod infer;
 pub mod load;
+pub mod run;
 
 pub use crate::results::manifest::{FolderManifest, InferManifest, InferPrivacy};
 pub use account::{
@@ -26,3 +28,4 @@ pub use infer::{
     infer, prepare, InferOptions, InferOutcome, Prepared, ReleaseSource, Warning, WarningKind,
 };
 pub use load::{load, Loaded};
+pub use run::{run, Failure, Report, RunOptions, RunOutcome};

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::{CommandError, Work};
-use crate::plan::{
-    assignment, check_limits, footprints, jobs, plan, pool, prepare_planned, Prepared, Selection,
-};
+use crate::api::run::prepare_selection;
+use crate::api::{self, RunOptions};
+use crate::plan::{assignment, check_limits, footprints, pool, Prepared, Selection};
 use crate::results::cache;
 use crate::results::manifest::rfc3339;
 use crate::results::shards::{self, PlanFile, RunShare, ShardRecord};
@@ -58,126 +58,56 @@ pub struct RunArgs {
     pub allow_long: bool,
 }
 
-/// Heartbeat interval of log lines: PRIVPOST_HEARTBEAT_SECONDS (default 30).
-fn heartbeat() -> Result<Duration, CommandError> {
-    match std::env::var("PRIVPOST_HEARTBEAT_SECONDS") {
-        Err(_) => Ok(Duration::from_secs(30)),
-        Ok(v) => match v.trim().parse::<f64>() {
-            Ok(s) if s.is_finite() && (0.1..=86_400.0).contains(&s) => {
-                Ok(Duration::from_secs_f64(s))
-            }
-            _ => Err(CommandError::input(format!(
-                "PRIVPOST_HEARTBEAT_SECONDS={v}: allowed values are seconds from 0.1 to 86400"
-            ))),
-        },
-    }
-}
-
-/// The estimated wall time of each prepared figure run and of all of them,
-/// with `jobs` workers, from the calibrated cost model.
-pub(crate) fn print_estimates(prepared: &[Prepared], jobs: usize) {
-    let runs = prepared.iter().map(|p| {
-        let cost = crate::runner::estimate::Cost::all(p.figure.as_ref());
-        (p.name(), p.resolved.experiment.clone(), Some(cost))
-    });
-    for line in crate::plan::estimate_lines(runs, jobs) {
-        errln!("{line}");
-    }
-}
-
 /// `run`, answering the figure folders it wrote or found up to date (none for
-/// a shard).
+/// a shard): [`api::run`](crate::api::run()), its reports printed as a table.
 pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
-    let clock = Instant::now();
-    let parsed = args.selection.parse()?;
-    let paths = &parsed.paths;
-    let jobs = jobs(args.work.jobs)?;
-    let heartbeat = heartbeat()?;
-    runner::check_task_times().map_err(CommandError::input)?;
     let progress = if args.work.quiet {
         Progress::Quiet
     } else {
         Progress::detect()
     };
-    let sel = &args.selection;
-    // configs first (no side effects), then the output folder, then the work
-    let planned = plan(paths, sel.profile(), &parsed.overrides)?;
-    if args.shard.is_some() {
-        crate::plan::refuse_secure(&planned, "--shard")?;
-    }
-    crate::plan::check_targets(&args.out, &planned)?;
-    crate::plan::check_writable(&args.out)?;
-    let prepared = prepare_planned(planned, paths.len(), args.work.quiet)?;
-    match args.shard {
-        Some(shard) => {
-            let split = assignment(&prepared, shard.count);
-            check_limits(
-                &footprints(&prepared, |r| split.tasks[shard.index - 1][r].clone()),
-                jobs,
-                args.allow_long,
-            )?;
-        }
-        None => check_limits(
-            &footprints(&prepared, |r| {
-                (0..prepared[r].figure.task_count()).collect()
-            }),
+    if let Some(shard) = args.shard {
+        let (paths, prepared, jobs, heartbeat) = prepare_selection(
+            &args.selection,
+            &args.out,
+            args.work.jobs,
+            args.work.quiet,
+            true,
+        )?;
+        let split = assignment(&prepared, shard.count);
+        check_limits(
+            &footprints(&prepared, |r| split.tasks[shard.index - 1][r].clone()),
             jobs,
             args.allow_long,
-        )?,
-    }
-    if !args.work.quiet && args.shard.is_none() {
-        print_estimates(&prepared, jobs);
-    }
-    let pool = pool(jobs)?;
-    if let Some(shard) = args.shard {
-        return run_shard(&args, paths, shard, &prepared, &pool, progress, heartbeat)
+        )?;
+        let pool = pool(jobs)?;
+        return run_shard(&args, &paths, shard, &prepared, &pool, progress, heartbeat)
             .map(|()| Vec::new());
     }
-    let total = prepared.len();
-    let mut reports: Vec<Report> = Vec::new();
-    let mut failures: Vec<(String, anyhow::Error)> = Vec::new();
-    let mut overall = Overall::new(&prepared, jobs);
-    for (k, p) in prepared.iter().enumerate() {
-        if k > 0 && progress != Progress::Quiet {
-            overall.report(k, clock.elapsed().as_secs_f64());
-        }
-        let mut options = Options::new(
+    let outcome = api::run(
+        &args.selection,
+        &RunOptions {
+            out: args.out.clone(),
+            jobs: args.work.jobs,
+            force: args.work.force,
+            no_cache: args.no_cache,
+            allow_long: args.allow_long,
+            keep_going: args.keep_going,
             progress,
-            (!args.no_cache).then(|| args.out.join(cache::DIR_NAME)),
-            heartbeat,
-            (k + 1, total),
-        );
-        options.force = args.work.force;
-        options.prepare_seconds = p.prepare_seconds;
-        match runner::run(
-            p.spec,
-            p.figure.as_ref(),
-            &p.resolved,
-            &args.out,
-            &pool,
-            &options,
-        ) {
-            Ok(r) => {
-                overall.finished(k, &r);
-                reports.push(r);
-            }
-            Err(e) if args.keep_going => {
-                let name = p.name();
-                errln!("error: {name}: {e}");
-                failures.push((name, e.into()));
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+            stop: None,
+        },
+    )?;
+    let reports = &outcome.reports;
     let computed: usize = reports.iter().map(|r| r.computed).sum();
     let tasks: usize = reports.iter().map(|r| r.tasks).sum();
     crate::outln!(
-        "wrote {} figure(s) in {:.2} s wall ({jobs} jobs; {computed} of {tasks} tasks computed, the rest cached):",
+        "wrote {} figure(s) in {:.2} s wall ({} jobs; {computed} of {tasks} tasks computed, the rest cached):",
         reports.iter().filter(|r| !r.up_to_date).count(),
-        clock.elapsed().as_secs_f64()
+        outcome.wall_seconds,
+        outcome.jobs
     );
-    let width = crate::runner::Report::name_width(&reports);
-    for r in &reports {
+    let width = Report::name_width(reports);
+    for r in reports {
         crate::outln!(
             "  {:<width$} {:>8} tasks {:>8} computed {:>8.2} s  {}{}",
             r.name(),
@@ -189,61 +119,15 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
         );
     }
     if !reports.is_empty() {
-        super::after_run(&args.out)?;
-    }
-    failure_list(&failures, total)?;
-    Ok(reports.into_iter().map(|r| r.dir).collect())
-}
-
-/// The overall line of a multi-figure run: figures done, and the time left
-/// from the estimates of the figures still to run, scaled by how the computed
-/// ones compared with their own estimates.
-struct Overall {
-    estimates: Vec<Option<f64>>,
-    /// (estimated, actual) seconds of the figures that computed tasks
-    seen: (f64, f64),
-}
-
-impl Overall {
-    fn new(prepared: &[Prepared], jobs: usize) -> Overall {
-        use crate::runner::estimate;
-        Overall {
-            estimates: prepared
-                .iter()
-                .map(|p| {
-                    let cost = estimate::Cost::all(p.figure.as_ref());
-                    estimate::wall_seconds(&p.resolved.experiment, cost, jobs)
-                })
-                .collect(),
-            seen: (0.0, 0.0),
+        match &outcome.gallery {
+            Ok(page) => crate::outln!("gallery: {}", page.display()),
+            Err(e) => errln!("warning: gallery not written: {e}"),
         }
     }
-
-    fn finished(&mut self, k: usize, r: &Report) {
-        if let (Some(e), true) = (self.estimates[k], r.computed == r.tasks && r.tasks > 0) {
-            self.seen.0 += e;
-            self.seen.1 += r.wall_seconds;
-        }
+    if let Some(e) = outcome.failure() {
+        return Err(e.into());
     }
-
-    /// Before figure `k` (0-based) of a run that started `elapsed` s ago.
-    fn report(&self, k: usize, elapsed: f64) {
-        let n = self.estimates.len();
-        let left: Option<f64> = self.estimates[k..].iter().copied().sum();
-        let scale = if self.seen.0 > 0.0 {
-            (self.seen.1 / self.seen.0).clamp(0.2, 5.0)
-        } else {
-            1.0
-        };
-        let left = left.map_or_else(
-            || "unknown".to_string(),
-            |s| format!("about {}", crate::runner::human_duration(s * scale)),
-        );
-        crate::runner::log_line(format_args!(
-            "overall: {k} of {n} figures done, {} elapsed, {left} left if nothing is cached",
-            crate::runner::human_duration(elapsed)
-        ));
-    }
+    Ok(outcome.reports.into_iter().map(|r| r.dir).collect())
 }
 
 /// Exit 1 listing the failed figures, if any.
@@ -340,7 +224,7 @@ fn run_shard(
                 tasks: tasks.clone(),
                 computed: r.computed,
             }),
-            Err(e) if args.keep_going => {
+            Err(e) if args.keep_going && !matches!(e, runner::RunError::Interrupted { .. }) => {
                 let name = p.name();
                 errln!("error: {name}: {e}");
                 failures.push((name, e.into()));

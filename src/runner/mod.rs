@@ -16,8 +16,8 @@ pub mod shard;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -33,7 +33,7 @@ use crate::rng::task_rng;
 
 mod progress;
 mod write;
-pub use progress::{eta_seconds, human_duration, log_line};
+pub use progress::{eta_seconds, human_duration, interrupt_requested, log_line};
 use progress::{interrupt, Monitor};
 
 mod times;
@@ -81,9 +81,23 @@ pub struct Options {
     pub shards: Option<ShardsUse>,
     /// Seconds the figure took to prepare before this run (counted in its wall time).
     pub prepare_seconds: f64,
+    /// The caller's stop flag (the API's: the Python module sets it on Ctrl-C).
+    /// `None`: Ctrl-C (SIGINT) is the stop, its handler installed by the run.
+    /// Either way the workers take no new task once it is set, the running ones
+    /// finish (their rows stored in the task cache), and the run ends with
+    /// [`RunError::Interrupted`], no folder written.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Options {
+    /// Whether the run was asked to stop (see [`Options::stop`]).
+    pub fn stopped(&self) -> bool {
+        match &self.stop {
+            Some(flag) => flag.load(Ordering::SeqCst),
+            None => interrupt::requested(),
+        }
+    }
+
     /// Options of a plain run: progress, cache, heartbeat and position.
     pub fn new(
         progress: Progress,
@@ -100,6 +114,7 @@ impl Options {
             cache_only: false,
             shards: None,
             prepare_seconds: 0.0,
+            stop: None,
         }
     }
 }
@@ -175,6 +190,18 @@ pub enum RunError {
         row: usize,
         /// the config keys this run changed, the likely cause (`; the keys …`)
         changed: String,
+    },
+    #[error("{figure}: interrupted after {done} of the {total} tasks to run; {}", if *.kept {
+        "the finished ones are kept in the task cache: run the same command again to resume"
+    } else {
+        "they are not kept (no task cache: --no-cache or noise = \"secure\"); the output folder is unchanged"
+    })]
+    Interrupted {
+        figure: String,
+        done: usize,
+        total: usize,
+        /// The finished tasks are in the task cache.
+        kept: bool,
     },
     #[error(transparent)]
     Write(#[from] WriteError),
@@ -337,7 +364,9 @@ fn compute(
     let (stop, stopped) = mpsc::channel();
     let computed: Vec<(usize, anyhow::Result<Vec<Row>>)> = std::thread::scope(|scope| {
         let monitor = &monitor;
-        interrupt::install();
+        if options.stop.is_none() {
+            interrupt::install();
+        }
         let cached = cache.is_some();
         let watcher = scope.spawn(move || monitor.watch(stopped, options, name, cached));
         // the costliest first, each worker taking the next from one queue (longest
@@ -353,6 +382,9 @@ fn compute(
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pool.install(|| {
                 rayon::broadcast(|_| loop {
+                    if options.stopped() {
+                        break;
+                    }
                     let k = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&i) = order.get(k) else { break };
                     let clock = Instant::now();
@@ -389,6 +421,14 @@ fn compute(
     monitor.finish();
     if let Some(log) = timing_log {
         log.write()?;
+    }
+    if options.stopped() {
+        return Err(RunError::Interrupted {
+            figure: figure_name(name),
+            done: computed.iter().filter(|(_, r)| r.is_ok()).count(),
+            total: todo.len(),
+            kept: cache.is_some(),
+        });
     }
     computed
         .into_iter()

@@ -37,11 +37,12 @@ pub(super) fn status_text(done: usize, total: usize, elapsed: f64, eta: Option<f
     )
 }
 
-/// Ctrl-C (SIGINT) while tasks run: the first sets a flag that the progress
-/// watcher turns into a message (how many tasks are kept, how to resume) and
-/// exit status 130; a second exits at once. Finished tasks are already in the
-/// task cache (each is stored as it finishes, atomically), and no output
-/// folder is touched until every task is done.
+/// Ctrl-C (SIGINT) while tasks run: the first sets a flag on which the workers
+/// take no new task; the running ones finish and the run ends with
+/// `RunError::Interrupted` (how many tasks are kept, how to resume), which the
+/// command line exits 130 with; a second Ctrl-C exits at once. Finished tasks
+/// are already in the task cache (each is stored as it finishes, atomically),
+/// and no output folder is touched until every task is done.
 pub(super) mod interrupt {
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -67,6 +68,12 @@ pub(super) mod interrupt {
     pub fn requested() -> bool {
         REQUESTED.load(Ordering::SeqCst)
     }
+}
+
+/// Whether Ctrl-C (SIGINT) was pressed since a run installed its handler: an
+/// external figure's command is killed at once rather than awaited.
+pub fn interrupt_requested() -> bool {
+    interrupt::requested()
 }
 
 /// A log line: the wall-clock time (UTC, RFC 3339) first.
@@ -176,19 +183,15 @@ impl Monitor {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 _ => return,
             }
-            if interrupt::requested() {
+            if options.stopped() {
                 self.finish();
-                let done = self.done.load(Ordering::SeqCst);
-                errln!(
-                    "{name}: interrupted after {done} of the {} tasks to run; {}",
-                    self.total,
-                    if cached {
-                        "the finished ones are kept in the task cache: run the same command again to resume"
-                    } else {
-                        "they are not kept (no task cache: --no-cache or noise = \"secure\"); the output folder is unchanged"
-                    }
-                );
-                std::process::exit(130);
+                if options.stop.is_none() {
+                    errln!(
+                        "{name}: interrupted: letting the tasks running now finish{} (Ctrl-C again stops at once)",
+                        if cached { ", to keep them in the task cache" } else { "" }
+                    );
+                }
+                return;
             }
             self.redraw();
             if progress == Progress::Lines && last_beat.elapsed() >= heartbeat {

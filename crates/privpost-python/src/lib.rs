@@ -38,13 +38,13 @@ const POLL: Duration = Duration::from_millis(50);
 fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     wait: bool,
-    work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+    work: impl FnOnce(Arc<AtomicBool>) -> T + Send + 'static,
 ) -> PyResult<T> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::spawn(move || {
-        let _ = tx.send(work(&flag));
+        let _ = tx.send(work(flag));
     });
     // the receiver is moved into each GIL-free wait and handed back (it is
     // Send, not Sync)
@@ -222,7 +222,7 @@ fn infer<'py>(
         jobs,
         allow_long,
     };
-    let result = interruptible(py, true, move |stop| api::infer(&prepared, &options, stop))?;
+    let result = interruptible(py, true, move |stop| api::infer(&prepared, &options, &stop))?;
     let outcome = result.map_err(fail)?;
     let warnings: Vec<Value> = outcome
         .warnings
@@ -255,6 +255,71 @@ fn load<'py>(py: Python<'py>, folder: PathBuf) -> PyResult<Bound<'py, PyAny>> {
     answer(py, api::load(&folder), |_| ())
 }
 
+/// Figures computed and written ([`api::run`]): `targets` are figure ids,
+/// paper ids or config files; the folders go under `out`. Returns the reports
+/// (`figure`, `label`, `folder`, `tasks`, `computed`, `up_to_date`,
+/// `wall_seconds`), the failures (`keep_going`), the gallery page and the
+/// wall time. Ctrl-C stops the workers between tasks: the finished tasks stay
+/// in the task cache and no folder is written.
+#[pyfunction]
+#[pyo3(signature = (targets, all=false, profile=None, set=Vec::new(), configs=None, out=PathBuf::from("results"), jobs=None, force=false, no_cache=false, keep_going=false, allow_long=false))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    targets: Vec<String>,
+    all: bool,
+    profile: Option<String>,
+    set: Vec<String>,
+    configs: Option<PathBuf>,
+    out: PathBuf,
+    jobs: Option<usize>,
+    force: bool,
+    no_cache: bool,
+    keep_going: bool,
+    allow_long: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let selection = privpost::plan::Selection {
+        targets,
+        all,
+        smoke: false,
+        profile,
+        set,
+        config_dir: configs,
+    };
+    let result = interruptible(py, true, move |stop| {
+        let options = api::RunOptions {
+            out,
+            jobs,
+            force,
+            no_cache,
+            allow_long,
+            keep_going,
+            progress: privpost::runner::Progress::Quiet,
+            stop: Some(stop),
+        };
+        api::run(&selection, &options)
+    })?;
+    let outcome = result.map_err(|e| error::to_py(py, e))?;
+    let value = json!({
+        "reports": outcome.reports.iter().map(|r| json!({
+            "figure": r.figure,
+            "label": r.label,
+            "folder": r.dir,
+            "tasks": r.tasks,
+            "computed": r.computed,
+            "up_to_date": r.up_to_date,
+            "wall_seconds": r.wall_seconds,
+        })).collect::<Vec<_>>(),
+        "failures": outcome.failures.iter().map(|f| json!({
+            "figure": f.figure, "message": f.message,
+        })).collect::<Vec<_>>(),
+        "gallery": outcome.gallery.as_ref().ok(),
+        "jobs": outcome.jobs,
+        "wall_seconds": outcome.wall_seconds,
+    });
+    to_py(py, &value)
+}
+
 /// The folder name of a release given without one: `release-` and 12 hex
 /// digits of the SHA-256 of its keys (sorted) as JSON, so two releases never
 /// share a folder.
@@ -279,6 +344,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit_samples, m)?)?;
     m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

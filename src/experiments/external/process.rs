@@ -106,7 +106,7 @@ pub fn run(
             super::reaper::kill_group(pgid);
             break child.wait().ok();
         }
-        if Instant::now() >= deadline {
+        if Instant::now() >= deadline || crate::runner::interrupt_requested() {
             super::reaper::kill_group(pgid);
             let _ = child.kill();
             let _ = child.wait();
@@ -142,6 +142,10 @@ pub fn run(
         ));
     }
     match status {
+        None if crate::runner::interrupt_requested() => Err(fail(
+            "interrupted (Ctrl-C) and was killed".to_string(),
+            stderr,
+        )),
         None => Err(fail(
             format!("timed out after {timeout_seconds} s (timeout_seconds) and was killed"),
             stderr,
