@@ -2,17 +2,21 @@
 # Structure measures of the crate layout, printed one per line: pub items per crate,
 # `use super::*` outside tests, glob re-exports, `.expect(` outside tests,
 # files over 600 lines, and (with --doc) rustdoc warnings. Test code is the
-# `mod tests` tail of a file (everything after `#[cfg(test)]`) and files named
-# tests.rs or under tests/. Usage: scripts/structure-measures.sh [--doc]
+# test-module tail of a file (everything from a `#[cfg(test)]` whose next line
+# opens a module; an item or import under its own `#[cfg(test)]` is not counted,
+# and does not end the count)
+# and files named tests.rs or under tests/. Usage: scripts/structure-measures.sh [--doc]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 crates=()
 for d in src crates/*/src; do
   [ -d "$d" ] && crates+=("$d")
 done
-non_test() { # file → its lines before the first #[cfg(test)]
+non_test() { # file → its lines before the first #[cfg(test)] module
   case "$1" in */tests.rs|*/tests/*) return 0 ;; esac
-  awk '/^[[:space:]]*#\[cfg\(test\)\]/{exit} {print}' "$1"
+  awk 'held != "" { if ($0 ~ /^[[:space:]]*(pub(\([a-z]+\))? )?mod /) exit; held = ""; next }
+       /^[[:space:]]*#\[cfg\(test\)\]/ { held = $0; next }
+       { print }' "$1"
 }
 for d in "${crates[@]}"; do
   n=0; sup=0; glob=0; exp=0
