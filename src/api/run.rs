@@ -3,7 +3,7 @@
 //! tasks run (finished ones taken from the task cache), each figure's folder
 //! written, then the gallery — answered as typed reports. Prints nothing
 //! unless `progress` asks for the command line's bar or log lines (on stderr);
-//! a stop flag ends the work between tasks ([`ErrorKind::Interrupted`]). A
+//! a stop flag ends the work between tasks ([`ErrorKind::Interrupted`](super::ErrorKind::Interrupted)). A
 //! shard (`run --shard`) is the command line's own (`commands::batch`).
 
 use std::path::PathBuf;
@@ -123,7 +123,7 @@ fn heartbeat() -> Result<Duration, CommandError> {
 }
 
 /// Runs a selection (see the module header). Bad input (a config, a key, the
-/// output folder, the limits) is an [`ErrorKind::Input`] before any work.
+/// output folder, the limits) is an [`ErrorKind::Input`](super::ErrorKind::Input) before any work.
 pub fn run(selection: &Selection, options: &RunOptions) -> Result<RunOutcome, ApiError> {
     let clock = Instant::now();
     let err = |e: CommandError| ApiError::from_command("selection", e);
