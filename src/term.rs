@@ -2,6 +2,8 @@
 //! (`2>/dev/full`, a closed pipe), which made a run exit 101 mid-work; privpost's
 //! messages go through the `errln!` macro instead, which remembers the failure
 //! and goes on: the command then ends with exit status 1 ([`stderr_failed`]).
+//! And Ctrl-C from the terminal: [`interrupt`], the flag a run's first SIGINT
+//! sets (the runner and an external figure's command both read it).
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,6 +51,39 @@ pub fn visible(text: &str) -> String {
         }
     }
     out
+}
+
+/// Ctrl-C (SIGINT) while tasks run: the first sets a flag on which the workers
+/// take no new task; the running ones finish and the run ends with
+/// `RunError::Interrupted` (how many tasks are kept, how to resume), which the
+/// command line exits 130 with; a second Ctrl-C exits at once. Finished tasks
+/// are already in the task cache (each is stored as it finishes, atomically),
+/// and no output folder is touched until every task is done.
+pub mod interrupt {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // async-signal-safe: an atomic swap and _exit
+        if REQUESTED.swap(true, Ordering::SeqCst) {
+            unsafe { libc::_exit(130) };
+        }
+    }
+
+    /// Installs the handler (once per process).
+    pub fn install() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let handler: extern "C" fn(libc::c_int) = on_sigint;
+            // SAFETY: the handler only touches an atomic and calls _exit
+            unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
+        });
+    }
+
+    pub fn requested() -> bool {
+        REQUESTED.load(Ordering::SeqCst)
+    }
 }
 
 #[cfg(test)]

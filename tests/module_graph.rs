@@ -217,7 +217,7 @@ fn the_checks_find_what_they_look_for() {
 // ---- the file graph: no two files import each other, directly or through others ----
 //
 // The same rules as `scripts/structure.py` (which reports the renovation's table):
-// a file's non-test code (before its first `#[cfg(test)]`, comments dropped)
+// a file's non-test code (before its test module, comments dropped)
 // imports a file when it names a path `crate::…`, `super::…` or `self::…` that
 // resolves to that file; a path that stops at a `mod.rs` item re-exported from a
 // child (`pub use child::Item`) resolves to the child; `mod x;` is no import, and
@@ -226,9 +226,28 @@ fn the_checks_find_what_they_look_for() {
 
 type FileGraph = BTreeMap<String, BTreeSet<String>>;
 
+/// A file's text before its test module: cut at the first `#[cfg(test)]`
+/// whose next line opens a module; an item or import under its own
+/// `#[cfg(test)]` (a test oracle beside the code it checks) stays.
+fn before_tests(text: &str) -> &str {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("#[cfg(test)]") {
+        let at = from + i;
+        let next = text[at + "#[cfg(test)]".len()..].trim_start();
+        let opens_module = ["mod ", "pub mod ", "pub(crate) mod ", "pub(super) mod "]
+            .iter()
+            .any(|p| next.starts_with(p));
+        if opens_module {
+            return &text[..at];
+        }
+        from = at + 1;
+    }
+    text
+}
+
 /// The code of a file without its tests and comments (string contents kept).
 fn code_of(text: &str) -> String {
-    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    let text = before_tests(text);
     let mut out = String::new();
     let mut in_block = false;
     for line in text.lines() {
@@ -507,7 +526,7 @@ fn no_glob_imports_of_the_crates_own_modules_outside_tests() {
         if path.ends_with("tests.rs") {
             continue;
         }
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let code = before_tests(text);
         for (i, line) in code.lines().enumerate() {
             let t = line.trim_start();
             let Some(rest) = t

@@ -33,8 +33,9 @@ use crate::rng::task_rng;
 
 mod progress;
 mod write;
-pub use progress::{eta_seconds, human_duration, interrupt_requested, log_line};
-use progress::{interrupt, Monitor};
+use crate::term::interrupt;
+use progress::Monitor;
+pub use progress::{eta_seconds, human_duration, log_line};
 
 mod times;
 use times::{by_cost, TaskTimes};

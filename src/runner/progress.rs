@@ -1,4 +1,4 @@
-//! What a run shows while it works: the progress line or heartbeats (tasks done, elapsed, the estimate left), the interrupt flag Ctrl-C sets, and log lines that do not tear the bar.
+//! What a run shows while it works: the progress line or heartbeats (tasks done, elapsed, the estimate left), and log lines that do not tear the bar.
 
 use super::{
     mpsc, rfc3339, AtomicUsize, Duration, Instant, Mutex, Options, Ordering, Progress, ProgressBar,
@@ -35,45 +35,6 @@ pub(super) fn status_text(done: usize, total: usize, elapsed: f64, eta: Option<f
         "{done}/{total} tasks, {} elapsed, ETA {eta}",
         human_duration(elapsed)
     )
-}
-
-/// Ctrl-C (SIGINT) while tasks run: the first sets a flag on which the workers
-/// take no new task; the running ones finish and the run ends with
-/// `RunError::Interrupted` (how many tasks are kept, how to resume), which the
-/// command line exits 130 with; a second Ctrl-C exits at once. Finished tasks
-/// are already in the task cache (each is stored as it finishes, atomically),
-/// and no output folder is touched until every task is done.
-pub(super) mod interrupt {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    static REQUESTED: AtomicBool = AtomicBool::new(false);
-
-    extern "C" fn on_sigint(_: libc::c_int) {
-        // async-signal-safe: an atomic swap and _exit
-        if REQUESTED.swap(true, Ordering::SeqCst) {
-            unsafe { libc::_exit(130) };
-        }
-    }
-
-    /// Installs the handler (once per process).
-    pub fn install() {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            let handler: extern "C" fn(libc::c_int) = on_sigint;
-            // SAFETY: the handler only touches an atomic and calls _exit
-            unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
-        });
-    }
-
-    pub fn requested() -> bool {
-        REQUESTED.load(Ordering::SeqCst)
-    }
-}
-
-/// Whether Ctrl-C (SIGINT) was pressed since a run installed its handler: an
-/// external figure's command is killed at once rather than awaited.
-pub fn interrupt_requested() -> bool {
-    interrupt::requested()
 }
 
 /// A log line: the wall-clock time (UTC, RFC 3339) first.

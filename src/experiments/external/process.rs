@@ -106,7 +106,7 @@ pub fn run(
             super::reaper::kill_group(pgid);
             break child.wait().ok();
         }
-        if Instant::now() >= deadline || crate::runner::interrupt_requested() {
+        if Instant::now() >= deadline || crate::term::interrupt::requested() {
             super::reaper::kill_group(pgid);
             let _ = child.kill();
             let _ = child.wait();
@@ -142,7 +142,7 @@ pub fn run(
         ));
     }
     match status {
-        None if crate::runner::interrupt_requested() => Err(fail(
+        None if crate::term::interrupt::requested() => Err(fail(
             "interrupted (Ctrl-C) and was killed".to_string(),
             stderr,
         )),
