@@ -3,7 +3,7 @@
 
 use crate::commands::{
     account,
-    account_types::AccountArgs,
+    account::AccountArgs,
     audit::{self, AuditArgs},
     batch::RunArgs,
     cache::{self, CacheArgs},

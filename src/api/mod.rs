@@ -6,6 +6,9 @@
 //! the Python values, call `api`, map the error to one exception class.
 //!
 //! - [`account()`] — the privacy of an event, or a ledger entry re-verified;
+//! - [`account_planned()`] — the budget of a planned DP-MCMC, DP-SGLD, penalty
+//!   or DP-HMC run, or the T, σ or q that meets a target ε;
+//! - [`verify_ledger()`] — a run's ledger re-verified, its releases and compositions;
 //! - [`audit_samples()`] — a claim audited from a mechanism's outputs;
 //! - [`infer()`] — the posterior from a private release, written to a folder;
 //! - [`load()`] — a folder privpost wrote, its manifest read typed;
@@ -15,7 +18,9 @@ pub mod account;
 pub mod audit;
 pub mod error;
 pub mod infer;
+pub mod ledger;
 pub mod load;
+pub mod planned;
 pub mod run;
 
 pub use crate::results::manifest::{FolderManifest, InferManifest, InferPrivacy};
@@ -27,5 +32,7 @@ pub use error::{ApiError, ErrorKind};
 pub use infer::{
     infer, prepare, InferOptions, InferOutcome, Prepared, ReleaseSource, Warning, WarningKind,
 };
+pub use ledger::{verify_ledger, Composed, EntryCheck, LedgerCheck, Release};
 pub use load::{load, Loaded};
+pub use planned::{account_planned, PlannedAnswer, PlannedRun};
 pub use run::{run, Failure, Report, RunOptions, RunOutcome};

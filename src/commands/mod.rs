@@ -4,9 +4,6 @@
 //! chain; their kind maps to the exit code: bad input 2, a failure while running 1.
 
 pub mod account;
-mod account_event;
-mod account_mh;
-pub mod account_types;
 pub mod audit;
 pub mod audit_samples;
 pub mod batch;

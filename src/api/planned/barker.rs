@@ -2,13 +2,13 @@
 
 use super::{
     bad, check_clipping, fmt_rdp, input, json, no_iterations_warning, order_warnings, rdp_json,
-    AccountArgs, Answer, BarkerAccount, CommandError, Conversion, Solve,
+    Answer, ApiError, BarkerAccount, Conversion, PlannedRun, Solve,
 };
 use serde_json::Value;
 
 /// `--mechanism barker`'s own arguments: (N, b), refusing the other
 /// mechanisms' options and a partial clipping check.
-fn barker_args(a: &AccountArgs) -> Result<(u64, u64), CommandError> {
+fn barker_args(a: &PlannedRun) -> Result<(u64, u64), ApiError> {
     let need = |v: Option<u64>, flag: &str| {
         v.ok_or_else(|| input(format!("{flag} is required for --mechanism barker")))
     };
@@ -38,13 +38,13 @@ fn barker_args(a: &AccountArgs) -> Result<(u64, u64), CommandError> {
 /// The answer at one order α (`--alpha`): per-iteration RDP and, per T, the
 /// converted (ε, δ).
 fn at_order(
-    a: &AccountArgs,
+    a: &PlannedRun,
     base: &BarkerAccount,
     alpha: f64,
     params: Value,
     mut lines: Vec<String>,
     warnings: Vec<String>,
-) -> Result<Answer, CommandError> {
+) -> Result<Answer, ApiError> {
     let n = base.n_data;
     let b = base.batch;
     let delta = base.delta;
@@ -83,7 +83,7 @@ fn at_order(
     Ok((lines, value, warnings))
 }
 
-pub(super) fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
+pub(super) fn barker(a: &PlannedRun) -> Result<Answer, ApiError> {
     let (n, b) = barker_args(a)?;
     let delta = a.delta.unwrap_or(1.0 / n as f64);
     let mut warnings = Vec::new();
@@ -125,7 +125,7 @@ pub(super) fn barker(a: &AccountArgs) -> Result<Answer, CommandError> {
             .map_err(bad)?;
             let eps_t = check.map_or(0.0, |s| s.value);
             if eps_t > target {
-                return Err(CommandError::failed(format!(
+                return Err(ApiError::failed(format!(
                     "account: internal check failed: T = {t} gives ε = {eps_t} > {target}"
                 )));
             }
@@ -182,9 +182,9 @@ pub(super) fn solve_boundary(
     mut good: f64,
     mut bad_at: f64,
     steps: usize,
-    mut eps: impl FnMut(f64) -> Result<f64, CommandError>,
+    mut eps: impl FnMut(f64) -> Result<f64, ApiError>,
     target: f64,
-) -> Result<Solved, CommandError> {
+) -> Result<Solved, ApiError> {
     let mut eps_good = eps(good)?;
     for _ in 0..steps {
         let mid = (good.ln() * 0.5 + bad_at.ln() * 0.5).exp();

@@ -1,4 +1,4 @@
-//! `privpost account --mechanism penalty | dp-hmc`: the budget of the exact private
+//! `account` for `--mechanism penalty | dp-hmc`: the budget of the exact private
 //! MH samplers whose every iteration is a composition of Gaussian mechanisms with
 //! data-independent sensitivity: ε after T iterations, or the largest T
 //! for a target ε, by the tight Gaussian PLD (closed form) and by zCDP
@@ -6,15 +6,14 @@
 
 use serde_json::json;
 
-use super::account_types::{input, AccountArgs, AccountMechanism, Answer, Solve};
-use super::CommandError;
+use super::{input, Answer, ApiError, Mechanism, PlannedRun, Solve};
 use crate::privacy::gaussian_pld::{hmc_mu, penalty_mu, Accountant};
 
 /// The accountants reported, with the names `account --json` uses for them.
 const ACCOUNTANTS: [(Accountant, &str); 2] =
     [(Accountant::Pld, "tight"), (Accountant::Zcdp, "zcdp")];
 
-fn positive(flag: &str, v: Option<f64>, mechanism: &str) -> Result<f64, CommandError> {
+fn positive(flag: &str, v: Option<f64>, mechanism: &str) -> Result<f64, ApiError> {
     let v = v.ok_or_else(|| input(format!("{flag} is required for --mechanism {mechanism}")))?;
     if v > 0.0 && v.is_finite() {
         Ok(v)
@@ -24,7 +23,7 @@ fn positive(flag: &str, v: Option<f64>, mechanism: &str) -> Result<f64, CommandE
 }
 
 /// The per-iteration μ and the text describing it.
-fn setting(a: &AccountArgs) -> Result<(f64, serde_json::Value, String), CommandError> {
+fn setting(a: &PlannedRun) -> Result<(f64, serde_json::Value, String), ApiError> {
     let foreign = [
         ("--batch", a.batch.is_some()),
         ("--q", a.q.is_some()),
@@ -35,7 +34,7 @@ fn setting(a: &AccountArgs) -> Result<(f64, serde_json::Value, String), CommandE
         ("--alpha-max", a.alpha_max.is_some()),
     ];
     let name = match a.mechanism {
-        AccountMechanism::Penalty => "penalty",
+        Mechanism::Penalty => "penalty",
         _ => "dp-hmc",
     };
     if let Some((flag, _)) = foreign.iter().find(|(_, given)| *given) {
@@ -56,7 +55,7 @@ fn setting(a: &AccountArgs) -> Result<(f64, serde_json::Value, String), CommandE
         return Err(input("--n-data = 0: at least 1 record"));
     }
     Ok(match a.mechanism {
-        AccountMechanism::Penalty => {
+        Mechanism::Penalty => {
             if a.tau_l.is_some() || a.tau_g.is_some() || a.leapfrog.is_some() {
                 return Err(input("--tau-l, --tau-g and --leapfrog belong to --mechanism dp-hmc; the penalty algorithm takes --tau"));
             }
@@ -103,7 +102,7 @@ fn setting(a: &AccountArgs) -> Result<(f64, serde_json::Value, String), CommandE
 /// ε after each of `--iterations`, or the largest T for `--target-epsilon`, by the
 /// tight Gaussian PLD and by zCDP; each inverse answer is checked forward (T meets
 /// the target, T + 1 does not).
-pub fn account(a: &AccountArgs) -> Result<Answer, CommandError> {
+pub(super) fn account(a: &PlannedRun) -> Result<Answer, ApiError> {
     let (mu, mut params, head) = setting(a)?;
     let delta = a
         .delta
@@ -114,7 +113,7 @@ pub fn account(a: &AccountArgs) -> Result<Answer, CommandError> {
     params["delta"] = json!(delta);
     params["mu_per_iteration"] = json!(mu);
     let mechanism = match a.mechanism {
-        AccountMechanism::Penalty => "penalty",
+        Mechanism::Penalty => "penalty",
         _ => "dp_hmc",
     };
     let mut lines = vec![head];
@@ -126,7 +125,7 @@ pub fn account(a: &AccountArgs) -> Result<Answer, CommandError> {
             let at = acc.epsilon(t, mu, delta);
             let next = acc.epsilon(t + 1, mu, delta);
             if at > target || next <= target {
-                return Err(CommandError::failed(format!(
+                return Err(ApiError::failed(format!(
                     "account: internal check failed ({}): T = {t} gives ε = {at}, T + 1 gives {next}, target {target}",
                     acc.as_str()
                 )));

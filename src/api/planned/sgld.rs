@@ -3,11 +3,11 @@
 use super::barker::solve_boundary;
 use super::{
     bad, fmt_rdp, input, json, no_iterations_warning, order_warnings, poisson_gaussian_epsilon,
-    rdp_json, AccountArgs, AccountError, Answer, CommandError, Conversion, PldOptions, SgldAccount,
+    rdp_json, AccountError, Answer, ApiError, Conversion, PlannedRun, PldOptions, SgldAccount,
     Solve, TightEpsilon,
 };
 
-pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
+pub(super) fn sgld(a: &PlannedRun) -> Result<Answer, ApiError> {
     if a.n_data.is_some() || a.batch.is_some() || a.n0.is_some() || a.clip.is_some() {
         return Err(input(
             "--mechanism sgld takes --q and --sigma (not --n-data, --batch, --n0, --clip)",
@@ -99,7 +99,7 @@ pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
         ),
         Err(e) => format!("tight not computed ({e})"),
     };
-    let rdp_eps = |q: f64, sigma: f64, t: u64, conv: Conversion| -> Result<f64, CommandError> {
+    let rdp_eps = |q: f64, sigma: f64, t: u64, conv: Conversion| -> Result<f64, ApiError> {
         Ok(SgldAccount {
             q,
             sigma,
@@ -112,7 +112,7 @@ pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
     };
     // a setting the tight accountant cannot evaluate within its memory bound counts as
     // not meeting the target (it cannot be certified)
-    let tight_eps = |q: f64, sigma: f64, t: u64| -> Result<f64, CommandError> {
+    let tight_eps = |q: f64, sigma: f64, t: u64| -> Result<f64, ApiError> {
         match poisson_gaussian_epsilon(q, sigma, t, delta, &opts) {
             Ok(x) => Ok(x.epsilon),
             Err(AccountError::Invalid {
@@ -125,7 +125,7 @@ pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
     if let Some((target, solve)) = solving {
         let mut out = json!({});
         let mut accountants: Vec<&str> = vec!["classic", "improved"];
-        if !a.no_tight {
+        if a.tight {
             accountants.push("tight");
         }
         let mut improved_answer: Option<f64> = None;
@@ -201,7 +201,7 @@ pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
                 }
             };
             if check > target {
-                return Err(CommandError::failed(format!(
+                return Err(ApiError::failed(format!(
                     "account: internal check failed: {what} = {answer} gives ε = {check} > {target}"
                 )));
             }
@@ -269,7 +269,7 @@ pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
             fmt_rdp(c, "RDP classic"),
             fmt_rdp(i, "RDP improved")
         );
-        if !a.no_tight {
+        if a.tight {
             let tight = poisson_gaussian_epsilon(q, sigma, t, delta, &opts);
             line.push_str(&format!(", {}", fmt_tight(&tight)));
             row["tight"] = tight_json(&tight);
@@ -286,8 +286,8 @@ pub(super) fn sgld(a: &AccountArgs) -> Result<Answer, CommandError> {
 pub(super) fn bracket(
     start: f64,
     good_is_large: bool,
-    mut ok: impl FnMut(f64) -> Result<bool, CommandError>,
-) -> Result<(f64, f64), CommandError> {
+    mut ok: impl FnMut(f64) -> Result<bool, ApiError>,
+) -> Result<(f64, f64), ApiError> {
     let (grow, shrink) = if good_is_large {
         (2.0, 0.5)
     } else {
@@ -330,11 +330,11 @@ pub(super) fn largest_tight_iterations(
     sigma: f64,
     target: f64,
     start: u64,
-    tight: &impl Fn(f64, f64, u64) -> Result<f64, CommandError>,
-) -> Result<u64, CommandError> {
+    tight: &impl Fn(f64, f64, u64) -> Result<f64, ApiError>,
+) -> Result<u64, ApiError> {
     use std::io::IsTerminal;
     let show = std::io::stderr().is_terminal();
-    let eps = |t: u64| -> Result<f64, CommandError> {
+    let eps = |t: u64| -> Result<f64, ApiError> {
         let e = if t == 0 { 0.0 } else { tight(q, sigma, t)? };
         if show {
             errln!("  tight accountant: ε(T = {t}) = {e:.6}");

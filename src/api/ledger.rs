@@ -1,0 +1,261 @@
+//! `api::verify_ledger`: a run's privacy ledger re-verified. Every entry's
+//! claim is recomputed from its event; the entries are then grouped into the
+//! figure's releases and the compositions its manifest declares. The CLI's
+//! `account --manifest` prints the answer; a claim that does not hold is in
+//! the answer (`holds: false`), not an error, so that every entry is shown.
+//!
+//! Releases: entries that differ only in a running checkpoint (`iteration`)
+//! are one chain, released at its last checkpoint (earlier checkpoints are not
+//! composed with it); other entries are alternatives (methods, ε, data) and
+//! are not composed with each other. Entries the manifest tags as released
+//! together (`released_with`) are composed by basic composition.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ApiError;
+use crate::privacy::event::{Event, Guarantee};
+use crate::privacy::ledger::Entry;
+use crate::results::manifest::{read_value, Manifest};
+
+/// One ledger entry, its claim beside the ε recomputed from its event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EntryCheck {
+    pub series: String,
+    pub claim: Guarantee,
+    pub claim_epsilon: f64,
+    pub claim_delta: f64,
+    pub recomputed_epsilon: Option<f64>,
+    /// Whether the claim follows from the event (within 10⁻⁹ relative).
+    pub holds: bool,
+    /// Why it does not, when it does not.
+    #[serde(skip)]
+    pub reason: Option<String>,
+    pub released_with: Option<String>,
+}
+
+/// One release of the figure: a series, at its last checkpoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Release {
+    /// The series label without its checkpoint.
+    pub series: String,
+    /// The label of the entry that stands for the release (its last checkpoint).
+    pub entry: String,
+    /// How many entries (checkpoints of one chain) the release has.
+    pub checkpoints: usize,
+    /// The iteration of the last checkpoint, when the series has one.
+    #[serde(skip)]
+    pub at: Option<f64>,
+    /// False for a non-private baseline.
+    pub private: bool,
+    pub guarantee: Guarantee,
+    /// ε of the guarantee (absent for a non-private baseline).
+    pub epsilon: Option<f64>,
+    pub delta: f64,
+    /// Whether its claim holds.
+    #[serde(skip)]
+    pub holds: bool,
+}
+
+/// The basic composition of the entries tagged as released together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Composed {
+    pub released_with: String,
+    /// The series labels of its entries.
+    pub entries: Vec<String>,
+    pub epsilon: f64,
+    pub delta: f64,
+}
+
+/// The answer of [`verify_ledger`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LedgerCheck {
+    /// The manifest file read.
+    #[serde(skip)]
+    pub file: String,
+    pub entries: Vec<EntryCheck>,
+    pub releases: Vec<Release>,
+    pub composed: Vec<Composed>,
+}
+
+impl LedgerCheck {
+    /// The reasons of the claims that do not hold, in ledger order.
+    pub fn failures(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter_map(|e| e.reason.as_deref())
+            .collect()
+    }
+}
+
+/// The key of a series label that marks a running checkpoint of one chain: the
+/// entries that differ only in it are one release, made at the last checkpoint.
+const CHECKPOINT_KEYS: [&str; 1] = ["iteration"];
+
+/// A series label without its checkpoint pair, and the checkpoint's value.
+fn release_of(series: &str) -> (String, Option<f64>) {
+    let mut at = None;
+    let kept: Vec<&str> = series
+        .split(',')
+        .map(str::trim)
+        .filter(|p| {
+            let checkpoint = p.split_once('=').and_then(|(k, v)| {
+                CHECKPOINT_KEYS
+                    .contains(&k.trim())
+                    .then(|| v.trim().parse::<f64>().ok())
+                    .flatten()
+            });
+            if let Some(v) = checkpoint {
+                at = Some(v);
+            }
+            checkpoint.is_none()
+        })
+        .collect();
+    (kept.join(", "), at)
+}
+
+/// The ledger entries of a manifest file or folder: read as a manifest is (a
+/// size cap, no pipe found in a folder, no key twice), then typed — a whole
+/// manifest, or a ledger alone (`{"privacy": [...]}`).
+fn read_entries(path: &Path, file: &str) -> Result<Vec<Entry>, ApiError> {
+    let (_, value) = read_value(path).map_err(|e| {
+        if e.missing {
+            ApiError::not_found("manifest", e.path.clone(), e.to_string())
+        } else {
+            ApiError::input("manifest", e.to_string())
+        }
+    })?;
+    if let Ok(manifest) = serde_json::from_value::<Manifest>(value.clone()) {
+        return Ok(manifest.privacy);
+    }
+    #[derive(Deserialize)]
+    struct Ledger {
+        privacy: Option<Vec<Entry>>,
+    }
+    let ledger: Ledger = serde_json::from_value(value).map_err(|e| {
+        ApiError::input("manifest", format!("{file}: key `privacy`: {e}")).with_key("privacy")
+    })?;
+    ledger.privacy.ok_or_else(|| {
+        ApiError::input("manifest", format!(
+            "{file}: no `privacy` ledger (allowed: a manifest.json written by `privpost run`, or an object with its `privacy` list)"
+        )).with_key("privacy")
+    })
+}
+
+/// Every ledger entry of the manifest at `path` (a file, or a figure's folder)
+/// re-verified, its releases and declared compositions (see the module header).
+pub fn verify_ledger(path: &Path) -> Result<LedgerCheck, ApiError> {
+    // a figure's folder stands for its manifest, as `show` and `infer` take it
+    let file = if path.is_dir() {
+        path.join("manifest.json")
+    } else {
+        path.to_path_buf()
+    }
+    .display()
+    .to_string();
+    let entries = read_entries(path, &file)?;
+    let mut checks = Vec::new();
+    // releases in order of first appearance
+    let mut releases: Vec<Release> = Vec::new();
+    for e in &entries {
+        let holds = e.verify(1e-9);
+        let (ce, cd) = e.guarantee.epsilon_delta();
+        checks.push(EntryCheck {
+            series: e.series.clone(),
+            claim: e.guarantee.clone(),
+            claim_epsilon: ce,
+            claim_delta: cd,
+            recomputed_epsilon: e.recomputed_epsilon(),
+            holds: holds.is_ok(),
+            reason: holds.err().map(|m| m.to_string()),
+            released_with: e.released_with.clone(),
+        });
+        let (series, at) = release_of(&e.series);
+        let private = !matches!(e.event, Event::NonPrivate);
+        let release = Release {
+            series: series.clone(),
+            entry: e.series.clone(),
+            checkpoints: 1,
+            at,
+            private,
+            guarantee: e.guarantee.clone(),
+            epsilon: private.then_some(ce),
+            delta: cd,
+            holds: checks.last().is_some_and(|c| c.holds),
+        };
+        match releases.iter_mut().find(|r| r.series == series) {
+            Some(r) => {
+                let checkpoints = r.checkpoints + 1;
+                if at.unwrap_or(f64::NEG_INFINITY) >= r.at.unwrap_or(f64::NEG_INFINITY) {
+                    *r = release;
+                }
+                r.checkpoints = checkpoints;
+            }
+            None => releases.push(release),
+        }
+    }
+    // compositions: only across entries tagged as released together
+    let mut composed: Vec<Composed> = Vec::new();
+    for e in &entries {
+        let Some(tag) = &e.released_with else {
+            continue;
+        };
+        let (eps, delta) = e.guarantee.epsilon_delta();
+        match composed.iter_mut().find(|g| &g.released_with == tag) {
+            Some(g) => {
+                g.entries.push(e.series.clone());
+                g.epsilon += eps;
+                g.delta += delta;
+            }
+            None => composed.push(Composed {
+                released_with: tag.clone(),
+                entries: vec![e.series.clone()],
+                epsilon: eps,
+                delta,
+            }),
+        }
+    }
+    Ok(LedgerCheck {
+        file,
+        entries: checks,
+        releases,
+        composed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{release_of, verify_ledger};
+
+    #[test]
+    fn a_reference_manifest_verifies_typed() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/reference/manifests/e1b8e2a-foulds2016-fig2.json");
+        let check = verify_ledger(&path).expect("reads");
+        assert!(!check.entries.is_empty());
+        assert!(check.entries.iter().all(|e| e.holds && e.reason.is_none()));
+        assert!(check.failures().is_empty());
+        // no checkpoints: one release per entry, and nothing composed
+        assert_eq!(check.releases.len(), check.entries.len());
+        assert!(check.composed.is_empty());
+        // an infer manifest has no figure ledger: refused, naming the key
+        let infer = path.with_file_name("e1b8e2a-infer.json");
+        let e = verify_ledger(&infer).expect_err("no figure ledger");
+        assert_eq!(e.argument, Some("manifest"));
+        let missing = verify_ledger(&path.with_file_name("none.json")).expect_err("missing");
+        assert_eq!(missing.kind, crate::api::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn checkpoints_are_one_release() {
+        assert_eq!(
+            release_of("method=dp_mcmc, iteration=200"),
+            ("method=dp_mcmc".into(), Some(200.0))
+        );
+        assert_eq!(
+            release_of("method=x, epsilon=1"),
+            ("method=x, epsilon=1".into(), None)
+        );
+    }
+}
