@@ -52,3 +52,16 @@ pub fn command() -> std::io::Result<Vec<String>> {
             .map(|p| vec![p.display().to_string()]),
     }
 }
+
+/// `text` as one shell word.
+pub fn sh_quote(text: &str) -> String {
+    let safe = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./=:,@+-%".contains(c));
+    if safe {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}

@@ -486,10 +486,21 @@ def test_run_writes_the_clis_folders_and_refuses_bad_input(tmp_path):
     assert privpost.load(again[0].folder).manifest["figure"] == "foulds2016/fig2"
     with pytest.raises(privpost.InputError) as e:
         privpost.run("foulds2016/nope", smoke=True, out=tmp_path / "bad")
-    assert "foulds2016/nope" in str(e.value) and e.value.argument == "selection"
+    assert "foulds2016/nope" in str(e.value) and e.value.argument == "targets"
     with pytest.raises(privpost.InputError) as e:
         privpost.run("foulds2016/fig2", smoke=True, set=["epsilon"], out=tmp_path / "bad")
-    assert "epsilon" in str(e.value)
+    assert "epsilon" in str(e.value) and e.value.argument == "set"
+    # each plan-stage error names its keyword, spelled as Python's, not the CLI's flag
+    with pytest.raises(privpost.InputError) as e:
+        privpost.run("foulds2016/fig2", smoke=True, jobs=0, out=tmp_path / "bad")
+    assert e.value.argument == "jobs" and str(e.value).startswith("jobs = 0:"), str(e.value)
+    with pytest.raises(FileNotFoundError) as e:
+        privpost.run("foulds2016/fig2", smoke=True, configs=tmp_path / "none", out=tmp_path / "bad")
+    assert isinstance(e.value, privpost.PathNotFoundError) and e.value.argument == "configs"
+    assert str(e.value).startswith("configs = "), str(e.value)
+    with pytest.raises(privpost.InputError) as e:
+        privpost.run("foulds2016/fig2", smoke=True, out="/dev/null/x")
+    assert e.value.argument == "out" and str(e.value).startswith("out = /dev/null/x:"), str(e.value)
     with pytest.raises(privpost.ArgumentTypeError):
         privpost.run("foulds2016/fig2", set="epsilon=1", out=tmp_path / "bad")
     assert not (tmp_path / "bad").exists()

@@ -12,7 +12,9 @@
 //! - [`audit_samples()`] — a claim audited from a mechanism's outputs;
 //! - [`infer()`] — the posterior from a private release, written to a folder;
 //! - [`load()`] — a folder privpost wrote, its manifest read typed;
-//! - [`run()`] — figures computed and their folders written, as typed reports.
+//! - [`run()`] — figures computed and their folders written, as typed reports;
+//! - [`run_shard()`] — one shard of them computed into the task cache, with its record;
+//! - [`merge()`] — the folders of a sharded run written once every shard has finished.
 
 pub mod account;
 pub mod audit;
@@ -20,8 +22,10 @@ pub mod error;
 pub mod infer;
 pub mod ledger;
 pub mod load;
+pub mod merge;
 pub mod planned;
 pub mod run;
+pub mod shard;
 
 pub use crate::results::manifest::{FolderManifest, InferManifest, InferPrivacy};
 pub use account::{
@@ -34,5 +38,7 @@ pub use infer::{
 };
 pub use ledger::{verify_ledger, Composed, EntryCheck, LedgerCheck, Release};
 pub use load::{load, Loaded};
+pub use merge::{merge, MergeOptions, MergeOutcome};
 pub use planned::{account_planned, PlannedAnswer, PlannedRun};
 pub use run::{run, Failure, Report, RunOptions, RunOutcome};
+pub use shard::{run_shard, ShardOptions, ShardOutcome};

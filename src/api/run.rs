@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 use super::error::ApiError;
 use crate::error::CommandError;
 use crate::plan::{
-    check_limits, footprints, jobs, plan, pool, prepare_planned, ConfigRef, Prepared, Selection,
+    check_limits, config_dir, config_paths, footprints, jobs, overrides, plan, pool,
+    prepare_planned, ConfigRef, Prepared, Selection,
 };
 use crate::results::cache;
 use crate::runner::{self, Options, Progress};
@@ -91,20 +92,30 @@ pub(crate) fn prepare_selection(
     jobs_wanted: Option<usize>,
     quiet: bool,
     shard: bool,
-) -> Result<(Vec<ConfigRef>, Vec<Prepared>, usize, Duration), CommandError> {
-    let parsed = selection.parse()?;
-    let jobs = jobs(jobs_wanted)?;
-    let heartbeat = heartbeat()?;
-    runner::check_task_times().map_err(CommandError::input)?;
+) -> Result<(Vec<ConfigRef>, Vec<Prepared>, usize, Duration), ApiError> {
+    // each check's error names the argument it is about
+    let at = |argument: &'static str| move |e: CommandError| ApiError::from_command(argument, e);
+    let overrides = overrides(&selection.set).map_err(at("set"))?;
+    let dir = config_dir(selection.config_dir.as_deref()).map_err(|e| {
+        match selection.config_dir.as_ref().filter(|d| !d.exists()) {
+            Some(d) => ApiError::not_found("configs", d.clone(), e.to_string()),
+            None => ApiError::from_command("configs", e),
+        }
+    })?;
+    let paths =
+        config_paths(&selection.targets, selection.all, dir.as_deref()).map_err(at("targets"))?;
+    let jobs = jobs(jobs_wanted).map_err(at("jobs"))?;
+    let heartbeat = heartbeat().map_err(at("environment"))?;
+    runner::check_task_times().map_err(|e| ApiError::input("environment", e.to_string()))?;
     // configs first (no side effects), then the output folder, then the work
-    let planned = plan(&parsed.paths, selection.profile(), &parsed.overrides)?;
+    let planned = plan(&paths, selection.profile(), &overrides).map_err(at("selection"))?;
     if shard {
-        crate::plan::refuse_secure(&planned, "--shard")?;
+        crate::plan::refuse_secure(&planned, "--shard").map_err(at("shard"))?;
     }
-    crate::plan::check_targets(out, &planned)?;
-    crate::plan::check_writable(out)?;
-    let prepared = prepare_planned(planned, parsed.paths.len(), quiet)?;
-    Ok((parsed.paths, prepared, jobs, heartbeat))
+    crate::plan::check_targets(out, &planned).map_err(at("out"))?;
+    crate::plan::check_writable(out).map_err(at("out"))?;
+    let prepared = prepare_planned(planned, paths.len(), quiet).map_err(at("selection"))?;
+    Ok((paths, prepared, jobs, heartbeat))
 }
 
 /// Heartbeat interval of log lines: PRIVPOST_HEARTBEAT_SECONDS (default 30).
@@ -129,7 +140,7 @@ pub fn run(selection: &Selection, options: &RunOptions) -> Result<RunOutcome, Ap
     let err = |e: CommandError| ApiError::from_command("selection", e);
     let quiet = options.progress == Progress::Quiet;
     let (_, prepared, jobs, heartbeat) =
-        prepare_selection(selection, &options.out, options.jobs, quiet, false).map_err(err)?;
+        prepare_selection(selection, &options.out, options.jobs, quiet, false)?;
     check_limits(
         &footprints(&prepared, |r| {
             (0..prepared[r].figure.task_count()).collect()

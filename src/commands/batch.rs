@@ -4,17 +4,12 @@
 //! the task cache) or one shard of them, write the outputs and the gallery.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use super::{CommandError, Work};
-use crate::api::run::prepare_selection;
-use crate::api::{self, RunOptions};
-use crate::plan::{assignment, check_limits, footprints, pool, Prepared, Selection};
-use crate::results::cache;
-use crate::results::manifest::rfc3339;
-use crate::results::shards::{self, PlanFile, RunShare, ShardRecord};
+use crate::api::{self, RunOptions, ShardOptions};
+use crate::plan::Selection;
 use crate::runner::shard::ShardSpec;
-use crate::runner::{self, Options, Progress, Report};
+use crate::runner::{Progress, Report};
 
 /// Run configs and write CSVs, figures and manifests under --out.
 #[derive(Debug, clap::Args)]
@@ -67,22 +62,35 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
         Progress::detect()
     };
     if let Some(shard) = args.shard {
-        let (paths, prepared, jobs, heartbeat) = prepare_selection(
+        let outcome = api::run_shard(
             &args.selection,
-            &args.out,
-            args.work.jobs,
-            args.work.quiet,
-            true,
+            &ShardOptions {
+                shard,
+                out: args.out.clone(),
+                jobs: args.work.jobs,
+                force: args.work.force,
+                keep_going: args.keep_going,
+                allow_long: args.allow_long,
+                progress,
+                stop: None,
+            },
         )?;
-        let split = assignment(&prepared, shard.count);
-        check_limits(
-            &footprints(&prepared, |r| split.tasks[shard.index - 1][r].clone()),
-            jobs,
-            args.allow_long,
-        )?;
-        let pool = pool(jobs)?;
-        return run_shard(&args, &paths, shard, &prepared, &pool, progress, heartbeat)
-            .map(|()| Vec::new());
+        let r = &outcome.record;
+        crate::outln!(
+            "shard {shard} of plan {}: {} tasks ({} computed, {} from the cache) in {:.2} s -> {}",
+            r.plan,
+            outcome.tasks,
+            outcome.computed,
+            outcome.tasks - outcome.computed,
+            r.wall_seconds,
+            outcome.record_path.display()
+        );
+        crate::outln!(
+            "when all {} shards have finished: privpost merge {}",
+            shard.count,
+            args.out.display()
+        );
+        return Ok(Vec::new());
     }
     let outcome = api::run(
         &args.selection,
@@ -128,146 +136,4 @@ pub fn run_folders(args: RunArgs) -> Result<Vec<PathBuf>, CommandError> {
         return Err(e.into());
     }
     Ok(outcome.reports.into_iter().map(|r| r.dir).collect())
-}
-
-/// Exit 1 listing the failed figures, if any.
-fn failure_list(failures: &[(String, anyhow::Error)], total: usize) -> Result<(), CommandError> {
-    if !failures.is_empty() {
-        let list: Vec<String> = failures
-            .iter()
-            .map(|(name, e)| {
-                format!(
-                    "{name}: {}",
-                    e.chain()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(": ")
-                )
-            })
-            .collect();
-        return Err(CommandError::failed(format!(
-            "{} of {total} figure(s) failed:\n  {}",
-            failures.len(),
-            list.join("\n  ")
-        )));
-    }
-    Ok(())
-}
-
-/// `run --shard i/n`: this shard's tasks of every figure run into the task
-/// cache, then its record; no figure folder is written.
-fn run_shard(
-    args: &RunArgs,
-    paths: &[crate::plan::ConfigRef],
-    shard: ShardSpec,
-    prepared: &[Prepared],
-    pool: &rayon::ThreadPool,
-    progress: Progress,
-    heartbeat: Duration,
-) -> Result<(), CommandError> {
-    let started = std::time::SystemTime::now();
-    let clock = Instant::now();
-    let sel = &args.selection;
-    let targets = crate::plan::as_targets(paths)
-        .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
-    let plan = PlanFile::new(targets, sel.profile(), &sel.set, shard.count)
-        .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
-    plan.write(&args.out)
-        .map_err(|e| CommandError::Failed(e.into()))?;
-    let split = assignment(prepared, shard.count);
-    let mine = &split.tasks[shard.index - 1];
-    let total_cost: u64 = split.cost.iter().sum();
-    let total_tasks: usize = prepared.iter().map(|p| p.figure.task_count()).sum();
-    let my_tasks: usize = mine.iter().map(Vec::len).sum();
-    if progress != Progress::Quiet {
-        errln!(
-            "shard {shard} of plan {}: {my_tasks} of {total_tasks} tasks, {:.1}% of the estimated cost",
-            plan.plan,
-            100.0 * split.cost[shard.index - 1] as f64 / total_cost.max(1) as f64
-        );
-    }
-    if progress != Progress::Quiet {
-        for (p, tasks) in prepared.iter().zip(mine) {
-            if !tasks.is_empty() {
-                let cost: f64 = tasks.iter().map(|&i| p.figure.task_cost(i)).sum();
-                errln!(
-                    "  {}: {} of {} tasks, estimated {:.3} Gflop",
-                    p.name(),
-                    tasks.len(),
-                    p.figure.task_count(),
-                    cost / 1e9
-                );
-            }
-        }
-    }
-    let runs_with_tasks = mine.iter().filter(|t| !t.is_empty()).count();
-    let mut shares = Vec::new();
-    let mut failures: Vec<(String, anyhow::Error)> = Vec::new();
-    let mut position = 0;
-    for (p, tasks) in prepared.iter().zip(mine) {
-        if tasks.is_empty() {
-            continue;
-        }
-        position += 1;
-        let mut options = Options::new(
-            progress,
-            Some(args.out.join(cache::DIR_NAME)),
-            heartbeat,
-            (position, runs_with_tasks),
-        );
-        options.force = args.work.force;
-        match runner::run_shard(p.figure.as_ref(), &p.resolved, tasks, pool, &options) {
-            Ok(r) => shares.push(RunShare {
-                figure: p.resolved.experiment.clone(),
-                sweep_point: p.resolved.sweep_label.clone(),
-                run_key: r.run_key,
-                tasks: tasks.clone(),
-                computed: r.computed,
-            }),
-            Err(e) if args.keep_going && !matches!(e, runner::RunError::Interrupted { .. }) => {
-                let name = p.name();
-                errln!("error: {name}: {e}");
-                failures.push((name, e.into()));
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if !failures.is_empty() {
-        // no record: merge reports this shard as unfinished
-        return failure_list(&failures, runs_with_tasks);
-    }
-    let computed: usize = shares.iter().map(|s| s.computed).sum();
-    let record = ShardRecord {
-        plan: plan.plan.clone(),
-        shard: shard.index,
-        shards: shard.count,
-        code_sha256: cache::code_id().to_string(),
-        git_commit: option_env!("PRIVPOST_GIT_COMMIT").map(str::to_string),
-        host: crate::results::hostname().to_string(),
-        pid: std::process::id(),
-        slurm_job: shards::slurm_job(),
-        jobs: pool.current_num_threads(),
-        started_at: rfc3339(started),
-        finished_at: rfc3339(std::time::SystemTime::now()),
-        wall_seconds: clock.elapsed().as_secs_f64(),
-        cost: split.cost[shard.index - 1],
-        runs: shares,
-    };
-    let path = plan.record_path(&args.out, shard.index);
-    record
-        .write(&path)
-        .map_err(|e| CommandError::Failed(e.into()))?;
-    crate::outln!(
-        "shard {shard} of plan {}: {my_tasks} tasks ({computed} computed, {} from the cache) in {:.2} s -> {}",
-        plan.plan,
-        my_tasks - computed,
-        clock.elapsed().as_secs_f64(),
-        path.display()
-    );
-    crate::outln!(
-        "when all {} shards have finished: privpost merge {}",
-        shard.count,
-        args.out.display()
-    );
-    Ok(())
 }

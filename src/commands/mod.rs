@@ -132,19 +132,6 @@ pub fn print_estimates(planned: &[Planned], jobs: usize) -> Result<(), CommandEr
     Ok(())
 }
 
-/// `text` as one shell word.
-pub fn sh_quote(text: &str) -> String {
-    let safe = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./=:,@+-%".contains(c));
-    if safe {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
-
 /// After a command wrote figure folders under `out`: rewrite its gallery and say where.
 /// A failure to write it is reported but does not fail the run whose figures are written.
 pub fn after_run(out: &std::path::Path) -> Result<(), CommandError> {

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{sh_quote, CommandError};
+use super::CommandError;
+use crate::invocation::sh_quote;
 use crate::plan::plan;
 use crate::plan::Selection;
 use crate::results::shards::PlanFile;

@@ -11,7 +11,9 @@
 //! | `Failed`      | `RunError`             | `RuntimeError`      |
 //! | `Interrupted` | `KeyboardInterrupt`    |                     |
 //!
-//! Each instance carries `argument`, `key` and (for files) `filename`.
+//! Each instance carries `argument`, `key` and (for files) `filename`. A
+//! message that names its argument by the command line's flag (`--jobs 0: …`,
+//! the API's messages are the CLI's) names it by the keyword (`jobs = 0: …`).
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError};
 use pyo3::prelude::*;
@@ -29,8 +31,26 @@ fn class(kind: ErrorKind) -> Option<&'static str> {
     }
 }
 
+/// `message` with a leading `--flag VALUE` of `argument` spelled as Python's
+/// keyword, `argument = VALUE` (see the module header).
+fn keyword_spelling(message: &str, argument: Option<&str>) -> String {
+    let Some(argument) = argument else {
+        return message.to_string();
+    };
+    let flag = format!("--{}", argument.replace('_', "-"));
+    match message.strip_prefix(&flag) {
+        Some(rest) if rest.starts_with(' ') => format!("{argument} ={rest}"),
+        Some(rest) if rest.starts_with('=') => format!("{argument} = {}", &rest[1..]),
+        _ => message.to_string(),
+    }
+}
+
 /// The Python exception of an API error.
 pub fn to_py(py: Python<'_>, e: ApiError) -> PyErr {
+    let e = ApiError {
+        message: keyword_spelling(&e.message, e.argument),
+        ..e
+    };
     let Some(name) = class(e.kind) else {
         return PyKeyboardInterrupt::new_err(e.message);
     };
