@@ -14,16 +14,20 @@
 //! - [`load()`] — a folder privpost wrote, its manifest read typed;
 //! - [`run()`] — figures computed and their folders written, as typed reports;
 //! - [`run_shard()`] — one shard of them computed into the task cache, with its record;
-//! - [`merge()`] — the folders of a sharded run written once every shard has finished.
+//! - [`merge()`] — the folders of a sharded run written once every shard has finished;
+//! - [`figures()`], [`redraw()`] — figure folders found, and re-rendered from their CSVs;
+//! - [`combine()`] — a sweep's folders joined into one table and overlay figure.
 
 pub mod account;
 pub mod audit;
+pub mod combine;
 pub mod error;
 pub mod infer;
 pub mod ledger;
 pub mod load;
 pub mod merge;
 pub mod planned;
+pub mod replot;
 pub mod run;
 pub mod shard;
 
@@ -32,6 +36,7 @@ pub use account::{
     account, read_event, AccountAnswer, AccountOptions, Accounted, EventInput, Verification,
 };
 pub use audit::{audit_samples, score_claim, Samples, Verdict};
+pub use combine::{combine, CombineOptions, Combined};
 pub use error::{ApiError, ErrorKind};
 pub use infer::{
     infer, prepare, InferOptions, InferOutcome, Prepared, ReleaseSource, Warning, WarningKind,
@@ -40,5 +45,6 @@ pub use ledger::{verify_ledger, Composed, EntryCheck, LedgerCheck, Release};
 pub use load::{load, Loaded};
 pub use merge::{merge, MergeOptions, MergeOutcome};
 pub use planned::{account_planned, PlannedAnswer, PlannedRun};
+pub use replot::{figures, redraw, FigureFolder};
 pub use run::{run, Failure, Report, RunOptions, RunOutcome};
 pub use shard::{run_shard, ShardOptions, ShardOutcome};
