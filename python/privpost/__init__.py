@@ -8,15 +8,27 @@ readers for the folders it writes.
 0.5
 
 Answers are typed (:class:`AccountAnswer`, :class:`AuditVerdict`,
-:class:`InferResult`, :class:`FigureRun`, :class:`Run`; each with ``to_dict()``); errors are
+:class:`InferResult`, :class:`FigureRun`, :class:`Run`, :class:`LedgerCheck`; each with ``to_dict()``); errors are
 :mod:`privpost.errors` classes that are also ValueError, FileNotFoundError,
 OSError or RuntimeError; warnings are :class:`PrivpostWarning` subclasses.
 docs/python.md is the guide.
 """
 
 from . import _native
-from ._api import account, audit_samples, infer, load, run, to_inference_data
-from ._results import Accounted, AccountAnswer, AuditVerdict, FigureRun, InferResult, Run, Verification
+from ._api import account, audit_samples, infer, load, run, to_inference_data, verify_ledger
+from ._results import (
+    Accounted,
+    AccountAnswer,
+    AuditVerdict,
+    Composition,
+    FigureRun,
+    InferResult,
+    LedgerCheck,
+    LedgerEntry,
+    Release,
+    Run,
+    Verification,
+)
 from .errors import (
     AccountantWarning,
     ArgumentTypeError,
@@ -37,9 +49,14 @@ __all__ = [
     "load",
     "run",
     "to_inference_data",
+    "verify_ledger",
     "AccountAnswer",
     "Accounted",
     "Verification",
+    "LedgerCheck",
+    "LedgerEntry",
+    "Release",
+    "Composition",
     "AuditVerdict",
     "InferResult",
     "FigureRun",

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from . import _native
-from ._results import AccountAnswer, AuditVerdict, FigureRun, InferResult, Run
+from ._results import AccountAnswer, AuditVerdict, FigureRun, InferResult, LedgerCheck, Run
 from .errors import (
     AccountantWarning,
     ArgumentTypeError,
@@ -103,6 +103,29 @@ def account(
     for message in answer.warnings:
         warnings.warn(message, AccountantWarning, stacklevel=2)
     return answer
+
+
+def verify_ledger(manifest: PathLike) -> LedgerCheck:
+    """A run's privacy ledger re-verified: every entry's claim recomputed from
+    its event, the figure's releases (a chain's checkpoints are one release, at
+    its last) and the compositions its manifest declares (``released_with``).
+    ``manifest`` is a figure's folder or its manifest.json (or a JSON object
+    with a ``privacy`` list). The same check as ``privpost account --manifest``.
+
+    >>> import tempfile, privpost
+    >>> folder = privpost.run("foulds2016/fig2", smoke=True, out=tempfile.mkdtemp())[0].folder
+    >>> check = privpost.verify_ledger(folder)
+    >>> check.holds, len(check.releases) == len(check.entries) > 0
+    (True, True)
+
+    A claim that does not hold is in the answer (``check.holds`` is False,
+    each entry's ``reason``), not an exception. Raises PathNotFoundError (a
+    FileNotFoundError) for a missing file, InputError for a file that holds
+    no ledger.
+    """
+    if not isinstance(manifest, (str, os.PathLike)):
+        raise ArgumentTypeError(f"manifest = {manifest!r}: a path", "manifest")
+    return LedgerCheck._of(_native.verify_ledger(os.fspath(manifest)))
 
 
 def _column(samples: Any, name: str) -> List[float]:

@@ -10,6 +10,7 @@ def account(
     pld_slack: Optional[float] = None,
     alpha_max: Optional[int] = None,
 ) -> Dict[str, Any]: ...
+def verify_ledger(manifest: str) -> Dict[str, Any]: ...
 def audit_samples(
     labels: Optional[List[float]],
     scores: Optional[List[float]],

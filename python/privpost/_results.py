@@ -112,6 +112,108 @@ class AccountAnswer:
 
 
 @dataclass(frozen=True)
+class LedgerEntry:
+    """One entry of a run's ledger: its claim beside the ε recomputed from its
+    event; ``reason`` says why the claim does not hold, when it does not."""
+
+    series: str
+    claim: Dict[str, Any]
+    claim_epsilon: Optional[float]
+    claim_delta: Optional[float]
+    recomputed_epsilon: Optional[float]
+    holds: bool
+    reason: Optional[str] = None
+    released_with: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release of a figure: a series at its last checkpoint (entries that
+    differ only in ``iteration`` are one chain, not composed)."""
+
+    series: str
+    entry: str
+    checkpoints: int
+    private: bool
+    guarantee: Dict[str, Any]
+    #: None for a non-private baseline
+    epsilon: Optional[float]
+    delta: Optional[float]
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The basic composition of the entries a manifest tags as released together."""
+
+    released_with: str
+    entries: Tuple[str, ...]
+    epsilon: float
+    delta: float
+
+
+@dataclass(frozen=True)
+class LedgerCheck:
+    """What :func:`privpost.verify_ledger` found: every entry re-verified, the
+    figure's releases and the compositions its manifest declares. A claim that
+    does not hold is an answer (``holds`` is False), not an exception."""
+
+    entries: Tuple[LedgerEntry, ...]
+    releases: Tuple[Release, ...]
+    composed: Tuple[Composition, ...]
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def holds(self) -> bool:
+        """Whether every entry's claim follows from its event."""
+        return all(e.holds for e in self.entries)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The check as ``privpost account --manifest FILE --json`` prints it
+        (with each entry's ``reason``)."""
+        return dict(_copy(self._raw))
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "LedgerCheck":
+        return cls(
+            entries=tuple(
+                LedgerEntry(
+                    series=e["series"],
+                    claim=e["claim"],
+                    claim_epsilon=_opt(e.get("claim_epsilon")),
+                    claim_delta=_opt(e.get("claim_delta")),
+                    recomputed_epsilon=_opt(e.get("recomputed_epsilon")),
+                    holds=bool(e["holds"]),
+                    reason=e.get("reason"),
+                    released_with=e.get("released_with"),
+                )
+                for e in d["entries"]
+            ),
+            releases=tuple(
+                Release(
+                    series=r["series"],
+                    entry=r["entry"],
+                    checkpoints=int(r["checkpoints"]),
+                    private=bool(r["private"]),
+                    guarantee=r["guarantee"],
+                    epsilon=_opt(r.get("epsilon")),
+                    delta=_opt(r.get("delta")),
+                )
+                for r in d["releases"]
+            ),
+            composed=tuple(
+                Composition(
+                    released_with=c["released_with"],
+                    entries=tuple(c["entries"]),
+                    epsilon=_float(c["epsilon"]),
+                    delta=_float(c["delta"]),
+                )
+                for c in d["composed"]
+            ),
+            _raw=d,
+        )
+
+
+@dataclass(frozen=True)
 class AuditVerdict:
     """What :func:`privpost.audit_samples` found. ``verdict`` is ``"PASS"`` or
     ``"FAIL"`` (the audited lower bound exceeds the claim); a FAIL is an

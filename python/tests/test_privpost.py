@@ -54,6 +54,41 @@ def test_account_gives_the_clis_answer(tmp_path, event, delta):
     assert answer.best.epsilon == min(a["epsilon"] for a in json.loads(out)["answers"])
 
 
+def test_verify_ledger_gives_the_clis_check(tmp_path):
+    """privpost.verify_ledger is `account --manifest`: the same entries,
+    releases and compositions; a claim that does not hold is an answer with
+    its reason; a missing file and a file with no ledger raise."""
+    folder = privpost.run("foulds2016/fig2", smoke=True, out=tmp_path / "r", jobs=1)[0].folder
+    check = privpost.verify_ledger(folder)
+    assert isinstance(check, privpost.LedgerCheck) and check.holds
+    _, out, _ = cli("account", "--manifest", folder, "--json")
+    expected = json.loads(out)
+    got = check.to_dict()
+    assert [e.pop("reason") for e in got["entries"]] == [None] * len(check.entries)
+    assert got == expected
+    assert [r.series for r in check.releases] == [r["series"] for r in expected["releases"]]
+    # two entries tagged as released together, one claim halved: composed, and refuted
+    ledger = json.loads((folder / "manifest.json").read_text())["privacy"]
+    ledger[0]["released_with"] = ledger[1]["released_with"] = "both"
+    ledger[1]["guarantee"]["epsilon"] /= 2
+    bad = tmp_path / "ledger.json"
+    bad.write_text(json.dumps({"privacy": ledger}))
+    check = privpost.verify_ledger(bad)
+    assert not check.holds
+    assert [e.holds for e in check.entries][:2] == [True, False]
+    assert check.entries[1].reason and check.entries[1].released_with == "both"
+    assert [(c.released_with, len(c.entries)) for c in check.composed] == [("both", 2)]
+    code, _, _ = cli("account", "--manifest", bad, check=False)
+    assert code == 1
+    with pytest.raises(FileNotFoundError) as e:
+        privpost.verify_ledger(tmp_path / "none.json")
+    assert isinstance(e.value, privpost.PathNotFoundError) and e.value.argument == "manifest"
+    (tmp_path / "empty.json").write_text("{}")
+    with pytest.raises(privpost.InputError) as e:
+        privpost.verify_ledger(tmp_path / "empty.json")
+    assert e.value.argument == "manifest" and e.value.key == "privacy"
+
+
 def test_account_options_are_the_clis_flags(tmp_path):
     event = EVENTS[0]
     f = tmp_path / "e.json"
@@ -516,7 +551,7 @@ def test_docstring_examples_run():
         failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failed == 0, module.__name__
         assert tried > 0, module.__name__
-    for name in ["account", "audit_samples", "infer", "load", "run", "to_inference_data"]:
+    for name in ["account", "audit_samples", "infer", "load", "run", "to_inference_data", "verify_ledger"]:
         assert ">>>" in getattr(privpost, name).__doc__, name
 
 

@@ -29,6 +29,12 @@ def computed(out: Path) -> List[int]:
     return [r.computed for r in runs]
 
 
+def unheld(folder: Path) -> List[str]:
+    check: privpost.LedgerCheck = privpost.verify_ledger(folder)
+    entries: List[privpost.LedgerEntry] = list(check.entries)
+    return [e.reason or "" for e in entries if not e.holds]
+
+
 def refused() -> Optional[str]:
     try:
         privpost.account({"mechanism": "laplace", "scale": 1.0})

@@ -24,8 +24,11 @@ pub const MAX_FLOPS: f64 = 1e15;
 pub const MEMORY_SHARE: f64 = 0.8;
 
 /// Refuses an output folder that cannot be written (exit 2), before any work:
-/// creates it if needed and writes and removes a probe file.
+/// creates it if needed and writes and removes a probe file, named by process
+/// and call so that threads of one process (Python) never share one.
 pub fn check_writable(out: &Path) -> Result<(), CommandError> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let bad = |e: std::io::Error| {
         CommandError::input(format!(
             "--out {}: cannot write there ({e}); allowed: a folder this user can create and write",
@@ -33,7 +36,10 @@ pub fn check_writable(out: &Path) -> Result<(), CommandError> {
         ))
     };
     std::fs::create_dir_all(out).map_err(bad)?;
-    let probe = out.join(format!(".privpost-probe-{}", crate::results::owner_tag()));
+    let probe = out.join(format!(
+        ".privpost-probe-{}-{n}",
+        crate::results::owner_tag()
+    ));
     std::fs::write(&probe, b"").map_err(bad)?;
     std::fs::remove_file(&probe).map_err(bad)
 }
@@ -259,4 +265,32 @@ pub fn assignment(prepared: &[Prepared], shards: usize) -> Assignment {
         })
         .collect();
     split::assign(&costs, shards)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_writable;
+
+    /// Threads of one process probing one folder at once (Python's `infer`
+    /// from four threads) never remove each other's probe.
+    #[test]
+    fn threads_probe_one_folder_at_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out");
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let out = out.clone();
+                std::thread::spawn(move || {
+                    (0..200)
+                        .map(|_| check_writable(&out).map_err(|e| e.to_string()))
+                        .collect::<Result<Vec<()>, String>>()
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("thread").expect("writable");
+        }
+        let left: Vec<_> = std::fs::read_dir(&out).expect("out").collect();
+        assert!(left.is_empty(), "probes left: {left:?}");
+    }
 }

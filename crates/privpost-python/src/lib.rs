@@ -128,6 +128,28 @@ fn account<'py>(
     answer(py, result, |v| v["schema"] = json!("privpost-account/1"))
 }
 
+/// A run's ledger re-verified ([`api::verify_ledger`]): `manifest` is a
+/// figure's folder or its manifest.json; each entry with its `reason` when
+/// its claim does not hold.
+#[pyfunction]
+fn verify_ledger<'py>(py: Python<'py>, manifest: PathBuf) -> PyResult<Bound<'py, PyAny>> {
+    let result = interruptible(py, false, move |_| api::verify_ledger(&manifest))?;
+    let reasons: Vec<Option<String>> = result
+        .as_ref()
+        .map(|c| c.entries.iter().map(|e| e.reason.clone()).collect())
+        .unwrap_or_default();
+    answer(py, result, |v| {
+        if let Some(entries) = v["entries"].as_array_mut() {
+            for (entry, reason) in entries.iter_mut().zip(reasons) {
+                entry["reason"] = json!(reason);
+            }
+        }
+        v["schema"] = json!("privpost-account/1");
+        v["question"] = json!("manifest");
+        v["warnings"] = json!([]);
+    })
+}
+
 /// The audit of a claim from outputs ([`api::audit_samples`]): `labels` (1 on
 /// D, 0 on D′) and `scores`, or `path` to a `label,score` CSV file.
 #[pyfunction]
@@ -341,6 +363,7 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(account, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_ledger, m)?)?;
     m.add_function(wrap_pyfunction!(audit_samples, m)?)?;
     m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
