@@ -112,16 +112,10 @@ class AccountAnswer:
 
 
 @dataclass(frozen=True)
-class LedgerEntry:
-    """One entry of a run's ledger: its claim beside the ε recomputed from its
-    event; ``reason`` says why the claim does not hold, when it does not."""
+class LedgerEntry(Verification):
+    """One entry of a run's ledger, verified as :class:`Verification` is;
+    ``reason`` says why the claim does not hold, when it does not."""
 
-    series: str
-    claim: Dict[str, Any]
-    claim_epsilon: Optional[float]
-    claim_delta: Optional[float]
-    recomputed_epsilon: Optional[float]
-    holds: bool
     reason: Optional[str] = None
     released_with: Optional[str] = None
 
@@ -147,6 +141,7 @@ class Composition:
 
     released_with: str
     entries: Tuple[str, ...]
+    #: math.inf where a part has no (ε, δ) claim (an RDP claim, no privacy: JSON's null)
     epsilon: float
     delta: float
 
@@ -204,7 +199,7 @@ class LedgerCheck:
                 Composition(
                     released_with=c["released_with"],
                     entries=tuple(c["entries"]),
-                    epsilon=_float(c["epsilon"]),
+                    epsilon=math.inf if c["epsilon"] is None else _float(c["epsilon"]),
                     delta=_float(c["delta"]),
                 )
                 for c in d["composed"]

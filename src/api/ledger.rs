@@ -14,24 +14,18 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::account::{verify, Verification};
 use super::error::ApiError;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::Entry;
 use crate::results::manifest::{read_value, Manifest};
 
-/// One ledger entry, its claim beside the ε recomputed from its event.
+/// One ledger entry: its claim beside the ε recomputed from its event (the
+/// check `account` makes of one entry), and its composition tag.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EntryCheck {
-    pub series: String,
-    pub claim: Guarantee,
-    pub claim_epsilon: f64,
-    pub claim_delta: f64,
-    pub recomputed_epsilon: Option<f64>,
-    /// Whether the claim follows from the event (within 10⁻⁹ relative).
-    pub holds: bool,
-    /// Why it does not, when it does not.
-    #[serde(skip)]
-    pub reason: Option<String>,
+    #[serde(flatten)]
+    pub verification: Verification,
     pub released_with: Option<String>,
 }
 
@@ -84,7 +78,7 @@ impl LedgerCheck {
     pub fn failures(&self) -> Vec<&str> {
         self.entries
             .iter()
-            .filter_map(|e| e.reason.as_deref())
+            .filter_map(|e| e.verification.reason.as_deref())
             .collect()
     }
 }
@@ -159,16 +153,11 @@ pub fn verify_ledger(path: &Path) -> Result<LedgerCheck, ApiError> {
     // releases in order of first appearance
     let mut releases: Vec<Release> = Vec::new();
     for e in &entries {
-        let holds = e.verify(1e-9);
-        let (ce, cd) = e.guarantee.epsilon_delta();
+        let verification = verify(e);
+        let (ce, cd) = (verification.claim_epsilon, verification.claim_delta);
+        let holds = verification.holds;
         checks.push(EntryCheck {
-            series: e.series.clone(),
-            claim: e.guarantee.clone(),
-            claim_epsilon: ce,
-            claim_delta: cd,
-            recomputed_epsilon: e.recomputed_epsilon(),
-            holds: holds.is_ok(),
-            reason: holds.err().map(|m| m.to_string()),
+            verification,
             released_with: e.released_with.clone(),
         });
         let (series, at) = release_of(&e.series);
@@ -182,7 +171,7 @@ pub fn verify_ledger(path: &Path) -> Result<LedgerCheck, ApiError> {
             guarantee: e.guarantee.clone(),
             epsilon: private.then_some(ce),
             delta: cd,
-            holds: checks.last().is_some_and(|c| c.holds),
+            holds,
         };
         match releases.iter_mut().find(|r| r.series == series) {
             Some(r) => {
@@ -234,7 +223,10 @@ mod tests {
             .join("tests/reference/manifests/e1b8e2a-foulds2016-fig2.json");
         let check = verify_ledger(&path).expect("reads");
         assert!(!check.entries.is_empty());
-        assert!(check.entries.iter().all(|e| e.holds && e.reason.is_none()));
+        assert!(check
+            .entries
+            .iter()
+            .all(|e| e.verification.holds && e.verification.reason.is_none()));
         assert!(check.failures().is_empty());
         // no checkpoints: one release per entry, and nothing composed
         assert_eq!(check.releases.len(), check.entries.len());

@@ -136,7 +136,12 @@ fn verify_ledger<'py>(py: Python<'py>, manifest: PathBuf) -> PyResult<Bound<'py,
     let result = interruptible(py, false, move |_| api::verify_ledger(&manifest))?;
     let reasons: Vec<Option<String>> = result
         .as_ref()
-        .map(|c| c.entries.iter().map(|e| e.reason.clone()).collect())
+        .map(|c| {
+            c.entries
+                .iter()
+                .map(|e| e.verification.reason.clone())
+                .collect()
+        })
         .unwrap_or_default();
     answer(py, result, |v| {
         if let Some(entries) = v["entries"].as_array_mut() {
