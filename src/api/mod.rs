@@ -1,5 +1,6 @@
 //! The typed front door: what the CLI verbs and the Python module both call.
-//! No clap, no printing, no exit codes: each function takes typed values,
+//! No clap, no exit codes, and no printing but the progress a caller asks for
+//! (`progress` of a run, a shard, a merge, a planned run): each function takes typed values,
 //! returns a typed answer or an [`ApiError`] naming the argument and key at
 //! fault, and writes only what it is asked to write. A CLI verb is: parse the
 //! flags, call `api`, format the answer; `crates/privpost-python` is: convert

@@ -105,6 +105,9 @@ pub struct PlannedRun {
     pub tight: bool,
     /// ε slack η of the tight (PLD) accountant (default 0.005).
     pub pld_slack: Option<f64>,
+    /// Show the steps of the tight accountant's search for T on stderr (the
+    /// CLI on a terminal: each step can take seconds).
+    pub progress: bool,
 }
 
 impl PlannedRun {
@@ -131,6 +134,7 @@ impl PlannedRun {
             leapfrog: None,
             tight: true,
             pld_slack: None,
+            progress: false,
         }
     }
 

@@ -9,6 +9,8 @@
 //! EVENT is the ledger's vocabulary (`privacy::ledger::Event`, tagged by
 //! `mechanism`).
 
+use std::io::IsTerminal;
+
 use clap::builder::PossibleValue;
 use serde_json::{json, Value};
 
@@ -155,6 +157,7 @@ impl AccountArgs {
             leapfrog: self.leapfrog,
             tight: !self.no_tight,
             pld_slack: self.pld_slack,
+            progress: std::io::stderr().is_terminal(),
         }
     }
 

@@ -153,7 +153,9 @@ pub(super) fn sgld(a: &PlannedRun) -> Result<Answer, ApiError> {
                             let (start, _) = SgldAccount { q, sigma, ..base }
                                 .largest_iterations(target, Conversion::Improved, cap)
                                 .map_err(bad)?;
-                            largest_tight_iterations(q, sigma, target, start, &tight_eps)?
+                            largest_tight_iterations(
+                                q, sigma, target, start, &tight_eps, a.progress,
+                            )?
                         }
                     };
                     no_iterations_warning(&mut warnings, t, target, name);
@@ -331,9 +333,8 @@ pub(super) fn largest_tight_iterations(
     target: f64,
     start: u64,
     tight: &impl Fn(f64, f64, u64) -> Result<f64, ApiError>,
+    show: bool,
 ) -> Result<u64, ApiError> {
-    use std::io::IsTerminal;
-    let show = std::io::stderr().is_terminal();
     let eps = |t: u64| -> Result<f64, ApiError> {
         let e = if t == 0 { 0.0 } else { tight(q, sigma, t)? };
         if show {
