@@ -17,6 +17,7 @@ use crate::commands::{
     merge::{self, MergeArgs},
     plot::{self, PlotArgs},
     run,
+    shards::{self, ShardsArgs},
     show::{self, ShowArgs},
     slurm::{self, SlurmArgs},
     vcor::{self, VcorArgs},
@@ -70,6 +71,8 @@ enum Command {
     Combine(CombineArgs),
     /// Write the figure folders of a sharded run (run --shard i/n) once every shard has finished.
     Merge(MergeArgs),
+    /// Print a sharded run as commands, one `privpost run … --shard i/N` per line (or the merge after them).
+    Shards(ShardsArgs),
     /// Write (and with --submit, submit) a Slurm job array of shards and the merge job after it.
     Slurm(SlurmArgs),
     /// Show or clear the task cache (finished tasks reused by reruns and resumed runs).
@@ -112,6 +115,7 @@ pub fn main(args: Vec<std::ffi::OsString>) -> i32 {
         Command::Gallery(a) => gallery::gallery(&a),
         Command::Cache(a) => cache::cache(&a),
         Command::Merge(a) => merge::merge(a),
+        Command::Shards(a) => shards::shards(a),
         Command::Slurm(a) => slurm::slurm(a),
         Command::Reap => Ok(()), // answered above
         Command::Completions { shell } => {

@@ -243,6 +243,88 @@ fn merge_refuses_rows_of_changed_configs() {
     );
 }
 
+/// Runs one line `privpost shards` printed through `sh -c`, in the repository.
+fn sh(line: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .args(["-c", line])
+        .current_dir(repo())
+        .env("CI", "true")
+        .output()
+        .unwrap()
+}
+
+/// `privpost shards --emit commands`: one `run … --shard i/3` per line, each runnable
+/// as printed by a shell (here one after another, last first; CI runs them through
+/// GNU parallel, scripts/parallel-local.sh), then `--emit merge`'s line: the CSVs of
+/// a single-machine run, byte for byte, with an output folder holding a space.
+#[test]
+fn shard_command_list_runs_and_merges_to_one_machine() {
+    let single = tempfile::tempdir().unwrap();
+    let o = run(single.path(), &["-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("shared results");
+    let mut args = vec!["shards"];
+    args.extend_from_slice(&SWEEP);
+    args.extend_from_slice(&["--shards", "3", "--out", out.to_str().unwrap()]);
+    let o = privpost(&[args.as_slice(), &["--emit", "commands", "--jobs", "2"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let commands = stdout(&o);
+    let lines: Vec<&str> = commands.lines().collect();
+    assert_eq!(lines.len(), 3, "{commands}");
+    for (i, l) in lines.iter().enumerate() {
+        assert!(
+            l.ends_with(&format!(" --jobs 2 --shard {}/3", i + 1)),
+            "{l}"
+        );
+        // the configs by absolute path, so a worker in another folder finds them
+        assert!(
+            l.contains("configs/foulds2016/fig2.toml") && l.contains("--profile smoke"),
+            "{l}"
+        );
+    }
+    // the merge line is on stderr with the plan, and alone on stdout with --emit merge
+    let o2 = privpost(&[args.as_slice(), &["--emit", "merge"]].concat());
+    assert!(o2.status.success(), "{}", stderr(&o2));
+    let merge = stdout(&o2).trim().to_string();
+    assert!(
+        merge.contains(" merge ") && merge.contains("--plan "),
+        "{merge}"
+    );
+    assert!(stderr(&o).contains(&merge), "{}", stderr(&o));
+    // merging before the shards ran is refused
+    let early = sh(&merge);
+    assert_eq!(early.status.code(), Some(2), "{}", stderr(&early));
+    for l in lines.iter().rev() {
+        let r = sh(l);
+        assert!(r.status.success(), "{l}: {}", stderr(&r));
+    }
+    let r = sh(&merge);
+    assert!(r.status.success(), "{}", stderr(&r));
+    assert_same_csvs(single.path(), &out);
+}
+
+/// Bad arguments of `shards` are refused (exit 2) before anything is written.
+#[test]
+fn shards_refuses_bad_arguments_before_writing() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("o");
+    let o_str = out.to_str().unwrap();
+    for bad in [
+        vec!["--shards", "0"],
+        vec!["--jobs", "0"],
+        vec!["--emit", "yaml"],
+        vec!["--set", "draws=-1"],
+    ] {
+        let mut a = vec!["shards", "bun2018/fig2", "--smoke", "--out", o_str];
+        a.extend_from_slice(&bad);
+        let o = privpost(&a);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{bad:?}");
+        assert!(!out.exists(), "{bad:?} wrote {}", out.display());
+    }
+}
+
 #[test]
 fn bad_shard_arguments_are_refused() {
     let out = tempfile::tempdir().unwrap();

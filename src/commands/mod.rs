@@ -18,6 +18,7 @@ pub mod list;
 pub mod merge;
 pub mod plot;
 pub mod run;
+pub mod shards;
 pub mod show;
 pub mod slurm;
 pub mod vcor;

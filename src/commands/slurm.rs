@@ -8,11 +8,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::shards::ShardPlan;
 use super::CommandError;
 use crate::invocation::sh_quote;
-use crate::plan::plan;
 use crate::plan::Selection;
-use crate::results::shards::PlanFile;
 use crate::runner::shard::MAX_SHARDS;
 
 /// Slurm's default MaxArraySize (array indices 0..=1000).
@@ -191,34 +190,14 @@ fn common_lines(a: &SlurmArgs, cwd: &Path) -> String {
 /// The scripts of a plan: (file name, contents), arrays first, then merge.sbatch and submit.sh.
 fn scripts(
     a: &SlurmArgs,
-    plan: &PlanFile,
-    exe: &[String],
-    out: &Path,
+    p: &ShardPlan,
     slurm_dir: &Path,
     cwd: &Path,
     max_array: usize,
 ) -> Vec<(String, String)> {
+    let plan = &p.plan;
     let logs = slurm_dir.join("logs");
-    let exe = exe
-        .iter()
-        .map(|w| sh_quote(w))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut run_words = vec![exe.clone(), "run".into()];
-    run_words.extend(plan.configs.iter().map(|c| sh_quote(c)));
-    if let Some(p) = &plan.profile {
-        run_words.extend(["--profile".into(), sh_quote(p)]);
-    }
-    for s in &plan.set {
-        run_words.extend(["--set".into(), sh_quote(s)]);
-    }
-    run_words.extend(["--out".into(), sh_quote(&out.display().to_string())]);
-    // the datasets folder --data named goes to every shard (the node's own
-    // default folder may differ: another $HOME, no datasets)
-    let data_words = crate::data::folder::flag()
-        .map(|d| format!(" --data {}", sh_quote(&d.display().to_string())))
-        .unwrap_or_default();
-    let run_line = run_words.join(" ") + &data_words;
+    let run_line = p.run_line();
     let common = common_lines(a, cwd);
     let n = plan.shards;
     let mut files = Vec::new();
@@ -253,10 +232,10 @@ fn scripts(
          #SBATCH --output={logs}\n\
          # Runs after every array task succeeded (submit.sh adds --dependency=afterok:<arrays>).\n\
          set -euo pipefail\n\
-         exec {exe} merge {out} --plan {plan}{data_words}\n",
+         exec {merge_line}\n",
         plan = plan.plan,
         logs = directive_path(&logs.join("merge-%j.out")),
-        out = sh_quote(&out.display().to_string()),
+        merge_line = p.merge_line(),
     );
     files.push(("merge.sbatch".into(), merge));
     let mut submit = format!(
@@ -320,36 +299,26 @@ fn sbatch(args: &[&str], dir: &Path) -> Result<String, CommandError> {
 
 pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     check_args(&args)?;
-    let sel = &args.selection;
-    let parsed = sel.parse()?;
-    let paths = &parsed.paths;
-    // validate every config now, not on the cluster an hour later
-    let planned = plan(paths, sel.profile(), &parsed.overrides)?;
-    crate::plan::refuse_secure(&planned, "slurm (sharded jobs)")?;
+    let p = ShardPlan::prepare(
+        &args.selection,
+        &args.out,
+        args.shards,
+        "slurm (sharded jobs)",
+    )?;
     let cwd = std::env::current_dir()
         .map_err(|e| CommandError::failed(format!("cannot read the working directory: {e}")))?;
-    let out = std::path::absolute(&args.out)
-        .map_err(|e| CommandError::input(format!("--out {}: {e}", args.out.display())))?;
-    let exe = crate::invocation::command()
-        .map_err(|e| CommandError::failed(format!("cannot locate the privpost binary: {e}")))?;
-    let targets = crate::plan::as_targets(paths)
-        .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
-    let plan = PlanFile::new(targets, sel.profile(), &sel.set, args.shards)
-        .map_err(|e| CommandError::input(format!("cannot resolve the config paths: {e}")))?;
     let max_array = match args.max_array_size {
         Some(n) => n,
         None if args.submit => cluster_max_array_size().unwrap_or(DEFAULT_MAX_ARRAY_SIZE),
         None => DEFAULT_MAX_ARRAY_SIZE,
     }
     .max(1);
-    crate::plan::check_writable(&out)?;
-    plan.write(&out)
-        .map_err(|e| CommandError::Failed(e.into()))?;
-    let slurm_dir = plan.dir(&out).join("slurm");
+    let (plan, planned) = (&p.plan, &p.planned);
+    let slurm_dir = plan.dir(&p.out).join("slurm");
     let logs = slurm_dir.join("logs");
     std::fs::create_dir_all(&logs)
         .map_err(|e| CommandError::failed(format!("{}: cannot create: {e}", logs.display())))?;
-    let files = scripts(&args, &plan, &exe, &out, &slurm_dir, &cwd, max_array);
+    let files = scripts(&args, &p, &slurm_dir, &cwd, max_array);
     for (name, text) in &files {
         let path = slurm_dir.join(name);
         crate::results::write_text(&path, text).map_err(|e| CommandError::Failed(e.into()))?;
@@ -419,7 +388,7 @@ pub fn slurm(args: SlurmArgs) -> Result<(), CommandError> {
     crate::outln!("merge job: {merge}");
     crate::outln!(
         "results: {} once job {merge} has finished (squeue -j {}; logs in {})",
-        out.display(),
+        p.out.display(),
         std::iter::once(merge.as_str())
             .chain(ids.iter().map(String::as_str))
             .collect::<Vec<_>>()
