@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side by side, in one run: effective samples per CPU-second of privpost's logistic
-# sampler (whitened multi-chain HMC, benches/glm_sampler.rs) and of the NUTS samplers of
+# samplers (whitened multi-chain HMC and independence MH, benches/glm_sampler.rs) and of the NUTS samplers of
 # NumPyro (JAX), nutpie (Rust, on a PyMC model) and Stan (rstan, bernoulli_logit_glm) on
 # the identical posteriors (Geumlek et al. §5.2: prior N(0, (nβ₀)⁻¹I), β₀ = 1e-3, logistic
 # likelihood; the data exported by `privpost data export`). Every process is pinned to
@@ -60,9 +60,10 @@ results="$tmp/results.jsonl"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for d in "${datasets[@]}"; do
   "$bin" data export "$d" --out "$tmp/$d.csv" >/dev/null
-  line=$(PRIVPOST_BENCH_JSON=1 PRIVPOST_BENCH_DATASETS="$d" PRIVPOST_BENCH_CHAINS=50 \
-    $pin cargo bench --locked -q --bench glm_sampler 2>/dev/null | grep '^{')
-  echo "{\"sampler\": \"privpost\", \"run\": $line}" >> "$results"
+  # two lines: privpost's HMC and its independence MH (IMH)
+  PRIVPOST_BENCH_JSON=1 PRIVPOST_BENCH_DATASETS="$d" PRIVPOST_BENCH_CHAINS=50 \
+    $pin cargo bench --locked -q --bench glm_sampler 2>/dev/null | grep '^{' \
+    | while IFS= read -r line; do echo "{\"sampler\": \"privpost\", \"run\": $line}"; done >> "$results"
   for p in $peers; do
     case $p in
       numpyro|nutpie) run=$( (cd benches/peers && $pin "$py" "${p}_nuts.py" "$tmp/$d.csv" "$tmp/$d-$p.csv") | tail -n 1) ;;
@@ -82,7 +83,7 @@ print(f"benches/peers.sh, {datetime.date.today()}: {cpu}, each process pinned to
       f"load average before {sys.argv[2]}, after {sys.argv[3]}")
 print("| posterior | sampler | draws | ESS_bulk min | ESS_tail min | R̂ max | CPU-s | sampling CPU-s | ESS_bulk/CPU-s | privpost ÷ peer |")
 print("|---|---|---|---|---|---|---|---|---|---|")
-ours = {}
+ours = {}  # (HMC, IMH) ESS_bulk per CPU-second by dataset
 def rhat(v):  # ArviZ gives no R-hat for a single chain
     return "—" if v != v else f"{v:.3f}"
 for r in rows:
@@ -90,13 +91,17 @@ for r in rows:
         run = r["run"]
         d = run["dataset"]
         rate = run["ess_bulk_min"] / run["cpu_total"]
-        ours[d] = rate
-        print(f"| {d} | privpost HMC (50 chains) | {run['draws']} | {run['ess_bulk_min']:.0f} | {run['ess_tail_min']:.0f} | "
-              f"{run['rhat_max']:.3f} | {run['cpu_total']:.1f} | — | {rate:.1f} | |")
+        which = run.get("sampler", "hmc")
+        ours.setdefault(d, {})[which] = rate
+        label = "privpost HMC (50 chains)" if which == "hmc" else "privpost IMH (independent draws)"
+        vs = "" if which == "hmc" else f"{rate / ours[d]['hmc']:.1f}× HMC" if "hmc" in ours[d] else ""
+        print(f"| {d} | {label} | {run['draws']} | {run['ess_bulk_min']:.0f} | {run['ess_tail_min']:.0f} | "
+              f"{run['rhat_max']:.3f} | {run['cpu_total']:.1f} | — | {rate:.1f} | {vs} |")
     else:
         d, run, ess = r["dataset"], r["run"], r["ess"]
         rate = ess["ess_bulk_min"] / run["cpu_total"]
-        ratio = ours.get(d, float("nan")) / rate
+        mine = ours.get(d, {})
+        ratio = " / ".join(f"{mine[k] / rate:.1f}× ({k.upper()})" for k in ("hmc", "imh") if k in mine)
         print(f"| {d} | {r['sampler']} NUTS | {ess['draws']} | {ess['ess_bulk_min']:.0f} | {ess['ess_tail_min']:.0f} | "
-              f"{rhat(ess['rhat_max'])} | {run['cpu_total']:.1f} | {run['cpu_sampling']:.1f} | {rate:.2f} | {ratio:.1f}× |")
+              f"{rhat(ess['rhat_max'])} | {run['cpu_total']:.1f} | {run['cpu_sampling']:.1f} | {rate:.2f} | {ratio} |")
 PY

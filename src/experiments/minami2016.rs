@@ -48,6 +48,9 @@ struct Config {
     burn_in: usize,
     tune_iterations: usize,
     path_length: f64,
+    /// the independence sampler (`sampler = "imh"`)
+    #[serde(default)]
+    imh: logreg::ImhConfig,
     /// "same" (the figure's sampler) or "langevin" (Proposition 13)
     gibbs_sampler: GibbsSampler,
     /// with "langevin": the share of δ given to the sampler's TV term (1 + e^ε)γ
@@ -140,6 +143,7 @@ pub fn validate(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, ParamE
         burn_in: c.burn_in,
         tune_iterations: c.tune_iterations,
         path_length: c.path_length,
+        imh: c.imh,
     }
     .validate()?;
     let use_langevin = c.gibbs_sampler == GibbsSampler::Langevin;
@@ -378,7 +382,8 @@ impl Figure for Logreg {
                 logreg::shared_scores(task, &p0.cal, &self.sampler, self.repeats, self.seed)
                     .map_err(|e| format!("{}: {e}", task.name))
                     .map_err(anyhow::Error::msg)?
-                    .to_vec(),
+                    .pairs
+                    .clone(),
                 self.sampler.name(),
             ),
             Some((step, iterations)) => {

@@ -38,6 +38,9 @@ struct Fig3Config {
     tune_iterations: usize,
     #[serde(default = "logreg::default_path")]
     path_length: f64,
+    /// the independence sampler (`sampler = "imh"`)
+    #[serde(default)]
+    imh: logreg::ImhConfig,
 }
 
 /// The parameters' schema, asked by `--set` whether a key takes a list
@@ -115,6 +118,7 @@ pub fn validate_fig3(params: &toml::Table, seed: u64) -> Result<Box<dyn Plan>, P
         burn_in: c.burn_in,
         tune_iterations: c.tune_iterations,
         path_length: c.path_length,
+        imh: c.imh,
     }
     .validate()?;
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
@@ -279,7 +283,7 @@ impl Figure for Fig3 {
             &self.points,
             &self.which,
             index,
-            &scores,
+            &scores.pairs,
             |p, r, err, ll| {
                 to_row(&Fig3Row {
                     dataset: task.name.to_string(),

@@ -85,6 +85,7 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
         burn_in: c.burn_in,
         tune_iterations: c.tune_iterations,
         path_length: c.path_length,
+        imh: Default::default(),
     }
     .validate()?;
     for (key, v, min) in [
@@ -402,7 +403,7 @@ impl Figure for Samplers {
         let mut rows = Vec::new();
         match job {
             Job::Hmc(_) => {
-                let draws = self.hmc.draws(&post, self.c.chains, rng)?;
+                let draws = self.hmc.draws(&post, self.c.chains, rng)?.0;
                 rows.extend(coordinate_rows(&task.name, "hmc", 0, &draws, None));
                 rows.extend(draw_rows(task, "hmc", 0, &draws));
                 // the R-hat / ESS run; its cost in batched gradient evaluations (burn-in and
@@ -470,7 +471,7 @@ impl Figure for Samplers {
                 let paper = Sampler::Slice {
                     sweeps: self.c.paper_slice_sweeps,
                 };
-                let draws = paper.draws(&post, self.c.paper_slice_draws, rng)?;
+                let draws = paper.draws(&post, self.c.paper_slice_draws, rng)?.0;
                 rows.extend(coordinate_rows(&task.name, "paper_slice", 0, &draws, None));
                 rows.extend(draw_rows(task, "paper_slice", 0, &draws));
             }

@@ -20,7 +20,7 @@ use crate::data::Task;
 use crate::glm::calibrate::{Calibrated, Setting};
 use crate::glm::{test_error, test_loglik, Posterior};
 use crate::results::manifest::DatasetRecord;
-use crate::samplers::{slice, whitened_draws, LinearTarget};
+use crate::samplers::{imh, independence_draws, slice, whitened_draws, LinearTarget};
 
 mod datasets;
 pub use datasets::{
@@ -41,6 +41,80 @@ pub struct SamplerConfig {
     pub tune_iterations: usize,
     /// HMC integration time per iteration (whitened units)
     pub path_length: f64,
+    /// the independence sampler's settings (`[imh]`; used with `sampler = "imh"`)
+    pub imh: ImhConfig,
+}
+
+/// The `[imh]` table of a logistic config: the independence sampler
+/// ([`crate::samplers::imh`]) with `sampler = "imh"`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ImhConfig {
+    /// degrees of freedom ν of the t proposal
+    pub df: f64,
+    /// scale of the t proposal (1: the Laplace covariance)
+    pub scale: f64,
+    /// steps per draw: the fewest whose estimated total-variation bound is at most this
+    pub tv_target: f64,
+    pub min_steps: usize,
+    pub max_steps: usize,
+}
+
+impl Default for ImhConfig {
+    fn default() -> Self {
+        Self {
+            df: 1000.0,
+            scale: 1.0,
+            tv_target: 0.01,
+            min_steps: 10,
+            max_steps: 500,
+        }
+    }
+}
+
+impl ImhConfig {
+    fn validate(&self) -> Result<imh::Settings, ParamError> {
+        use crate::config::check::within;
+        let df = within(
+            "imh.df",
+            self.df,
+            1.0,
+            1e6,
+            "the t proposal's degrees of freedom",
+        )?;
+        let scale = within("imh.scale", self.scale, 0.5, 10.0, "the t proposal's scale")?;
+        let tv_target = within(
+            "imh.tv_target",
+            self.tv_target,
+            1e-12,
+            0.5,
+            "the target of the estimated total-variation bound",
+        )?;
+        if !(1..=100_000).contains(&self.min_steps) {
+            return Err(ParamError::new(
+                "imh.min_steps",
+                format!("{}", self.min_steps),
+                "1 ≤ imh.min_steps ≤ 100000",
+            ));
+        }
+        if !(self.min_steps..=100_000).contains(&self.max_steps) {
+            return Err(ParamError::new(
+                "imh.max_steps",
+                format!("{}", self.max_steps),
+                format!(
+                    "imh.min_steps ({}) ≤ imh.max_steps ≤ 100000",
+                    self.min_steps
+                ),
+            ));
+        }
+        Ok(imh::Settings {
+            df,
+            scale,
+            tv_target,
+            min_steps: self.min_steps,
+            max_steps: self.max_steps,
+        })
+    }
 }
 
 pub fn default_tune() -> usize {
@@ -55,6 +129,7 @@ pub fn default_path() -> f64 {
 #[serde(rename_all = "snake_case")]
 pub enum SamplerName {
     Hmc,
+    Imh,
     Slice,
 }
 
@@ -65,6 +140,11 @@ pub enum Sampler {
         burn_in: usize,
         tune: usize,
         path_length: f64,
+    },
+    /// independence MH; `fallback_sweeps` slice sweeps where an OPS ball cuts in
+    Imh {
+        settings: imh::Settings,
+        fallback_sweeps: usize,
     },
     Slice {
         sweeps: usize,
@@ -102,6 +182,10 @@ impl SamplerConfig {
                     path_length: self.path_length,
                 })
             }
+            SamplerName::Imh => Ok(Sampler::Imh {
+                settings: self.imh.validate()?,
+                fallback_sweeps: self.burn_in,
+            }),
             SamplerName::Slice => Ok(Sampler::Slice {
                 sweeps: self.burn_in,
             }),
@@ -113,17 +197,22 @@ impl Sampler {
     pub fn name(&self) -> &'static str {
         match self {
             Sampler::Hmc { .. } => "hmc",
+            Sampler::Imh { .. } => "imh",
             Sampler::Slice { .. } => "slice",
         }
     }
 
-    /// K independent draws (one per chain, each chain started afresh).
+    /// K independent draws (one per chain, each chain started afresh), with the
+    /// independence sampler's diagnostics when it drew them.
     pub fn draws(
         &self,
         post: &Posterior,
         k: usize,
         rng: &mut impl Rng,
-    ) -> anyhow::Result<Vec<DVector<f64>>> {
+    ) -> anyhow::Result<(Vec<DVector<f64>>, Option<imh::Diagnostics>)> {
+        let columns = |w: nalgebra::DMatrix<f64>| -> Vec<DVector<f64>> {
+            w.column_iter().map(|c| c.into_owned()).collect()
+        };
         match *self {
             Sampler::Hmc {
                 burn_in,
@@ -132,11 +221,19 @@ impl Sampler {
             } => {
                 let w = whitened_draws(post, k, burn_in, tune, path_length, rng)
                     .map_err(anyhow::Error::msg)?;
-                Ok(w.column_iter().map(|c| c.into_owned()).collect())
+                Ok((columns(w), None))
+            }
+            Sampler::Imh {
+                settings,
+                fallback_sweeps,
+            } => {
+                let (w, diagnostics) = independence_draws(post, k, settings, fallback_sweeps, rng)
+                    .map_err(anyhow::Error::msg)?;
+                Ok((columns(w), diagnostics))
             }
             Sampler::Slice { sweeps } => {
                 let target = LinearTarget::original(post);
-                Ok((0..k)
+                let draws = (0..k)
                     .map(|_| {
                         let mut ch = slice::start(&target, DVector::zeros(post.dim()));
                         for _ in 0..sweeps {
@@ -144,7 +241,8 @@ impl Sampler {
                         }
                         ch.u
                     })
-                    .collect())
+                    .collect();
+                Ok((draws, None))
             }
         }
     }
@@ -186,6 +284,15 @@ pub fn score(task: &Task, w: &DVector<f64>) -> (f64, f64) {
     )
 }
 
+/// The test scores of a posterior's draws and how they were drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scores {
+    /// (test error, mean test log-likelihood) of each draw
+    pub pairs: Vec<(f64, f64)>,
+    /// the independence sampler's diagnostics, when it drew them
+    pub imh: Option<imh::Diagnostics>,
+}
+
 /// Draws K samples of the calibrated posterior of `task` and scores each on the
 /// test split: (test error, mean test log-likelihood).
 pub fn score_draws(
@@ -194,9 +301,12 @@ pub fn score_draws(
     sampler: &Sampler,
     k: usize,
     rng: &mut impl Rng,
-) -> anyhow::Result<Vec<(f64, f64)>> {
-    let draws = sampler.draws(&posterior(task, cal), k, rng)?;
-    Ok(draws.iter().map(|w| score(task, w)).collect())
+) -> anyhow::Result<Scores> {
+    let (draws, imh) = sampler.draws(&posterior(task, cal), k, rng)?;
+    Ok(Scores {
+        pairs: draws.iter().map(|w| score(task, w)).collect(),
+        imh,
+    })
 }
 
 /// What the draws of a posterior depend on, as the bytes of its keyed stream
@@ -222,6 +332,17 @@ pub fn posterior_key(task: &Task, cal: &Calibrated, sampler: &Sampler, k: usize)
             "hmc burn_in={burn_in} tune={tune} path_length={:016x}",
             path_length.to_bits()
         ),
+        Sampler::Imh {
+            settings: s,
+            fallback_sweeps,
+        } => format!(
+            "imh df={:016x} scale={:016x} tv_target={:016x} steps={}..{} fallback_sweeps={fallback_sweeps}",
+            s.df.to_bits(),
+            s.scale.to_bits(),
+            s.tv_target.to_bits(),
+            s.min_steps,
+            s.max_steps
+        ),
         Sampler::Slice { sweeps } => format!("slice sweeps={sweeps}"),
     };
     format!(
@@ -239,7 +360,7 @@ pub fn posterior_key(task: &Task, cal: &Calibrated, sampler: &Sampler, k: usize)
 pub const DRAWS_NOTE: &str = "each distinct posterior's draws come from its keyed stream: ChaCha8 seeded with SHA-256 of the config seed and the posterior's description (the prepared data's SHA-256, sizes, rho, prior precision, radius, sampler settings, draws); figures with the same seed sampling the same posterior get the same draws, computed once per process";
 
 /// One posterior's scores, filled by the first task that needs them.
-type Slot = Arc<Mutex<Option<Arc<Vec<(f64, f64)>>>>>;
+type Slot = Arc<Mutex<Option<Arc<Scores>>>>;
 
 /// The scores computed in this process, by keyed-stream seed.
 static SHARED: OnceLock<Mutex<HashMap<[u8; 32], Slot>>> = OnceLock::new();
@@ -265,7 +386,7 @@ pub fn shared_scores(
     sampler: &Sampler,
     k: usize,
     seed: u64,
-) -> anyhow::Result<Arc<Vec<(f64, f64)>>> {
+) -> anyhow::Result<Arc<Scores>> {
     let id = crate::rng::keyed_seed(seed, posterior_key(task, cal, sampler, k).as_bytes());
     let slot = {
         let mut map = SHARED
@@ -283,10 +404,10 @@ pub fn shared_scores(
     // reserve room under the cap (a compare-exchange loop: `fetch_update` is deprecated
     // on newer toolchains)
     let mut stored = STORED.load(Ordering::Relaxed);
-    while stored + scores.len() <= STORE_CAP {
+    while stored + scores.pairs.len() <= STORE_CAP {
         match STORED.compare_exchange_weak(
             stored,
-            stored + scores.len(),
+            stored + scores.pairs.len(),
             Ordering::Relaxed,
             Ordering::Relaxed,
         ) {
@@ -339,6 +460,12 @@ pub fn draws_cost(task: &Task, sampler: &Sampler, k: usize) -> f64 {
     let sampling = match *sampler {
         Sampler::Hmc { burn_in, tune, .. } => {
             hmc_cost(task, 8.0 * tune as f64 + k * burn_in as f64)
+        }
+        // the pilot and about min_steps + 1 likelihood evaluations (2nd + 20n) per draw
+        Sampler::Imh { settings, .. } => {
+            let (n, d) = (task.train_x.nrows() as f64, task.dim() as f64);
+            let evaluations = imh::PILOT as f64 + k * (settings.min_steps as f64 + 1.0);
+            evaluations * (2.0 * n * d + 20.0 * n)
         }
         Sampler::Slice { sweeps } => slice_cost(task, k * sweeps as f64),
     };
@@ -588,6 +715,25 @@ mod tests {
                 5,
             ),
             posterior_key(&task, &cal, &HMC, 6),
+            posterior_key(&task, &cal, &imh_sampler(ImhConfig::default()), 5),
+            posterior_key(
+                &task,
+                &cal,
+                &imh_sampler(ImhConfig {
+                    df: 30.0,
+                    ..Default::default()
+                }),
+                5,
+            ),
+            posterior_key(
+                &task,
+                &cal,
+                &imh_sampler(ImhConfig {
+                    min_steps: 11,
+                    ..Default::default()
+                }),
+                5,
+            ),
         ];
         for (i, v) in variants.iter().enumerate() {
             assert_ne!(v, &base, "variant {i}");
@@ -595,6 +741,94 @@ mod tests {
                 assert_ne!(v, w);
             }
         }
+    }
+
+    fn imh_sampler(imh: ImhConfig) -> Sampler {
+        SamplerConfig {
+            sampler: SamplerName::Imh,
+            burn_in: 10,
+            tune_iterations: 40,
+            path_length: 1.5,
+            imh,
+        }
+        .validate()
+        .unwrap()
+    }
+
+    /// The `[imh]` keys are checked, each refusal naming its key.
+    #[test]
+    fn imh_settings_are_checked() {
+        let bad = [
+            (
+                "imh.df",
+                ImhConfig {
+                    df: 0.5,
+                    ..Default::default()
+                },
+            ),
+            (
+                "imh.df",
+                ImhConfig {
+                    df: f64::NAN,
+                    ..Default::default()
+                },
+            ),
+            (
+                "imh.scale",
+                ImhConfig {
+                    scale: 0.0,
+                    ..Default::default()
+                },
+            ),
+            (
+                "imh.tv_target",
+                ImhConfig {
+                    tv_target: 1.0,
+                    ..Default::default()
+                },
+            ),
+            (
+                "imh.min_steps",
+                ImhConfig {
+                    min_steps: 0,
+                    ..Default::default()
+                },
+            ),
+            (
+                "imh.max_steps",
+                ImhConfig {
+                    max_steps: 9,
+                    ..Default::default()
+                },
+            ),
+        ];
+        for (key, c) in bad {
+            let e = c.validate().unwrap_err();
+            assert_eq!(e.key, key, "{e:?}");
+        }
+        assert!(ImhConfig::default().validate().is_ok());
+    }
+
+    /// Independence draws come with their diagnostics, from the keyed stream.
+    #[test]
+    fn imh_scores_carry_their_diagnostics() {
+        let task = toy();
+        let cal = Calibrated {
+            beta: 1e-3,
+            rho: 0.8,
+            radius: None,
+        };
+        let s = imh_sampler(ImhConfig::default());
+        let stored = shared_scores(&task, &cal, &s, 6, 3).unwrap();
+        let mut rng = crate::rng::keyed_rng(3, posterior_key(&task, &cal, &s, 6).as_bytes());
+        let fresh = score_draws(&task, &cal, &s, 6, &mut rng).unwrap();
+        assert_eq!(*stored, fresh);
+        let d = fresh.imh.expect("diagnostics");
+        assert!(
+            d.steps >= 10 && d.acceptance > 0.0 && d.tv_estimate() < 1.0,
+            "{d:?}"
+        );
+        assert_eq!(fresh.pairs.len(), 6);
     }
 
     /// The store returns the very scores a fresh computation from the keyed stream
@@ -616,5 +850,6 @@ mod tests {
         assert_eq!(*first, fresh);
         let other_seed = shared_scores(&task, &cal, &HMC, 4, 8).unwrap();
         assert_ne!(*other_seed, fresh);
+        assert!(fresh.imh.is_none());
     }
 }

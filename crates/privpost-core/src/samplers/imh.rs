@@ -75,10 +75,16 @@ const BLOCK: usize = 64;
 #[derive(Debug, Clone)]
 pub struct Draws {
     pub w: DMatrix<f64>,
+    pub diagnostics: Diagnostics,
+}
+
+/// What K independence chains saw, for a figure's notes.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Diagnostics {
     /// accepted moves over attempted ones, all chains
     pub acceptance: f64,
-    /// the largest importance weight π/q among the proposals over their mean: the
-    /// observed stand-in for W of the Mengersen–Tweedie bound
+    /// the largest importance weight π/q among the chains' proposals over their
+    /// mean: the observed stand-in for W of the Mengersen–Tweedie bound
     pub max_weight: f64,
     /// the steps each chain took (set by the pilot, see [`Settings`])
     pub steps: usize,
@@ -86,10 +92,10 @@ pub struct Draws {
     pub pilot_max_weight: f64,
 }
 
-impl Draws {
-    /// (1 − 1/Ŵ)ᴷ with Ŵ = [`Draws::max_weight`]: the Mengersen–Tweedie bound on the
-    /// total-variation distance of a draw to the posterior, with the observed weight
-    /// range in place of the supremum (an estimate, see the module header).
+impl Diagnostics {
+    /// (1 − 1/Ŵ)ᴷ with Ŵ = [`Diagnostics::max_weight`]: the Mengersen–Tweedie bound on
+    /// the total-variation distance of a draw to the posterior, with the observed
+    /// weight range in place of the supremum (an estimate, see the module header).
     pub fn tv_estimate(&self) -> f64 {
         tv_bound(self.max_weight, self.steps)
     }
@@ -166,10 +172,12 @@ pub fn draws(
     }
     Ok(Draws {
         w: target.to_w(&kept),
-        acceptance: accepted as f64 / attempted.max(1) as f64,
-        max_weight: max_over_mean(&log_w),
-        steps,
-        pilot_max_weight,
+        diagnostics: Diagnostics {
+            acceptance: accepted as f64 / attempted.max(1) as f64,
+            max_weight: max_over_mean(&log_w),
+            steps,
+            pilot_max_weight,
+        },
     })
 }
 
@@ -303,8 +311,9 @@ mod tests {
         ] {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
             let d = draws(&target, 4000, s, &mut rng).unwrap();
-            assert!(d.acceptance > 0.3 && d.acceptance <= 1.0, "{d:?}");
-            assert!(d.steps >= s.min_steps && d.tv_estimate() < 0.5);
+            let diag = d.diagnostics;
+            assert!(diag.acceptance > 0.3 && diag.acceptance <= 1.0, "{diag:?}");
+            assert!(diag.steps >= s.min_steps && diag.tv_estimate() < 0.5);
             for j in 0..2 {
                 let xs: Vec<f64> = d.w.row(j).iter().copied().collect();
                 let (m, v) = diagnostics::mean_var(&xs);

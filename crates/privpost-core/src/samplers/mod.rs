@@ -263,20 +263,50 @@ pub fn whitened_draws(
 ) -> Result<DMatrix<f64>, SamplerError> {
     let target = LinearTarget::whitened(post)?;
     if target.boundary_matters() {
-        let starts = hmc::start(&target, k, rng);
-        let cols: Vec<DVector<f64>> = (0..k)
-            .map(|j| {
-                let mut ch = slice::start(&target, starts.u.column(j).into_owned());
-                for _ in 0..burn_in {
-                    slice::sweep(&target, &mut ch, rng);
-                }
-                ch.u
-            })
-            .collect();
-        return Ok(target.to_w(&DMatrix::from_columns(&cols)));
+        return Ok(slice_fallback(&target, k, burn_in, rng));
     }
     let s = hmc::tune(&target, 8, tune, path_length, rng);
     Ok(hmc::sample(&target, k, burn_in, 0, s, rng).remove(0))
+}
+
+/// K independent draws of `post` by independence MH ([`imh`]) in the whitened
+/// coordinates, with its diagnostics; or, when a truncation ball cuts into the
+/// posterior's bulk (as in [`whitened_draws`]), `fallback_sweeps` sweeps of slice
+/// sampling per chain from a Laplace draw, and no diagnostics.
+pub fn independence_draws(
+    post: &Posterior,
+    k: usize,
+    s: imh::Settings,
+    fallback_sweeps: usize,
+    rng: &mut impl rand::Rng,
+) -> Result<(DMatrix<f64>, Option<imh::Diagnostics>), SamplerError> {
+    let target = LinearTarget::whitened(post)?;
+    if target.boundary_matters() {
+        return Ok((slice_fallback(&target, k, fallback_sweeps, rng), None));
+    }
+    let d = imh::draws(&target, k, s, rng)?;
+    Ok((d.w, Some(d.diagnostics)))
+}
+
+/// K chains of `sweeps` coordinate-wise slice sweeps in the whitened coordinates, each
+/// from a Laplace draw (moved to w = 0 when outside the support): parameters w, d × K.
+fn slice_fallback(
+    target: &LinearTarget,
+    k: usize,
+    sweeps: usize,
+    rng: &mut impl rand::Rng,
+) -> DMatrix<f64> {
+    let starts = hmc::start(target, k, rng);
+    let cols: Vec<DVector<f64>> = (0..k)
+        .map(|j| {
+            let mut ch = slice::start(target, starts.u.column(j).into_owned());
+            for _ in 0..sweeps {
+                slice::sweep(target, &mut ch, rng);
+            }
+            ch.u
+        })
+        .collect();
+    target.to_w(&DMatrix::from_columns(&cols))
 }
 
 #[cfg(test)]
