@@ -2,7 +2,7 @@
 //! `privpost run … --shard i/N` per line, and the `privpost merge` to run after
 //! them — for GNU parallel, HyperQueue (`hq submit --each-line`), Snakemake or any
 //! runner that takes one command per line (docs/cluster.md). `privpost slurm`
-//! writes the same commands into job arrays; both plan through [`ShardPlan`].
+//! writes the same commands into job arrays; both plan through `ShardPlan`.
 
 use std::path::PathBuf;
 

@@ -17,7 +17,7 @@
 //! power; w is bounded, sup w = W (normalised so that E_q w = 1), and the chain is
 //! uniformly ergodic with ‖qPᴷ − π‖_TV ≤ (1 − 1/W)ᴷ (Mengersen & Tweedie 1996,
 //! Theorem 2.1; the start is a draw of q, so qPᴷ is the law of a draw). W is not known
-//! in closed form; [`Draws::tv_estimate`] puts the largest weight observed among all
+//! in closed form; [`Diagnostics::tv_estimate`] puts the largest weight observed among all
 //! proposals (over their mean) in its place. That is an estimate of the bound, not a
 //! bound: a larger weight may exist where no proposal fell. The figures report it with
 //! the acceptance rate, and the sampler is validated against quadrature, slice
@@ -129,56 +129,121 @@ pub fn draws(
     let pilot = proposals(target, PILOT, s, &chi, rng).1;
     let pilot_max_weight = max_over_mean(&pilot);
     let steps = s.steps_for(pilot_max_weight);
+    let mut kept = DMatrix::zeros(d, k);
+    let seen = run_chains(target, k, steps, s, &chi, rng, |chain, step, state| {
+        if step == steps {
+            kept.set_column(chain, state);
+        }
+    })?;
+    Ok(Draws {
+        w: target.to_w(&kept),
+        diagnostics: seen.diagnostics(steps, pilot_max_weight),
+    })
+}
+
+/// `chains` independence chains of `length` steps each, every state after the
+/// start recorded (one d × chains matrix of parameters w per step): the form the
+/// benchmarks measure effective samples per CPU-second in. The proposal is that of
+/// [`draws`]; the steps are given, not set by a pilot.
+pub fn traces(
+    target: &LinearTarget,
+    chains: usize,
+    length: usize,
+    s: Settings,
+    rng: &mut impl Rng,
+) -> Result<(Vec<DMatrix<f64>>, Diagnostics), SamplerError> {
+    assert!(s.df > 0.0 && s.df.is_finite() && s.scale > 0.0 && length > 0);
+    let d = target.dim();
+    let chi = ChiSquared::new(s.df).expect("df > 0");
+    let mut states = vec![DMatrix::zeros(d, chains); length];
+    let seen = run_chains(
+        target,
+        chains,
+        length,
+        s,
+        &chi,
+        rng,
+        |chain, step, state| {
+            if step > 0 {
+                states[step - 1].set_column(chain, state);
+            }
+        },
+    )?;
+    let w = states.iter().map(|u| target.to_w(u)).collect();
+    Ok((w, seen.diagnostics(length, f64::NAN)))
+}
+
+/// What a set of chains saw: moves and the log weights of all proposals.
+struct Seen {
+    accepted: usize,
+    attempted: usize,
+    log_w: Vec<f64>,
+}
+
+impl Seen {
+    fn diagnostics(&self, steps: usize, pilot_max_weight: f64) -> Diagnostics {
+        Diagnostics {
+            acceptance: self.accepted as f64 / self.attempted.max(1) as f64,
+            max_weight: max_over_mean(&self.log_w),
+            steps,
+            pilot_max_weight,
+        }
+    }
+}
+
+/// Runs `k` chains of `steps` IMH steps one after another (chain j's start and
+/// proposals are the columns j·(steps + 1) .. of the proposal stream, drawn in
+/// batches), calling `visit(chain, step, state)` with each chain's state after its
+/// start (step 0) and after every step.
+fn run_chains(
+    target: &LinearTarget,
+    k: usize,
+    steps: usize,
+    s: Settings,
+    chi: &ChiSquared<f64>,
+    rng: &mut impl Rng,
+    mut visit: impl FnMut(usize, usize, &nalgebra::DVector<f64>),
+) -> Result<Seen, SamplerError> {
     let per_chain = steps + 1;
     let total = k * per_chain;
-    // proposals chain by chain (chain j owns columns j·(steps+1) ..), drawn in that order
-    let mut log_w = Vec::with_capacity(total);
-    let mut kept = DMatrix::zeros(d, k);
+    let mut seen = Seen {
+        accepted: 0,
+        attempted: 0,
+        log_w: Vec::with_capacity(total),
+    };
     // ln w of the current chain's state
     let mut current = f64::NEG_INFINITY;
-    let mut current_col = nalgebra::DVector::zeros(d);
-    let (mut accepted, mut attempted) = (0usize, 0usize);
+    let mut current_col = nalgebra::DVector::zeros(target.dim());
     let mut done = 0;
     while done < total {
         let m = BLOCK.min(total - done);
-        let (u, lws) = proposals(target, m, s, &chi, rng);
-        for c in 0..m {
+        let (u, lws) = proposals(target, m, s, chi, rng);
+        for (c, &lw) in lws.iter().enumerate() {
             let index = done + c;
             let (chain, step) = (index / per_chain, index % per_chain);
-            let lw = lws[c];
-            log_w.push(lw);
+            seen.log_w.push(lw);
             let take = if step == 0 {
                 true
             } else {
-                attempted += 1;
+                seen.attempted += 1;
                 // a finite weight always replaces an infinite-ratio start outside the support
                 let ratio = lw - current;
                 let take = lw.is_finite() && (ratio >= 0.0 || rng.random::<f64>().ln() < ratio);
-                accepted += take as usize;
+                seen.accepted += take as usize;
                 take
             };
             if take {
                 current_col.copy_from(&u.column(c));
                 current = lw;
             }
-            if step == steps {
-                if !current.is_finite() {
-                    return Err(SamplerError::NoProposalInside);
-                }
-                kept.set_column(chain, &current_col);
+            if step == steps && !current.is_finite() {
+                return Err(SamplerError::NoProposalInside);
             }
+            visit(chain, step, &current_col);
         }
         done += m;
     }
-    Ok(Draws {
-        w: target.to_w(&kept),
-        diagnostics: Diagnostics {
-            acceptance: accepted as f64 / attempted.max(1) as f64,
-            max_weight: max_over_mean(&log_w),
-            steps,
-            pilot_max_weight,
-        },
-    })
+    Ok(seen)
 }
 
 /// `m` proposals (d × m, whitened) and their log weights ln π(u) − ln q(u).
@@ -330,6 +395,44 @@ mod tests {
                     var[j]
                 );
             }
+        }
+    }
+
+    /// Recorded chains: one d × chains matrix per step, and their pooled mean and
+    /// variance agree with independent draws' (5 s.e. of the independent draws, the
+    /// traces' own error being smaller at this acceptance).
+    #[test]
+    fn traces_record_every_step_of_the_same_kernel() {
+        let (x, y) = synthetic(40, 3, 2);
+        let post = Posterior {
+            x: &x,
+            y: &y,
+            rho: 1.0,
+            precision: 1.0,
+            radius: None,
+        };
+        let target = LinearTarget::whitened(&post).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let (tr, diag) = traces(&target, 100, 40, SETTINGS, &mut rng).unwrap();
+        assert_eq!(tr.len(), 40);
+        assert!(tr
+            .iter()
+            .all(|m| m.shape() == (3, 100) && m.iter().all(|v| v.is_finite())));
+        assert!(diag.acceptance > 0.5 && diag.steps == 40, "{diag:?}");
+        let d = draws(&target, 2000, SETTINGS, &mut rng).unwrap();
+        for j in 0..3 {
+            let pooled: Vec<f64> = tr
+                .iter()
+                .flat_map(|m| m.row(j).iter().copied().collect::<Vec<_>>())
+                .collect();
+            let single: Vec<f64> = d.w.row(j).iter().copied().collect();
+            let (m1, v1) = diagnostics::mean_var(&pooled);
+            let (m2, v2) = diagnostics::mean_var(&single);
+            assert!((m1 - m2).abs() < 5.0 * (v2 / 2000.0).sqrt(), "{m1} {m2}");
+            assert!(
+                (v1 / v2 - 1.0).abs() < 5.0 * (2.0f64 / 2000.0).sqrt(),
+                "{v1} {v2}"
+            );
         }
     }
 
