@@ -112,6 +112,7 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         "dp_sgld_corrected" => style("DP-SGLD (noise 2h)", GREEN, Triangle),
         "dp_sgld_tight" => style("DP-SGLD (as published), tight PLD ε", PURPLE, Diamond),
         "hmc" => style("HMC (privpost)", BLUE, Circle),
+        "imh" => style("Independence MH (privpost)", ORANGE, Triangle),
         // sky and black, not blue and purple: raisa2021/gmm draws them beside DP-MCMC
         // and the tight DP-SGLD curve
         "dp_hmc" => style("DP-HMC", SKY, Ring),
@@ -627,7 +628,7 @@ mod tests {
             &["laplace", "ops", "posterior"],
             &["hellinger_em", "laplace_dim", "laplace_hist"],
             &["dp_mcmc", "dp_sgld", "dp_sgld_corrected", "dp_sgld_tight"],
-            &["hmc", "paper_slice", "reference"],
+            &["hmc", "imh", "paper_slice", "reference"],
             &[
                 "diffused",
                 "concentrated_beta",

@@ -21,7 +21,7 @@ use crate::privacy::ledger::{Entry, Ledger};
 use crate::results::manifest::DatasetRecord;
 use crate::results::record::to_row;
 use crate::results::table::{Row, Table};
-use crate::samplers::{hmc, slice, LinearTarget};
+use crate::samplers::{hmc, imh, slice, LinearTarget};
 use crate::stats::diagnostics;
 
 #[derive(Debug, Deserialize)]
@@ -54,6 +54,10 @@ struct Config {
     paper_slice_datasets: Vec<String>,
     paper_slice_draws: usize,
     paper_slice_sweeps: usize,
+    /// the independence sampler (`sampler = "imh"` of the figures), checked like HMC:
+    /// `chains` independent draws and a `diagnostic_chains` × `diagnostic_draws` run
+    #[serde(default)]
+    imh: logreg::ImhConfig,
 }
 
 /// The parameters' schema, asked by `--set` whether a key takes a list
@@ -63,6 +67,7 @@ pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of:
 #[derive(Debug, Clone, Copy)]
 enum Job {
     Hmc(usize),
+    Imh(usize),
     Reference(usize, usize),
     PaperSlice(usize),
 }
@@ -75,6 +80,7 @@ pub struct Samplers {
     jobs: Vec<Job>,
     c: Config,
     hmc: Sampler,
+    imh: Sampler,
 }
 
 pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
@@ -86,6 +92,14 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
         tune_iterations: c.tune_iterations,
         path_length: c.path_length,
         imh: Default::default(),
+    }
+    .validate()?;
+    let imh = logreg::SamplerConfig {
+        sampler: logreg::SamplerName::Imh,
+        burn_in: c.burn_in,
+        tune_iterations: c.tune_iterations,
+        path_length: c.path_length,
+        imh: c.imh,
     }
     .validate()?;
     for (key, v, min) in [
@@ -124,7 +138,7 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
     logreg::check_datasets(&c.datasets, c.csv_datasets.as_ref())?;
     logreg::check_data_dir(c.data_dir.as_deref())?;
     let description = format!(
-        "{} datasets: HMC ({} chains) vs {} reference chains of {} sweeps each{} (datasets loaded at run time)",
+        "{} datasets: HMC and independence MH ({} chains each) vs {} reference chains of {} sweeps each{} (datasets loaded at run time)",
         c.datasets.len(),
         c.chains,
         c.reference_chains,
@@ -137,13 +151,18 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
     );
     Ok(Box::new(Deferred {
         description,
-        config: (c, beta0, hmc),
-        prepare: |(c, beta0, hmc)| prepare(c, beta0, hmc),
+        config: (c, beta0, hmc, imh),
+        prepare: |(c, beta0, hmc, imh)| prepare(c, beta0, hmc, imh),
     }))
 }
 
 /// Loads the datasets (fetching missing ones) and lists the jobs.
-fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, ParamError> {
+fn prepare(
+    c: Config,
+    beta0: f64,
+    hmc: Sampler,
+    imh: Sampler,
+) -> Result<Box<dyn Figure>, ParamError> {
     let (tasks, records, settings) = logreg::prepare(
         &c.datasets,
         c.csv_datasets.as_ref(),
@@ -159,6 +178,8 @@ fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, Param
             jobs.push(Job::PaperSlice(d));
         }
     }
+    // after every earlier job, so that those keep their task streams and rows
+    jobs.extend((0..c.datasets.len()).map(Job::Imh));
     Ok(Box::new(Samplers {
         records,
         tasks,
@@ -166,6 +187,7 @@ fn prepare(c: Config, beta0: f64, hmc: Sampler) -> Result<Box<dyn Figure>, Param
         jobs,
         c,
         hmc,
+        imh,
     }))
 }
 
@@ -332,7 +354,7 @@ impl Figure for Samplers {
 
     fn grid_description(&self) -> String {
         format!(
-            "{} datasets: {} independent HMC draws, {}×{} diagnostic run, {}×{} reference slice sweeps; paper slice on {:?}",
+            "{} datasets: {} independent HMC and IMH draws, {}×{} diagnostic runs, {}×{} reference slice sweeps; paper slice on {:?}",
             self.tasks.len(),
             self.c.chains,
             self.c.diagnostic_chains,
@@ -357,6 +379,14 @@ impl Figure for Samplers {
                                 * (c.burn_in as f64 + c.diagnostic_draws as f64),
                     )
             }
+            Job::Imh(d) => {
+                let task = &self.tasks[d];
+                let (n, dim) = (task.train_x.nrows() as f64, task.dim() as f64);
+                let traces = (c.diagnostic_chains * (c.diagnostic_draws + 1)) as f64;
+                logreg::draws_cost(task, &self.imh, c.chains)
+                    + logreg::setup_cost(task)
+                    + traces * (2.0 * n * dim + 20.0 * n)
+            }
             Job::Reference(d, _) => {
                 logreg::setup_cost(&self.tasks[d])
                     + logreg::slice_cost(
@@ -378,7 +408,7 @@ impl Figure for Samplers {
     fn task_memory(&self, index: usize) -> f64 {
         let c = &self.c;
         let (d, job) = match self.jobs[index] {
-            Job::Hmc(d) => (d, true),
+            Job::Hmc(d) | Job::Imh(d) => (d, true),
             Job::Reference(d, _) | Job::PaperSlice(d) => (d, false),
         };
         let task = &self.tasks[d];
@@ -395,7 +425,7 @@ impl Figure for Samplers {
     fn run_task(&self, index: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Vec<Row>> {
         let job = self.jobs[index];
         let d = match job {
-            Job::Hmc(d) | Job::Reference(d, _) | Job::PaperSlice(d) => d,
+            Job::Hmc(d) | Job::Imh(d) | Job::Reference(d, _) | Job::PaperSlice(d) => d,
         };
         let task = &self.tasks[d];
         let cal = self.settings[d].true_posterior();
@@ -429,6 +459,38 @@ impl Figure for Samplers {
                     ..SamplerRow::new(
                         &task.name,
                         "hmc",
+                        "diagnostic",
+                        0,
+                        0,
+                        self.c.diagnostic_chains * self.c.diagnostic_draws,
+                    )
+                }));
+            }
+            Job::Imh(_) => {
+                let draws = self.imh.draws(&post, self.c.chains, rng)?.0;
+                rows.extend(coordinate_rows(&task.name, "imh", 0, &draws, None));
+                rows.extend(draw_rows(task, "imh", 0, &draws));
+                // the R-hat / ESS run: chains recording every step (no gradients: its
+                // cost is likelihood evaluations, timed by benches/glm_sampler.rs)
+                let Sampler::Imh { settings, .. } = self.imh else {
+                    unreachable!("validated as imh")
+                };
+                let target = LinearTarget::whitened(&post).map_err(anyhow::Error::msg)?;
+                let (rec, _) = imh::traces(
+                    &target,
+                    self.c.diagnostic_chains,
+                    self.c.diagnostic_draws,
+                    settings,
+                    rng,
+                )
+                .map_err(anyhow::Error::msg)?;
+                let conv = diagnostics::convergence(&rec);
+                rows.push(to_row(&SamplerRow {
+                    ess: Some(conv.ess_min),
+                    rhat: Some(conv.rhat_max),
+                    ..SamplerRow::new(
+                        &task.name,
+                        "imh",
                         "diagnostic",
                         0,
                         0,
@@ -519,7 +581,7 @@ impl Figure for Samplers {
                 ess_min: Some(reference.ess.iter().copied().fold(f64::INFINITY, f64::min)),
                 ess_min_per_1000_gradients: None,
             });
-            for sampler in ["hmc", "paper_slice"] {
+            for sampler in ["hmc", "paper_slice", "imh"] {
                 let coords = rows_of(name, sampler, "coordinate");
                 if coords.is_empty() {
                     continue;
@@ -533,7 +595,7 @@ impl Figure for Samplers {
                     Some(r) => (
                         Some(value(r.rhat)),
                         Some(value(r.ess)),
-                        Some(1000.0 * value(r.ess) / value(r.gradients)),
+                        r.gradients.map(|g| 1000.0 * value(r.ess) / g),
                     ),
                     None => (None, None, None),
                 };
@@ -577,6 +639,7 @@ impl Figure for Samplers {
         serde_json::json!({
             "posterior": "true posterior, prior N(0, (nβ₀)⁻¹I)",
             "hmc": serde_json::to_value(self.hmc).unwrap_or_default(),
+            "imh": serde_json::to_value(self.imh).unwrap_or_default(),
             "reference": "coordinate-wise slice sampling in the whitened coordinates",
             "comparison": "mean_z_max = max over coordinates |mean − reference mean| / √(var/draws + ref var/ref ESS); var ratios = var/ref var; KS on test errors against the thinned reference",
         })

@@ -144,7 +144,7 @@ pub fn samplers(data: &[crate::experiments::geumlek2017::samplers::SamplerRow]) 
                 e.0 += r.n as f64 * mean(r);
                 e.1 += r.n as f64;
             }
-            let series = ["hmc", "paper_slice"]
+            let series = ["hmc", "imh", "paper_slice"]
                 .iter()
                 .map(|s| {
                     let pts = coords
