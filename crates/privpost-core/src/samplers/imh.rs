@@ -287,9 +287,7 @@ mod tests {
     use super::*;
     use crate::glm::tests::synthetic;
     use crate::glm::Posterior;
-    use crate::numeric::quadrature::GaussLegendre;
     use crate::stats::diagnostics;
-    use nalgebra::DVector;
     use rand::SeedableRng;
 
     const SETTINGS: Settings = Settings {
@@ -333,38 +331,7 @@ mod tests {
             precision: 1.0,
             radius: None,
         };
-        let (mode, chol) = post.mode().unwrap();
-        let cov = chol.inverse();
-        let gl = GaussLegendre::new(20);
-        let shift = post.log_density(&mode);
-        let (mut z, mut m1, mut m2) = (0.0, [0.0; 2], [0.0; 2]);
-        let cells = 24;
-        let h: Vec<f64> = (0..2).map(|j| 9.0 * cov[(j, j)].sqrt()).collect();
-        for k0 in 0..cells {
-            for k1 in 0..cells {
-                let w = |j: usize, k: usize| {
-                    let width = 2.0 * h[j] / cells as f64;
-                    let a = mode[j] - h[j] + width * k as f64;
-                    (a, a + width)
-                };
-                let (a0, b0) = w(0, k0);
-                let (a1, b1) = w(1, k1);
-                for (u0, v0) in gl.mapped(a0, b0) {
-                    for (u1, v1) in gl.mapped(a1, b1) {
-                        let p = v0
-                            * v1
-                            * (post.log_density(&DVector::from_vec(vec![u0, u1])) - shift).exp();
-                        z += p;
-                        m1[0] += p * u0;
-                        m1[1] += p * u1;
-                        m2[0] += p * u0 * u0;
-                        m2[1] += p * u1 * u1;
-                    }
-                }
-            }
-        }
-        let mean = [m1[0] / z, m1[1] / z];
-        let var = [m2[0] / z - mean[0] * mean[0], m2[1] / z - mean[1] * mean[1]];
+        let (mean, var) = crate::samplers::tests::quadrature_moments(&post);
         let target = LinearTarget::whitened(&post).unwrap();
         for s in [
             SETTINGS,

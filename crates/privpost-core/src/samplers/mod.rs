@@ -314,13 +314,63 @@ mod tests {
     use super::*;
     use crate::glm::tests::synthetic;
 
+    /// Posterior mean and variance of each coordinate of a 2-d logistic posterior by
+    /// Gauss–Legendre quadrature (20 points on each of 24 × 24 cells) over a box holding
+    /// ±9 sd of its Laplace approximation around the mode and, when truncated, the
+    /// whole ball.
+    pub(crate) fn quadrature_moments(post: &Posterior) -> ([f64; 2], [f64; 2]) {
+        use crate::numeric::quadrature::GaussLegendre;
+        let (mode, chol) = post.mode().unwrap();
+        let cov = chol.inverse();
+        let gl = GaussLegendre::new(20);
+        let (mut z, mut m1, mut m2) = (0.0, [0.0; 2], [0.0; 2]);
+        let bounds: Vec<(f64, f64)> = (0..2)
+            .map(|j| {
+                let h = 9.0 * cov[(j, j)].sqrt();
+                let (lo, hi) = (mode[j] - h, mode[j] + h);
+                match post.radius {
+                    Some(r) => (lo.max(-r), hi.min(r)),
+                    None => (lo, hi),
+                }
+            })
+            .collect();
+        let shift = Posterior {
+            radius: None,
+            ..*post
+        }
+        .log_density(&mode);
+        let cells = 24;
+        let width = |j: usize| (bounds[j].1 - bounds[j].0) / cells as f64;
+        for k0 in 0..cells {
+            for k1 in 0..cells {
+                let a0 = bounds[0].0 + width(0) * k0 as f64;
+                let a1 = bounds[1].0 + width(1) * k1 as f64;
+                for (u0, v0) in gl.mapped(a0, a0 + width(0)) {
+                    for (u1, v1) in gl.mapped(a1, a1 + width(1)) {
+                        let w = DVector::from_vec(vec![u0, u1]);
+                        let p = v0 * v1 * (post.log_density(&w) - shift).exp();
+                        z += p;
+                        m1[0] += p * u0;
+                        m1[1] += p * u1;
+                        m2[0] += p * u0 * u0;
+                        m2[1] += p * u1 * u1;
+                    }
+                }
+            }
+        }
+        let mean = [m1[0] / z, m1[1] / z];
+        (
+            mean,
+            [m2[0] / z - mean[0] * mean[0], m2[1] / z - mean[1] * mean[1]],
+        )
+    }
+
     /// Reference values by quadrature: the posterior mean and variance of a 2-d
     /// logistic posterior (plain and truncated to a ball that cuts through its bulk),
     /// against (a) 4000 independent HMC chains as the figures use them and (b) one long
     /// slice-sampling chain as the paper's sampler. Tolerance: 5 Monte Carlo standard errors.
     #[test]
     fn both_samplers_match_quadrature_on_a_2d_posterior() {
-        use crate::numeric::quadrature::GaussLegendre;
         use crate::samplers::slice;
         use crate::stats::diagnostics;
         use rand::SeedableRng;
@@ -333,50 +383,7 @@ mod tests {
                 precision: 1.0,
                 radius,
             };
-            let (mode, chol) = post.mode().unwrap();
-            let cov = chol.inverse();
-            let gl = GaussLegendre::new(20);
-            let (mut z, mut m1, mut m2) = (0.0, [0.0; 2], [0.0; 2]);
-            // a box holding ±9 sd around the mode and, when truncated, the whole ball
-            let bounds: Vec<(f64, f64)> = (0..2)
-                .map(|j| {
-                    let h = 9.0 * cov[(j, j)].sqrt();
-                    let (lo, hi) = (mode[j] - h, mode[j] + h);
-                    match radius {
-                        Some(r) => (lo.max(-r), hi.min(r)),
-                        None => (lo, hi),
-                    }
-                })
-                .collect();
-            let shift = Posterior {
-                radius: None,
-                ..post
-            }
-            .log_density(&mode);
-            let cells = 24;
-            for k0 in 0..cells {
-                for k1 in 0..cells {
-                    let (w0, w1) = (
-                        (bounds[0].1 - bounds[0].0) / cells as f64,
-                        (bounds[1].1 - bounds[1].0) / cells as f64,
-                    );
-                    let a0 = bounds[0].0 + w0 * k0 as f64;
-                    let a1 = bounds[1].0 + w1 * k1 as f64;
-                    for (u0, v0) in gl.mapped(a0, a0 + w0) {
-                        for (u1, v1) in gl.mapped(a1, a1 + w1) {
-                            let w = DVector::from_vec(vec![u0, u1]);
-                            let p = v0 * v1 * (post.log_density(&w) - shift).exp();
-                            z += p;
-                            m1[0] += p * u0;
-                            m1[1] += p * u1;
-                            m2[0] += p * u0 * u0;
-                            m2[1] += p * u1 * u1;
-                        }
-                    }
-                }
-            }
-            let mean = [m1[0] / z, m1[1] / z];
-            let var = [m2[0] / z - mean[0] * mean[0], m2[1] / z - mean[1] * mean[1]];
+            let (mean, var) = quadrature_moments(&post);
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
             let w = whitened_draws(&post, 4000, 30, 40, 1.5, &mut rng).unwrap();
             let orig = LinearTarget::original(&post);
