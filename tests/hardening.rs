@@ -578,12 +578,17 @@ fn manifests_hold_no_rust_debug_text() {
                 .join("manifest.json"),
         )
         .unwrap();
-        for debug in ["Preset {", "Hmc {", "Slice {", "Some(", "[\\\""] {
+        for debug in ["Preset {", "Hmc {", "Imh {", "Slice {", "Some(", "[\\\""] {
             assert!(!text.contains(debug), "{fig}: `{debug}` in the manifest");
         }
     }
     let m = common::manifest(&out.path().join("geumlek2017/fig3@smoke/manifest.json"));
-    assert_eq!(m["details"]["sampler"]["kind"], "hmc", "{}", m["details"]);
+    assert_eq!(m["details"]["sampler"]["kind"], "imh", "{}", m["details"]);
+    assert_eq!(
+        m["details"]["sampler"]["settings"]["tv_target"], 0.01,
+        "{}",
+        m["details"]
+    );
     let m = common::manifest(&out.path().join("foulds2016/fig3@smoke/manifest.json"));
     assert!(
         m["datasets"][0]["source"]["settings"]["months"].is_u64(),

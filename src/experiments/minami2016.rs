@@ -306,6 +306,11 @@ pub struct LogregRow {
     pub test_error: f64,
     pub test_loglik: f64,
     pub delta: f64,
+    /// the independence sampler's steps, acceptance and estimated TV bound for
+    /// this posterior ([`logreg::ImhCells`]; empty for other samplers)
+    pub imh_steps: Option<u64>,
+    pub imh_acceptance: Option<f64>,
+    pub imh_tv_estimate: Option<f64>,
 }
 
 impl Logreg {
@@ -335,6 +340,10 @@ pub struct LogregSummary {
     pub test_loglik_mean: f64,
     pub test_loglik_se: f64,
     pub runs: u64,
+    /// as the draws' rows
+    pub imh_steps: Option<u64>,
+    pub imh_acceptance: Option<f64>,
+    pub imh_tv_estimate: Option<f64>,
 }
 
 impl Figure for Logreg {
@@ -375,17 +384,20 @@ impl Figure for Logreg {
         let (dataset, _) = self.unique[index];
         let p0 = *self.first_point(index);
         let task = &self.tasks[dataset];
-        let (scores, sampler_name) = match p0.langevin {
+        let (scores, sampler_name, imh) = match p0.langevin {
             // exactly sampled: the posterior's keyed stream, shared with any figure of
             // the same seed that samples it (Geumlek Fig. 3's OPS and true posterior)
-            None => (
-                logreg::shared_scores(task, &p0.cal, &self.sampler, self.repeats, self.seed)
-                    .map_err(|e| format!("{}: {e}", task.name))
-                    .map_err(anyhow::Error::msg)?
-                    .pairs
-                    .clone(),
-                self.sampler.name(),
-            ),
+            None => {
+                let shared =
+                    logreg::shared_scores(task, &p0.cal, &self.sampler, self.repeats, self.seed)
+                        .map_err(|e| format!("{}: {e}", task.name))
+                        .map_err(anyhow::Error::msg)?;
+                (
+                    shared.pairs.clone(),
+                    self.sampler.name(),
+                    logreg::ImhCells::of(shared.imh.as_ref()),
+                )
+            }
             Some((step, iterations)) => {
                 let s = &self.settings[dataset];
                 let post = logreg::posterior(task, &p0.cal);
@@ -401,7 +413,7 @@ impl Figure for Logreg {
                     .column_iter()
                     .map(|c| logreg::score(task, &c.into_owned()))
                     .collect();
-                (scores, "langevin")
+                (scores, "langevin", logreg::ImhCells::default())
             }
         };
         Ok(logreg::expand_rows(
@@ -421,6 +433,9 @@ impl Figure for Logreg {
                     test_error: err,
                     test_loglik: ll,
                     delta: self.delta,
+                    imh_steps: imh.steps,
+                    imh_acceptance: imh.acceptance,
+                    imh_tv_estimate: imh.tv_estimate,
                 })
             },
         ))
@@ -442,13 +457,25 @@ impl Figure for Logreg {
                 r.test_loglik,
             )
         }));
+        let imh = logreg::ImhCells::by_key(data.iter().map(|r| {
+            (
+                key(&r.dataset, r.ln_epsilon, &r.mechanism),
+                logreg::ImhCells {
+                    steps: r.imh_steps,
+                    acceptance: r.imh_acceptance,
+                    tv_estimate: r.imh_tv_estimate,
+                },
+            )
+        }));
         let mut rows = Vec::new();
         for p in &self.points {
             let s = &self.settings[p.dataset];
             let name = &self.tasks[p.dataset].name;
-            let Some(m) = groups.get(&key(name, p.ln_epsilon, p.mech.name())) else {
+            let k = key(name, p.ln_epsilon, p.mech.name());
+            let Some(m) = groups.get(&k) else {
                 continue;
             };
+            let cells = imh.get(&k).copied().unwrap_or_default();
             let eps = p.ln_epsilon.exp();
             let m_pi = s.n as f64 * s.beta0;
             let (cor, covered) = if p.mech == Mech::Gibbs {
@@ -473,6 +500,9 @@ impl Figure for Logreg {
                 test_loglik_mean: m.loglik.0,
                 test_loglik_se: m.loglik.1,
                 runs: m.runs as u64,
+                imh_steps: cells.steps,
+                imh_acceptance: cells.acceptance,
+                imh_tv_estimate: cells.tv_estimate,
             });
         }
         Ok(Table::of_records(&rows))
@@ -495,7 +525,8 @@ impl Figure for Logreg {
                     p.ln_epsilon,
                     p.mech.name()
                 );
-                let exact = "the posterior is sampled exactly; privpost samples it with HMC (accuracy: geumlek2017/samplers)";
+                let exact = logreg::exact_sampling_note(&self.sampler);
+                let exact = exact.as_str();
                 match p.mech {
                     Mech::TruePosterior => Entry::new(series, Event::NonPrivate, Guarantee::None),
                     Mech::Ops => {

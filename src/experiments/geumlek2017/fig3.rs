@@ -224,6 +224,11 @@ pub struct Fig3Row {
     pub repeat: u64,
     pub test_error: f64,
     pub test_loglik: f64,
+    /// the independence sampler's steps, acceptance and estimated TV bound for
+    /// this posterior ([`logreg::ImhCells`]; empty for other samplers)
+    pub imh_steps: Option<u64>,
+    pub imh_acceptance: Option<f64>,
+    pub imh_tv_estimate: Option<f64>,
 }
 
 /// A row of `summary.csv`: a grid point's mean ± s.e. over its draws.
@@ -240,6 +245,10 @@ pub struct Fig3Summary {
     pub test_loglik_mean: f64,
     pub test_loglik_se: f64,
     pub runs: u64,
+    /// as the draws' rows
+    pub imh_steps: Option<u64>,
+    pub imh_acceptance: Option<f64>,
+    pub imh_tv_estimate: Option<f64>,
 }
 
 impl Figure for Fig3 {
@@ -279,6 +288,7 @@ impl Figure for Fig3 {
         let scores = logreg::shared_scores(task, &cal, &self.sampler, self.repeats, self.seed)
             .map_err(|e| format!("{}: {e}", task.name))
             .map_err(anyhow::Error::msg)?;
+        let imh = logreg::ImhCells::of(scores.imh.as_ref());
         Ok(logreg::expand_rows(
             &self.points,
             &self.which,
@@ -295,6 +305,9 @@ impl Figure for Fig3 {
                     repeat: r as u64,
                     test_error: err,
                     test_loglik: ll,
+                    imh_steps: imh.steps,
+                    imh_acceptance: imh.acceptance,
+                    imh_tv_estimate: imh.tv_estimate,
                 })
             },
         ))
@@ -317,12 +330,24 @@ impl Figure for Fig3 {
                 r.test_loglik,
             )
         }));
+        let imh = logreg::ImhCells::by_key(data.iter().map(|r| {
+            (
+                key(&r.dataset, r.lambda, r.ln_epsilon, &r.mechanism),
+                logreg::ImhCells {
+                    steps: r.imh_steps,
+                    acceptance: r.imh_acceptance,
+                    tv_estimate: r.imh_tv_estimate,
+                },
+            )
+        }));
         let mut rows = Vec::new();
         for p in &self.points {
             let name = &self.tasks[p.dataset].name;
-            let Some(m) = groups.get(&key(name, p.lambda, p.ln_epsilon, p.mechanism.name())) else {
+            let k = key(name, p.lambda, p.ln_epsilon, p.mechanism.name());
+            let Some(m) = groups.get(&k) else {
                 continue;
             };
+            let cells = imh.get(&k).copied().unwrap_or_default();
             rows.push(Fig3Summary {
                 dataset: name.to_string(),
                 lambda: p.lambda,
@@ -335,6 +360,9 @@ impl Figure for Fig3 {
                 test_loglik_mean: m.loglik.0,
                 test_loglik_se: m.loglik.1,
                 runs: m.runs as u64,
+                imh_steps: cells.steps,
+                imh_acceptance: cells.acceptance,
+                imh_tv_estimate: cells.tv_estimate,
             });
         }
         Ok(Table::of_records(&rows))
@@ -357,7 +385,8 @@ impl Figure for Fig3 {
                     p.ln_epsilon,
                     p.mechanism.name()
                 );
-                let exact = "the posterior is sampled exactly; privpost samples it with HMC (accuracy: geumlek2017/samplers)";
+                let exact = logreg::exact_sampling_note(&self.sampler);
+                let exact = exact.as_str();
                 match p.mechanism {
                     GlmMechanism::TruePosterior => {
                         Entry::new(series, Event::NonPrivate, Guarantee::None)

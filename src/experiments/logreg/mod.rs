@@ -309,6 +309,43 @@ pub fn score_draws(
     })
 }
 
+/// The independence sampler's diagnostics of one posterior as the cells the
+/// logistic figures' rows carry (`imh_steps`, `imh_acceptance`, `imh_tv_estimate`):
+/// every cell empty when another sampler drew.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ImhCells {
+    /// the steps K of each draw's chain
+    pub steps: Option<u64>,
+    /// accepted moves over attempted ones
+    pub acceptance: Option<f64>,
+    /// (1 − 1/Ŵ)ᴷ, Ŵ the largest weight of all the posterior's proposals over their
+    /// mean ([`imh::Diagnostics::tv_estimate`]): an estimate of the
+    /// Mengersen–Tweedie bound on a draw's total-variation distance to the posterior
+    pub tv_estimate: Option<f64>,
+}
+
+impl ImhCells {
+    pub fn of(d: Option<&imh::Diagnostics>) -> Self {
+        d.map_or(Self::default(), |d| Self {
+            steps: Some(d.steps as u64),
+            acceptance: Some(d.acceptance),
+            tv_estimate: Some(d.tv_estimate()),
+        })
+    }
+
+    /// The cells of each group of rows, by key (its first row's: every draw of a
+    /// posterior carries the same).
+    pub fn by_key<K: std::hash::Hash + Eq>(
+        rows: impl Iterator<Item = (K, ImhCells)>,
+    ) -> HashMap<K, ImhCells> {
+        let mut map = HashMap::new();
+        for (k, cells) in rows {
+            map.entry(k).or_insert(cells);
+        }
+        map
+    }
+}
+
 /// What the draws of a posterior depend on, as the bytes of its keyed stream
 /// ([`crate::rng::keyed_rng`]): the data by content (SHA-256 of the prepared
 /// train and test values, [`Task::content_sha256`], so a dataset read from a CSV
@@ -354,6 +391,20 @@ pub fn posterior_key(task: &Task, cal: &Calibrated, sampler: &Sampler, k: usize)
         post.rho.to_bits(),
         post.precision.to_bits(),
     )
+}
+
+/// The ledger's condition on an exactly sampled posterior: the guarantee is the
+/// exact posterior's, and the sampler that stands in for it is named with where its
+/// accuracy is checked.
+pub fn exact_sampling_note(sampler: &Sampler) -> String {
+    let how = match sampler {
+        Sampler::Hmc { .. } => "HMC",
+        Sampler::Imh { .. } => {
+            "independence MH (each posterior's estimated total-variation bound is its rows' imh_tv_estimate)"
+        }
+        Sampler::Slice { .. } => "slice sampling",
+    };
+    format!("the posterior is sampled exactly; privpost samples it with {how} (accuracy: geumlek2017/samplers)")
 }
 
 /// How the logistic figures draw, for their manifests.
@@ -461,7 +512,8 @@ pub fn draws_cost(task: &Task, sampler: &Sampler, k: usize) -> f64 {
         Sampler::Hmc { burn_in, tune, .. } => {
             hmc_cost(task, 8.0 * tune as f64 + k * burn_in as f64)
         }
-        // the pilot and about min_steps + 1 likelihood evaluations (2nd + 20n) per draw
+        // the first pilot and about min_steps + 1 likelihood evaluations (2nd + 20n)
+        // per draw; a posterior whose pilot grows (imh::pilot_steps) costs more
         Sampler::Imh { settings, .. } => {
             let (n, d) = (task.train_x.nrows() as f64, task.dim() as f64);
             let evaluations = imh::PILOT as f64 + k * (settings.min_steps as f64 + 1.0);

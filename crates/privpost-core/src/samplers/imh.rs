@@ -42,7 +42,7 @@ pub struct Settings {
     /// scale s of the t proposal in whitened units (s = 1: the Laplace covariance)
     pub scale: f64,
     /// the steps K per draw are the fewest with (1 − 1/Ŵ)ᴷ ≤ `tv_target`, Ŵ the
-    /// largest weight of [`PILOT`] pilot proposals over their mean …
+    /// largest weight of the pilot proposals over their mean ([`pilot_steps`]) …
     pub tv_target: f64,
     /// … but at least this many …
     pub min_steps: usize,
@@ -50,9 +50,48 @@ pub struct Settings {
     pub max_steps: usize,
 }
 
-/// Pilot proposals that set the number of steps: drawn before the chains' proposals
-/// and independent of them, so each chain is an exact K-step IMH chain given K.
+/// The first pilot's proposals (see [`pilot_steps`]).
 pub const PILOT: usize = 256;
+
+/// The most pilot proposals [`pilot_steps`] draws.
+pub const MAX_PILOT: usize = 1 << 16;
+
+/// The steps K of `chains` chains, set by a pilot: independent proposals drawn
+/// before the chains' and independent of them, so each chain is an exact K-step IMH
+/// chain given K. The pilot starts with [`PILOT`] proposals and doubles (to at most
+/// [`MAX_PILOT`]) until it holds twice the proposals the chains will draw,
+/// 2 · chains · (K + 1), K being what its Ŵ asks for — unless even twice its Ŵ would
+/// ask for no more than `min_steps`, where it stops at once.
+///
+/// Why it grows: Ŵ is the largest weight seen, and the largest of m log-normal-like
+/// weights grows with m. On the MNIST posterior of geumlek2017/fig3 at ρ = 1
+/// (d = 784), 256 proposals see Ŵ ≈ 7 and K = 30, while the 1,550 proposals of 50
+/// such chains see Ŵ ≈ 23: the K meant for 0.01 then had an estimate of 0.26. A pilot
+/// twice as large as the chains' proposals sees about what the pilot and the chains
+/// together will see, which [`Diagnostics::tv_estimate`] reports. On a posterior whose
+/// weights are nearly constant (Adult: Ŵ ≈ 1.3 at any size) the first pilot stops.
+///
+/// Returns (K, the pilot's log weights).
+pub fn pilot_steps(
+    target: &LinearTarget,
+    chains: usize,
+    s: Settings,
+    rng: &mut impl Rng,
+) -> (usize, Vec<f64>) {
+    let chi = ChiSquared::new(s.df).expect("df > 0");
+    let mut log_w = proposals(target, PILOT, s, &chi, rng).1;
+    loop {
+        let w = max_over_mean(&log_w);
+        let steps = s.steps_for(w);
+        let wanted = chains.saturating_mul(steps + 1).saturating_mul(2);
+        if s.steps_for(2.0 * w) <= s.min_steps || log_w.len() >= wanted || log_w.len() >= MAX_PILOT
+        {
+            return (steps, log_w);
+        }
+        let more = log_w.len().min(MAX_PILOT - log_w.len());
+        log_w.extend(proposals(target, more, s, &chi, rng).1);
+    }
+}
 
 impl Settings {
     /// The steps K for a pilot's Ŵ: ⌈ln target / ln(1 − 1/Ŵ)⌉ within [min, max].
@@ -83,13 +122,16 @@ pub struct Draws {
 pub struct Diagnostics {
     /// accepted moves over attempted ones, all chains
     pub acceptance: f64,
-    /// the largest importance weight π/q among the chains' proposals over their
-    /// mean: the observed stand-in for W of the Mengersen–Tweedie bound
+    /// the largest importance weight π/q among all proposals (the pilot's and the
+    /// chains') over their mean: the observed stand-in for W of the
+    /// Mengersen–Tweedie bound
     pub max_weight: f64,
-    /// the steps each chain took (set by the pilot, see [`Settings`])
+    /// the steps each chain took (set by the pilot, see [`pilot_steps`])
     pub steps: usize,
-    /// Ŵ of the pilot proposals
+    /// Ŵ of the pilot proposals alone
     pub pilot_max_weight: f64,
+    /// the pilot's proposals
+    pub pilot_size: usize,
 }
 
 impl Diagnostics {
@@ -126,9 +168,7 @@ pub fn draws(
     assert!(s.tv_target > 0.0 && s.tv_target < 1.0 && s.min_steps <= s.max_steps);
     let d = target.dim();
     let chi = ChiSquared::new(s.df).expect("df > 0");
-    let pilot = proposals(target, PILOT, s, &chi, rng).1;
-    let pilot_max_weight = max_over_mean(&pilot);
-    let steps = s.steps_for(pilot_max_weight);
+    let (steps, pilot) = pilot_steps(target, k, s, rng);
     let mut kept = DMatrix::zeros(d, k);
     let seen = run_chains(target, k, steps, s, &chi, rng, |chain, step, state| {
         if step == steps {
@@ -137,7 +177,7 @@ pub fn draws(
     })?;
     Ok(Draws {
         w: target.to_w(&kept),
-        diagnostics: seen.diagnostics(steps, pilot_max_weight),
+        diagnostics: seen.diagnostics(steps, &pilot),
     })
 }
 
@@ -170,7 +210,7 @@ pub fn traces(
         },
     )?;
     let w = states.iter().map(|u| target.to_w(u)).collect();
-    Ok((w, seen.diagnostics(length, f64::NAN)))
+    Ok((w, seen.diagnostics(length, &[])))
 }
 
 /// What a set of chains saw: moves and the log weights of all proposals.
@@ -181,12 +221,20 @@ struct Seen {
 }
 
 impl Seen {
-    fn diagnostics(&self, steps: usize, pilot_max_weight: f64) -> Diagnostics {
+    /// The diagnostics of these chains after a pilot of log weights `pilot` (empty:
+    /// no pilot; its Ŵ is then NaN).
+    fn diagnostics(&self, steps: usize, pilot: &[f64]) -> Diagnostics {
+        let all: Vec<f64> = pilot.iter().chain(&self.log_w).copied().collect();
         Diagnostics {
             acceptance: self.accepted as f64 / self.attempted.max(1) as f64,
-            max_weight: max_over_mean(&self.log_w),
+            max_weight: max_over_mean(&all),
             steps,
-            pilot_max_weight,
+            pilot_max_weight: if pilot.is_empty() {
+                f64::NAN
+            } else {
+                max_over_mean(pilot)
+            },
+            pilot_size: pilot.len(),
         }
     }
 }
@@ -315,6 +363,51 @@ mod tests {
         assert_eq!(s.steps_for(1.0), 1);
         assert_eq!(s.steps_for(f64::INFINITY), 500);
         assert_eq!(s.steps_for(1e9), 500);
+    }
+
+    /// The pilot grows by doubling until it holds twice the proposals the chains
+    /// will draw, and stops at once when twice its first Ŵ asks for no more than
+    /// `min_steps`; K is always what its final Ŵ asks for.
+    #[test]
+    fn pilot_grows_to_the_chains_proposals() {
+        let (x, y) = synthetic(30, 2, 11);
+        let post = Posterior {
+            x: &x,
+            y: &y,
+            rho: 1.0,
+            precision: 1.0,
+            radius: None,
+        };
+        let target = LinearTarget::whitened(&post).unwrap();
+        // a narrow proposal (s = 0.8): weights grow like e^{0.28 |u|²}, so K ≫ 1
+        let narrow = Settings {
+            scale: 0.8,
+            min_steps: 1,
+            ..SETTINGS
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let (steps, lw) = pilot_steps(&target, 20, narrow, &mut rng);
+        assert_eq!(steps, narrow.steps_for(max_over_mean(&lw)));
+        assert!(steps > 10, "{steps} {}", lw.len());
+        assert!(
+            lw.len() >= 40 * (steps + 1) && lw.len() < MAX_PILOT,
+            "{}",
+            lw.len()
+        );
+        assert!(lw.len().is_power_of_two() && lw.len() > PILOT);
+        // the half-size pilot would not have held the chains' proposals
+        let half = &lw[..lw.len() / 2];
+        assert!(half.len() < 40 * (narrow.steps_for(max_over_mean(half)) + 1));
+        // tempered to ρ = 0.01 the posterior is nearly its Gaussian prior and the
+        // Laplace-matched proposal's weights nearly constant: twice the first Ŵ asks
+        // for no more than min_steps = 10, and the pilot stops at once
+        let near_gaussian = Posterior { rho: 0.01, ..post };
+        let flat = LinearTarget::whitened(&near_gaussian).unwrap();
+        let (steps, lw) = pilot_steps(&flat, 400, SETTINGS, &mut rng);
+        assert_eq!((steps, lw.len()), (SETTINGS.min_steps, PILOT));
+        // and the draws report the pilot they used
+        let d = draws(&target, 50, narrow, &mut rng).unwrap().diagnostics;
+        assert!(d.pilot_size > PILOT && d.max_weight >= d.pilot_max_weight * 0.5);
     }
 
     /// 4000 independent IMH draws of a 2-d logistic posterior against its mean and
