@@ -4,9 +4,11 @@
 //! replications draw w* from the prior N(0, τ⁻¹I_d), n records with xᵢ uniform
 //! on the unit sphere (‖x‖ = c = 1, Geumlek's Assumption 1) and yᵢ = ±1 with
 //! P(yᵢ = 1) = σ(xᵢᵀw*), and a TARP reference point w_r from the prior; each
-//! method's posterior is then sampled by L independent HMC chains
-//! ([`crate::samplers::whitened_draws`]) and checked per coordinate (PIT and SBC
-//! rank of w*ₖ) and jointly by TARP (Lemos et al. 2023).
+//! method's posterior is then sampled by L independent chains of the logistic
+//! figures' sampler (`sampler = "imh"`, independence MH, by default; `"hmc"` or
+//! `"slice"`: [`crate::experiments::logreg::Sampler`]) and checked per coordinate
+//! (PIT and SBC rank of w*ₖ) and jointly by TARP (Lemos et al. 2023): a check of the
+//! sampler as much as of the mechanisms.
 //!
 //! Every private method here releases **one draw** of a tempered or
 //! concentrated posterior; one draw gives no interval. What is checked is the
@@ -23,7 +25,7 @@ use serde::Deserialize;
 
 use super::cells::{self, distinct, CellData};
 use crate::config::{check, deserialize, ParamError};
-use crate::experiments::{parameter, Figure};
+use crate::experiments::{logreg, parameter, Figure};
 use crate::glm::calibrate::{Calibrated, Setting};
 use crate::glm::{sigmoid, Posterior};
 use crate::privacy::event::Conversion;
@@ -88,9 +90,19 @@ struct Config {
     levels: Vec<f64>,
     sbc_draws: u64,
     sbc_bins: u64,
+    /// `imh` (default), `hmc` or `slice`, as the logistic figures
+    #[serde(default = "default_sampler")]
+    sampler: logreg::SamplerName,
     burn_in: u64,
     tune_iterations: u64,
     path_length: f64,
+    /// the independence sampler's settings (`[imh]`)
+    #[serde(default)]
+    imh: logreg::ImhConfig,
+}
+
+fn default_sampler() -> logreg::SamplerName {
+    logreg::SamplerName::Imh
 }
 
 /// The parameters' schema, asked by `--set` whether a key takes a list
@@ -108,14 +120,6 @@ pub const MAX_N: u64 = 100_000;
 /// OPS is the non-private posterior.
 const EPSILON_RANGE: (f64, f64) = (1e-4, 1e3);
 
-/// HMC settings of every chain.
-#[derive(Debug, Clone, Copy)]
-struct Hmc {
-    burn_in: usize,
-    tune: usize,
-    path_length: f64,
-}
-
 /// The calibration figure of the logistic-regression posteriors.
 pub struct LogisticFigure {
     dim: usize,
@@ -131,7 +135,7 @@ pub struct LogisticFigure {
     levels: Vec<f64>,
     sbc_draws: usize,
     sbc_bins: usize,
-    hmc: Hmc,
+    sampler: logreg::Sampler,
     /// Per ε (config order), per n, per method (config order): what is sampled.
     calibrated: Vec<Vec<Vec<Calibrated>>>,
 }
@@ -195,9 +199,10 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
     )?;
     super::check_levels(&c.levels)?;
     let (sbc_draws, sbc_bins) = super::check_sbc(c.sbc_draws, c.sbc_bins)?;
-    let hmc = Hmc {
+    let sampler = logreg::SamplerConfig {
+        sampler: c.sampler,
         burn_in: check::points("burn_in", c.burn_in, 1)?,
-        tune: check::points("tune_iterations", c.tune_iterations, 1)?,
+        tune_iterations: check::points("tune_iterations", c.tune_iterations, 1)?,
         path_length: check::within(
             "path_length",
             c.path_length,
@@ -205,7 +210,9 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
             100.0,
             "HMC integration time per iteration, in whitened units",
         )?,
-    };
+        imh: c.imh,
+    }
+    .validate()?;
     let calibrated = c
         .epsilons
         .iter()
@@ -235,7 +242,7 @@ pub fn build(params: &toml::Table, _seed: u64) -> Result<Box<dyn Figure>, ParamE
         levels: c.levels,
         sbc_draws,
         sbc_bins,
-        hmc,
+        sampler,
         calibrated,
     }))
 }
@@ -333,21 +340,17 @@ impl LogisticFigure {
             precision: cal.precision(x.nrows()),
             radius: cal.radius,
         };
-        crate::samplers::whitened_draws(
-            &post,
-            self.sbc_draws,
-            self.hmc.burn_in,
-            self.hmc.tune,
-            self.hmc.path_length,
-            rng,
-        )
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "sampling the posterior (ρ = {}, nβ = {}): {e}",
-                cal.rho,
-                post.precision
-            )
-        })
+        let (draws, _) = self
+            .sampler
+            .draws(&post, self.sbc_draws, rng)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "sampling the posterior (ρ = {}, nβ = {}): {e}",
+                    cal.rho,
+                    post.precision
+                )
+            })?;
+        Ok(DMatrix::from_columns(&draws))
     }
 }
 
@@ -361,7 +364,10 @@ impl Figure for LogisticFigure {
             parameter("δ", self.delta),
             parameter("RDP conversion", self.conversion.as_str()),
             parameter("replications R", self.replications),
-            parameter("draws L (independent HMC chains)", self.sbc_draws),
+            parameter(
+                &format!("draws L (independent {} chains)", self.sampler.name()),
+                self.sbc_draws,
+            ),
         ]
     }
 
@@ -383,12 +389,25 @@ impl Figure for LogisticFigure {
     fn task_cost(&self, index: usize) -> f64 {
         let (_, ni, _, reps) = self.grid().task(index);
         let (n, d) = (self.n_values[ni] as f64, self.dim as f64);
-        // leapfrog steps of L chains after burn-in, and of 8 pilot chains while
-        // tuning (about 3 gradients per iteration at the whitened step size),
-        // each costing n·d per chain plus n logistic evaluations; Newton's mode
+        // per method: Newton's mode, then (HMC) leapfrog steps of L chains after
+        // burn-in and of 8 pilot chains while tuning (about 3 gradients per
+        // iteration at the whitened step size), or (IMH) the pilot and about
+        // min_steps + 1 likelihood evaluations per chain, or (slice) d coordinate
+        // updates of about six margin evaluations per sweep — each evaluation n·d
+        // per chain plus n logistic terms
         let l = self.sbc_draws as f64;
-        let gradients = 3.0 * (self.hmc.burn_in as f64 * l + self.hmc.tune as f64 * 8.0);
-        let per_method = gradients * n * (2.0 * d + 20.0) + 40.0 * n * d * d;
+        let evaluations = match self.sampler {
+            logreg::Sampler::Hmc { burn_in, tune, .. } => {
+                3.0 * (burn_in as f64 * l + tune as f64 * 8.0)
+            }
+            logreg::Sampler::Imh { settings, .. } => {
+                crate::samplers::imh::PILOT as f64 + l * (settings.min_steps as f64 + 1.0)
+            }
+            logreg::Sampler::Slice { sweeps } => {
+                sweeps as f64 * l * d * 6.0 * logreg::SLICE_FLOP_COST
+            }
+        };
+        let per_method = evaluations * n * (2.0 * d + 20.0) + 40.0 * n * d * d;
         reps as f64 * self.methods.len() as f64 * per_method
     }
 
@@ -464,9 +483,9 @@ impl Figure for LogisticFigure {
             "levels": self.levels,
             "draws": self.sbc_draws,
             "sbc_bins": self.sbc_bins,
-            "hmc": { "burn_in": self.hmc.burn_in, "tune_iterations": self.hmc.tune, "path_length": self.hmc.path_length },
+            "sampler": serde_json::to_value(self.sampler).unwrap_or_default(),
             "data": "x uniform on the unit sphere (c = 1), y = ±1 with P(y = 1) = σ(xᵀw*), w* from the prior",
-            "one_draw": "every private method releases one draw; the check is of the law that draw comes from, sampled by L independent HMC chains",
+            "one_draw": "every private method releases one draw; the check is of the law that draw comes from, sampled by L independent chains of the configured sampler",
             "tarp": "reference w_r drawn from the prior per replication (shared by the methods), Euclidean distance, f randomised: (rank + U)/(L + 1)",
             "sampled_posteriors": sampled,
             "verdict": "calibrated when the coverage curve stays inside the simultaneous 95 % DKW band at every level",
@@ -483,7 +502,11 @@ impl LogisticFigure {
     /// n (OPS's ρ and radius; the others through nβ₀ = τ only), so each n has
     /// its entry.
     fn ledger_entries(&self) -> Ledger {
-        let note = "checks the law one draw comes from; the release is one draw per simulated dataset (each replication draws fresh data), sampled here by independent HMC chains (accuracy: geumlek2017/samplers)";
+        let note = format!(
+            "checks the law one draw comes from; the release is one draw per simulated dataset (each replication draws fresh data), sampled here by independent {} chains (accuracy: geumlek2017/samplers)",
+            self.sampler.name()
+        );
+        let note = note.as_str();
         let mut out = Vec::new();
         for (e, &eps) in self.epsilons.iter().enumerate() {
             for (mi, &m) in self.methods.iter().enumerate() {
