@@ -346,6 +346,17 @@ mod tests {
         max_steps: 500,
     };
 
+    /// The untempered posterior of (x, y) under the prior N(0, I), no truncation.
+    fn plain<'a>(x: &'a DMatrix<f64>, y: &'a nalgebra::DVector<f64>) -> Posterior<'a> {
+        Posterior {
+            x,
+            y,
+            rho: 1.0,
+            precision: 1.0,
+            radius: None,
+        }
+    }
+
     /// The bound (1 − 1/W)ᴷ and the steps that meet a target, by hand.
     #[test]
     fn steps_meet_the_target_bound() {
@@ -371,13 +382,7 @@ mod tests {
     #[test]
     fn pilot_grows_to_the_chains_proposals() {
         let (x, y) = synthetic(30, 2, 11);
-        let post = Posterior {
-            x: &x,
-            y: &y,
-            rho: 1.0,
-            precision: 1.0,
-            radius: None,
-        };
+        let post = plain(&x, &y);
         let target = LinearTarget::whitened(&post).unwrap();
         // a narrow proposal (s = 0.8): weights grow like e^{0.28 |u|²}, so K ≫ 1
         let narrow = Settings {
@@ -417,13 +422,7 @@ mod tests {
     #[test]
     fn imh_draws_match_quadrature_on_a_2d_posterior() {
         let (x, y) = synthetic(30, 2, 11);
-        let post = Posterior {
-            x: &x,
-            y: &y,
-            rho: 1.0,
-            precision: 1.0,
-            radius: None,
-        };
+        let post = plain(&x, &y);
         let (mean, var) = crate::samplers::tests::quadrature_moments(&post);
         let target = LinearTarget::whitened(&post).unwrap();
         for s in [
@@ -464,13 +463,7 @@ mod tests {
     #[test]
     fn traces_record_every_step_of_the_same_kernel() {
         let (x, y) = synthetic(40, 3, 2);
-        let post = Posterior {
-            x: &x,
-            y: &y,
-            rho: 1.0,
-            precision: 1.0,
-            radius: None,
-        };
+        let post = plain(&x, &y);
         let target = LinearTarget::whitened(&post).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let (tr, diag) = traces(&target, 100, 40, SETTINGS, &mut rng).unwrap();
