@@ -35,6 +35,7 @@
 
 #[cfg(any(test, feature = "testutil"))]
 pub mod exact;
+pub mod log_concave;
 pub mod models;
 pub mod release;
 #[cfg(test)]

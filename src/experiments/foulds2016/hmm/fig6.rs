@@ -24,7 +24,8 @@ mod noise_aware;
 pub use noise_aware::NOISE_AWARE_DA;
 use noise_aware::{
     any_reader, check_noise_aware, held_events, mean_predictive, noise_aware_loglik,
-    per_cell_loglik, pooled_naive_bayes, push_predictive, reader, NaiveBayesLaplace, Reader,
+    per_cell_loglik, pooled_naive_bayes, push_predictive, reader, DaKernel, NaiveBayesLaplace,
+    Reader,
 };
 
 #[derive(Debug, Deserialize)]
@@ -56,6 +57,10 @@ struct Fig6Config {
     /// Laplace release, read by a noise-aware Gibbs sampler
     #[serde(default)]
     noise_aware: bool,
+    /// how the data-augmentation series moves the records: "counts" (exact draws
+    /// of paired counts) or "record_wise" (Ju et al.'s kernel)
+    #[serde(default)]
+    da_kernel: DaKernel,
 }
 
 /// The parameters' schema, asked by `--set` whether a key takes a list
@@ -71,6 +76,12 @@ pub const NOISE_AWARE: &str = "laplace_noise_aware_gibbs";
 /// 6.3–7.1 s per Iraq task (392,310 events, 200 sweeps) against 0.05–0.07 s for
 /// an HMM Gibbs task, the ratio 150 units gives.
 const DA_PROPOSAL_COST: f64 = 150.0;
+
+/// Cost-model units of one pair draw of the count kernel (a cell's pair of
+/// values in a sweep), in the same units (150 units ≈ 17 ns): about 280 ns a
+/// pair draw (`benches/hmm_da.rs`, 2026-12-03: 6.2 ms an Iraq iteration, of
+/// which about 5.3 ms are its 18,800 pair draws).
+const DA_PAIR_COST: f64 = 2400.0;
 
 struct Panel {
     model: &'static str,
@@ -328,7 +339,7 @@ impl Figure for Fig6 {
         let (p, _, mech, e) = self.tasks[index];
         let panel = &self.panels[p];
         match (reader(&self.c, panel.model, mech), e) {
-            (Some(Reader::PerCell), Some(_)) => {
+            (Some(Reader::PerCell), Some(_)) if self.c.da_kernel == DaKernel::RecordWise => {
                 let wide = panel.data.cards.iter().filter(|&&k| k > 2).count();
                 4.0 * panel.data.events() as f64 * wide as f64
             }
@@ -342,12 +353,21 @@ impl Figure for Fig6 {
         let gibbs = super::sweep::gibbs_cost(panel.data.cells(), panel.states, self.c.sweeps);
         match (reader(&self.c, panel.model, mech), e) {
             (Some(Reader::PerCell), Some(_)) => {
-                // a second Gibbs chain, and a record-wise proposal per event and feature per sweep
-                2.0 * gibbs
-                    + DA_PROPOSAL_COST
-                        * self.c.sweeps as f64
-                        * panel.data.events() as f64
-                        * panel.data.cards.len() as f64
+                // a second Gibbs chain, and per sweep a record-wise proposal per
+                // event and feature, or a pair draw per cell and pair of values
+                let sweeps = self.c.sweeps as f64;
+                let moves = match self.c.da_kernel {
+                    DaKernel::RecordWise => {
+                        DA_PROPOSAL_COST
+                            * panel.data.events() as f64
+                            * panel.data.cards.len() as f64
+                    }
+                    DaKernel::Counts => {
+                        let pairs: usize = panel.data.cards.iter().map(|k| k / 2).sum();
+                        DA_PAIR_COST * panel.data.cells() as f64 * pairs as f64
+                    }
+                };
+                2.0 * gibbs + sweeps * moves
             }
             _ => gibbs,
         }
@@ -434,7 +454,7 @@ impl Figure for Fig6 {
                     &panel.data,
                     (&seen, &gibbs.held_out),
                     (x, self.c.noise),
-                    gibbs.model.clone(),
+                    (gibbs.model.clone(), self.c.da_kernel),
                     (self.c.sweeps, self.c.burn_in),
                     &mut own,
                 )?,
@@ -564,8 +584,11 @@ impl Figure for Fig6 {
                     NOISE_AWARE_DA: if has(Reader::PerCell) { serde_json::json!({
                         "panels": panels(Reader::PerCell),
                         "reads": "the per-cell Laplace release of each panel's training cells (every histogram count, clamped at 0; the cells' event counts public)",
-                        "sampler": "data-augmentation MCMC (Ju et al. 2022): per sweep the HMM's Gibbs sweep on the augmented histograms, then each training event's value of each feature by the record-wise kernel; the figure's sweeps and burn-in, likelihoods averaged over the kept sweeps; stops if the records are pinned",
-                        "acceptance_bound": "each record-wise move is accepted with probability ≥ e^(−ε/5) (Ju et al.'s bound per feature)",
+                        "sampler": self.c.da_kernel.describe(),
+                        "acceptance_bound": match self.c.da_kernel {
+                            DaKernel::RecordWise => "each record-wise move is accepted with probability ≥ e^(−ε/5) (Ju et al.'s bound per feature)",
+                            DaKernel::Counts => "none needed: every pair draw is an exact Gibbs step",
+                        },
                     }) } else { serde_json::json!({"reads": "nothing: the series needs the Laplace mechanism and an HMM panel or naive_bayes_laplace = \"per_cell\""}) },
                 })
             } else {
@@ -681,16 +704,25 @@ mod tests {
         assert_eq!(e.key, "epsilons");
         assert!(validate_fig6(&params("epsilons = [2e-6]\nnoise_aware = false"), 1).is_ok());
         assert!(validate_fig6(&params("epsilons = [1e-300]\nnoise_aware = false"), 1).is_err());
-        // above ε = 50 only where a per-cell release is read
-        let e = validate_fig6(&params("epsilons = [60.0]"), 1)
+        // above ε = 50 only where a per-cell release is read record-wise
+        assert!(validate_fig6(&params("epsilons = [60.0]"), 1).is_ok());
+        let e = validate_fig6(&params("epsilons = [60.0]\nda_kernel = \"record_wise\""), 1)
             .err()
-            .expect("ε = 60 accepted with an HMM panel's noise-aware series");
+            .expect("ε = 60 accepted with an HMM panel's record-wise series");
         assert_eq!(e.key, "epsilons");
         assert!(
             e.allowed.as_deref().unwrap_or("").contains("per-cell"),
             "{e:?}"
         );
         assert!(validate_fig6(&params("epsilons = [60.0]\nnoise_aware = false"), 1).is_ok());
+        let e = validate_fig6(&params("da_kernel = \"soma\""), 1)
+            .err()
+            .expect("da_kernel = soma accepted");
+        assert_eq!(e.key, "da_kernel");
+        assert!(
+            e.allowed.as_deref().unwrap_or("").contains("record_wise"),
+            "{e:?}"
+        );
         assert!(validate_fig6(&params(&format!("epsilons = [60.0]\n{nb}")), 1).is_ok());
     }
 }

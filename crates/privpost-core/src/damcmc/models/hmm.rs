@@ -29,11 +29,27 @@
 //!    accepted with probability ≥ e^{−2/b_d} = e^{−ε_d}: Ju et al.'s bound,
 //!    per feature.
 //!
-//! One iteration costs at most the number of training events times the number
-//! of features (each proposal O(1): an alias-table draw and two coordinates of
-//! the density; a binary feature's proposals that would not move are skipped,
-//! see [`scan_binary`]), plus one Gibbs sweep over the cells.
+//!    That is [`CellKernel::RecordWise`]. [`CellKernel::Counts`] (the default)
+//!    uses that the events of one cell share their state, so they are
+//!    exchangeable: only the cell's histogram matters, and the step moves
+//!    counts. Per cell and feature, the values are paired at random (a binary
+//!    feature's two values every sweep) and each pair's split
+//!    (h_a, h_b), h_a + h_b = s fixed, is drawn exactly from its conditional
+//!    p(j) ∝ C(s, j) φ_a^j φ_b^{s−j} η_d(ỹ_a | j) η_d(ỹ_b | s − j) — the
+//!    multinomial's and the release's factors of the two counts
+//!    ([`crate::damcmc::log_concave`], log-concave for every law read here).
+//!    Each pair step is a Gibbs step of the target on the histogram, so the
+//!    kernel leaves it invariant; over sweeps the random pairings connect every
+//!    value with every other.
+//!
+//! One record-wise iteration costs at most the number of training events times
+//! the number of features (each proposal O(1): an alias-table draw and two
+//! coordinates of the density; a binary feature's proposals that would not move
+//! are skipped, see [`scan_binary`]); one count-level iteration about ⌈K_d/2⌉
+//! exact pair draws per cell and feature, O(log s) density evaluations each.
+//! Both add one Gibbs sweep over the cells.
 
+use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 use rand_distr::weighted::WeightedAliasIndex;
 use rand_distr::{Distribution, Geometric};
@@ -42,10 +58,23 @@ use crate::damcmc::{Clamp, Noise, Release, ReleaseError};
 use crate::hmm::gibbs::{Gibbs, Model, State};
 use crate::hmm::Histograms;
 
+/// How [`PerCellHmm::iterate`] moves the training events' features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CellKernel {
+    /// Ju et al.'s record-wise kernel: one proposal per event and feature.
+    RecordWise,
+    /// Exact Gibbs draws of randomly paired counts of each cell's histogram.
+    #[default]
+    Counts,
+}
+
 /// The per-cell release of an HMM's histograms and the model that reads it.
 #[derive(Debug, Clone)]
 pub struct PerCellHmm {
     model: Model,
+    kernel: CellKernel,
+    /// ln j! for j up to the largest training cell's number of events
+    ln_fact: Vec<f64>,
     held_out: Vec<Vec<bool>>,
     cards: Vec<usize>,
     /// the training cells (region, cell), in region and time order
@@ -57,8 +86,8 @@ pub struct PerCellHmm {
 
 /// One chain's state: θ (the HMM state), the augmented histograms it was drawn
 /// from (whose training cells hold the records' counts), the values of every
-/// training event's features of more than two values, and ln η per released
-/// count.
+/// training event's features of more than two values (record-wise kernel
+/// only), and ln η per released count.
 #[derive(Debug, Clone)]
 pub struct AugmentedState {
     /// the confidential histograms as the chain imagines them (held-out cells
@@ -66,7 +95,8 @@ pub struct AugmentedState {
     pub hist: Histograms,
     pub state: State,
     /// per training cell t and feature d (index t·D + d), each event's value;
-    /// empty for a binary feature, whose counts say all there is
+    /// empty for a binary feature, whose counts say all there is, and for
+    /// every feature under the count kernel
     values: Vec<Vec<u32>>,
     /// per feature, ln η of each released count given `hist`
     ln_eta: Vec<Vec<f64>>,
@@ -75,11 +105,12 @@ pub struct AugmentedState {
 /// What the record updates of one or more iterations did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Moves {
-    /// (event, feature) proposals
+    /// (event, feature) proposals; under the count kernel, pair draws
     pub proposals: u64,
-    /// proposals of a different value (the others leave the statistic as it is)
+    /// proposals of a different value (the others leave the statistic as it
+    /// is); pair draws of a non-empty pair
     pub changing: u64,
-    /// accepted proposals of a different value
+    /// accepted proposals of a different value; pair draws that changed the split
     pub moves: u64,
 }
 
@@ -110,6 +141,7 @@ impl PerCellHmm {
             ));
         }
         let mut cells = Vec::new();
+        let mut most = 0;
         let mut values: Vec<Vec<f64>> = vec![Vec::new(); released.cards.len()];
         for (r, (_, row)) in released.regions.iter().enumerate() {
             for (i, cell) in row.iter().enumerate() {
@@ -117,6 +149,7 @@ impl PerCellHmm {
                     continue;
                 }
                 cells.push((r, i));
+                most = most.max(cell.events);
                 for (d, counts) in cell.counts.iter().enumerate() {
                     values[d].extend_from_slice(counts);
                 }
@@ -130,13 +163,31 @@ impl PerCellHmm {
                 Release::new(v, law, Clamp::NON_NEGATIVE, len)
             })
             .collect::<Result<_, _>>()?;
+        let mut ln_fact = Vec::with_capacity(most + 1);
+        ln_fact.push(0.0);
+        for j in 1..=most {
+            ln_fact.push(ln_fact[j - 1] + (j as f64).ln());
+        }
         Ok(Self {
             model,
+            kernel: CellKernel::default(),
+            ln_fact,
             held_out: held_out.to_vec(),
             cards: released.cards.clone(),
             cells,
             releases,
         })
+    }
+
+    /// The same sampler with `kernel` moving the records.
+    pub fn with_kernel(mut self, kernel: CellKernel) -> Self {
+        self.kernel = kernel;
+        self
+    }
+
+    /// The kernel that moves the records.
+    pub fn kernel(&self) -> CellKernel {
+        self.kernel
     }
 
     /// The smallest per-proposal acceptance bound over the features, e^{−2/b_d}
@@ -169,7 +220,7 @@ impl PerCellHmm {
                 let h = largest_remainder(released, cell.events);
                 let mut v = Vec::new();
                 for (x, &c) in h.iter().enumerate() {
-                    if k > 2 {
+                    if k > 2 && self.kernel == CellKernel::RecordWise {
                         v.extend(std::iter::repeat_n(x as u32, c));
                     }
                     cell.counts[d][x] = c as f64;
@@ -213,10 +264,43 @@ impl PerCellHmm {
     }
 
     /// One iteration: θ | x by a Gibbs sweep, then every training event's
-    /// features by the record-wise kernel.
+    /// features by the sampler's kernel ([`CellKernel`]).
     pub fn iterate(&self, s: &mut AugmentedState, rng: &mut impl Rng) -> Moves {
         self.gibbs_on(&s.hist).sweep(&mut s.state, rng);
-        self.record_sweep(s, rng)
+        match self.kernel {
+            CellKernel::RecordWise => self.record_sweep(s, rng),
+            CellKernel::Counts => self.count_sweep(s, rng),
+        }
+    }
+
+    /// The count kernel: per training cell and feature, the values in a random
+    /// order taken two at a time (an odd one out rests this sweep), each pair's
+    /// split drawn exactly from its conditional ([`CellFeature::pair`]).
+    fn count_sweep(&self, s: &mut AugmentedState, rng: &mut impl Rng) -> Moves {
+        let ln_phi = s.state.ln_phi();
+        let mut m = Moves::default();
+        let mut order: Vec<usize> = Vec::new();
+        for (t, &(r, i)) in self.cells.iter().enumerate() {
+            let z = s.state.z[r][i];
+            for (d, &k) in self.cards.iter().enumerate() {
+                let base = t * k;
+                let mut cf = CellFeature {
+                    release: &self.releases[d],
+                    base,
+                    counts: &mut s.hist.regions[r].1[i].counts[d],
+                    ln_eta: &mut s.ln_eta[d][base..base + k],
+                };
+                order.clear();
+                order.extend(0..k);
+                if k > 2 {
+                    order.shuffle(rng);
+                }
+                for p in order.chunks_exact(2) {
+                    cf.pair(p[0], p[1], &ln_phi[z][d], &self.ln_fact, &mut m, rng);
+                }
+            }
+        }
+        m
     }
 
     /// The record-wise kernel over every (event, feature) of the training cells:
@@ -298,6 +382,52 @@ impl CellFeature<'_> {
             true
         } else {
             false
+        }
+    }
+
+    /// The count kernel's step: the s events of values a and b split anew,
+    /// h_a = j with probability ∝ C(s, j) φ_a^j φ_b^{s−j} η(ỹ_a | j) η(ỹ_b | s − j)
+    /// (`ln_phi` = ln φ of the cell's state; `ln_fact`[j] = ln j!). A value of
+    /// φ = 0 gets none of the pair's events.
+    fn pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        ln_phi: &[f64],
+        ln_fact: &[f64],
+        m: &mut Moves,
+        rng: &mut impl Rng,
+    ) {
+        m.proposals += 1;
+        let s = (self.counts[a] + self.counts[b]) as usize;
+        if s == 0 {
+            return;
+        }
+        m.changing += 1;
+        let (pa, pb) = (ln_phi[a], ln_phi[b]);
+        let now = self.counts[a] as usize;
+        let j = match (pa == f64::NEG_INFINITY, pb == f64::NEG_INFINITY) {
+            (true, true) => now,
+            (true, false) => 0,
+            (false, true) => s,
+            (false, false) => {
+                let (rel, ya, yb) = (self.release, self.base + a, self.base + b);
+                let ln_p = |j: usize| {
+                    let (jf, rest) = (j as f64, (s - j) as f64);
+                    jf * pa + rest * pb - ln_fact[j] - ln_fact[s - j]
+                        + rel.ln_coordinate(ya, jf)
+                        + rel.ln_coordinate(yb, rest)
+                };
+                crate::damcmc::log_concave::draw(s, now, ln_p, rng)
+            }
+        };
+        if j != now {
+            m.moves += 1;
+            let (ja, jb) = (j as f64, (s - j) as f64);
+            self.counts[a] = ja;
+            self.counts[b] = jb;
+            self.ln_eta[a] = self.release.ln_coordinate(self.base + a, ja);
+            self.ln_eta[b] = self.release.ln_coordinate(self.base + b, jb);
         }
     }
 }

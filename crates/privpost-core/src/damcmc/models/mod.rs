@@ -17,7 +17,7 @@ use crate::expfam::noise_aware_dirichlet::sample_dirichlet;
 mod hmm;
 mod naive_bayes;
 mod regression;
-pub use hmm::{AugmentedState, Moves, PerCellHmm};
+pub use hmm::{AugmentedState, CellKernel, Moves, PerCellHmm};
 pub use naive_bayes::{NaiveBayes, NbRecord, NbTheta};
 pub use regression::{LinearRegression, RegressionRecord};
 

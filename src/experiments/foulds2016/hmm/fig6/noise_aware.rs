@@ -9,11 +9,40 @@ use super::{
     check, gibbs_clamped_histogram, ChaCha8Rng, Deserialize, Fig6Config, GibbsSettings, Histograms,
     Mech, NoiseMode, ParamError, NOISE_AWARE,
 };
-use crate::damcmc::models::{Moves, PerCellHmm};
+use crate::damcmc::models::{CellKernel, Moves, PerCellHmm};
 use crate::hmm::gibbs::Model;
 
 /// The series name of the data-augmentation posterior of a per-cell release.
 pub const NOISE_AWARE_DA: &str = "laplace_noise_aware_da";
+
+/// How the data-augmentation series moves the training events' features
+/// (config key `da_kernel`; [`CellKernel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum DaKernel {
+    /// exact Gibbs draws of randomly paired counts of each cell's histogram
+    #[default]
+    Counts,
+    /// Ju et al.'s record-wise kernel, one proposal per event and feature
+    RecordWise,
+}
+
+impl DaKernel {
+    pub(super) fn cell(self) -> CellKernel {
+        match self {
+            Self::Counts => CellKernel::Counts,
+            Self::RecordWise => CellKernel::RecordWise,
+        }
+    }
+
+    /// The manifest's description of one iteration.
+    pub(super) fn describe(self) -> &'static str {
+        match self {
+            Self::Counts => "data-augmentation MCMC (Ju et al. 2022) with privpost's count kernel (da_kernel = \"counts\"): per sweep the HMM's Gibbs sweep on the augmented histograms, then per training cell and feature the values paired at random and each pair's split of the cell's events drawn exactly from its conditional (multinomial × release density, log-concave; crates/privpost-core/src/damcmc/log_concave.rs); the figure's sweeps and burn-in, likelihoods averaged over the kept sweeps",
+            Self::RecordWise => "data-augmentation MCMC (Ju et al. 2022, da_kernel = \"record_wise\"): per sweep the HMM's Gibbs sweep on the augmented histograms, then each training event's value of each feature by the record-wise kernel; the figure's sweeps and burn-in, likelihoods averaged over the kept sweeps; stops if the records are pinned",
+        }
+    }
+}
 
 /// Which sampler reads a panel's Laplace release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,15 +93,16 @@ pub(super) fn any_reader<'a>(
 /// The held-out log-likelihood per event under the data-augmentation posterior
 /// of the per-cell release `released` (every cell's noisy, clamped histograms,
 /// as the Laplace series read them): `sweeps` iterations of
-/// [`PerCellHmm::iterate`] from its start, the predictive of every held-out
-/// cell evaluated as the Laplace series does after each iteration past
-/// `burn_in` and averaged over them ([`mean_predictive`]). Stops with
-/// [`crate::damcmc::DaError::NoMixing`] when the records were pinned.
+/// [`PerCellHmm::iterate`] from its start with `kernel`, the predictive of every
+/// held-out cell evaluated as the Laplace series does after each iteration past
+/// `burn_in` and averaged over them ([`mean_predictive`]). The record-wise
+/// kernel stops with [`crate::damcmc::DaError::NoMixing`] when the records were
+/// pinned (the count kernel's draws are exact Gibbs steps, which cannot be).
 pub(super) fn per_cell_loglik(
     data: &Histograms,
     (released, held_out): (&Histograms, &[Vec<bool>]),
     (eps, noise): (f64, NoiseMode),
-    model: Model,
+    (model, kernel): (Model, DaKernel),
     (sweeps, burn_in): (usize, usize),
     rng: &mut ChaCha8Rng,
 ) -> anyhow::Result<f64> {
@@ -80,7 +110,7 @@ pub(super) fn per_cell_loglik(
     let laws: Vec<crate::damcmc::Noise> = (0..data.cards.len())
         .map(|d| crate::damcmc::Noise::of_counts(release.noise(d)))
         .collect();
-    let da = PerCellHmm::new(released, held_out, &laws, model)?;
+    let da = PerCellHmm::new(released, held_out, &laws, model)?.with_kernel(kernel.cell());
     let mut s = da.start(data, rng);
     let mut moves = Moves::default();
     let mut acc: Vec<Vec<f64>> = Vec::new();
@@ -92,7 +122,9 @@ pub(super) fn per_cell_loglik(
             push_predictive(&mut acc, ll);
         }
     }
-    crate::damcmc::check_moves(moves.changing, moves.moves)?;
+    if kernel == DaKernel::RecordWise {
+        crate::damcmc::check_moves(moves.changing, moves.moves)?;
+    }
     Ok(mean_predictive(&acc, held_events(data, held_out)))
 }
 
@@ -316,12 +348,12 @@ pub(super) fn check_noise_aware(c: &Fig6Config, models: &[&str]) -> Result<(), P
                 ),
             ));
         }
-        if per_cell && e > MAX_PER_CELL_EPSILON {
+        if per_cell && c.da_kernel == DaKernel::RecordWise && e > MAX_PER_CELL_EPSILON {
             return Err(ParamError::new(
                 "epsilons",
                 check::short(e),
                 format!(
-                    "ε ≤ {MAX_PER_CELL_EPSILON} when noise_aware = true reads a per-cell release (an HMM panel, or naive_bayes_laplace = \"per_cell\"): its record-wise moves are accepted with probability ≥ e^(−ε/{features}); or set noise_aware = false"
+                    "ε ≤ {MAX_PER_CELL_EPSILON} when noise_aware = true reads a per-cell release (an HMM panel, or naive_bayes_laplace = \"per_cell\") with da_kernel = \"record_wise\": its record-wise moves are accepted with probability ≥ e^(−ε/{features}); or set da_kernel = \"counts\" or noise_aware = false"
                 ),
             ));
         }
@@ -332,5 +364,6 @@ pub(super) fn check_noise_aware(c: &Fig6Config, models: &[&str]) -> Result<(), P
 /// Largest per-feature Laplace scale the noise-aware series accept.
 pub(super) const MAX_NOISE_AWARE_SCALE: f64 = 1e6;
 
-/// Largest ε the data-augmentation series accepts (e^{−50/5} ≈ 4.5·10⁻⁵).
+/// Largest ε the data-augmentation series accepts with the record-wise kernel
+/// (e^{−50/5} ≈ 4.5·10⁻⁵).
 pub(super) const MAX_PER_CELL_EPSILON: f64 = 50.0;

@@ -242,6 +242,12 @@ fn mean_se(chains: &[Vec<f64>]) -> (f64, f64) {
 /// The sampler's averages against the brute force, within 4.5 batch-means
 /// standard errors; `rounded` rounds the release to integers (the exact modes').
 fn check(states: usize, laws: [Noise; 2], seed: u64, rounded: bool) {
+    for kernel in [CellKernel::RecordWise, CellKernel::Counts] {
+        check_kernel(kernel, states, laws, seed, rounded);
+    }
+}
+
+fn check_kernel(kernel: CellKernel, states: usize, laws: [Noise; 2], seed: u64, rounded: bool) {
     let (layout, mut released, held_out) = data();
     if rounded {
         for c in released.regions[0].1.iter_mut() {
@@ -255,7 +261,9 @@ fn check(states: usize, laws: [Noise; 2], seed: u64, rounded: bool) {
         beta: vec![beta; 2],
         ops: None,
     };
-    let da = PerCellHmm::new(&released, &held_out, &laws, model).unwrap();
+    let da = PerCellHmm::new(&released, &held_out, &laws, model)
+        .unwrap()
+        .with_kernel(kernel);
     let exact = brute_force(&released, &held_out[0], &laws, states, (alpha, beta));
     let (warmup, kept) = (1_000, 40_000);
     let mut series: Vec<Vec<Vec<f64>>> = Vec::new(); // quantity × chain × draw
@@ -324,7 +332,7 @@ fn check(states: usize, laws: [Noise; 2], seed: u64, rounded: bool) {
         let z = (m - w) / se;
         assert!(
             z.abs() < 4.5,
-            "states {states}, quantity {j}: {m} ± {se} vs exact {w} (z = {z})"
+            "{kernel:?}, states {states}, quantity {j}: {m} ± {se} vs exact {w} (z = {z})"
         );
     }
 }
