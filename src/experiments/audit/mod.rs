@@ -155,6 +155,25 @@ pub struct AuditRow {
 /// The items holding the draws' scores.
 const SCORES: [&str; 2] = ["score_d", "score_d_prime"];
 
+/// Cell `c` of a data row as text (the audit, method and variant columns).
+fn text<'r>(data: &Table, row: &'r [Cell], c: usize) -> anyhow::Result<&'r str> {
+    match row.get(c) {
+        Some(Cell::Str(s)) => Ok(s.as_str()),
+        other => anyhow::bail!("data.csv: {} is {other:?}, not text", data.header[c]),
+    }
+}
+
+/// A data row's score label (1 for `score_d`, 0 for `score_d_prime`), or `None`
+/// for the other items, read from the `item` cell (the fourth of [`AuditRow`]).
+fn score_label(data: &Table, row: &[Cell]) -> Option<i64> {
+    debug_assert_eq!(data.header.get(3).map(String::as_str), Some("item"));
+    match row.get(3) {
+        Some(Cell::Str(s)) if s == SCORES[0] => Some(1),
+        Some(Cell::Str(s)) if s == SCORES[1] => Some(0),
+        _ => None,
+    }
+}
+
 /// An item's number: a count (`draws`) or a real value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value {
@@ -313,14 +332,22 @@ impl Figure for Audits {
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
         let mut items: HashMap<(String, String, String), Vec<AuditRow>> = HashMap::new();
-        for r in data.record_iter::<AuditRow>()? {
+        // the draws' scores (millions of rows at paper scale) are not read here
+        let others = Table {
+            header: data.header.clone(),
+            rows: data
+                .rows
+                .iter()
+                .filter(|r| score_label(data, r).is_none())
+                .cloned()
+                .collect(),
+        };
+        for r in others.record_iter::<AuditRow>()? {
             let r = r?;
-            if !SCORES.contains(&r.item.as_str()) {
-                items
-                    .entry((r.audit.clone(), r.method.clone(), r.variant.clone()))
-                    .or_default()
-                    .push(r);
-            }
+            items
+                .entry((r.audit.clone(), r.method.clone(), r.variant.clone()))
+                .or_default()
+                .push(r);
         }
         let mut rows = Vec::new();
         for (index, (def, variant)) in self.tasks.iter().enumerate() {
@@ -406,17 +433,20 @@ impl Figure for Audits {
             label: i64,
             score: f64,
         }
-        let mut scores: HashMap<(String, String, String), Vec<Score>> = HashMap::new();
-        for r in data.record_iter::<AuditRow>()? {
-            let r = r?;
-            let label = match r.item.as_str() {
-                "score_d" => 1,
-                "score_d_prime" => 0,
-                _ => continue,
+        // read cell by cell: a row per draw, millions at paper scale
+        let mut scores: HashMap<(&str, &str, &str), Vec<Score>> = HashMap::new();
+        for r in &data.rows {
+            let Some(label) = score_label(data, r) else {
+                continue;
             };
-            let score = r.value.map_or(f64::NAN, Value::get);
+            let score = match r.get(4) {
+                Some(Cell::Float(x)) => *x,
+                Some(Cell::Int(n)) => *n as f64,
+                Some(Cell::Empty) | None => f64::NAN,
+                Some(Cell::Str(s)) => anyhow::bail!("data.csv: a score is {s:?}, not a number"),
+            };
             scores
-                .entry((r.audit, r.method, r.variant))
+                .entry((text(data, r, 0)?, text(data, r, 1)?, text(data, r, 2)?))
                 .or_default()
                 .push(Score { label, score });
         }
@@ -425,11 +455,7 @@ impl Figure for Audits {
             if def.method != Method::Statistical {
                 continue;
             }
-            let key = (
-                def.id.to_string(),
-                def.method.as_str().to_string(),
-                variant.to_string(),
-            );
+            let key = (def.id, def.method.as_str(), *variant);
             let rows = scores.get(&key).map(Vec::as_slice).unwrap_or_default();
             out.push((
                 scores_file(def.id, def.method.as_str(), variant),
