@@ -280,6 +280,29 @@ impl PerCellHmm {
         let ln_phi = s.state.ln_phi();
         let mut m = Moves::default();
         let mut order: Vec<usize> = Vec::new();
+        self.each_cell_feature(s, |z, d, cf, _| {
+            let k = cf.counts.len();
+            order.clear();
+            order.extend(0..k);
+            if k > 2 {
+                order.shuffle(rng);
+            }
+            for p in order.chunks_exact(2) {
+                cf.pair(p[0], p[1], &ln_phi[z][d], &self.ln_fact, &mut m, rng);
+            }
+        });
+        m
+    }
+
+    /// Calls `f(z, d, cell feature, values)` for every training cell (in order)
+    /// and feature d, z the cell's state and `values` its events' values of d
+    /// (empty unless the record-wise kernel keeps them).
+    fn each_cell_feature(
+        &self,
+        s: &mut AugmentedState,
+        mut f: impl FnMut(usize, usize, &mut CellFeature, &mut Vec<u32>),
+    ) {
+        let features = self.cards.len();
         for (t, &(r, i)) in self.cells.iter().enumerate() {
             let z = s.state.z[r][i];
             for (d, &k) in self.cards.iter().enumerate() {
@@ -290,17 +313,9 @@ impl PerCellHmm {
                     counts: &mut s.hist.regions[r].1[i].counts[d],
                     ln_eta: &mut s.ln_eta[d][base..base + k],
                 };
-                order.clear();
-                order.extend(0..k);
-                if k > 2 {
-                    order.shuffle(rng);
-                }
-                for p in order.chunks_exact(2) {
-                    cf.pair(p[0], p[1], &ln_phi[z][d], &self.ln_fact, &mut m, rng);
-                }
+                f(z, d, &mut cf, &mut s.values[t * features + d]);
             }
         }
-        m
     }
 
     /// The record-wise kernel over every (event, feature) of the training cells:
@@ -327,29 +342,19 @@ impl PerCellHmm {
             })
             .collect();
         let mut m = Moves::default();
-        let features = self.cards.len();
-        for (t, &(r, i)) in self.cells.iter().enumerate() {
-            let z = s.state.z[r][i];
-            for (d, &k) in self.cards.iter().enumerate() {
-                let base = t * k;
-                let mut cf = CellFeature {
-                    release: &self.releases[d],
-                    base,
-                    counts: &mut s.hist.regions[r].1[i].counts[d],
-                    ln_eta: &mut s.ln_eta[d][base..base + k],
-                };
-                if k == 2 {
-                    scan_binary(&mut cf, &s.state.phi[z][d], &mut m, rng);
-                } else if let Some(table) = &alias[z][d] {
-                    scan_events(&mut cf, &mut s.values[t * features + d], table, &mut m, rng);
-                } else {
-                    // φ is a probability vector (the Dirichlet sampler normalises,
-                    // or falls back to a vertex), so its table exists; were it
-                    // not, the records would stay as they are this sweep
-                    m.proposals += s.values[t * features + d].len() as u64;
-                }
+        let phi = s.state.phi.clone();
+        self.each_cell_feature(s, |z, d, cf, values| {
+            if cf.counts.len() == 2 {
+                scan_binary(cf, &phi[z][d], &mut m, rng);
+            } else if let Some(table) = &alias[z][d] {
+                scan_events(cf, values, table, &mut m, rng);
+            } else {
+                // φ is a probability vector (the Dirichlet sampler normalises,
+                // or falls back to a vertex), so its table exists; were it
+                // not, the records would stay as they are this sweep
+                m.proposals += values.len() as u64;
             }
-        }
+        });
         m
     }
 }
