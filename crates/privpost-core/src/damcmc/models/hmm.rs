@@ -185,11 +185,6 @@ impl PerCellHmm {
         self
     }
 
-    /// The kernel that moves the records.
-    pub fn kernel(&self) -> CellKernel {
-        self.kernel
-    }
-
     /// The smallest per-proposal acceptance bound over the features, e^{−2/b_d}
     /// (`None` for a Gaussian law, which no ε bounds).
     pub fn acceptance_bound(&self) -> Option<f64> {
@@ -280,7 +275,7 @@ impl PerCellHmm {
         let ln_phi = s.state.ln_phi();
         let mut m = Moves::default();
         let mut order: Vec<usize> = Vec::new();
-        self.each_cell_feature(s, |z, d, cf, _| {
+        self.each_cell_feature(s, |_, z, d, cf, _| {
             let k = cf.counts.len();
             order.clear();
             order.extend(0..k);
@@ -294,13 +289,13 @@ impl PerCellHmm {
         m
     }
 
-    /// Calls `f(z, d, cell feature, values)` for every training cell (in order)
-    /// and feature d, z the cell's state and `values` its events' values of d
-    /// (empty unless the record-wise kernel keeps them).
+    /// Calls `f(θ, z, d, cell feature, values)` for every training cell (in
+    /// order) and feature d, z the cell's state and `values` its events' values
+    /// of d (empty unless the record-wise kernel keeps them).
     fn each_cell_feature(
         &self,
         s: &mut AugmentedState,
-        mut f: impl FnMut(usize, usize, &mut CellFeature, &mut Vec<u32>),
+        mut f: impl FnMut(&State, usize, usize, &mut CellFeature, &mut Vec<u32>),
     ) {
         let features = self.cards.len();
         for (t, &(r, i)) in self.cells.iter().enumerate() {
@@ -313,7 +308,7 @@ impl PerCellHmm {
                     counts: &mut s.hist.regions[r].1[i].counts[d],
                     ln_eta: &mut s.ln_eta[d][base..base + k],
                 };
-                f(z, d, &mut cf, &mut s.values[t * features + d]);
+                f(&s.state, z, d, &mut cf, &mut s.values[t * features + d]);
             }
         }
     }
@@ -342,10 +337,9 @@ impl PerCellHmm {
             })
             .collect();
         let mut m = Moves::default();
-        let phi = s.state.phi.clone();
-        self.each_cell_feature(s, |z, d, cf, values| {
+        self.each_cell_feature(s, |state, z, d, cf, values| {
             if cf.counts.len() == 2 {
-                scan_binary(cf, &phi[z][d], &mut m, rng);
+                scan_binary(cf, &state.phi[z][d], &mut m, rng);
             } else if let Some(table) = &alias[z][d] {
                 scan_events(cf, values, table, &mut m, rng);
             } else {
