@@ -682,3 +682,59 @@ fn raisa2021_settings_outside_their_range_are_refused() {
     }
     assert!(std::fs::read_dir(out.path()).unwrap().next().is_none());
 }
+
+/// Fig. 3's DP-SGLD runs are sized apart from DP-MCMC's (`sgld_runs`): the plan and
+/// the summary count them so, and zero runs is refused naming the key.
+#[test]
+fn fig3_sizes_its_dp_sgld_runs_apart_from_dp_mcmc() {
+    let out = tempfile::tempdir().unwrap();
+    let small = [
+        "heikkila2019/fig3",
+        "--smoke",
+        "--set",
+        "sgld_runs=2",
+        "--set",
+        "sgld_iterations=6000",
+        "--set",
+        "sgld_burn_in=1000",
+        "--set",
+        "sgld_tight_points=0",
+    ];
+    let mut check = vec!["check"];
+    check.extend_from_slice(&small);
+    let o = privpost(&check);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("3 runs × (DP-MCMC of 1300 iterations) + 2 runs × 2 DP-SGLD variants of 6000 steps = 8 tasks"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(out.path(), &small);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = common::point_dir(out.path(), "heikkila2019/fig3");
+    let summary = common::rows(&dir.join("summary.csv"));
+    // a `--set` point's CSVs lead with its `set.*` columns
+    let head = common::header(&dir.join("summary.csv"));
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let (method, runs) = (col("method"), col("runs"));
+    let runs_of = |m: &str| -> Vec<String> {
+        let mut r: Vec<String> = summary
+            .iter()
+            .filter(|r| r[method] == m)
+            .map(|r| r[runs].clone())
+            .collect();
+        r.dedup();
+        r
+    };
+    assert_eq!(runs_of("dp_mcmc"), ["3"]);
+    assert_eq!(runs_of("dp_sgld"), ["2"]);
+    assert_eq!(runs_of("dp_sgld_corrected"), ["2"]);
+    let o = run(
+        out.path(),
+        &["heikkila2019/fig3", "--smoke", "--set", "sgld_runs=0"],
+    );
+    refused(
+        &o,
+        "key `sgld_runs`: invalid value 0 (allowed: an integer ≥ 1)",
+    );
+}

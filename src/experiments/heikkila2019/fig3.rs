@@ -270,6 +270,9 @@ impl Figure for Fig3 {
             parameter("DP-SGLD δ", format!("{:e}", self.c.delta_sgld)),
             parameter("runs", self.c.runs),
         ];
+        if self.c.sgld_runs() != self.c.runs {
+            out.push(parameter("DP-SGLD runs", self.c.sgld_runs()));
+        }
         if !self.extra.names().is_empty() {
             // the added chains start where DP-MCMC does and are stated at its δ
             out.insert(4, parameter(self.extra.delta_label(), mcmc_delta));
@@ -284,7 +287,7 @@ impl Figure for Fig3 {
     fn grid_description(&self) -> String {
         format!(
             "reference chain ({} it.), {} DP-MCMC runs × {} it., {} DP-SGLD variant(s) × {} runs × {} it.",
-            self.c.reference_iterations, self.c.runs, self.c.mcmc_iterations, self.c.sgld_variants.len(), self.c.runs, self.c.sgld_iterations
+            self.c.reference_iterations, self.c.runs, self.c.mcmc_iterations, self.c.sgld_variants.len(), self.c.sgld_runs(), self.c.sgld_iterations
         )
     }
 

@@ -18,6 +18,11 @@ use crate::experiments::heikkila2019::resolve_start;
 pub const FIG3_SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Fig3Config>;
 
 impl Fig3Config {
+    /// DP-SGLD runs per variant: `sgld_runs`, or `runs` when unset.
+    pub(super) fn sgld_runs(&self) -> u64 {
+        self.sgld_runs.unwrap_or(self.runs)
+    }
+
     /// The DP-MCMC checkpoints: the burn-in plus every `mcmc_every` iterations.
     pub(super) fn mcmc_checkpoints(&self) -> Vec<u64> {
         (1..=(self.mcmc_iterations - self.mcmc_burn_in) / self.mcmc_every)
@@ -70,6 +75,7 @@ pub fn validate_with(
     check::positive("n0", c.n0)?;
     check_proposal("proposal_variance", c.proposal_variance)?;
     check::at_least("runs", c.runs, 1)?;
+    check::at_least("sgld_runs", c.sgld_runs(), 1)?;
     check::at_least("mcmc_every", c.mcmc_every, 1)?;
     check::at_least("sgld_every", c.sgld_every, 1)?;
     check::at_least("reference_iterations", c.reference_iterations, 2)?;
@@ -126,12 +132,14 @@ pub fn validate_with(
     extra.validate(c.n_data, c.delta_mcmc)?;
     let added_names: String = extra.names().iter().map(|m| format!(" + {m}")).collect();
     let description = format!(
-        "reference chain + {} runs × (DP-MCMC of {} iterations + {} DP-SGLD variants of {} steps{added_names}) = {} tasks (data and start made at run time)",
+        "reference chain + {} runs × (DP-MCMC of {} iterations{added_names}) + {} runs × {} DP-SGLD variants of {} steps = {} tasks (data and start made at run time)",
         c.runs,
         c.mcmc_iterations,
+        c.sgld_runs(),
         c.sgld_variants.len(),
         c.sgld_iterations,
-        1 + c.runs * (1 + c.sgld_variants.len() as u64 + extra.names().len() as u64)
+        1 + c.runs * (1 + extra.names().len() as u64)
+            + c.sgld_runs() * c.sgld_variants.len() as u64
     );
     Ok(Box::new(Deferred {
         description,
@@ -172,7 +180,7 @@ pub(super) fn prepare_fig3(
     let mut tasks = vec![Fig3Task::Reference];
     tasks.extend((0..c.runs).map(|run| Fig3Task::Mcmc { run }));
     for &noise in &c.sgld_variants {
-        tasks.extend((0..c.runs).map(|run| Fig3Task::Sgld { noise, run }));
+        tasks.extend((0..c.sgld_runs()).map(|run| Fig3Task::Sgld { noise, run }));
     }
     let mut extra_eps = Vec::new();
     for k in 0..extra.names().len() {

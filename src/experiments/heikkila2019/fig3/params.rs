@@ -13,6 +13,10 @@ pub(super) struct Fig3Config {
     pub(super) clip_factor: f64,
     pub(super) proposal_variance: f64,
     pub(super) runs: u64,
+    /// DP-SGLD runs per variant (unset: `runs`). Fig. 3's config sizes them by the
+    /// Monte Carlo error its claims need; the paper ran 20.
+    #[serde(default)]
+    pub(super) sgld_runs: Option<u64>,
     pub(super) mcmc_iterations: u64,
     pub(super) mcmc_burn_in: u64,
     pub(super) mcmc_every: u64,
