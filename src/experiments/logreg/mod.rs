@@ -18,7 +18,7 @@ use crate::config::ParamError;
 use crate::data::csv_dataset::{CsvDataset, DatasetSource};
 use crate::data::Task;
 use crate::glm::calibrate::{Calibrated, Setting};
-use crate::glm::{test_error, test_loglik, Posterior};
+use crate::glm::{test_scores, Posterior};
 use crate::results::manifest::DatasetRecord;
 use crate::samplers::{imh, independence_draws, slice, whitened_draws, LinearTarget};
 
@@ -278,10 +278,7 @@ pub fn posterior<'a>(task: &'a Task, cal: &Calibrated) -> Posterior<'a> {
 
 /// (test error, mean test log-likelihood) of parameters w.
 pub fn score(task: &Task, w: &DVector<f64>) -> (f64, f64) {
-    (
-        test_error(&task.test_x, &task.test_y, w),
-        test_loglik(&task.test_x, &task.test_y, w),
-    )
+    test_scores(&task.test_x, &task.test_y, w)
 }
 
 /// The test scores of a posterior's draws and how they were drawn.

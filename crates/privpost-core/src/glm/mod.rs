@@ -159,14 +159,22 @@ type NewtonResult = (DVector<f64>, Cholesky<f64, Dyn>, usize);
 
 /// Fraction of examples whose label differs from sign(xᵢᵀw) (a tie counts as an error).
 pub fn test_error(x: &DMatrix<f64>, y: &DVector<f64>, w: &DVector<f64>) -> f64 {
-    let m = (x * w).component_mul(y);
-    m.iter().filter(|&&t| t <= 0.0).count() as f64 / m.len() as f64
+    test_scores(x, y, w).0
 }
 
 /// Mean held-out log-likelihood (1/m) Σ ln σ(yᵢ xᵢᵀw).
 pub fn test_loglik(x: &DMatrix<f64>, y: &DVector<f64>, w: &DVector<f64>) -> f64 {
+    test_scores(x, y, w).1
+}
+
+/// ([`test_error`], [`test_loglik`]) from one product Xw: the margins both read.
+pub fn test_scores(x: &DMatrix<f64>, y: &DVector<f64>, w: &DVector<f64>) -> (f64, f64) {
     let m = (x * w).component_mul(y);
-    m.iter().map(|&t| log_sigmoid(t)).sum::<f64>() / m.len() as f64
+    let len = m.len() as f64;
+    (
+        m.iter().filter(|&&t| t <= 0.0).count() as f64 / len,
+        m.iter().map(|&t| log_sigmoid(t)).sum::<f64>() / len,
+    )
 }
 
 #[cfg(test)]
