@@ -27,7 +27,6 @@ use crate::privacy::gaussian::GaussianCalibration;
 use crate::privacy::laplace::Laplace;
 use crate::privacy::noise::CountNoise;
 use crate::privacy::rdp::{barker_step_epsilon, sampled_gaussian, subsampled_without_replacement};
-use crate::samplers::{hmc, LinearTarget};
 
 mod mcmc;
 pub use mcmc::{

@@ -21,7 +21,7 @@ const BETA: &str = "Beta-Bernoulli, θ* from the prior; coverage of central γ-i
 const DIRICHLET: &str = "Dirichlet-Categorical (K = 3), θ* and the reference θ_r from the prior; TARP expected coverage of balls around θ_r minus γ: 0 = calibrated; an overconfident posterior puts f near 0 or 1 (above 0 at small γ), a too-wide one near ½; bars at 0: simultaneous 95 % band (DKW)";
 
 /// Subtitle of the logistic-regression figure (its TARP rows).
-const LOGISTIC: &str = "Logistic regression (d = 3), w* and the reference w_r from the prior N(0, I); the law one private draw comes from, by L independent HMC chains; TARP expected coverage minus γ: 0 = calibrated; overconfident puts f near 0 or 1, too wide near ½; bars at 0: simultaneous 95 % band (DKW)";
+const LOGISTIC: &str = "Logistic regression (d = 3), w* and the reference w_r from the prior N(0, I); the law one private draw comes from, by L independent chains of the figures' sampler; TARP expected coverage minus γ: 0 = calibrated; overconfident puts f near 0 or 1, too wide near ½; bars at 0: simultaneous 95 % band (DKW)";
 
 /// `calibration/beta_bernoulli`: every row of `coverage.csv`.
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
