@@ -165,8 +165,9 @@ pub fn logistic_exact(kind: Logistic) -> Outcome {
 /// neighbour by the sampler the logistic figures ship with ([`Sampler::shipped`]:
 /// independence MH, each draw the last state of its own chain of K steps, K from its
 /// pilot; until 2026-12-03 whitened HMC, 60 iterations a chain, which the figures
-/// no longer use by default), scored by the exact normalised log density ratio. RDP claims: the Rényi divergence estimated from the
-/// draws on D and on D′ (both directions), reporting the lower end of its interval;
+/// no longer use by default), scored by the exact normalised log density ratio. RDP
+/// claims: the Rényi divergence estimated from the draws on D and on D′ (both
+/// directions), reporting the lower end of its interval;
 /// pure and (ε, δ) claims: ε_lcb.
 pub fn logistic_statistical(kind: Logistic, s: &Settings, rng: &mut ChaCha8Rng) -> Outcome {
     let (cal, claim) = kind.calibrated();
