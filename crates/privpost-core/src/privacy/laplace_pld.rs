@@ -102,15 +102,16 @@ fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
 }
 
 /// The composed, rounded-up Laplace loss: (first index, pmf, grid width).
-struct Composed {
-    lo: i64,
-    pmf: Vec<f64>,
-    h: f64,
+#[derive(Debug, Clone)]
+pub(crate) struct Composed {
+    pub(crate) lo: i64,
+    pub(crate) pmf: Vec<f64>,
+    pub(crate) h: f64,
 }
 
 impl Composed {
     /// δ(ε) of the composition with a Gaussian part of total μ (an upper bound).
-    fn delta(&self, epsilon: f64, mu: f64) -> f64 {
+    pub(crate) fn delta(&self, epsilon: f64, mu: f64) -> f64 {
         let mut d = 0.0;
         for (j, &p) in self.pmf.iter().enumerate() {
             if p > 0.0 {
@@ -143,11 +144,12 @@ impl std::fmt::Display for Declined {
     }
 }
 
-/// The tight ε at `delta` of a composition of Laplace releases (pure ε of each, with
-/// its number of repetitions) and Gaussian releases of total μ = Σ Δ²/(2σ²): an upper
-/// bound, above the exact value by at most `slack` (module docs).
-pub fn epsilon(laplace: &[(f64, u64)], mu: f64, delta: f64, slack: f64) -> Result<f64, Declined> {
-    if laplace.iter().any(|&(e, _)| !(e.is_finite() && e >= 0.0)) || mu.is_nan() {
+/// The composed, rounded-up loss of the Laplace releases (pure ε of each, with its
+/// number of repetitions) on the finest grid h = η/(N·m), m ∈ {16, 4, 1}, whose
+/// convolution fits the budget: total loss rounded up by less than `slack`. `None`
+/// when there is no Laplace release with ε > 0 (the Gaussian part alone).
+pub(crate) fn grid(laplace: &[(f64, u64)], slack: f64) -> Result<Option<Composed>, Declined> {
+    if laplace.iter().any(|&(e, _)| !(e.is_finite() && e >= 0.0)) {
         return Err(Declined::NotFinite);
     }
     let parts: Vec<(f64, u64)> = laplace
@@ -157,7 +159,7 @@ pub fn epsilon(laplace: &[(f64, u64)], mu: f64, delta: f64, slack: f64) -> Resul
         .collect();
     let n: f64 = parts.iter().map(|&(_, t)| t as f64).sum();
     if n == 0.0 {
-        return Ok(gaussian_pld::epsilon(delta, mu));
+        return Ok(None);
     }
     // the finest grid (h = η/(N·m), m ≤ 16) whose convolution fits the budget
     let cost = |h: f64| {
@@ -193,6 +195,20 @@ pub fn epsilon(laplace: &[(f64, u64)], mu: f64, delta: f64, slack: f64) -> Resul
             composed.lo += lo;
         }
     }
+    Ok(Some(composed))
+}
+
+/// The tight ε at `delta` of a composition of Laplace releases (pure ε of each, with
+/// its number of repetitions) and Gaussian releases of total μ = Σ Δ²/(2σ²): an upper
+/// bound, above the exact value by at most `slack` (module docs).
+pub fn epsilon(laplace: &[(f64, u64)], mu: f64, delta: f64, slack: f64) -> Result<f64, Declined> {
+    if mu.is_nan() {
+        return Err(Declined::NotFinite);
+    }
+    let Some(composed) = grid(laplace, slack)? else {
+        return Ok(gaussian_pld::epsilon(delta, mu));
+    };
+    let h = composed.h;
     // the smallest ε ≥ 0 with δ(ε) ≤ target, by bisection (δ decreases in ε), rounded up
     if composed.delta(0.0, mu) <= delta {
         return Ok(0.0);

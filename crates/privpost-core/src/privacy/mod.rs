@@ -20,6 +20,7 @@ pub mod pld;
 pub mod rdp;
 pub mod search;
 pub mod sg_mcmc;
+pub mod tradeoff;
 
 /// A parameter outside its domain; shared by the math modules.
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
