@@ -795,3 +795,71 @@ fn account_json_has_one_schema_for_every_mechanism() {
         assert!(v["warnings"].is_array());
     }
 }
+
+/// `account --event` says what an attacker can do beside ε: the trade-off curve's
+/// numbers in the text, the curve itself in `--json`, and bad `--fpr`/`--prior`
+/// refused with exit 2 naming the option, before any accounting.
+#[test]
+fn an_event_answer_carries_its_attack_risk() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "gauss.json",
+        r#"{"mechanism": "gaussian", "l2_sensitivity": 1, "sigma": 1}"#,
+    );
+    // μ = Δ/σ = 1 exactly; TPR at FPR 0.01 is 1 − Φ(Φ⁻¹(0.99) − 1) = 0.092362
+    let o = privpost(&["account", "--event", &f, "--delta", "1e-5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for want in [
+        "μ = 1.000000",
+        "TPR at FPR 0.01     0.092362",
+        "advantage      0.382925",
+    ] {
+        assert!(text.contains(want), "{want:?} missing:\n{text}");
+    }
+    let o = privpost(&[
+        "account", "--event", &f, "--delta", "1e-5", "--fpr", "0.05", "--prior", "0.9", "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = &v["attack"];
+    assert_eq!(a["method"], "gaussian_exact");
+    assert_eq!(a["tpr_at_fpr"].as_array().unwrap().len(), 1);
+    assert_eq!(a["tpr_at_fpr"][0]["fpr"], 0.05);
+    assert_eq!(a["prior"], 0.9);
+    let curve = a["curve"].as_array().unwrap();
+    assert!(curve.len() >= 100);
+    let mut last = f64::INFINITY;
+    for p in curve {
+        let (alpha, beta) = (p[0].as_f64().unwrap(), p[1].as_f64().unwrap());
+        assert!(beta <= last + 1e-15 && beta <= 1.0 - alpha + 1e-15, "{p}");
+        last = beta;
+    }
+    // an event with only an RDP description: ε answers, and a warning instead of a curve
+    let r = write(
+        dir.path(),
+        "rdp.json",
+        r#"{"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1}"#,
+    );
+    let o = privpost(&["account", "--event", &r, "--delta", "1e-5", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("attack risk: not computed"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["attack"].is_null());
+    for (flag, value, names) in [
+        ("--fpr", "0", "fpr = 0"),
+        ("--fpr", "0.5,1", "fpr = 1"),
+        ("--prior", "1", "prior = 1"),
+        ("--prior", "nan", "prior = NaN"),
+    ] {
+        let o = privpost(&["account", "--event", &f, "--delta", "1e-5", flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
+        assert!(stderr(&o).contains(names), "{flag} {value}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{flag} {value}: printed an answer");
+    }
+}

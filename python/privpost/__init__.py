@@ -19,6 +19,7 @@ from ._api import account, audit_samples, infer, load, run, to_inference_data, v
 from ._results import (
     Accounted,
     AccountAnswer,
+    AttackRisk,
     AuditVerdict,
     Composition,
     FigureRun,
@@ -43,6 +44,7 @@ from .errors import (
 )
 
 __all__ = [
+    "AttackRisk",
     "account",
     "audit_samples",
     "infer",

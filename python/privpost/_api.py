@@ -47,6 +47,13 @@ def _integer(name: str, value: Any) -> Optional[int]:
     return int(value)
 
 
+def _numbers(name: str, values: Any) -> List[float]:
+    """A sequence of real numbers (a list, tuple or numpy array), each checked as :func:`_number`."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ArgumentTypeError(f"{name} = {values!r}: a sequence of numbers", name)
+    return [_number(name, v) for v in values]  # type: ignore[misc]
+
+
 def _flag(name: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ArgumentTypeError(f"{name} = {value!r}: True or False", name)
@@ -61,8 +68,13 @@ def account(
     tight: bool = True,
     pld_slack: Optional[float] = None,
     alpha_max: Optional[int] = None,
+    fpr: Optional[Sequence[float]] = None,
+    prior: float = 0.5,
 ) -> AccountAnswer:
-    """The privacy of an event: ε at ``delta`` by each accountant.
+    """The privacy of an event: ε at ``delta`` by each accountant, and what an
+    attacker can do (``answer.attack``: the f-DP trade-off curve, the attacker's
+    TPR at each of ``fpr`` — default 10⁻³, 10⁻², 10⁻¹ —, the advantage, the
+    Bayes risk at ``prior`` and the safe μ-GDP; docs/privacy.md).
 
     ``event`` is a dict in the ledger's vocabulary (docs/bring-your-own.md,
     "Your privacy events"): a bare event with ``mechanism``, ``{"schema":
@@ -79,6 +91,9 @@ def account(
     >>> g = {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 2.0, "rdp_scale": 0.5}
     >>> round(privpost.account(g, delta=1e-5).best.epsilon, 4)
     1.9931
+    >>> a = privpost.account(g, delta=1e-5, fpr=[0.01])
+    >>> round(a.attack.mu, 6), round(a.attack.tpr_at_fpr[0.01], 4)
+    (0.5, 0.0339)
     >>> repeated = {"mechanism": "repeat", "times": 100, "event": g}
     >>> privpost.account(repeated, delta=1e-5, target_epsilon=10.0).largest_repeat
     16
@@ -98,6 +113,8 @@ def account(
             tight=_flag("tight", tight),
             pld_slack=_number("pld_slack", pld_slack),
             alpha_max=_integer("alpha_max", alpha_max),
+            fpr=None if fpr is None else _numbers("fpr", fpr),
+            prior=_number("prior", prior),
         )
     )
     for message in answer.warnings:

@@ -9,6 +9,8 @@ def account(
     tight: bool = True,
     pld_slack: Optional[float] = None,
     alpha_max: Optional[int] = None,
+    fpr: Optional[List[float]] = None,
+    prior: Optional[float] = 0.5,
 ) -> Dict[str, Any]: ...
 def verify_ledger(manifest: str) -> Dict[str, Any]: ...
 def audit_samples(

@@ -57,6 +57,38 @@ class Verification:
 
 
 @dataclass(frozen=True)
+class AttackRisk:
+    """What an attacker can do against an event (its f-DP trade-off curve).
+
+    ``tpr_at_fpr`` maps each requested FPR to the attacker's largest TPR;
+    ``mu`` is the smallest μ whose Gaussian curve lies below the event's (None
+    when no μ does: an (ε, δ > 0) statement); ``curve`` holds (α, β(α)) pairs.
+    """
+
+    method: str
+    mu: Optional[float]
+    regret: Optional[float]
+    tpr_at_fpr: Dict[float, float]
+    advantage: float
+    prior: float
+    bayes_risk: float
+    curve: Tuple[Tuple[float, float], ...]
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any]) -> "AttackRisk":
+        return cls(
+            method=d["method"],
+            mu=_opt(d.get("mu")),
+            regret=_opt(d.get("regret")),
+            tpr_at_fpr={float(p["fpr"]): float(p["tpr"]) for p in d["tpr_at_fpr"]},
+            advantage=float(d["advantage"]),
+            prior=float(d["prior"]),
+            bayes_risk=float(d["bayes_risk"]),
+            curve=tuple((float(a), float(b)) for a, b in d["curve"]),
+        )
+
+
+@dataclass(frozen=True)
 class AccountAnswer:
     """What :func:`privpost.account` answers.
 
@@ -72,6 +104,7 @@ class AccountAnswer:
     mechanism: Optional[str] = None
     target_epsilon: Optional[float] = None
     verification: Optional[Verification] = None
+    attack: Optional[AttackRisk] = None
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -107,6 +140,7 @@ class AccountAnswer:
             mechanism=d.get("mechanism"),
             target_epsilon=_opt(d.get("target_epsilon")),
             verification=verification,
+            attack=AttackRisk._of(d["attack"]) if d.get("attack") else None,
             _raw=d,
         )
 

@@ -100,6 +100,18 @@ def test_account_options_are_the_clis_flags(tmp_path):
     inverse = privpost.account(EVENTS[2], 1e-6, target_epsilon=3)
     assert inverse.to_dict() == json.loads(out)
     assert inverse.question == "inverse" and inverse.largest_repeat == json.loads(out)["answers"][0]["iterations"]
+    # the attack risk: the same curve and numbers as --fpr/--prior; bad values raise ValueError naming them
+    g = {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 1.0}
+    f.write_text(json.dumps(g))
+    _, out, _ = cli("account", "--event", f, "--delta", 1e-6, "--fpr", "0.05,0.2", "--prior", 0.8, "--json")
+    a = privpost.account(g, 1e-6, fpr=np.array([0.05, 0.2]), prior=0.8)
+    assert a.to_dict() == json.loads(out)
+    assert isinstance(a.attack, privpost.AttackRisk) and a.attack.mu == 1.0
+    assert sorted(a.attack.tpr_at_fpr) == [0.05, 0.2] and a.attack.prior == 0.8
+    assert abs(a.attack.tpr_at_fpr[0.05] - 0.2595110) < 1e-6
+    for kwargs, name in [({"fpr": [0.0]}, "fpr"), ({"fpr": [0.5, 1.5]}, "fpr"), ({"prior": 1.0}, "prior")]:
+        with pytest.raises(ValueError, match=name):
+            privpost.account(g, 1e-6, **kwargs)
 
 
 def test_numpy_and_pandas_values_are_numbers():

@@ -11,6 +11,7 @@ use super::error::ApiError;
 use crate::privacy::event::Event;
 use crate::privacy::event_account::{self, Answer};
 use crate::privacy::ledger::{Entry, PLD_SLACK};
+use crate::privacy::tradeoff::{Curve, Method};
 
 /// The version of the event file format.
 pub const EVENT_SCHEMA: &str = "privpost-event/1";
@@ -35,6 +36,68 @@ pub struct AccountOptions {
     pub pld_slack: Option<f64>,
     /// Search Rényi orders below this (≥ 2; default: every order 1.1 … 1024).
     pub alpha_max: Option<u32>,
+    /// The false-positive rates at which the attacker's TPR is read off the
+    /// trade-off curve (each in (0, 1); default 10⁻³, 10⁻², 10⁻¹).
+    pub fprs: Vec<f64>,
+    /// The prior of the membership attacker's Bayes risk (in (0, 1); default ½).
+    pub prior: f64,
+}
+
+/// The FPRs at which `account` reads the attacker's TPR by default.
+pub const DEFAULT_FPRS: [f64; 3] = [1e-3, 1e-2, 1e-1];
+
+/// What an attacker can do against an event: its f-DP trade-off curve and the
+/// numbers read off it (`privacy::tradeoff`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttackRisk {
+    /// How the curve was computed (`gaussian_exact`, `laplace_quadrature`,
+    /// `pld_grid`, `epsilon_delta`).
+    pub method: Method,
+    pub method_description: &'static str,
+    /// The smallest μ whose Gaussian curve lies below the event's (never below
+    /// the true one); `None` when no μ does (an (ε, δ > 0) statement).
+    pub mu: Option<f64>,
+    /// gdpnum's regret of that fit (0 for a Gaussian curve).
+    pub regret: Option<f64>,
+    /// The attacker's largest TPR at each requested FPR.
+    pub tpr_at_fpr: Vec<TprAtFpr>,
+    /// max over tests of TPR − FPR.
+    pub advantage: f64,
+    pub prior: f64,
+    /// The smallest error of a membership attacker with that prior.
+    pub bayes_risk: f64,
+    /// The curve: (α, β(α)) at 100 α from 10⁻⁶ to 1.
+    pub curve: Vec<[f64; 2]>,
+}
+
+/// One point read off a trade-off curve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TprAtFpr {
+    pub fpr: f64,
+    pub tpr: f64,
+}
+
+/// The attack risk of `event` (see [`AttackRisk`]), or why there is none.
+pub fn attack_risk(event: &Event, fprs: &[f64], prior: f64) -> Result<AttackRisk, String> {
+    let curve = Curve::of_event(event).map_err(|e| e.0)?;
+    let mu = curve.mu();
+    Ok(AttackRisk {
+        method: curve.method,
+        method_description: curve.method.describe(),
+        mu,
+        regret: mu.map(|m| curve.regret(m)),
+        tpr_at_fpr: fprs
+            .iter()
+            .map(|&fpr| TprAtFpr {
+                fpr,
+                tpr: curve.tpr(fpr),
+            })
+            .collect(),
+        advantage: curve.advantage(),
+        prior,
+        bayes_risk: curve.bayes_risk(prior),
+        curve: curve.table(100).into_iter().map(|(a, b)| [a, b]).collect(),
+    })
 }
 
 impl Default for AccountOptions {
@@ -45,6 +108,8 @@ impl Default for AccountOptions {
             tight: true,
             pld_slack: None,
             alpha_max: None,
+            fprs: DEFAULT_FPRS.to_vec(),
+            prior: 0.5,
         }
     }
 }
@@ -97,10 +162,13 @@ pub struct Verification {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "question", rename_all = "lowercase")]
 pub enum AccountAnswer {
-    /// ε at δ of the event, by each accountant.
+    /// ε at δ of the event, by each accountant, and what an attacker can do.
     Forward {
         mechanism: String,
         answers: Vec<Accounted>,
+        /// The trade-off curve and the numbers read off it; `None` (with a
+        /// warning) where privpost has no curve for the event.
+        attack: Option<AttackRisk>,
         warnings: Vec<String>,
     },
     /// The largest number of repeats T with ε ≤ the target (`answers`: the
@@ -273,6 +341,24 @@ fn check(o: &AccountOptions) -> Result<(), ApiError> {
     {
         return Err(ApiError::input("delta", format!("delta = {d}: 0 ≤ δ < 1")));
     }
+    if o.fprs.is_empty() {
+        return Err(ApiError::input(
+            "fpr",
+            "fpr: at least one false-positive rate in (0, 1)",
+        ));
+    }
+    if let Some(f) = o.fprs.iter().find(|f| !(**f > 0.0 && **f < 1.0)) {
+        return Err(ApiError::input(
+            "fpr",
+            format!("fpr = {f}: a false-positive rate in (0, 1)"),
+        ));
+    }
+    if !(o.prior > 0.0 && o.prior < 1.0) {
+        return Err(ApiError::input(
+            "prior",
+            format!("prior = {}: a probability in (0, 1)", o.prior),
+        ));
+    }
     if let Some(t) = o.target_epsilon.filter(|t| !(t.is_finite() && *t > 0.0)) {
         return Err(ApiError::input(
             "target_epsilon",
@@ -350,11 +436,19 @@ pub fn account(
             warnings: Vec::new(),
         });
     }
-    let fwd = event_account::forward(event, options.delta, &settings(options))
+    let mut fwd = event_account::forward(event, options.delta, &settings(options))
         .map_err(|m| in_source(m.to_string()))?;
     let iterations = match event {
         Event::Repeat { times, .. } => Some(*times),
         _ => None,
+    };
+    let attack = match attack_risk(event, &options.fprs, options.prior) {
+        Ok(a) => Some(a),
+        Err(why) => {
+            fwd.warnings
+                .push(format!("attack risk: not computed: {why}"));
+            None
+        }
     };
     Ok(AccountAnswer::Forward {
         mechanism,
@@ -363,6 +457,7 @@ pub fn account(
             .iter()
             .map(|a| Accounted::of(a, iterations))
             .collect(),
+        attack,
         warnings: fwd.warnings,
     })
 }

@@ -34,7 +34,8 @@ pub mod shard;
 
 pub use crate::results::manifest::{FolderManifest, InferManifest, InferPrivacy};
 pub use account::{
-    account, read_event, AccountAnswer, AccountOptions, Accounted, EventInput, Verification,
+    account, attack_risk, read_event, AccountAnswer, AccountOptions, Accounted, AttackRisk,
+    EventInput, TprAtFpr, Verification, DEFAULT_FPRS,
 };
 pub use audit::{audit_samples, score_claim, Samples, Verdict};
 pub use combine::{combine, CombineOptions, Combined};

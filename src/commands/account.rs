@@ -120,6 +120,13 @@ pub struct AccountArgs {
     /// exceeds the exact ε by at most about η) [default: 0.005].
     #[arg(long)]
     pub pld_slack: Option<f64>,
+    /// --event: the false-positive rates at which to read the attacker's TPR off
+    /// the event's trade-off curve, comma-separated, each in (0, 1).
+    #[arg(long, value_delimiter = ',', default_values_t = crate::api::DEFAULT_FPRS)]
+    pub fpr: Vec<f64>,
+    /// --event: the prior of the membership attacker's Bayes risk, in (0, 1).
+    #[arg(long, default_value_t = 0.5)]
+    pub prior: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -169,6 +176,8 @@ impl AccountArgs {
             tight: !self.no_tight,
             pld_slack: self.pld_slack,
             alpha_max: self.alpha_max,
+            fprs: self.fpr.clone(),
+            prior: self.prior,
         }
     }
 }
@@ -236,7 +245,10 @@ fn planned(run: &PlannedRun, json_out: bool) -> Result<(), CommandError> {
 fn lines(answer: &AccountAnswer, file: &str) -> Vec<String> {
     match answer {
         AccountAnswer::Forward {
-            mechanism, answers, ..
+            mechanism,
+            answers,
+            attack,
+            ..
         } => {
             let mut lines = vec![format!("{file}: {mechanism}")];
             for x in answers {
@@ -256,6 +268,9 @@ fn lines(answer: &AccountAnswer, file: &str) -> Vec<String> {
                         (None, false) => String::new(),
                     }
                 ));
+            }
+            if let Some(r) = attack {
+                lines.extend(attack_lines(r));
             }
             lines
         }
@@ -284,6 +299,34 @@ fn lines(answer: &AccountAnswer, file: &str) -> Vec<String> {
             }
         )],
     }
+}
+
+/// What an attacker can do, under the ε lines.
+fn attack_lines(r: &api::AttackRisk) -> Vec<String> {
+    let mut out = vec![format!(
+        "  attack risk (f-DP trade-off curve, {}):",
+        r.method_description
+    )];
+    out.push(match (r.mu, r.regret) {
+        (Some(mu), Some(regret)) => {
+            format!("    μ-GDP          μ = {mu:.6} (safe: its Gaussian curve lies below; regret {regret:.2e})")
+        }
+        _ => "    μ-GDP          none: the curve starts below 1 at FPR 0 (δ > 0)".to_string(),
+    });
+    for p in &r.tpr_at_fpr {
+        out.push(format!("    TPR at FPR {:<8} {:.6}", p.fpr, p.tpr));
+    }
+    out.push(format!(
+        "    advantage      {:.6} (max TPR − FPR)",
+        r.advantage
+    ));
+    out.push(format!(
+        "    Bayes risk     {:.6} at prior {} (attack accuracy {:.6})",
+        r.bayes_risk,
+        r.prior,
+        1.0 - r.bayes_risk
+    ));
+    out
 }
 
 /// `account --event FILE.json`.

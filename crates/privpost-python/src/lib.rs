@@ -104,7 +104,8 @@ fn main(py: Python<'_>, argv: Vec<String>, code_file: PathBuf, command: Vec<Stri
 /// The privacy of an event, or a ledger entry verified ([`api::account`]):
 /// the answer's fields (`question`, `answers`, …) with `schema`.
 #[pyfunction]
-#[pyo3(signature = (event, delta=None, target_epsilon=None, tight=true, pld_slack=None, alpha_max=None))]
+#[pyo3(signature = (event, delta=None, target_epsilon=None, tight=true, pld_slack=None, alpha_max=None, fpr=None, prior=0.5))]
+#[allow(clippy::too_many_arguments)]
 fn account<'py>(
     py: Python<'py>,
     event: &Bound<'py, PyAny>,
@@ -113,6 +114,8 @@ fn account<'py>(
     tight: bool,
     pld_slack: Option<f64>,
     alpha_max: Option<u32>,
+    fpr: Option<Vec<f64>>,
+    prior: f64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let input = to_value(event, "event")
         .and_then(|v| api::read_event(&v, "event"))
@@ -123,6 +126,8 @@ fn account<'py>(
         tight,
         pld_slack,
         alpha_max,
+        fprs: fpr.unwrap_or_else(|| api::DEFAULT_FPRS.to_vec()),
+        prior,
     };
     let result = interruptible(py, false, move |_| api::account(&input, &options, "event"))?;
     answer(py, result, |v| v["schema"] = json!("privpost-account/1"))
