@@ -840,7 +840,7 @@ fn an_event_answer_carries_its_attack_risk() {
     let r = write(
         dir.path(),
         "rdp.json",
-        r#"{"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1}"#,
+        r#"{"mechanism": "rdp_curve", "posterior": "mine", "parameters": {}, "points": [[2, 0.1], [8, 0.5]]}"#,
     );
     let o = privpost(&["account", "--event", &r, "--delta", "1e-5", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -61,12 +61,14 @@ class AttackRisk:
     """What an attacker can do against an event (its f-DP trade-off curve).
 
     ``tpr_at_fpr`` maps each requested FPR to the attacker's largest TPR;
-    ``mu`` is the smallest μ whose Gaussian curve lies below the event's (None
-    when no μ does: an (ε, δ > 0) statement); ``curve`` holds (α, β(α)) pairs.
+    ``mu`` is the smallest μ whose Gaussian curve lies below the event's wherever
+    the FPR and the miss rate are at least ``mu_rates`` (10⁻¹⁰, gdpnum's
+    convention); ``curve`` holds (α, β(α)) pairs.
     """
 
     method: str
     mu: Optional[float]
+    mu_rates: float
     regret: Optional[float]
     tpr_at_fpr: Dict[float, float]
     advantage: float
@@ -79,6 +81,7 @@ class AttackRisk:
         return cls(
             method=d["method"],
             mu=_opt(d.get("mu")),
+            mu_rates=float(d["mu_rates"]),
             regret=_opt(d.get("regret")),
             tpr_at_fpr={float(p["fpr"]): float(p["tpr"]) for p in d["tpr_at_fpr"]},
             advantage=float(d["advantage"]),

@@ -51,12 +51,16 @@ pub const DEFAULT_FPRS: [f64; 3] = [1e-3, 1e-2, 1e-1];
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AttackRisk {
     /// How the curve was computed (`gaussian_exact`, `laplace_quadrature`,
-    /// `pld_grid`, `epsilon_delta`).
+    /// `pld_grid`, `pld_connect_dots`, `epsilon_delta`).
     pub method: Method,
     pub method_description: &'static str,
-    /// The smallest μ whose Gaussian curve lies below the event's (never below
-    /// the true one); `None` when no μ does (an (ε, δ > 0) statement).
+    /// The smallest μ whose Gaussian curve lies below the event's wherever the FPR
+    /// and the miss rate are at least `mu_rates` (gdpnum's convention); `None` when
+    /// the miss rate is below that already at that FPR.
     pub mu: Option<f64>,
+    /// The smallest FPR and miss rate μ covers (10⁻¹⁰, gdpnum's convention): μ's
+    /// Gaussian curve lies below the event's wherever both rates are at least this.
+    pub mu_rates: f64,
     /// gdpnum's regret of that fit (0 for a Gaussian curve).
     pub regret: Option<f64>,
     /// The attacker's largest TPR at each requested FPR.
@@ -85,6 +89,7 @@ pub fn attack_risk(event: &Event, fprs: &[f64], prior: f64) -> Result<AttackRisk
         method: curve.method,
         method_description: curve.method.describe(),
         mu,
+        mu_rates: crate::privacy::tradeoff::MU_RATES,
         regret: mu.map(|m| curve.regret(m)),
         tpr_at_fpr: fprs
             .iter()

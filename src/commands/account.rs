@@ -309,9 +309,12 @@ fn attack_lines(r: &api::AttackRisk) -> Vec<String> {
     )];
     out.push(match (r.mu, r.regret) {
         (Some(mu), Some(regret)) => {
-            format!("    μ-GDP          μ = {mu:.6} (safe: its Gaussian curve lies below; regret {regret:.2e})")
+            format!("    μ-GDP          μ = {mu:.6} (its Gaussian curve lies below wherever FPR and FNR ≥ {:e}; regret {regret:.2e})", r.mu_rates)
         }
-        _ => "    μ-GDP          none: the curve starts below 1 at FPR 0 (δ > 0)".to_string(),
+        _ => format!(
+            "    μ-GDP          none: the attacker's miss rate is below {:e} already at FPR {:e}",
+            r.mu_rates, r.mu_rates
+        ),
     });
     for p in &r.tpr_at_fpr {
         out.push(format!("    TPR at FPR {:<8} {:.6}", p.fpr, p.tpr));

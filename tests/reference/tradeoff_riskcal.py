@@ -15,6 +15,14 @@ defaults are the reference. Columns:
   advantage: max TPR - FPR (riskcal.analysis.get_advantage_from_pld, = delta(0))
   bayes_risk_0.9: riskcal.analysis.get_bayes_risk_from_pld at prior 0.9
   mu, regret: gdpnum.PLDConverter(pld).get_mu_and_regret()
+  profile_tpr_at_fpr_1e-3/-2/-1, profile_mu: the same PLD's privacy profile
+    (pld.get_delta_for_epsilon, both directions) turned into a curve by Dong, Roth & Su's
+    Proposition 2.12, beta(alpha) = max over 16,001 eps in [0, 16] of
+    max(1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)), and mu as the largest
+    Phi^-1(1 - alpha) + Phi^-1(1 - beta) over 2,001 alpha in [1e-10, 1/2] (log-spaced).
+    For symmetric PLDs this is the curve riskcal computes; for Poisson subsampling riskcal
+    and gdpnum symmetrise the remove-direction curve (Dong, Roth & Su's Definition F.1),
+    which lies above it where the two directions differ.
 """
 import importlib.metadata as md
 import warnings
@@ -24,12 +32,20 @@ warnings.filterwarnings("ignore")
 from dp_accounting.pld import privacy_loss_distribution as pl  # noqa: E402
 from riskcal import analysis  # noqa: E402
 import gdpnum  # noqa: E402
+import numpy as np  # noqa: E402
+from scipy.stats import norm  # noqa: E402
 
 H = 1e-4
 
 
 def gaussian(sigma, sens=1.0):
     return pl.from_gaussian_mechanism(sigma, sensitivity=sens, value_discretization_interval=H)
+
+
+def subsampled(sigma, q, steps):
+    return pl.from_gaussian_mechanism(
+        sigma, sampling_prob=q, value_discretization_interval=H
+    ).self_compose(steps)
 
 
 def laplace(b, sens=1.0):
@@ -54,7 +70,33 @@ EVENTS = [
         '{"mechanism": "repeat", "times": 3, "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 3.3333333333333335}}',
         lambda: laplace(3.3333333333333335).self_compose(3),
     ),
+    (
+        # gdpnum's README example: its README prints mu 1.5685621993129137, regret 0.0010208130697719753; its
+        # get_mu_and_regret_for_dpsgd gives 1.5684997355240302, 0.0010272571817040443 with dp-accounting 0.6.0
+        "poisson_gaussian_gdpnum_readme",
+        '{"mechanism": "repeat", "times": 2000, "event": {"mechanism": "poisson_subsampled_gaussian", "q": 0.328, "sigma": 9.4}}',
+        lambda: subsampled(9.4, 0.328, 2000),
+    ),
+    (
+        # DP-SGD-shaped: batches of 256 of 60,000 records, noise multiplier 1.1, 10,000 steps
+        "dp_sgd_q256of60000_sigma1.1_T10000",
+        '{"mechanism": "repeat", "times": 10000, "event": {"mechanism": "poisson_subsampled_gaussian", "q": 0.004266666666666667, "sigma": 1.1}}',
+        lambda: subsampled(1.1, 256 / 60000, 10000),
+    ),
 ]
+
+
+def profile_numbers(pld):
+    eps = np.linspace(0.0, 16.0, 16001)
+    delta = np.array(pld.get_delta_for_epsilon(eps))
+
+    def beta(a):
+        return float(np.max(np.maximum(np.maximum(1 - delta - np.exp(eps) * a, np.exp(-eps) * (1 - delta - a)), 0.0)))
+
+    tpr = [1.0 - beta(a) for a in (1e-3, 1e-2, 1e-1)]
+    alphas = np.exp(np.linspace(np.log(1e-10), np.log(0.5), 2001))
+    mus = [norm.isf(a) + norm.isf(b) for a in alphas for b in [beta(a)] if b >= 1e-10]
+    return tpr + [max(mus)]
 
 
 def main():
@@ -64,14 +106,17 @@ def main():
             md.version("riskcal"), md.version("gdpnum"), md.version("dp-accounting"), H
         )
     )
-    print("name\tevent\ttpr_at_fpr_1e-3\ttpr_at_fpr_1e-2\ttpr_at_fpr_1e-1\tadvantage\tbayes_risk_0.9\tmu\tregret")
+    print(
+        "name\tevent\ttpr_at_fpr_1e-3\ttpr_at_fpr_1e-2\ttpr_at_fpr_1e-1\tadvantage\tbayes_risk_0.9\tmu\tregret"
+        "\tprofile_tpr_at_fpr_1e-3\tprofile_tpr_at_fpr_1e-2\tprofile_tpr_at_fpr_1e-1\tprofile_mu"
+    )
     for name, event, make in EVENTS:
         pld = make()
         tpr = [1.0 - float(analysis.get_beta_from_pld(pld, alpha=a)) for a in (1e-3, 1e-2, 1e-1)]
         adv = float(analysis.get_advantage_from_pld(pld))
         risk = float(analysis.get_bayes_risk_from_pld(pld, 0.9))
         mu, regret = gdpnum.PLDConverter(pld).get_mu_and_regret()
-        cells = [name, event] + ["%.10g" % v for v in tpr + [adv, risk, mu, regret]]
+        cells = [name, event] + ["%.10g" % v for v in tpr + [adv, risk, mu, regret] + profile_numbers(pld)]
         print("\t".join(cells))
 
 

@@ -27,6 +27,12 @@
 //!   upper bound on δ(ε), the loss rounded up by less than its ε slack η), its δ(ε) in
 //!   O(log n) from suffix sums. Several Laplace releases *with* Gaussian ones are not
 //!   computed yet (each δ(ε) would cost a closed form per grid point).
+//! - `pld_connect_dots`: T Poisson-subsampled Gaussian steps: each direction's step
+//!   hockey stick interpolated between grid points ("connect the dots", above the true
+//!   one by convexity: `pld::connect_the_dots`), composed by FFT with `pld.rs`'s tail and
+//!   rounding bounds added as a floor; the profile is the larger of the two directions.
+//!   riskcal and gdpnum instead symmetrise one direction's curve (Dong, Roth, Su 2022,
+//!   Definition F.1), which is tighter where the directions differ (docs/privacy.md).
 //! - `epsilon_delta`: only (ε, δ) statements are known (a pure ε, a theorem's
 //!   (ε, δ)): the curve of each point, the largest of them; exact for the statement,
 //!   loose for the mechanism behind it.
@@ -43,16 +49,18 @@
 //! min(π, 1 − π)·(1 − δ(|ln(π/(1 − π))|)) for a symmetric profile (Kulynych et al.
 //! 2025, Proposition D.1, as riskcal computes it); its attack accuracy is 1 − risk.
 //!
-//! **μ-GDP.** The safe μ is the smallest μ with G_μ(α) ≤ β(α) for every α, where
-//! G_μ(α) = Φ(Φ⁻¹(1 − α) − μ): what gdpnum reports as μ (Gomez et al. 2026). It is
-//! found on the profile: G_μ ≤ β for all α exactly when the Gaussian profile
-//! δ_μ(ε) lies above δ(ε) for all ε ≥ 0 (both curves being the convex conjugates of
-//! their profiles), and [`Curve::mu`] finds the smallest such μ by branch and bound
-//! over ε, bounding each interval [a, b] by δ_μ(b) ≥ δ(a) (both profiles decrease),
-//! so the answer is never below the true one. It covers every ε where δ(ε) ≥ 10⁻¹⁵
-//! (FPRs above about 10⁻¹⁵). The regret is gdpnum's goodness of fit: the smallest Δ
-//! with β(α + Δ) − Δ ≤ G_μ(α) on 10,000 α in [0, 1] — a distance, not a guarantee.
-//! For a curve that is itself Gaussian it is 0.
+//! **μ-GDP.** The safe μ is the smallest μ with G_μ(α) ≤ β(α), where
+//! G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), at every point of the curve whose FPR and miss rate are
+//! both at least 10⁻¹⁰ ([`MU_RATES`]): what gdpnum reports as μ (Gomez et al. 2026,
+//! with its `err` = 10⁻¹⁰). The range matters: a subsampled mechanism's μ keeps growing
+//! into the far tail of its curve (T Poisson-subsampled Gaussian steps are, at the very
+//! tail, no better than √T/σ-GDP), so a μ is a statement about error rates above a
+//! floor. [`Curve::mu`] maximises Φ⁻¹(1 − α) + Φ⁻¹(1 − β(α)) over that range on a
+//! grid refined by golden-section search, on the curve as computed (a lower bound on
+//! β, so each point's μ is at least the true one there); between the points it
+//! evaluates the maximum is not certified. The regret is gdpnum's goodness of fit: the smallest Δ with
+//! β(α + Δ) − Δ ≤ G_μ(α) on 10,000 α in [0, 1] — a distance, not a guarantee. For a
+//! curve that is itself Gaussian it is 0.
 
 use statrs::function::erf::{erfc, erfc_inv};
 
@@ -68,6 +76,7 @@ pub enum Method {
     GaussianExact,
     LaplaceQuadrature,
     PldGrid,
+    PldConnectDots,
     EpsilonDelta,
 }
 
@@ -78,6 +87,7 @@ impl Method {
             Method::GaussianExact => "exact (Gaussian DP)",
             Method::LaplaceQuadrature => "exact PLD (quadrature)",
             Method::PldGrid => "PLD, rounded-up grid (a lower bound on the curve)",
+            Method::PldConnectDots => "PLD, connected dots (a lower bound on the curve)",
             Method::EpsilonDelta => "from (ε, δ) statements (a lower bound on the curve)",
         }
     }
@@ -95,14 +105,17 @@ enum Profile {
     Gaussian { mu: f64 },
     /// One Laplace release of pure ε₀ composed with Gaussians of total loss mean m.
     Laplace { epsilon: f64, loss_mean: f64 },
-    /// The rounded-up Laplace grid alone: losses s_k with suffix sums
-    /// A_k = Σ_{j≥k} p_j and B_k = Σ_{j≥k} p_j e^{−s_j}, so that δ(ε) = A_k − e^ε B_k
-    /// with k the first loss above ε — the grid's δ in O(log n).
+    /// A discrete loss (the rounded-up Laplace grid, a connected-dots PLD): losses
+    /// s_k with suffix sums A_k = Σ_{j≥k} p_j and B_k = Σ_{j≥k} p_j e^{−s_j}, so that
+    /// δ(ε) = floor + A_k − e^ε B_k with k the first loss above ε — δ in O(log n).
     Losses {
         s: Vec<f64>,
         a: Vec<f64>,
         b: Vec<f64>,
+        floor: f64,
     },
+    /// The larger δ of several profiles (the two directions of an asymmetric pair).
+    Max(Vec<Profile>),
     /// (ε, δ) statements, each holding.
     Points(Vec<(f64, f64)>),
 }
@@ -145,18 +158,30 @@ impl Profile {
                 epsilon: e0,
                 loss_mean,
             } => laplace_delta(*e0, *loss_mean, eps, rule),
-            Profile::Losses { s, a, b } => {
+            Profile::Losses { s, a, b, floor } => {
                 let k = s.partition_point(|&l| l <= eps);
-                if k == s.len() {
+                let finite = if k == s.len() {
                     0.0
                 } else {
-                    (a[k] - eps.exp() * b[k]).clamp(0.0, 1.0)
-                }
+                    (a[k] - eps.exp() * b[k]).max(0.0)
+                };
+                (floor + finite).min(1.0)
             }
+            Profile::Max(parts) => parts.iter().map(|p| p.delta(eps, rule)).fold(0.0, f64::max),
             Profile::Points(points) => points
                 .iter()
                 .map(|&(e, d)| point_delta(e, d, eps))
                 .fold(1.0, f64::min),
+        }
+    }
+
+    /// The δ the profile adds for its own errors (a PLD's mass at +∞, its window's
+    /// tail bound and floating-point estimate): below it the profile says nothing.
+    fn floor(&self) -> f64 {
+        match self {
+            Profile::Losses { floor, .. } => *floor,
+            Profile::Max(parts) => parts.iter().map(Profile::floor).fold(0.0, f64::max),
+            _ => 0.0,
         }
     }
 
@@ -165,14 +190,19 @@ impl Profile {
         let s: Vec<f64> = (0..composed.pmf.len())
             .map(|j| (composed.lo + j as i64) as f64 * composed.h)
             .collect();
+        Profile::suffix_sums(s, &composed.pmf, 0.0)
+    }
+
+    /// δ(ε) = floor + Σ_{s_j > ε} p_j (1 − e^{ε − s_j}) as suffix sums.
+    fn suffix_sums(s: Vec<f64>, pmf: &[f64], floor: f64) -> Profile {
         let (mut a, mut b) = (vec![0.0; s.len() + 1], vec![0.0; s.len() + 1]);
         for j in (0..s.len()).rev() {
-            a[j] = a[j + 1] + composed.pmf[j];
-            b[j] = b[j + 1] + composed.pmf[j] * (-s[j]).exp();
+            a[j] = a[j + 1] + pmf[j];
+            b[j] = b[j + 1] + pmf[j] * (-s[j]).exp();
         }
         a.pop();
         b.pop();
-        Profile::Losses { s, a, b }
+        Profile::Losses { s, a, b, floor }
     }
 }
 
@@ -224,17 +254,23 @@ pub struct Curve {
     rule: GaussLegendre,
 }
 
+/// The grid width of the connect-the-dots PLD curves.
+pub const PLD_GRID: f64 = 5e-5;
+
 /// The ε slack of the rounded-up grid curves.
 pub const GRID_SLACK: f64 = 1e-3;
 
-/// δ below which the profile is treated as 0 by the μ search (module docs).
-pub const DELTA_FLOOR: f64 = 1e-15;
+/// The smallest FPR and miss rate the safe μ covers (gdpnum's `err`): the μ of a
+/// subsampled mechanism keeps growing into the far tail of its curve, so a μ is a
+/// statement about a range of error rates.
+pub const MU_RATES: f64 = 1e-10;
 
 impl Curve {
     fn new(profile: Profile, method: Method) -> Self {
         let rule = GaussLegendre::new(20);
         let mut top = 1.0;
-        while profile.delta(top, &rule) > 1e-18 && top < 1e4 {
+        let floor = profile.floor();
+        while profile.delta(top, &rule) > floor + 1e-18 && top < 1e4 {
             top *= 2.0;
         }
         Curve {
@@ -301,6 +337,13 @@ impl Curve {
         if let Some(e) = event.pure_epsilon() {
             return Ok(Curve::epsilon_delta(vec![(e, 0.0)]));
         }
+        let (times, inner) = match event {
+            Event::Repeat { times, event } => (*times, event.as_ref()),
+            e => (1, e),
+        };
+        if let Event::PoissonSubsampledGaussian { q, sigma } = inner {
+            return Curve::poisson_gaussian(*q, *sigma, times);
+        }
         if let Event::GibbsPosterior { epsilon, delta, .. }
         | Event::SmoothedHellinger { epsilon, delta } = event
         {
@@ -310,6 +353,22 @@ impl Curve {
             "this event has only a Rényi-DP description; its trade-off curve is not computed yet"
                 .into(),
         ))
+    }
+
+    /// T Poisson-subsampled Gaussian steps (rate q, noise multiplier σ): both
+    /// directions' connected dots (`pld::poisson_gaussian_losses`, grid [`PLD_GRID`]),
+    /// composed by FFT.
+    pub fn poisson_gaussian(q: f64, sigma: f64, times: u64) -> Result<Self, NoCurve> {
+        if times == 0 {
+            return Ok(Curve::gaussian(0.0));
+        }
+        let directions = super::pld::poisson_gaussian_losses(q, sigma, times, PLD_GRID, 1e-14)
+            .map_err(|e| NoCurve(format!("the PLD: {e}")))?;
+        let parts = directions
+            .into_iter()
+            .map(|c| Profile::suffix_sums(c.losses, &c.pmf, c.floor))
+            .collect();
+        Ok(Curve::new(Profile::Max(parts), Method::PldConnectDots))
     }
 
     /// The profile's δ(ε) (an upper bound), ε ≥ 0.
@@ -362,81 +421,40 @@ impl Curve {
         prior.min(1.0 - prior) * (1.0 - self.delta(eps))
     }
 
-    /// The smallest μ whose Gaussian curve lies below this one (module docs): never
-    /// below the true value; within a relative 10⁻⁷ above the profile's. `None` when
-    /// no μ does: a δ > 10⁻¹⁵ that never falls (an (ε, δ) statement's curve starts at
-    /// 1 − δ, below every Gaussian curve's 1 at α = 0).
+    /// The smallest μ whose Gaussian curve lies below this one at every FPR α and
+    /// miss rate β(α) of at least [`MU_RATES`] (gdpnum's convention; module docs):
+    /// the largest Φ⁻¹(1 − α) + Φ⁻¹(1 − β(α)) over those points, found on 400 α
+    /// spread evenly in ln α over [10⁻¹⁰, ½] (the symmetric curve's other half mirrors
+    /// it) and refined by golden-section search around the best. `None` when the
+    /// curve is below [`MU_RATES`] already at α = [`MU_RATES`] (an attacker that
+    /// almost never errs).
     pub fn mu(&self) -> Option<f64> {
         if let Profile::Gaussian { mu } = self.profile {
             return Some(mu);
         }
-        if self.delta(self.top) >= DELTA_FLOOR {
+        if self.beta(MU_RATES) < MU_RATES {
             return None;
         }
-        // μ with δ_μ(ε) = target (δ_μ increases in μ), bisected upwards
-        let solve = |eps: f64, target: f64| -> f64 {
-            if target < DELTA_FLOOR {
-                return 0.0;
+        let need = |ln_a: f64| -> f64 {
+            let a = ln_a.exp();
+            let b = self.beta(a);
+            if b < MU_RATES {
+                f64::NEG_INFINITY
+            } else {
+                upper_quantile(a) + upper_quantile(b)
             }
-            if target >= 1.0 {
-                return f64::INFINITY;
-            }
-            let (mut lo, mut hi) = (0.0, 1.0);
-            while gaussian_delta(hi, eps) < target {
-                hi *= 2.0;
-                if hi > 1e6 {
-                    return f64::INFINITY;
-                }
-            }
-            for _ in 0..200 {
-                let mid = 0.5 * (lo + hi);
-                if gaussian_delta(mid, eps) < target {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-                if hi - lo <= 1e-12 * hi {
-                    break;
-                }
-            }
-            hi
         };
-        // branch and bound over intervals [a, b] of ε: the bound of an interval is
-        // the μ with δ_μ(b) = δ(a); a point's own μ is a lower bound on the answer
-        let n0 = 256;
-        let step = self.top / n0 as f64;
-        let mut intervals: Vec<(f64, f64, f64)> = (0..n0)
-            .map(|k| {
-                let (a, b) = (k as f64 * step, (k + 1) as f64 * step);
-                (a, b, self.delta(a))
-            })
+        let (lo, hi) = (MU_RATES.ln(), 0.5f64.ln());
+        let n = 400;
+        let grid: Vec<f64> = (0..=n)
+            .map(|k| lo + (hi - lo) * k as f64 / n as f64)
             .collect();
-        let mut lower = intervals
-            .iter()
-            .map(|&(a, _, da)| solve(a, da))
-            .fold(0.0, f64::max);
-        let mut answer = lower;
-        for _ in 0..60 {
-            let mut next = Vec::new();
-            answer = lower;
-            for &(a, b, da) in &intervals {
-                let bound = solve(b, da);
-                if bound <= lower * (1.0 + 1e-7) {
-                    continue;
-                }
-                answer = answer.max(bound);
-                let m = 0.5 * (a + b);
-                let dm = self.delta(m);
-                lower = lower.max(solve(m, dm));
-                next.push((a, m, da));
-                next.push((m, b, dm));
-            }
-            if next.is_empty() {
-                break;
-            }
-            intervals = next;
-        }
-        Some(answer.max(lower))
+        let values: Vec<f64> = grid.iter().map(|&g| need(g)).collect();
+        let best = (0..=n)
+            .max_by(|&i, &j| values[i].total_cmp(&values[j]))
+            .expect("points");
+        let refined = golden_max(need, grid[best.saturating_sub(1)], grid[(best + 1).min(n)]);
+        Some(refined.max(values[best]).max(0.0))
     }
 
     /// gdpnum's regret of the fit G_μ (module docs): the smallest Δ with
@@ -529,21 +547,30 @@ mod tests {
         serde_json::from_str(json).expect("event")
     }
 
-    /// The reference events of `tests/reference/tradeoff_riskcal.py` with riskcal's and
-    /// gdpnum's numbers (dp-accounting's default discretisation 10⁻⁴): TPR at FPR 10⁻³, 10⁻², 10⁻¹,
-    /// advantage, Bayes risk at prior 0.9, μ, regret.
-    fn references() -> Vec<(String, Event, [f64; 7])> {
+    /// One reference event of `tests/reference/tradeoff_riskcal.py`: riskcal's TPR at
+    /// FPR 10⁻³, 10⁻², 10⁻¹, advantage and Bayes risk at prior 0.9, gdpnum's μ and
+    /// regret (dp-accounting's default discretisation 10⁻⁴), and the TPRs and μ of the
+    /// same PLD's profile turned into a curve as privpost turns it.
+    struct Reference {
+        name: String,
+        event: Event,
+        riskcal: [f64; 7],
+        profile: [f64; 4],
+    }
+
+    fn references() -> Vec<Reference> {
         let text = include_str!("../../../../tests/reference/tradeoff_riskcal.tsv");
         text.lines()
             .filter(|l| !l.starts_with('#') && !l.starts_with("name"))
             .map(|l| {
                 let f: Vec<&str> = l.split('\t').collect();
                 let v: Vec<f64> = f[2..].iter().map(|x| x.parse().expect("number")).collect();
-                (
-                    f[0].to_string(),
-                    event(f[1]),
-                    [v[0], v[1], v[2], v[3], v[4], v[5], v[6]],
-                )
+                Reference {
+                    name: f[0].to_string(),
+                    event: event(f[1]),
+                    riskcal: [v[0], v[1], v[2], v[3], v[4], v[5], v[6]],
+                    profile: [v[7], v[8], v[9], v[10]],
+                }
             })
             .collect()
     }
@@ -552,57 +579,110 @@ mod tests {
         (got - want).abs() <= rel * want.abs().max(1e-12)
     }
 
+    /// Every number within 10⁻⁴ relative of riskcal's and gdpnum's (2·10⁻³ for the
+    /// rounded-up grid) — except where riskcal and gdpnum symmetrise an asymmetric
+    /// pair's curve (Dong, Roth & Su's Definition F.1) above the curve of its privacy
+    /// profile: there privpost agrees with the profile's curve and lies on the
+    /// attacker's side of theirs (a larger TPR, a larger μ).
     #[test]
     fn tpr_advantage_and_mu_match_riskcal_and_gdpnum() {
         let refs = references();
-        assert!(refs.len() >= 6);
-        for (name, ev, want) in refs {
-            let c = Curve::of_event(&ev).expect("curve");
-            // the grid curve is rounded up by its slack: looser, on the safe side
+        assert!(refs.len() >= 8);
+        let mut asymmetric = 0;
+        for r in refs {
+            let c = Curve::of_event(&r.event).expect("curve");
             let rel = if c.method == Method::PldGrid {
                 2e-3
             } else {
                 1e-4
             };
             let mu = c.mu().expect("a μ");
-            let got = [
-                c.tpr(1e-3),
-                c.tpr(1e-2),
-                c.tpr(1e-1),
-                c.advantage(),
-                c.bayes_risk(0.9),
-                mu,
-            ];
-            let what = [
-                "TPR@1e-3",
-                "TPR@1e-2",
-                "TPR@1e-1",
-                "advantage",
-                "Bayes risk",
-                "mu",
-            ];
-            for k in 0..6 {
+            let got = [c.tpr(1e-3), c.tpr(1e-2), c.tpr(1e-1), mu];
+            let theirs = [r.riskcal[0], r.riskcal[1], r.riskcal[2], r.riskcal[5]];
+            let what = ["TPR@1e-3", "TPR@1e-2", "TPR@1e-1", "mu"];
+            for k in 0..4 {
+                let (name, g, p, t) = (&r.name, got[k], r.profile[k], theirs[k]);
+                if k == 3 && c.method == Method::PldConnectDots {
+                    // μ is set at α = 10⁻¹⁰, where 1 − β is ~10⁻⁹ and the PLD's own
+                    // error floor (FFT rounding estimate, ~5·10⁻¹¹ at T = 10⁴) is a few
+                    // per cent of it: privpost's μ is larger, by 0.65 % on the DP-SGD event
+                    assert!(
+                        g >= p * (1.0 - 1e-4) && g <= p * 1.01,
+                        "{name}: μ = {g} against {p}"
+                    );
+                    assert!(g >= t * (1.0 - 1e-4), "{name}: μ = {g} below gdpnum's {t}");
+                    continue;
+                }
                 assert!(
-                    close(got[k], want[k], rel),
-                    "{name}: {} = {} against {} ({:?})",
-                    what[k],
-                    got[k],
-                    want[k],
-                    c.method
+                    close(g, p, rel),
+                    "{name}: {} = {g} against the profile's {p}",
+                    what[k]
                 );
+                if close(p, t, 1e-4) {
+                    assert!(close(g, t, rel), "{name}: {} = {g} against {t}", what[k]);
+                } else {
+                    asymmetric += 1;
+                    assert!(
+                        g >= t,
+                        "{name}: {} = {g} below riskcal/gdpnum's {t}",
+                        what[k]
+                    );
+                }
             }
-            if c.method == Method::PldGrid {
-                // the safe side: the attacker may look stronger, never weaker
-                assert!(
-                    got[1] >= want[1] * (1.0 - 1e-5) && got[5] >= want[5] * (1.0 - 1e-5),
-                    "{name}"
-                );
-            }
-            let regret = c.regret(got[5]);
+            let (adv, risk) = (c.advantage(), c.bayes_risk(0.9));
+            assert!(close(adv, r.riskcal[3], rel), "{}: advantage {adv}", r.name);
             assert!(
-                (regret - want[6]).abs() <= 1e-3 + 0.02 * want[6],
-                "{name}: regret {regret} against {}",
-                want[6]
+                close(risk, r.riskcal[4], rel),
+                "{}: Bayes risk {risk}",
+                r.name
+            );
+            let regret = c.regret(mu);
+            if close(r.profile[3], r.riskcal[5], 1e-4) {
+                assert!(
+                    (regret - r.riskcal[6]).abs() <= 1e-3 + 0.02 * r.riskcal[6],
+                    "{}: regret {regret} against {}",
+                    r.name,
+                    r.riskcal[6]
+                );
+            } else {
+                // another curve and μ: another regret (0.0055 against 0.00096)
+                assert!(
+                    regret > r.riskcal[6] && regret < 0.01,
+                    "{}: regret {regret}",
+                    r.name
+                );
+            }
+        }
+        // the DP-SGD-shaped event is the one where the symmetrisations part
+        assert_eq!(
+            asymmetric, 3,
+            "TPRs where riskcal's curve differs from the profile's"
+        );
+    }
+
+    /// q = 1 makes the Poisson-subsampled Gaussian the Gaussian mechanism: the
+    /// connected dots, composed by FFT, against the exact μ-GDP curve.
+    #[test]
+    fn connected_dots_at_q_one_are_the_gaussian_curve() {
+        for (sigma, steps) in [(2.0, 4u64), (5.0, 100)] {
+            let c = Curve::poisson_gaussian(1.0, sigma, steps).unwrap();
+            let mu = (steps as f64).sqrt() / sigma;
+            for alpha in [1e-4, 1e-3, 1e-2, 0.1, 0.5] {
+                let (got, want) = (c.tpr(alpha), 1.0 - gaussian_beta(mu, alpha));
+                // a lower bound on β: the TPR may only be larger, and barely
+                assert!(
+                    got >= want * (1.0 - 1e-9),
+                    "σ {sigma}, α {alpha}: {got} < {want}"
+                );
+                assert!(
+                    got <= want * (1.0 + 1e-5),
+                    "σ {sigma}, α {alpha}: {got} vs {want}"
+                );
+            }
+            let m = c.mu().expect("a μ");
+            assert!(
+                m >= mu * (1.0 - 1e-9) && m <= mu * (1.0 + 1e-5),
+                "μ {m} vs {mu}"
             );
         }
     }
@@ -690,8 +770,8 @@ mod tests {
         }
     }
 
-    /// The safe μ is never below the curve: G_μ(α) ≤ β(α) on a grid, and a slightly
-    /// smaller μ crosses it.
+    /// The safe μ is never below the curve: G_μ(α) ≤ β(α) on a grid of α ≥ 10⁻¹⁰, and a
+    /// slightly smaller μ crosses it.
     #[test]
     fn safe_mu_lies_below_the_curve_and_is_tight() {
         let events = [
@@ -701,9 +781,10 @@ mod tests {
                 {"mechanism": "gaussian", "l2_sensitivity": 1, "sigma": 1}]}"#,
             r#"{"mechanism": "repeat", "times": 3, "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 3}}"#,
             r#"{"mechanism": "pure_epsilon", "epsilon": 0.7}"#,
+            r#"{"mechanism": "repeat", "times": 300, "event": {"mechanism": "poisson_subsampled_gaussian", "q": 0.05, "sigma": 1.2}}"#,
         ];
-        let alphas: Vec<f64> = (1..400)
-            .map(|k| 10f64.powf(-12.0 * (1.0 - k as f64 / 400.0)))
+        let alphas: Vec<f64> = (0..400)
+            .map(|k| 10f64.powf(-10.0 * (1.0 - k as f64 / 400.0)))
             .chain((1..1000).map(|k| k as f64 / 1000.0))
             .collect();
         for json in events {
@@ -735,7 +816,10 @@ mod tests {
             delta: 1e-6,
         })
         .unwrap();
-        assert_eq!(sh.mu(), None);
+        // its μ exists only because the range stops at 10⁻¹⁰: at α = 10⁻¹⁰ it is
+        // Φ⁻¹(1 − 10⁻¹⁰) + Φ⁻¹(δ + …), about 6.36 − 4.75
+        let mu = sh.mu().expect("a μ over the range");
+        assert!(mu > 1.5 && mu < 1.7, "{mu}");
         assert!((sh.beta(0.0) - 1.0).abs() < 1e-15 && (sh.beta(1e-12) - (1.0 - 1e-6)).abs() < 1e-9);
         // several Laplace releases with a Gaussian: declined, not slow
         let mixed = event(
