@@ -287,11 +287,13 @@ fn connect_the_dots(step: &StepLoss, h: f64, top_mass: f64) -> Result<Discrete, 
     let offset = (bottom / h).floor() as i64;
     let last = (top / h).ceil() as i64;
     let points = (last - offset + 1).max(2) as usize;
-    if points > 50_000_000 {
+    // 4·10⁶ points hold four 32 MB vectors; a step spread wider (σ ≲ 0.02 at q = 1)
+    // is all but non-private anyway
+    if points > 4_000_000 {
         return Err(invalid(
             "grid",
             points,
-            "a step loss spread over at most 5·10⁷ grid points",
+            "a step loss spread over at most 4·10⁶ grid points (a noise multiplier this small leaves the attacker nearly perfect)",
         ));
     }
     let g = |j: usize| (offset + j as i64) as f64 * h;
@@ -340,7 +342,12 @@ pub(crate) fn poisson_gaussian_losses(
     if !(sigma > 0.0 && sigma.is_finite()) {
         return Err(invalid("sigma", sigma, "a finite σ > 0"));
     }
-    let opts = PldOptions::default();
+    // a curve's FFT of at most 2²² points (64 MB per buffer): a composition wider
+    // than that is declined, not computed in gigabytes
+    let opts = PldOptions {
+        max_points: 1 << 22,
+        ..PldOptions::default()
+    };
     let mut out = Vec::new();
     for dir in [Direction::Remove, Direction::Add] {
         let step = StepLoss { q, sigma, dir };

@@ -358,10 +358,18 @@ impl Curve {
     /// T Poisson-subsampled Gaussian steps (rate q, noise multiplier σ): both
     /// directions' connected dots (`pld::poisson_gaussian_losses`, grid [`PLD_GRID`]),
     /// composed by FFT.
+    /// At q = 1 the steps are plain Gaussian mechanisms: √T/σ-GDP exactly.
     pub fn poisson_gaussian(q: f64, sigma: f64, times: u64) -> Result<Self, NoCurve> {
         if times == 0 {
             return Ok(Curve::gaussian(0.0));
         }
+        if q >= 1.0 {
+            return Ok(Curve::gaussian((times as f64).sqrt() / sigma));
+        }
+        Curve::connected_dots(q, sigma, times)
+    }
+
+    fn connected_dots(q: f64, sigma: f64, times: u64) -> Result<Self, NoCurve> {
         let directions = super::pld::poisson_gaussian_losses(q, sigma, times, PLD_GRID, 1e-14)
             .map_err(|e| NoCurve(format!("the PLD: {e}")))?;
         let parts = directions
@@ -665,7 +673,7 @@ mod tests {
     #[test]
     fn connected_dots_at_q_one_are_the_gaussian_curve() {
         for (sigma, steps) in [(2.0, 4u64), (5.0, 100)] {
-            let c = Curve::poisson_gaussian(1.0, sigma, steps).unwrap();
+            let c = Curve::connected_dots(1.0, sigma, steps).unwrap();
             let mu = (steps as f64).sqrt() / sigma;
             for alpha in [1e-4, 1e-3, 1e-2, 0.1, 0.5] {
                 let (got, want) = (c.tpr(alpha), 1.0 - gaussian_beta(mu, alpha));
