@@ -4,20 +4,21 @@
 //!
 //! **The curve.** A membership attacker tests "the record is in" against "it is out"
 //! from the release. β(α) is the smallest miss rate (1 − TPR) any test with false
-//! positive rate α can have (Dong, Roth, Su 2022, Definition 2.1: the trade-off
-//! function; Wasserman & Zhou 2010). A mechanism whose privacy profile (the smallest δ
+//! positive rate α can have (the trade-off function of Dong, Roth, Su 2022;
+//! Wasserman & Zhou 2010). A mechanism whose privacy profile (the smallest δ
 //! for each ε, both neighbouring directions) is δ(ε) has
 //!
 //! β(α) ≥ sup_{ε ≥ 0} max(0, 1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α))
 //!
-//! (Dong, Roth, Su 2022, Proposition 2.12, with the symmetric half of their
-//! Proposition 2.5), with equality when δ is the hockey-stick divergence of a
+//! (Dong, Roth, Su 2022, Proposition 2.12; the second line is the first with the
+//! two directions swapped), with equality when δ is the hockey-stick divergence of a
 //! symmetric dominating pair — the Gaussian and Laplace mechanisms and their
 //! compositions. Any valid *upper* bound on δ(ε) gives a curve *below* the true one:
 //! the attacker can do no better than it says. Each curve names how its profile was
 //! computed ([`Method`]):
 //! - `gaussian_exact`: compositions of Gaussian mechanisms are μ-GDP exactly, μ² =
-//!   Σ Δⱼ²/σⱼ² (Dong, Roth, Su 2022, Corollary 3.3), β(α) = Φ(Φ⁻¹(1 − α) − μ).
+//!   Σ Δⱼ²/σⱼ² (Dong, Roth, Su 2022: composing μᵢ-GDP mechanisms gives
+//!   √Σμᵢ²-GDP), β(α) = Φ(Φ⁻¹(1 − α) − μ).
 //! - `laplace_quadrature`: one Laplace release of pure ε₀ (with Gaussian releases of
 //!   total μ, or none). Its privacy loss has atoms ±ε₀ and the density ¼e^{−(ε₀−l)/2}
 //!   between (`laplace_pld`); alone, δ(ε) = 1 − e^{−(ε₀−ε)/2} on [0, ε₀]; with a
@@ -697,7 +698,7 @@ mod tests {
 
     #[test]
     fn laplace_curve_is_the_closed_form() {
-        // Dong, Roth, Su 2022, Appendix A (Laplace): f(α) = 1 − e^ε α below e^{−ε}/2,
+        // the Laplace mechanism's trade-off function (Dong, Roth, Su 2022): f(α) = 1 − e^ε α below e^{−ε}/2,
         // e^{−ε}/(4α) up to 1/2, e^{−ε}(1 − α) above
         for eps in [0.1f64, 1.0, 3.0] {
             let c = Curve::of_event(&Event::Laplace {
