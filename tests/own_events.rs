@@ -836,13 +836,42 @@ fn an_event_answer_carries_its_attack_risk() {
         assert!(beta <= last + 1e-15 && beta <= 1.0 - alpha + 1e-15, "{p}");
         last = beta;
     }
-    // an event with only an RDP description: ε answers, and a warning instead of a curve
+    // an event with only an RDP description: its curve by the data-processing
+    // conversion, at its own listed orders
     let r = write(
         dir.path(),
         "rdp.json",
-        r#"{"mechanism": "rdp_curve", "posterior": "mine", "parameters": {}, "points": [[2, 0.1], [8, 0.5]]}"#,
+        r#"{"mechanism": "rdp_curve", "posterior": "mine", "parameters": {}, "points": [[2, 0.1], [8.25, 0.5]]}"#,
     );
     let o = privpost(&["account", "--event", &r, "--delta", "1e-5", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("attack risk: not computed"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["attack"]["method"], "rdp_conversion");
+    let tpr = v["attack"]["tpr_at_fpr"][1]["tpr"].as_f64().unwrap();
+    assert!(tpr > 0.01 && tpr < 0.2, "{v}");
+    // several Laplace releases with a Gaussian one take the RDP conversion too
+    let b = write(
+        dir.path(),
+        "both.json",
+        r#"{"mechanism": "compose", "composition": "sequential", "parts": [{"mechanism": "laplace", "l1_sensitivity": 1, "scale": 1}, {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 2}, {"mechanism": "gaussian", "l2_sensitivity": 1, "sigma": 2}]}"#,
+    );
+    let o = privpost(&["account", "--event", &b, "--delta", "1e-5", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["attack"]["method"], "rdp_conversion", "{v}");
+    // an event no curve can come from (a theorem's (ε, δ) composed with a release):
+    // ε, and a warning instead of a curve
+    let g = write(
+        dir.path(),
+        "gibbs.json",
+        r#"{"mechanism": "compose", "composition": "sequential", "parts": [{"mechanism": "gibbs_posterior", "beta": 1, "epsilon": 0.5, "delta": 1e-6}, {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 2}]}"#,
+    );
+    let o = privpost(&["account", "--event", &g, "--delta", "1e-5", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("attack risk: not computed"),

@@ -65,8 +65,29 @@ pub fn orders() -> Vec<f64> {
     v
 }
 
-fn orders_below(alpha_max: Option<f64>) -> Vec<f64> {
-    orders()
+/// The grid of [`orders`] and the orders `event` lists its own RDP points at (an
+/// `rdp_curve`, the subsampled Barker test), which the grid may miss, ascending.
+pub fn orders_of(event: &Event) -> Vec<f64> {
+    fn listed(event: &Event, out: &mut Vec<f64>) {
+        match event {
+            Event::RdpCurve { points, .. } | Event::SubsampledBarker { points, .. } => {
+                out.extend(points.iter().map(|&(order, _)| order));
+            }
+            Event::Repeat { event, .. } => listed(event, out),
+            Event::Compose { parts, .. } => parts.iter().for_each(|p| listed(p, out)),
+            _ => {}
+        }
+    }
+    let mut v = orders();
+    listed(event, &mut v);
+    v.retain(|a| a.is_finite());
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
+fn orders_below(event: &Event, alpha_max: Option<f64>) -> Vec<f64> {
+    orders_of(event)
         .into_iter()
         .filter(|&a| alpha_max.is_none_or(|m| a < m))
         .collect()
@@ -197,17 +218,19 @@ fn tight(event: &Event, delta: f64, slack: f64, warnings: &mut Vec<String>) -> O
 }
 
 fn has_rdp(event: &Event) -> bool {
-    orders().iter().any(|&a| event.rdp_epsilon(a).is_some())
+    orders_of(event)
+        .iter()
+        .any(|&a| event.rdp_epsilon(a).is_some())
 }
 
-/// The smallest ε over the order grid below `alpha_max` by `conversion`, with its order.
+/// The smallest ε over the orders (the grid and the event's own) below `alpha_max` by `conversion`, with its order.
 fn best_conversion(
     event: &Event,
     delta: f64,
     conversion: Conversion,
     alpha_max: Option<f64>,
 ) -> Option<(f64, f64)> {
-    orders_below(alpha_max)
+    orders_below(event, alpha_max)
         .into_iter()
         .filter(|&a| a > 1.0)
         .filter_map(|a| {
@@ -244,7 +267,7 @@ pub fn largest_repeat(
     // `Event::rdp_epsilon` computes it): the part's curve is computed once
     event.validate()?;
     let pure = inner.pure_epsilon();
-    let curve: Vec<(f64, f64)> = orders_below(alpha_max)
+    let curve: Vec<(f64, f64)> = orders_below(inner, alpha_max)
         .into_iter()
         .filter(|&a| a > 1.0)
         .filter_map(|a| inner.rdp_epsilon(a).map(|r| (a, r)))
@@ -378,6 +401,32 @@ mod tests {
                 .0
                 .contains("rdp_scale"));
         }
+    }
+
+    /// An RDP curve listed at an order off the grid (Minami et al.'s logistic
+    /// posterior lists λ = 226.2…) is converted at that order, repeated or not.
+    #[test]
+    fn listed_orders_off_the_grid_are_converted() {
+        let (order, rdp) = (226.203_867_138_240_07, 0.027_168_884_541_923_604);
+        let ev = Event::RdpCurve {
+            posterior: "p".into(),
+            parameters: serde_json::json!({}),
+            points: vec![(order, rdp)],
+        };
+        assert!(!orders().contains(&order));
+        let a = forward(&ev, Some(1e-5), &NO_PLD).unwrap().answers;
+        let classic = a.iter().find(|x| x.accountant == "rdp_classic").unwrap();
+        assert_eq!(classic.order, Some(order));
+        let want = rdp + (1e5f64).ln() / (order - 1.0);
+        assert!(
+            (classic.epsilon - want).abs() < 1e-12,
+            "{} vs {want}",
+            classic.epsilon
+        );
+        let twice = forward(&Event::repeat(2, ev), Some(1e-5), &NO_PLD)
+            .unwrap()
+            .answers;
+        assert!(twice.iter().any(|x| x.order == Some(order)));
     }
 
     /// The inverse answer holds and the next T does not.

@@ -26,14 +26,26 @@
 //!   (accurate to about 10⁻¹², checked against a doubled rule).
 //! - `pld_grid`: several Laplace releases: the rounded-up grid of `laplace_pld` (an
 //!   upper bound on δ(ε), the loss rounded up by less than its ε slack η), its δ(ε) in
-//!   O(log n) from suffix sums. Several Laplace releases *with* Gaussian ones are not
-//!   computed yet (each δ(ε) would cost a closed form per grid point).
+//!   O(log n) from suffix sums. Several Laplace releases *with* Gaussian ones take the
+//!   RDP conversion below (each δ(ε) of the grid would cost a closed form per point).
 //! - `pld_connect_dots`: T Poisson-subsampled Gaussian steps: each direction's step
 //!   hockey stick interpolated between grid points ("connect the dots", above the true
 //!   one by convexity: `pld::connect_the_dots`), composed by FFT with `pld.rs`'s tail and
 //!   rounding bounds added as a floor; the profile is the larger of the two directions.
+//!   Compositions past the grid's or the FFT's cap take the RDP conversion.
 //!   riskcal and gdpnum instead symmetrise one direction's curve (Dong, Roth, Su 2022,
 //!   Definition F.1), which is tighter where the directions differ (docs/privacy.md).
+//! - `rdp_conversion`: only Rényi-DP statements are known (the subsampled Barker
+//!   test, a listed `rdp_curve`, compositions holding them), at the accountant's
+//!   orders and the event's own (at most 256 of them, evenly thinned). A test of FPR α and miss rate β post-processes the pair into
+//!   Bernoulli(α) against Bernoulli(1 − β), so by the data-processing inequality both
+//!   α^λ(1 − β)^{1−λ} + (1 − α)^λ β^{1−λ} and (1 − β)^λ α^{1−λ} + β^λ (1 − α)^{1−λ} are at
+//!   most e^{(λ−1)ε_λ} (an RDP statement bounds both orders of the pair): β(α) is the
+//!   smallest β meeting both, the largest over the orders. This is the conversion of
+//!   one RDP statement that riskcal implements (citing Zhu, Dong, Wang 2022,
+//!   Appendix F.1), checked against it in `tests/reference/tradeoff_rdp_riskcal.tsv`.
+//!   The profile it implies, δ(ε) = max_α(1 − e^ε α − β(α)), gives the advantage and
+//!   the Bayes risk. Loose for the mechanism behind it, as any RDP bound is.
 //! - `epsilon_delta`: only (ε, δ) statements are known (a pure ε, a theorem's
 //!   (ε, δ)): the curve of each point, the largest of them; exact for the statement,
 //!   loose for the mechanism behind it.
@@ -78,6 +90,7 @@ pub enum Method {
     LaplaceQuadrature,
     PldGrid,
     PldConnectDots,
+    RdpConversion,
     EpsilonDelta,
 }
 
@@ -89,6 +102,7 @@ impl Method {
             Method::LaplaceQuadrature => "exact PLD (quadrature)",
             Method::PldGrid => "PLD, rounded-up grid (a lower bound on the curve)",
             Method::PldConnectDots => "PLD, connected dots (a lower bound on the curve)",
+            Method::RdpConversion => "from Rényi DP statements (a lower bound on the curve)",
             Method::EpsilonDelta => "from (ε, δ) statements (a lower bound on the curve)",
         }
     }
@@ -119,6 +133,9 @@ enum Profile {
     Max(Vec<Profile>),
     /// (ε, δ) statements, each holding.
     Points(Vec<(f64, f64)>),
+    /// (λ, ε_λ)-RDP statements (λ > 1), each holding: β(α) by the data-processing
+    /// bound ([`rdp_beta`]), δ(ε) as its conjugate.
+    Rdp(Vec<(f64, f64)>),
 }
 
 /// Φ(x), the standard normal CDF.
@@ -173,6 +190,13 @@ impl Profile {
                 .iter()
                 .map(|&(e, d)| point_delta(e, d, eps))
                 .fold(1.0, f64::min),
+            Profile::Rdp(points) => {
+                // β is convex, so 1 − e^ε α − β(α) is concave in α; the search's
+                // bracket (10⁻¹⁰) can cost at most its width times the slope, added
+                let e = eps.exp();
+                let best = golden_max(|a| 1.0 - e * a - rdp_curve_beta(points, a), 0.0, 1.0);
+                (best + 1e-10 * (1.0 + e)).clamp(0.0, 1.0)
+            }
         }
     }
 
@@ -215,6 +239,81 @@ fn point_delta(e0: f64, d0: f64, eps: f64) -> f64 {
     } else {
         d0 + (1.0 - d0) * (-(-(e0 - eps)).exp_m1()) / (1.0 + (-e0).exp())
     }
+}
+
+/// The most RDP statements a curve keeps (each β(α) costs a bisection per statement).
+const MAX_RDP_ORDERS: usize = 256;
+
+/// ln(e^x + e^y).
+fn ln_add(x: f64, y: f64) -> f64 {
+    let m = x.max(y);
+    if m == f64::NEG_INFINITY {
+        return m;
+    }
+    m + ((x - m).exp() + (y - m).exp()).ln()
+}
+
+/// The smallest miss rate at FPR α that one (λ, ε_λ)-RDP statement allows (module
+/// docs, `rdp_conversion`): bisection on β in [0, 1 − α], where both Rényi
+/// divergences of the tested Bernoulli pair fall as β grows; the infeasible end is
+/// returned, so the answer is a lower bound on β to 2⁻⁶⁴.
+pub fn rdp_beta(order: f64, rdp: f64, alpha: f64) -> f64 {
+    if alpha <= 0.0 {
+        return 1.0;
+    }
+    if alpha >= 1.0 {
+        return 0.0;
+    }
+    rdp_bracket(order, rdp, alpha, (0.0, 1.0 - alpha), 64).0
+}
+
+/// `steps` bisection steps on the bracket (lo infeasible, hi feasible) of
+/// [`rdp_beta`], 0 < α < 1.
+fn rdp_bracket(order: f64, rdp: f64, alpha: f64, bracket: (f64, f64), steps: u32) -> (f64, f64) {
+    let (l, bound) = (order, (order - 1.0) * rdp);
+    let (la, lna) = (alpha.ln(), (-alpha).ln_1p());
+    let exceeds = |beta: f64| {
+        let (lb, lnb) = (beta.ln(), (-beta).ln_1p());
+        let g1 = ln_add(l * la + (1.0 - l) * lnb, l * lna + (1.0 - l) * lb);
+        let g2 = ln_add(l * lnb + (1.0 - l) * la, l * lb + (1.0 - l) * lna);
+        g1.max(g2) > bound
+    };
+    let (mut lo, mut hi) = bracket;
+    for _ in 0..steps {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if exceeds(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, hi)
+}
+
+/// β(α) of several RDP statements: the largest of their bounds. Every bracket is
+/// first narrowed by 16 steps; only the statements whose bracket reaches the best
+/// lower end can hold the maximum, and only they are narrowed to the end.
+fn rdp_curve_beta(points: &[(f64, f64)], alpha: f64) -> f64 {
+    if alpha <= 0.0 {
+        return 1.0;
+    }
+    if alpha >= 1.0 {
+        return 0.0;
+    }
+    let coarse: Vec<(f64, f64)> = points
+        .iter()
+        .map(|&(order, rdp)| rdp_bracket(order, rdp, alpha, (0.0, 1.0 - alpha), 16))
+        .collect();
+    let floor = coarse.iter().map(|b| b.0).fold(0.0, f64::max);
+    points
+        .iter()
+        .zip(&coarse)
+        .filter(|(_, b)| b.1 >= floor)
+        .map(|(&(order, rdp), &b)| rdp_bracket(order, rdp, alpha, b, 48).0)
+        .fold(floor, f64::max)
 }
 
 /// δ(ε) of one Laplace release of pure ε₀ composed with Gaussians of loss mean m
@@ -302,6 +401,26 @@ impl Curve {
                 "a non-private release has no trade-off curve (the attacker can be perfect)".into(),
             ));
         }
+        if let Some(curve) = Curve::tight(event)? {
+            return Ok(curve);
+        }
+        if let Some(e) = event.pure_epsilon() {
+            return Ok(Curve::epsilon_delta(vec![(e, 0.0)]));
+        }
+        if let Event::GibbsPosterior { epsilon, delta, .. }
+        | Event::SmoothedHellinger { epsilon, delta } = event
+        {
+            return Ok(Curve::epsilon_delta(vec![(*epsilon, *delta)]));
+        }
+        Curve::from_rdp(event)
+    }
+
+    /// The PLD curves (module docs), `None` where none applies — several Laplace
+    /// releases with Gaussian ones (each δ(ε) of the grid would be a Gaussian closed
+    /// form per grid point: too slow for the curve's thousands), or a Poisson
+    /// composition whose grid or FFT would exceed its cap — which then take the RDP
+    /// conversion.
+    fn tight(event: &Event) -> Result<Option<Self>, NoCurve> {
         if let Some((laplace, loss_mean)) = event.laplace_gaussian_parts() {
             let parts: Vec<(f64, u64)> = laplace
                 .iter()
@@ -312,48 +431,56 @@ impl Curve {
                 return Err(NoCurve("a part has no noise (ε = ∞)".into()));
             }
             return Ok(match parts.as_slice() {
-                [] => Curve::gaussian((2.0 * loss_mean).sqrt()),
-                [(e0, 1)] => Curve::new(
+                [] => Some(Curve::gaussian((2.0 * loss_mean).sqrt())),
+                [(e0, 1)] => Some(Curve::new(
                     Profile::Laplace {
                         epsilon: *e0,
                         loss_mean,
                     },
                     Method::LaplaceQuadrature,
-                ),
-                _ if loss_mean > 0.0 => {
-                    // each δ(ε) of the grid would be a Gaussian closed form per grid
-                    // point (10⁵ and more): too slow for the curve's thousands
-                    return Err(NoCurve(
-                        "several Laplace releases composed with Gaussian ones: not computed yet (one Laplace release with Gaussians, or Laplace releases alone, are)".into(),
-                    ));
-                }
+                )),
+                _ if loss_mean > 0.0 => None,
                 _ => {
                     let composed = laplace_pld::grid(&parts, GRID_SLACK)
                         .map_err(|e| NoCurve(format!("the PLD grid: {e}")))?
                         .expect("a Laplace part");
-                    Curve::new(Profile::losses(&composed), Method::PldGrid)
+                    Some(Curve::new(Profile::losses(&composed), Method::PldGrid))
                 }
             });
-        }
-        if let Some(e) = event.pure_epsilon() {
-            return Ok(Curve::epsilon_delta(vec![(e, 0.0)]));
         }
         let (times, inner) = match event {
             Event::Repeat { times, event } => (*times, event.as_ref()),
             e => (1, e),
         };
-        if let Event::PoissonSubsampledGaussian { q, sigma } = inner {
-            return Curve::poisson_gaussian(*q, *sigma, times);
+        Ok(match inner {
+            Event::PoissonSubsampledGaussian { q, sigma } => {
+                Curve::poisson_gaussian(*q, *sigma, times).ok()
+            }
+            _ => None,
+        })
+    }
+
+    /// The curve of the event's RDP statements at the accountant's orders and its own
+    /// (at most [`MAX_RDP_ORDERS`], evenly thinned).
+    fn from_rdp(event: &Event) -> Result<Self, NoCurve> {
+        let mut rdp: Vec<(f64, f64)> = super::event_account::orders_of(event)
+            .into_iter()
+            .filter(|&a| a > 1.0)
+            .filter_map(|a| Some((a, event.rdp_epsilon(a)?)))
+            .filter(|&(_, r)| r.is_finite() && r >= 0.0)
+            .collect();
+        if rdp.len() > MAX_RDP_ORDERS {
+            // every k-th statement: fewer statements give a curve below (still valid),
+            // neighbouring orders give nearly the same bound
+            let k = rdp.len().div_ceil(MAX_RDP_ORDERS);
+            rdp = rdp.into_iter().step_by(k).collect();
         }
-        if let Event::GibbsPosterior { epsilon, delta, .. }
-        | Event::SmoothedHellinger { epsilon, delta } = event
-        {
-            return Ok(Curve::epsilon_delta(vec![(*epsilon, *delta)]));
+        if rdp.is_empty() {
+            return Err(NoCurve(
+                "the event has no pure ε, (ε, δ) theorem, PLD or Rényi-DP statement".into(),
+            ));
         }
-        Err(NoCurve(
-            "this event has only a Rényi-DP description; its trade-off curve is not computed yet"
-                .into(),
-        ))
+        Ok(Curve::new(Profile::Rdp(rdp), Method::RdpConversion))
     }
 
     /// T Poisson-subsampled Gaussian steps (rate q, noise multiplier σ): both
@@ -396,6 +523,7 @@ impl Curve {
         }
         match &self.profile {
             Profile::Gaussian { mu } => gaussian_beta(*mu, alpha),
+            Profile::Rdp(points) => rdp_curve_beta(points, alpha),
             Profile::Points(points) => points
                 .iter()
                 .map(|&(e, d)| {
@@ -671,6 +799,72 @@ mod tests {
 
     /// q = 1 makes the Poisson-subsampled Gaussian the Gaussian mechanism: the
     /// connected dots, composed by FFT, against the exact μ-GDP curve.
+    /// One RDP statement's curve against riskcal's `get_beta_from_rdp`
+    /// (`tests/reference/tradeoff_rdp_riskcal.py`), whose bisection stops within 10⁻⁷
+    /// above the root: privpost's β lies at most 10⁻⁷ below riskcal's and never above.
+    #[test]
+    fn rdp_beta_matches_riskcal() {
+        let text = include_str!("../../../../tests/reference/tradeoff_rdp_riskcal.tsv");
+        let mut n = 0;
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("order"))
+        {
+            let v: Vec<f64> = line
+                .split('\t')
+                .map(|x| x.parse().expect("number"))
+                .collect();
+            let ours = rdp_beta(v[0], v[1], v[2]);
+            assert!(
+                ours <= v[3] + 1e-12 && ours >= v[3] - 1.2e-7,
+                "order {} ε {} α {}: β {ours} against riskcal's {}",
+                v[0],
+                v[1],
+                v[2],
+                v[3]
+            );
+            n += 1;
+        }
+        assert_eq!(n, 80);
+    }
+
+    /// A Gaussian mechanism described only by its RDP curve (λ, λ/(2σ²)) at the
+    /// accountant's orders: its curve is below the exact Gaussian one (valid) and close
+    /// to it; advantage and Bayes risk come from the same curve.
+    #[test]
+    fn rdp_curve_is_a_valid_and_close_lower_bound() {
+        let sigma: f64 = 2.0;
+        let points: Vec<(f64, f64)> = crate::privacy::event_account::orders()
+            .into_iter()
+            .filter(|&a| a > 1.0)
+            .map(|a| (a, a / (2.0 * sigma * sigma)))
+            .collect();
+        let rdp = Curve::new(Profile::Rdp(points), Method::RdpConversion);
+        let exact = Curve::gaussian(1.0 / sigma);
+        for alpha in [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.9] {
+            let (r, e) = (rdp.beta(alpha), exact.beta(alpha));
+            assert!(r <= e + 1e-12, "α {alpha}: RDP β {r} above the exact {e}");
+            assert!(r >= 0.8 * e, "α {alpha}: RDP β {r} far below the exact {e}");
+        }
+        let (ra, ea) = (rdp.advantage(), exact.advantage());
+        assert!(ra >= ea && ra <= 1.3 * ea, "advantage {ra} against {ea}");
+        let (rb, eb) = (rdp.bayes_risk(0.9), exact.bayes_risk(0.9));
+        assert!(
+            rb <= eb + 1e-12 && rb >= 0.95 * eb,
+            "Bayes risk {rb} against {eb}"
+        );
+        let mu = rdp.mu().expect("μ");
+        assert!((0.5..0.7).contains(&mu), "μ {mu}");
+        // an event holding only an RDP description gets this curve
+        let curve = Curve::of_event(&event(
+            r#"{"mechanism": "rdp_curve", "posterior": "p", "parameters": {}, "points": [[2.55, 0.25]]}"#,
+        ))
+        .expect("curve");
+        assert_eq!(curve.method, Method::RdpConversion);
+        // its listed order (2.55, off the accountant's grid) is the one used
+        assert_eq!(curve.beta(0.1), rdp_beta(2.55, 0.25, 0.1));
+    }
+
     #[test]
     fn connected_dots_at_q_one_are_the_gaussian_curve() {
         for (sigma, steps) in [(2.0, 4u64), (5.0, 100)] {
