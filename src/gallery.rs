@@ -611,6 +611,26 @@ pub(crate) mod tests {
         assert!(noise_summary(&plain).starts_with("float ("));
     }
 
+    /// The gallery sets each release's μ and TPR at FPR 0.01 beside its guarantee,
+    /// and says when a manifest records none.
+    #[test]
+    fn attack_risk_sits_beside_each_guarantee() {
+        let old = typed(reference_manifest(|_| {}));
+        let mut h = String::new();
+        html::provenance(&mut h, &old);
+        assert!(h.contains("not recorded"), "{h}");
+        let risks = crate::privacy::release_risk::release_risks(&old.privacy);
+        assert!(!risks.is_empty());
+        let m = typed(reference_manifest(|m| {
+            m["attack_risk"] = serde_json::to_value(&risks).unwrap();
+        }));
+        let mut h = String::new();
+        html::provenance(&mut h, &m);
+        let tpr = crate::numeric::sig(risks[0].tpr(1e-2).unwrap());
+        assert!(h.contains("TPR at FPR 0.01") && h.contains(&tpr), "{h}");
+        assert!(h.contains(&escape(&risks[0].release)), "{h}");
+    }
+
     /// A manifest written before privpost recorded its departures is read
     /// from its profile, sweep point and overrides.
     #[test]

@@ -369,6 +369,30 @@ fn a_manifest_ledger_is_reverified_and_composed() {
         assert_eq!(r["epsilon"], last["guarantee"]["epsilon"], "{series}");
     }
     assert_eq!(v["composed"].as_array().unwrap().len(), 0);
+    // each private release's attack risk, recorded at the run, holds on recheck
+    let risks = v["attack_risk"].as_array().unwrap();
+    assert_eq!(risks.len(), 4, "{v}");
+    assert!(
+        risks.iter().all(|r| r["holds"] == true && r["mu"].is_f64()),
+        "{v}"
+    );
+    // a record that shows the attacker weaker than its event allows does not hold:
+    // exit 1, naming the release and the number
+    let mut tampered = manifest.clone();
+    let tpr = tampered["attack_risk"][0]["tpr_at_fpr"][1]["tpr"]
+        .as_f64()
+        .unwrap();
+    tampered["attack_risk"][0]["tpr_at_fpr"][1]["tpr"] = serde_json::json!(tpr * 0.9);
+    let t = out.path().join("tampered.json");
+    std::fs::write(&t, serde_json::to_string(&tampered).unwrap()).unwrap();
+    let o = privpost(&["account", "--manifest", t.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("DOES NOT HOLD") && stderr(&o).contains("TPR at FPR 0.01 recorded"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
     let text = stdout(&privpost(&["account", "--manifest", m.to_str().unwrap()]));
     assert!(
         text.contains("method=nonprivate_chain: not private"),

@@ -169,8 +169,32 @@ fn check_releases(dir: &Path) {
         }
         assert_eq!(r["private"], last["guarantee"]["kind"] != "none");
     }
-    // the running-ε figures: the release is the ε their curves end at
+    // every private release carries its attack risk, recorded at the run and
+    // rechecked here
     let id = m["figure"].as_str().unwrap();
+    let private = releases.iter().filter(|r| r["private"] == true).count();
+    let risks = answer["attack_risk"].as_array().unwrap();
+    assert_eq!(
+        risks.len(),
+        private,
+        "{id}: one attack risk per private release"
+    );
+    assert_eq!(
+        m["attack_risk"].as_array().map_or(0, Vec::len),
+        private,
+        "{id}"
+    );
+    if private > 0 {
+        assert_eq!(answer["attack_risk_recorded"], true, "{id}");
+    }
+    for r in risks {
+        assert_eq!(r["holds"], true, "{id}: {r}");
+        assert!(r["not_computed"].is_null(), "{id}: {r}");
+        let tpr = r["recorded"]["tpr_at_fpr"][1]["tpr"].as_f64().unwrap();
+        assert!((0.01..=1.0).contains(&tpr), "{id}: {r}");
+        assert!(r["advantage"].as_f64().unwrap() >= 0.0, "{id}: {r}");
+    }
+    // the running-ε figures: the release is the ε their curves end at
     if ["heikkila2019/fig3", "raisa2021/gmm"].contains(&id) {
         let summary = dir.join("summary.csv");
         let h = header(&summary);

@@ -27,6 +27,7 @@ from ._results import (
     LedgerCheck,
     LedgerEntry,
     Release,
+    ReleaseRisk,
     Run,
     Verification,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "LedgerCheck",
     "LedgerEntry",
     "Release",
+    "ReleaseRisk",
     "Composition",
     "AuditVerdict",
     "InferResult",

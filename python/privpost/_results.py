@@ -184,6 +184,46 @@ class Composition:
 
 
 @dataclass(frozen=True)
+class ReleaseRisk:
+    """What a membership attacker can do against one private release of a figure,
+    recomputed from its event (``privpost account --manifest``), beside what the
+    manifest recorded at the run (``recorded``, the same fields; None in manifests
+    written before privpost recorded them). ``holds`` is False when the record shows
+    the attacker weaker than the recomputed curve. ``tpr_at_fpr`` maps FPR 10⁻³,
+    10⁻² and 10⁻¹ to the attacker's largest TPR; all numbers are None when the
+    curve was not computed (``not_computed`` says why)."""
+
+    release: str
+    entry: str
+    method: Optional[str]
+    mu: Optional[float]
+    regret: Optional[float]
+    tpr_at_fpr: Dict[float, float]
+    advantage: Optional[float]
+    not_computed: Optional[str]
+    holds: bool
+    reason: Optional[str]
+    recorded: Optional["ReleaseRisk"]
+
+    @classmethod
+    def _of(cls, d: Dict[str, Any], holds: bool = True) -> "ReleaseRisk":
+        recorded = d.get("recorded")
+        return cls(
+            release=d["release"],
+            entry=d["entry"],
+            method=d.get("method"),
+            mu=_opt(d.get("mu")),
+            regret=_opt(d.get("regret")),
+            tpr_at_fpr={float(p["fpr"]): float(p["tpr"]) for p in d.get("tpr_at_fpr", [])},
+            advantage=_opt(d.get("advantage")),
+            not_computed=d.get("not_computed"),
+            holds=bool(d.get("holds", holds)),
+            reason=d.get("reason"),
+            recorded=cls._of(recorded) if recorded else None,
+        )
+
+
+@dataclass(frozen=True)
 class LedgerCheck:
     """What :func:`privpost.verify_ledger` found: every entry re-verified, the
     figure's releases and the compositions its manifest declares. A claim that
@@ -192,12 +232,17 @@ class LedgerCheck:
     entries: Tuple[LedgerEntry, ...]
     releases: Tuple[Release, ...]
     composed: Tuple[Composition, ...]
+    #: each private release's attack risk, recomputed and set beside the record
+    attack_risk: Tuple[ReleaseRisk, ...] = ()
+    #: whether the manifest records attack risks at all
+    attack_risk_recorded: bool = False
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def holds(self) -> bool:
-        """Whether every entry's claim follows from its event."""
-        return all(e.holds for e in self.entries)
+        """Whether every entry's claim follows from its event and every recorded
+        attack risk holds on recheck."""
+        return all(e.holds for e in self.entries) and all(r.holds for r in self.attack_risk)
 
     def to_dict(self) -> Dict[str, Any]:
         """The check as ``privpost account --manifest FILE --json`` prints it
@@ -241,6 +286,8 @@ class LedgerCheck:
                 )
                 for c in d["composed"]
             ),
+            attack_risk=tuple(ReleaseRisk._of(r) for r in d.get("attack_risk", [])),
+            attack_risk_recorded=bool(d.get("attack_risk_recorded", False)),
             _raw=d,
         )
 

@@ -67,6 +67,21 @@ def test_verify_ledger_gives_the_clis_check(tmp_path):
     assert [e.pop("reason") for e in got["entries"]] == [None] * len(check.entries)
     assert got == expected
     assert [r.series for r in check.releases] == [r["series"] for r in expected["releases"]]
+    # each private release's attack risk: recorded at the run, rechecked, holding
+    private = [r for r in check.releases if r.private]
+    assert check.attack_risk_recorded and len(check.attack_risk) == len(private)
+    for r in check.attack_risk:
+        assert isinstance(r, privpost.ReleaseRisk) and r.holds and r.recorded is not None
+        assert set(r.tpr_at_fpr) == {1e-3, 1e-2, 1e-1} and r.recorded.tpr_at_fpr == r.tpr_at_fpr
+        assert 0 <= r.advantage <= 1
+    # a record showing the attacker weaker than its event allows does not hold
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["attack_risk"][0]["advantage"] /= 2
+    weak = tmp_path / "weak.json"
+    weak.write_text(json.dumps(manifest))
+    check = privpost.verify_ledger(weak)
+    assert not check.holds and not check.attack_risk[0].holds
+    assert "advantage recorded" in check.attack_risk[0].reason
     # two entries tagged as released together, one claim halved: composed, and refuted
     ledger = json.loads((folder / "manifest.json").read_text())["privacy"]
     ledger[0]["released_with"] = ledger[1]["released_with"] = "both"

@@ -11,6 +11,7 @@ use super::error::ApiError;
 use crate::privacy::event::Event;
 use crate::privacy::event_account::{self, Answer};
 use crate::privacy::ledger::{Entry, PLD_SLACK};
+pub use crate::privacy::tradeoff::TprAtFpr;
 use crate::privacy::tradeoff::{Curve, Method};
 
 /// The version of the event file format.
@@ -72,13 +73,6 @@ pub struct AttackRisk {
     pub bayes_risk: f64,
     /// The curve: (α, β(α)) at 100 α from 10⁻⁶ to 1.
     pub curve: Vec<[f64; 2]>,
-}
-
-/// One point read off a trade-off curve.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct TprAtFpr {
-    pub fpr: f64,
-    pub tpr: f64,
 }
 
 /// The attack risk of `event` (see [`AttackRisk`]), or why there is none.

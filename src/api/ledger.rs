@@ -9,6 +9,11 @@
 //! composed with it); other entries are alternatives (methods, ε, data) and
 //! are not composed with each other. Entries the manifest tags as released
 //! together (`released_with`) are composed by basic composition.
+//!
+//! Attack risk: each private release's trade-off numbers (μ, TPR at FPR,
+//! advantage; `privacy::release_risk`) are recomputed from its event and
+//! set beside the ones the manifest recorded; a record that shows the attacker
+//! weaker than the recomputed curve does not hold.
 
 use std::path::Path;
 
@@ -18,6 +23,7 @@ use super::account::{verify, Verification};
 use super::error::ApiError;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::Entry;
+use crate::privacy::release_risk::{release_of, release_risks, ReleaseRisk};
 use crate::results::manifest::{read_value, Manifest};
 
 /// One ledger entry: its claim beside the ε recomputed from its event (the
@@ -62,6 +68,21 @@ pub struct Composed {
     pub delta: f64,
 }
 
+/// One private release's attack risk: recomputed from its event, beside the record
+/// the manifest holds for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RiskCheck {
+    #[serde(flatten)]
+    pub recomputed: ReleaseRisk,
+    /// What the manifest recorded (absent in manifests written before privpost
+    /// recorded attack risks).
+    pub recorded: Option<ReleaseRisk>,
+    /// False when the record shows the attacker weaker than the recomputed curve, or
+    /// a manifest that records attack risks has none for this release.
+    pub holds: bool,
+    pub reason: Option<String>,
+}
+
 /// The answer of [`verify_ledger`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LedgerCheck {
@@ -71,48 +92,55 @@ pub struct LedgerCheck {
     pub entries: Vec<EntryCheck>,
     pub releases: Vec<Release>,
     pub composed: Vec<Composed>,
+    /// Whether the manifest records attack risks at all.
+    pub attack_risk_recorded: bool,
+    pub attack_risk: Vec<RiskCheck>,
 }
 
 impl LedgerCheck {
-    /// The reasons of the claims that do not hold, in ledger order.
+    /// The reasons of the claims that do not hold, in ledger order, then those of
+    /// the attack-risk records.
     pub fn failures(&self) -> Vec<&str> {
         self.entries
             .iter()
             .filter_map(|e| e.verification.reason.as_deref())
+            .chain(self.attack_risk.iter().filter_map(|r| r.reason.as_deref()))
             .collect()
     }
 }
 
-/// The key of a series label that marks a running checkpoint of one chain: the
-/// entries that differ only in it are one release, made at the last checkpoint.
-const CHECKPOINT_KEYS: [&str; 1] = ["iteration"];
-
-/// A series label without its checkpoint pair, and the checkpoint's value.
-fn release_of(series: &str) -> (String, Option<f64>) {
-    let mut at = None;
-    let kept: Vec<&str> = series
-        .split(',')
-        .map(str::trim)
-        .filter(|p| {
-            let checkpoint = p.split_once('=').and_then(|(k, v)| {
-                CHECKPOINT_KEYS
-                    .contains(&k.trim())
-                    .then(|| v.trim().parse::<f64>().ok())
-                    .flatten()
-            });
-            if let Some(v) = checkpoint {
-                at = Some(v);
+/// The recomputed attack risks beside the recorded ones (`recorded` is `None` for a
+/// manifest that records none).
+fn check_risks(entries: &[Entry], recorded: Option<&[ReleaseRisk]>) -> Vec<RiskCheck> {
+    release_risks(entries)
+        .into_iter()
+        .map(|recomputed| {
+            let record = recorded.and_then(|r| r.iter().find(|x| x.entry == recomputed.entry));
+            let reason = match (recorded, record) {
+                (None, _) => None,
+                (Some(_), None) => Some(format!(
+                    "{}: the manifest records attack risks but none for this release",
+                    recomputed.release
+                )),
+                (Some(_), Some(r)) => r.understates(&recomputed),
+            };
+            RiskCheck {
+                holds: reason.is_none(),
+                reason,
+                recorded: record.cloned(),
+                recomputed,
             }
-            checkpoint.is_none()
         })
-        .collect();
-    (kept.join(", "), at)
+        .collect()
 }
 
 /// The ledger entries of a manifest file or folder: read as a manifest is (a
 /// size cap, no pipe found in a folder, no key twice), then typed — a whole
-/// manifest, or a ledger alone (`{"privacy": [...]}`).
-fn read_entries(path: &Path, file: &str) -> Result<Vec<Entry>, ApiError> {
+/// manifest, or a ledger alone (`{"privacy": [...]}`) — with the attack risks it
+/// records (`None` when it records none).
+type Read = (Vec<Entry>, Option<Vec<ReleaseRisk>>);
+
+fn read_entries(path: &Path, file: &str) -> Result<Read, ApiError> {
     let (_, value) = read_value(path).map_err(|e| {
         if e.missing {
             ApiError::not_found("manifest", e.path.clone(), e.to_string())
@@ -121,20 +149,24 @@ fn read_entries(path: &Path, file: &str) -> Result<Vec<Entry>, ApiError> {
         }
     })?;
     if let Ok(manifest) = serde_json::from_value::<Manifest>(value.clone()) {
-        return Ok(manifest.privacy);
+        let risks = (!manifest.attack_risk.is_empty()).then_some(manifest.attack_risk);
+        return Ok((manifest.privacy, risks));
     }
     #[derive(Deserialize)]
     struct Ledger {
         privacy: Option<Vec<Entry>>,
+        attack_risk: Option<Vec<ReleaseRisk>>,
     }
     let ledger: Ledger = serde_json::from_value(value).map_err(|e| {
         ApiError::input("manifest", format!("{file}: key `privacy`: {e}")).with_key("privacy")
     })?;
-    ledger.privacy.ok_or_else(|| {
+    let risks = ledger.attack_risk.filter(|r| !r.is_empty());
+    let entries = ledger.privacy.ok_or_else(|| {
         ApiError::input("manifest", format!(
             "{file}: no `privacy` ledger (allowed: a manifest.json written by `privpost run`, or an object with its `privacy` list)"
         )).with_key("privacy")
-    })
+    })?;
+    Ok((entries, risks))
 }
 
 /// Every ledger entry of the manifest at `path` (a file, or a figure's folder)
@@ -148,7 +180,7 @@ pub fn verify_ledger(path: &Path) -> Result<LedgerCheck, ApiError> {
     }
     .display()
     .to_string();
-    let entries = read_entries(path, &file)?;
+    let (entries, recorded) = read_entries(path, &file)?;
     let mut checks = Vec::new();
     // releases in order of first appearance
     let mut releases: Vec<Release> = Vec::new();
@@ -207,6 +239,8 @@ pub fn verify_ledger(path: &Path) -> Result<LedgerCheck, ApiError> {
     }
     Ok(LedgerCheck {
         file,
+        attack_risk_recorded: recorded.is_some(),
+        attack_risk: check_risks(&entries, recorded.as_deref()),
         entries: checks,
         releases,
         composed,
@@ -215,7 +249,7 @@ pub fn verify_ledger(path: &Path) -> Result<LedgerCheck, ApiError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{release_of, verify_ledger};
+    use super::verify_ledger;
 
     #[test]
     fn a_reference_manifest_verifies_typed() {
@@ -231,23 +265,18 @@ mod tests {
         // no checkpoints: one release per entry, and nothing composed
         assert_eq!(check.releases.len(), check.entries.len());
         assert!(check.composed.is_empty());
+        // written before attack risks were recorded: recomputed, nothing to hold against
+        assert!(!check.attack_risk_recorded);
+        assert!(!check.attack_risk.is_empty());
+        assert!(check
+            .attack_risk
+            .iter()
+            .all(|r| r.holds && r.recorded.is_none() && r.recomputed.advantage.is_some()));
         // an infer manifest has no figure ledger: refused, naming the key
         let infer = path.with_file_name("e1b8e2a-infer.json");
         let e = verify_ledger(&infer).expect_err("no figure ledger");
         assert_eq!(e.argument, Some("manifest"));
         let missing = verify_ledger(&path.with_file_name("none.json")).expect_err("missing");
         assert_eq!(missing.kind, crate::api::ErrorKind::NotFound);
-    }
-
-    #[test]
-    fn checkpoints_are_one_release() {
-        assert_eq!(
-            release_of("method=dp_mcmc, iteration=200"),
-            ("method=dp_mcmc".into(), Some(200.0))
-        );
-        assert_eq!(
-            release_of("method=x, epsilon=1"),
-            ("method=x, epsilon=1".into(), None)
-        );
     }
 }

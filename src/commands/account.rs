@@ -416,6 +416,39 @@ fn ledger(check: &LedgerCheck, json_out: bool) -> Result<(), CommandError> {
             crate::numeric::sig(c.delta)
         ));
     }
+    lines.push(format!(
+        "attack risk of each private release ({}; μ-GDP over error rates ≥ 1e-10, the attacker's TPR at FPR 0.01, the advantage max TPR − FPR):",
+        if check.attack_risk_recorded {
+            "recorded in the manifest and recomputed from the events"
+        } else {
+            "recomputed from the events; this manifest records none"
+        }
+    ));
+    for r in &check.attack_risk {
+        let x = &r.recomputed;
+        let numbers = match &x.not_computed {
+            Some(why) => format!("not computed: {why}"),
+            None => format!(
+                "μ = {}, TPR = {}, advantage = {} ({})",
+                x.mu.map_or(
+                    "none (the attacker errs < 1e-10)".into(),
+                    crate::numeric::sig
+                ),
+                x.tpr(1e-2).map_or("-".into(), crate::numeric::sig),
+                x.advantage.map_or("-".into(), crate::numeric::sig),
+                x.method.map_or("", |m| m.describe()),
+            ),
+        };
+        lines.push(format!(
+            "  {}: {numbers}{}",
+            x.release,
+            match &r.reason {
+                Some(why) => format!(" — DOES NOT HOLD: {why}"),
+                None if r.recorded.is_some() => " — record holds".into(),
+                None => String::new(),
+            }
+        ));
+    }
     let mut value = serde_json::to_value(check).map_err(|e| CommandError::failed(e.to_string()))?;
     value["schema"] = json!(OUTPUT_SCHEMA);
     value["question"] = json!("manifest");

@@ -389,11 +389,57 @@ pub(super) fn provenance(h: &mut String, m: &Manifest) {
     let ledger = ledger_summary(m);
     let _ = writeln!(
         h,
-        "<tr><th>privacy ledger</th><td>{}</td></tr></table>",
+        "<tr><th>privacy ledger</th><td>{}</td></tr>",
         ledger
             .iter()
             .map(|l| escape(l))
             .collect::<Vec<_>>()
             .join("<br>")
     );
+    let _ = writeln!(
+        h,
+        "<tr><th>attack risk</th><td>{}</td></tr></table>",
+        attack_risk(m)
+    );
+}
+
+/// Each private release's guarantee beside what an attacker can do against it (μ-GDP
+/// and the TPR at FPR 10⁻², as the run recorded them), folded away: a figure can
+/// have hundreds of releases.
+fn attack_risk(m: &Manifest) -> String {
+    if m.attack_risk.is_empty() {
+        return if m.privacy.is_empty() {
+            "none (no private release)".into()
+        } else {
+            "not recorded (a manifest written before privpost recorded attack risks: `privpost account --manifest` computes them)".into()
+        };
+    }
+    let mut rows = String::new();
+    for r in &m.attack_risk {
+        let claim = m
+            .privacy
+            .iter()
+            .find(|e| e.series == r.entry)
+            .map_or(String::new(), |e| e.guarantee.short_text());
+        let (mu, tpr) = match &r.not_computed {
+            Some(why) => (format!("not computed: {why}"), String::new()),
+            None => (
+                r.mu.map_or("none (errs < 1e-10)".into(), crate::numeric::sig),
+                r.tpr(1e-2).map_or(String::new(), crate::numeric::sig),
+            ),
+        };
+        let _ = write!(
+            rows,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&r.release),
+            escape(&claim),
+            escape(&mu),
+            escape(&tpr)
+        );
+    }
+    format!(
+        "<details><summary>{} private release{}: μ-GDP and the attacker's TPR at FPR 0.01 beside each guarantee (tradeoff.png draws the curves; docs/privacy.md explains them)</summary><table><tr><th>release</th><th>guarantee</th><th>μ</th><th>TPR at FPR 0.01</th></tr>{rows}</table></details>",
+        m.attack_risk.len(),
+        if m.attack_risk.len() == 1 { "" } else { "s" }
+    )
 }

@@ -11,6 +11,7 @@ pub mod grid;
 pub mod overlay;
 pub mod style;
 pub mod trace;
+pub mod tradeoff;
 
 use std::path::Path;
 use std::sync::Once;

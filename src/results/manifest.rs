@@ -148,6 +148,11 @@ pub struct Manifest {
     /// One entry per series or grid point: events, composition, guarantee, conditions.
     #[serde(default)]
     pub privacy: Vec<Entry>,
+    /// What a membership attacker can do against each private release of the ledger
+    /// (μ-GDP, TPR at FPR, advantage: `privacy::release_risk`); empty in manifests
+    /// written before privpost recorded it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attack_risk: Vec<crate::privacy::release_risk::ReleaseRisk>,
     /// The layout of the kept posterior draws (`draws.csv`), when the run keeps them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draws: Option<crate::results::draws::Layout>,

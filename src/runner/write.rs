@@ -198,6 +198,13 @@ pub(super) fn folder(
         figure: id.clone(),
         source,
     })?;
+    // what an attacker can do against each release, and its trade-off plot
+    let attack_risk = crate::privacy::release_risk::release_risks(&privacy);
+    let events: Vec<(&str, &crate::privacy::event::Event)> = privacy
+        .iter()
+        .map(|e| (e.series.as_str(), &e.event))
+        .collect();
+    crate::plot::tradeoff::render(tmp, &id, &attack_risk, &events)?;
     let manifest = Manifest {
         figure: id.clone(),
         description: resolved.description.clone(),
@@ -244,6 +251,7 @@ pub(super) fn folder(
         ]
         .into_iter()
         .collect(),
+        attack_risk,
         privacy,
         draws: out.draws.as_ref().map(|(l, _)| l.clone()),
         details: figure.manifest_details(),

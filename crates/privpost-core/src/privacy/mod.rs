@@ -18,6 +18,7 @@ pub mod ledger;
 pub mod noise;
 pub mod pld;
 pub mod rdp;
+pub mod release_risk;
 pub mod search;
 pub mod sg_mcmc;
 pub mod tradeoff;

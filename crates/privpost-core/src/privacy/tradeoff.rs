@@ -44,8 +44,12 @@
 //!   smallest β meeting both, the largest over the orders. This is the conversion of
 //!   one RDP statement that riskcal implements (citing Zhu, Dong, Wang 2022,
 //!   Appendix F.1), checked against it in `tests/reference/tradeoff_rdp_riskcal.tsv`.
-//!   The profile it implies, δ(ε) = max_α(1 − e^ε α − β(α)), gives the advantage and
-//!   the Bayes risk. Loose for the mechanism behind it, as any RDP bound is.
+//!   Order 1 bounds the KL divergence, and the same argument holds with the two
+//!   Bernoulli KL divergences. An event that also has a pure ε (many Laplace releases
+//!   past the grid's budget) or a theorem's (ε, δ) keeps those lines too, and the RDP
+//!   statements below its pure ε. The profile it implies, δ(ε) = max_α(1 − e^ε α −
+//!   β(α)), gives the advantage and the Bayes risk. Loose for the mechanism behind it,
+//!   as any RDP bound is.
 //! - `epsilon_delta`: only (ε, δ) statements are known (a pure ε, a theorem's
 //!   (ε, δ)): the curve of each point, the largest of them; exact for the statement,
 //!   loose for the mechanism behind it.
@@ -83,7 +87,7 @@ use super::laplace_pld::{self, Composed};
 use crate::numeric::quadrature::GaussLegendre;
 
 /// How a curve's profile was computed (module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     GaussianExact,
@@ -102,10 +106,19 @@ impl Method {
             Method::LaplaceQuadrature => "exact PLD (quadrature)",
             Method::PldGrid => "PLD, rounded-up grid (a lower bound on the curve)",
             Method::PldConnectDots => "PLD, connected dots (a lower bound on the curve)",
-            Method::RdpConversion => "from Rényi DP statements (a lower bound on the curve)",
+            Method::RdpConversion => {
+                "from Rényi-DP (and ε) statements (a lower bound on the curve)"
+            }
             Method::EpsilonDelta => "from (ε, δ) statements (a lower bound on the curve)",
         }
     }
+}
+
+/// The attacker's largest TPR at one FPR.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TprAtFpr {
+    pub fpr: f64,
+    pub tpr: f64,
 }
 
 /// Why an event has no curve here.
@@ -133,9 +146,13 @@ enum Profile {
     Max(Vec<Profile>),
     /// (ε, δ) statements, each holding.
     Points(Vec<(f64, f64)>),
-    /// (λ, ε_λ)-RDP statements (λ > 1), each holding: β(α) by the data-processing
-    /// bound ([`rdp_beta`]), δ(ε) as its conjugate.
-    Rdp(Vec<(f64, f64)>),
+    /// (λ, ε_λ)-RDP statements (λ ≥ 1; λ = 1 bounds the KL divergence) and (ε, δ)
+    /// statements, each holding: β(α) the largest of their bounds ([`rdp_beta`],
+    /// the points' lines), δ(ε) as its conjugate.
+    Rdp {
+        rdp: Vec<(f64, f64)>,
+        points: Vec<(f64, f64)>,
+    },
 }
 
 /// Φ(x), the standard normal CDF.
@@ -190,11 +207,12 @@ impl Profile {
                 .iter()
                 .map(|&(e, d)| point_delta(e, d, eps))
                 .fold(1.0, f64::min),
-            Profile::Rdp(points) => {
+            Profile::Rdp { rdp, points } => {
                 // β is convex, so 1 − e^ε α − β(α) is concave in α; the search's
                 // bracket (10⁻¹⁰) can cost at most its width times the slope, added
                 let e = eps.exp();
-                let best = golden_max(|a| 1.0 - e * a - rdp_curve_beta(points, a), 0.0, 1.0);
+                let beta = |a: f64| rdp_curve_beta(rdp, a).max(points_beta(points, a));
+                let best = golden_max(|a| 1.0 - e * a - beta(a), 0.0, 1.0);
                 (best + 1e-10 * (1.0 + e)).clamp(0.0, 1.0)
             }
         }
@@ -231,6 +249,18 @@ impl Profile {
     }
 }
 
+/// β(α) of (ε, δ) statements: the largest of their two lines (0 without statements).
+fn points_beta(points: &[(f64, f64)], alpha: f64) -> f64 {
+    points
+        .iter()
+        .map(|&(e, d)| {
+            let t1 = 1.0 - d - e.exp() * alpha;
+            let t2 = (-e).exp() * (1.0 - d - alpha);
+            t1.max(t2)
+        })
+        .fold(0.0, f64::max)
+}
+
 /// The profile of one (ε₀, δ₀) statement at ε ≥ 0: δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)/(1 + e^{ε₀})
 /// below ε₀ (the hockey stick of the pair that attains the statement's curve), δ₀ above.
 fn point_delta(e0: f64, d0: f64, eps: f64) -> f64 {
@@ -243,6 +273,25 @@ fn point_delta(e0: f64, d0: f64, eps: f64) -> f64 {
 
 /// The most RDP statements a curve keeps (each β(α) costs a bisection per statement).
 const MAX_RDP_ORDERS: usize = 256;
+
+/// The event's RDP statements at the accountant's orders and its own (order 1 is a
+/// KL bound), at most [`MAX_RDP_ORDERS`] (evenly thinned: fewer statements give a
+/// curve below, still valid, and neighbouring orders nearly the same bound). With a
+/// pure ε, only the statements below it add anything (pure ε-DP is (λ, ε)-RDP at
+/// every order), so only they are kept.
+fn rdp_statements(event: &Event, pure: Option<f64>) -> Vec<(f64, f64)> {
+    let mut rdp: Vec<(f64, f64)> = super::event_account::orders_of(event)
+        .into_iter()
+        .filter(|&a| a >= 1.0)
+        .filter_map(|a| Some((a, event.rdp_epsilon(a)?)))
+        .filter(|&(_, r)| r.is_finite() && r >= 0.0 && pure.is_none_or(|e| r < e * (1.0 - 1e-12)))
+        .collect();
+    if rdp.len() > MAX_RDP_ORDERS {
+        let k = rdp.len().div_ceil(MAX_RDP_ORDERS);
+        rdp = rdp.into_iter().step_by(k).collect();
+    }
+    rdp
+}
 
 /// ln(e^x + e^y).
 fn ln_add(x: f64, y: f64) -> f64 {
@@ -274,6 +323,12 @@ fn rdp_bracket(order: f64, rdp: f64, alpha: f64, bracket: (f64, f64), steps: u32
     let (la, lna) = (alpha.ln(), (-alpha).ln_1p());
     let exceeds = |beta: f64| {
         let (lb, lnb) = (beta.ln(), (-beta).ln_1p());
+        if order == 1.0 {
+            // KL(Bern(α) ‖ Bern(1 − β)) and KL(Bern(1 − β) ‖ Bern(α))
+            let k1 = alpha * (la - lnb) + (1.0 - alpha) * (lna - lb);
+            let k2 = (1.0 - beta) * (lnb - la) + beta * (lb - lna);
+            return k1.max(k2) > rdp;
+        }
         let g1 = ln_add(l * la + (1.0 - l) * lnb, l * lna + (1.0 - l) * lb);
         let g2 = ln_add(l * lnb + (1.0 - l) * la, l * lb + (1.0 - l) * lna);
         g1.max(g2) > bound
@@ -404,22 +459,33 @@ impl Curve {
         if let Some(curve) = Curve::tight(event)? {
             return Ok(curve);
         }
-        if let Some(e) = event.pure_epsilon() {
-            return Ok(Curve::epsilon_delta(vec![(e, 0.0)]));
+        let mut points = Vec::new();
+        let pure = event.pure_epsilon();
+        if let Some(e) = pure {
+            points.push((e, 0.0));
         }
         if let Event::GibbsPosterior { epsilon, delta, .. }
         | Event::SmoothedHellinger { epsilon, delta } = event
         {
-            return Ok(Curve::epsilon_delta(vec![(*epsilon, *delta)]));
+            points.push((*epsilon, *delta));
         }
-        Curve::from_rdp(event)
+        let rdp = rdp_statements(event, pure);
+        match (points.is_empty(), rdp.is_empty()) {
+            (true, true) => Err(NoCurve(
+                "the event has no pure ε, (ε, δ) theorem, PLD or Rényi-DP statement".into(),
+            )),
+            (false, true) => Ok(Curve::epsilon_delta(points)),
+            _ => Ok(Curve::new(
+                Profile::Rdp { rdp, points },
+                Method::RdpConversion,
+            )),
+        }
     }
 
     /// The PLD curves (module docs), `None` where none applies — several Laplace
     /// releases with Gaussian ones (each δ(ε) of the grid would be a Gaussian closed
-    /// form per grid point: too slow for the curve's thousands), or a Poisson
-    /// composition whose grid or FFT would exceed its cap — which then take the RDP
-    /// conversion.
+    /// form per grid point: too slow for the curve's thousands), or a Laplace grid or
+    /// Poisson composition past its budget — which then take the statements' curve.
     fn tight(event: &Event) -> Result<Option<Self>, NoCurve> {
         if let Some((laplace, loss_mean)) = event.laplace_gaussian_parts() {
             let parts: Vec<(f64, u64)> = laplace
@@ -441,10 +507,11 @@ impl Curve {
                 )),
                 _ if loss_mean > 0.0 => None,
                 _ => {
-                    let composed = laplace_pld::grid(&parts, GRID_SLACK)
-                        .map_err(|e| NoCurve(format!("the PLD grid: {e}")))?
-                        .expect("a Laplace part");
-                    Some(Curve::new(Profile::losses(&composed), Method::PldGrid))
+                    // a grid past its budget leaves the curve to the statements
+                    laplace_pld::grid(&parts, GRID_SLACK)
+                        .ok()
+                        .flatten()
+                        .map(|composed| Curve::new(Profile::losses(&composed), Method::PldGrid))
                 }
             });
         }
@@ -458,29 +525,6 @@ impl Curve {
             }
             _ => None,
         })
-    }
-
-    /// The curve of the event's RDP statements at the accountant's orders and its own
-    /// (at most [`MAX_RDP_ORDERS`], evenly thinned).
-    fn from_rdp(event: &Event) -> Result<Self, NoCurve> {
-        let mut rdp: Vec<(f64, f64)> = super::event_account::orders_of(event)
-            .into_iter()
-            .filter(|&a| a > 1.0)
-            .filter_map(|a| Some((a, event.rdp_epsilon(a)?)))
-            .filter(|&(_, r)| r.is_finite() && r >= 0.0)
-            .collect();
-        if rdp.len() > MAX_RDP_ORDERS {
-            // every k-th statement: fewer statements give a curve below (still valid),
-            // neighbouring orders give nearly the same bound
-            let k = rdp.len().div_ceil(MAX_RDP_ORDERS);
-            rdp = rdp.into_iter().step_by(k).collect();
-        }
-        if rdp.is_empty() {
-            return Err(NoCurve(
-                "the event has no pure ε, (ε, δ) theorem, PLD or Rényi-DP statement".into(),
-            ));
-        }
-        Ok(Curve::new(Profile::Rdp(rdp), Method::RdpConversion))
     }
 
     /// T Poisson-subsampled Gaussian steps (rate q, noise multiplier σ): both
@@ -523,15 +567,10 @@ impl Curve {
         }
         match &self.profile {
             Profile::Gaussian { mu } => gaussian_beta(*mu, alpha),
-            Profile::Rdp(points) => rdp_curve_beta(points, alpha),
-            Profile::Points(points) => points
-                .iter()
-                .map(|&(e, d)| {
-                    let t1 = 1.0 - d - e.exp() * alpha;
-                    let t2 = (-e).exp() * (1.0 - d - alpha);
-                    t1.max(t2)
-                })
-                .fold(0.0, f64::max),
+            Profile::Rdp { rdp, points } => {
+                rdp_curve_beta(rdp, alpha).max(points_beta(points, alpha))
+            }
+            Profile::Points(points) => points_beta(points, alpha),
             _ => {
                 let t1 = |e: f64| 1.0 - self.delta(e) - e.exp() * alpha;
                 let t2 = |e: f64| (-e).exp() * (1.0 - self.delta(e) - alpha);
@@ -839,7 +878,13 @@ mod tests {
             .filter(|&a| a > 1.0)
             .map(|a| (a, a / (2.0 * sigma * sigma)))
             .collect();
-        let rdp = Curve::new(Profile::Rdp(points), Method::RdpConversion);
+        let rdp = Curve::new(
+            Profile::Rdp {
+                rdp: points,
+                points: Vec::new(),
+            },
+            Method::RdpConversion,
+        );
         let exact = Curve::gaussian(1.0 / sigma);
         for alpha in [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.9] {
             let (r, e) = (rdp.beta(alpha), exact.beta(alpha));
@@ -863,6 +908,29 @@ mod tests {
         assert_eq!(curve.method, Method::RdpConversion);
         // its listed order (2.55, off the accountant's grid) is the one used
         assert_eq!(curve.beta(0.1), rdp_beta(2.55, 0.25, 0.1));
+    }
+
+    /// Order 1 (a KL bound) is the limit of the Rényi bound as λ → 1, and is valid:
+    /// below the exact curve of a Gaussian mechanism whose KL divergence it states.
+    #[test]
+    fn kl_statements_are_the_order_one_limit() {
+        let kl = 0.125; // Gaussian, σ = 2: KL = 1/(2σ²)
+        for alpha in [1e-3, 1e-2, 0.1, 0.5] {
+            let (at_one, near) = (rdp_beta(1.0, kl, alpha), rdp_beta(1.0 + 1e-7, kl, alpha));
+            assert!(
+                (at_one - near).abs() < 1e-5,
+                "α {alpha}: {at_one} vs {near}"
+            );
+            assert!(at_one <= gaussian_beta(0.5, alpha) + 1e-12);
+        }
+        // many Laplace releases past the grid's budget: their pure ε and RDP together
+        let many = event(
+            r#"{"mechanism": "repeat", "times": 100000, "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 2000}}"#,
+        );
+        let curve = Curve::of_event(&many).expect("curve");
+        assert_eq!(curve.method, Method::RdpConversion);
+        let pure = Curve::epsilon_delta(vec![(50.0, 0.0)]);
+        assert!(curve.beta(1e-2) > pure.beta(1e-2));
     }
 
     #[test]
@@ -1024,16 +1092,17 @@ mod tests {
         let mu = sh.mu().expect("a μ over the range");
         assert!(mu > 1.5 && mu < 1.7, "{mu}");
         assert!((sh.beta(0.0) - 1.0).abs() < 1e-15 && (sh.beta(1e-12) - (1.0 - 1e-6)).abs() < 1e-9);
-        // several Laplace releases with a Gaussian: declined, not slow
+        // several Laplace releases with a Gaussian: the RDP conversion, below the
+        // Gaussian part's own curve (composing can only help the attacker)
         let mixed = event(
             r#"{"mechanism": "compose", "composition": "sequential", "parts": [
             {"mechanism": "repeat", "times": 2, "event": {"mechanism": "laplace", "l1_sensitivity": 1, "scale": 1}},
             {"mechanism": "gaussian", "l2_sensitivity": 1, "sigma": 1}]}"#,
         );
-        assert!(Curve::of_event(&mixed)
-            .unwrap_err()
-            .0
-            .contains("not computed yet"));
+        let curve = Curve::of_event(&mixed).expect("curve");
+        assert_eq!(curve.method, Method::RdpConversion);
+        let b = curve.beta(1e-2);
+        assert!(b > 0.0 && b < gaussian_beta(1.0, 1e-2), "{b}");
         let e = Curve::of_event(&Event::NonPrivate).unwrap_err();
         assert!(e.0.contains("non-private"));
     }
