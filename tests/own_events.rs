@@ -445,7 +445,7 @@ fn built_in_score_files_give_the_audits_own_bounds() {
     let t = rows(&dir.join("summary.csv"));
     let h = header(&dir.join("summary.csv"));
     let c = |n: &str| h.iter().position(|x| x == n).unwrap();
-    let mut checked = 0;
+    let (mut checked, mut below) = (0, 0);
     for r in t.iter().filter(|r| !r[c("scores_file")].is_empty()) {
         let claim = match r[c("claim")].as_str() {
             "pure" => format!("epsilon={}", r[c("claim_epsilon")]),
@@ -483,9 +483,22 @@ fn built_in_score_files_give_the_audits_own_bounds() {
             o.status.code(),
             Some(if r[c("verdict")] == "PASS" { 0 } else { 1 })
         );
+        // the audit on the curve: a correct mechanism leaves no point below its
+        // claimed curve; broken ones do
+        let violations = v["tradeoff"]["violations"].as_u64().unwrap();
+        if r[c("verdict")] == "PASS" {
+            assert_eq!(violations, 0, "{}: {v}", r[c("scores_file")]);
+        } else if violations > 0 {
+            below += 1;
+        }
+        assert!(v["tradeoff"]["mu_lower"].as_f64().unwrap() >= 0.0);
         checked += 1;
     }
     assert!(checked >= 10, "{checked} score files");
+    assert!(
+        below >= 1,
+        "no broken mechanism fell below its claimed curve"
+    );
     // the half-scale Laplace is exactly 2-DP: its scores pass ε = 2 and fail ε = 1
     // (float rounding of the exact log ratio once made it fail ε = 2)
     let half = dir.join("scores-laplace_counts-statistical-half_scale.csv");
@@ -499,6 +512,24 @@ fn built_in_score_files_give_the_audits_own_bounds() {
         ]);
         assert_eq!(o.status.code(), Some(code), "{claim}: {}", stdout(&o));
     }
+    // --plot draws the claimed curve beside the points; the violations are named
+    let o = privpost(&[
+        "audit",
+        "--samples",
+        half.to_str().unwrap(),
+        "--claim",
+        "epsilon=1",
+        "--plot",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("below the claim: score"),
+        "{}",
+        stdout(&o)
+    );
+    let svg = std::fs::read_to_string(out.path().join("audit-tradeoff.svg")).unwrap();
+    assert!(svg.contains("claimed curve") && out.path().join("audit-tradeoff.png").is_file());
 }
 
 /// Scores carrying a few ulps of rounding give the same verdict as exact ones, and
@@ -914,5 +945,96 @@ fn an_event_answer_carries_its_attack_risk() {
         assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
         assert!(stderr(&o).contains(names), "{flag} {value}: {}", stderr(&o));
         assert!(o.stdout.is_empty(), "{flag} {value}: printed an answer");
+    }
+}
+
+/// `account --event E --target-tpr T --at-fpr F` (and `--target-advantage A`)
+/// calibrates to an attack risk: the largest pure ε and μ-GDP meeting it (closed
+/// forms), and the smallest factor on the event's noise that does — checked forward.
+/// Targets no noise can reach, or that no noise is needed for, exit 2 naming the
+/// option, with nothing on stdout.
+#[test]
+fn account_calibrates_to_a_target_attack_risk() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "gauss.json",
+        r#"{"mechanism": "gaussian", "l2_sensitivity": 1, "sigma": 1}"#,
+    );
+    let o = privpost(&[
+        "account",
+        "--event",
+        &f,
+        "--target-tpr",
+        "0.05",
+        "--at-fpr",
+        "0.01",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["question"], "calibrate");
+    assert_eq!(v["target"]["kind"], "tpr");
+    // ε = max(ln(T/F), ln((1 − F)/(1 − T))) = ln 5
+    let eps = v["pure_epsilon"].as_f64().unwrap();
+    assert!((eps - 5f64.ln()).abs() < 1e-12, "{v}");
+    // μ = Φ⁻¹(0.99) − Φ⁻¹(0.95) = 2.326348 − 1.644854
+    let mu = v["gdp_mu"].as_f64().unwrap();
+    assert!((mu - 0.681494).abs() < 1e-6, "{v}");
+    // the Gaussian mechanism meets it at σ = 1/μ: the factor is that, rounded up
+    let c = v["noise_factor"].as_f64().unwrap();
+    assert!(c >= 1.0 / mu && c <= 1.0011 / mu, "{v}");
+    assert_eq!(v["calibrated_event"]["sigma"].as_f64().unwrap(), c);
+    let tpr = v["attack"]["tpr_at_fpr"][1]["tpr"].as_f64().unwrap();
+    assert!(tpr <= 0.05 && tpr > 0.0499, "{v}");
+    let o = privpost(&["account", "--event", &f, "--target-advantage", "0.2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("calibrated to the advantage ≤ 0.2"),
+        "{}",
+        stdout(&o)
+    );
+    // an event whose noise cannot be scaled: the closed forms, and a warning
+    let r = write(
+        dir.path(),
+        "rdp.json",
+        r#"{"mechanism": "rdp_curve", "posterior": "p", "parameters": {}, "points": [[2, 0.1]]}"#,
+    );
+    let o = privpost(&[
+        "account",
+        "--event",
+        &r,
+        "--target-advantage",
+        "0.2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot be scaled"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["noise_factor"].is_null() && v["gdp_mu"].is_f64());
+    for (args, names) in [
+        (
+            vec!["--target-tpr", "0.005", "--at-fpr", "0.01"],
+            "target_tpr = 0.005",
+        ),
+        (
+            vec!["--target-tpr", "1", "--at-fpr", "0.01"],
+            "target_tpr = 1",
+        ),
+        (vec!["--target-tpr", "0.5", "--at-fpr", "0"], "at_fpr = 0"),
+        (vec!["--target-advantage", "1"], "target_advantage = 1"),
+        (vec!["--target-advantage", "nan"], "target_advantage = NaN"),
+        (vec!["--target-tpr", "0.5"], "--at-fpr"),
+        (
+            vec!["--target-advantage", "0.1", "--target-epsilon", "1"],
+            "one target at a time",
+        ),
+    ] {
+        let mut all = vec!["account", "--event", f.as_str()];
+        all.extend(args.iter().copied());
+        let o = privpost(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(names), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{args:?}");
     }
 }

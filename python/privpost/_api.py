@@ -70,6 +70,9 @@ def account(
     alpha_max: Optional[int] = None,
     fpr: Optional[Sequence[float]] = None,
     prior: float = 0.5,
+    target_tpr: Optional[float] = None,
+    at_fpr: Optional[float] = None,
+    target_advantage: Optional[float] = None,
 ) -> AccountAnswer:
     """The privacy of an event: ε at ``delta`` by each accountant, and what an
     attacker can do (``answer.attack``: the f-DP trade-off curve, the attacker's
@@ -83,6 +86,12 @@ def account(
     ``answer.verification.holds``). Numbers may be numpy scalars.
     ``target_epsilon`` asks the inverse question: the largest number of
     repeats of the event within that ε (``answer.largest_repeat``).
+    ``target_tpr`` with ``at_fpr`` (the attacker's TPR at that FPR at most
+    ``target_tpr``), or ``target_advantage``, calibrate to an attack risk
+    (``answer.question == "calibrate"``): the largest pure ε
+    (``answer.pure_epsilon``) and μ-GDP (``answer.gdp_mu``) that meet it, and
+    the smallest factor on the event's noise scales that does
+    (``answer.noise_factor``, ``answer.calibrated_event``).
 
     >>> import privpost
     >>> a = privpost.account({"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 2.0})
@@ -97,6 +106,9 @@ def account(
     >>> repeated = {"mechanism": "repeat", "times": 100, "event": g}
     >>> privpost.account(repeated, delta=1e-5, target_epsilon=10.0).largest_repeat
     16
+    >>> c = privpost.account(g, target_tpr=0.05, at_fpr=0.01)
+    >>> round(c.gdp_mu, 4), round(c.noise_factor, 3)
+    (0.6815, 0.734)
 
     Raises InputError (a ValueError) naming the key at fault; an order search
     that ends at ``alpha_max`` warns with AccountantWarning.
@@ -115,6 +127,9 @@ def account(
             alpha_max=_integer("alpha_max", alpha_max),
             fpr=None if fpr is None else _numbers("fpr", fpr),
             prior=_number("prior", prior),
+            target_tpr=_number("target_tpr", target_tpr),
+            at_fpr=_number("at_fpr", at_fpr),
+            target_advantage=_number("target_advantage", target_advantage),
         )
     )
     for message in answer.warnings:

@@ -11,6 +11,9 @@ def account(
     alpha_max: Optional[int] = None,
     fpr: Optional[List[float]] = None,
     prior: Optional[float] = 0.5,
+    target_tpr: Optional[float] = None,
+    at_fpr: Optional[float] = None,
+    target_advantage: Optional[float] = None,
 ) -> Dict[str, Any]: ...
 def verify_ledger(manifest: str) -> Dict[str, Any]: ...
 def audit_samples(

@@ -97,7 +97,8 @@ class AccountAnswer:
 
     ``question`` is ``"forward"`` (ε of the event by each accountant),
     ``"inverse"`` (the largest number of repeats within ``target_epsilon``;
-    ``answers`` holds the forward check at it) or ``"verify"`` (a ledger entry's
+    ``answers`` holds the forward check at it), ``"calibrate"`` (a target
+    attack risk: ``pure_epsilon``, ``gdp_mu``, ``noise_factor``) or ``"verify"`` (a ledger entry's
     claim re-checked: ``verification``).
     """
 
@@ -108,6 +109,17 @@ class AccountAnswer:
     target_epsilon: Optional[float] = None
     verification: Optional[Verification] = None
     attack: Optional[AttackRisk] = None
+    #: calibration (``question == "calibrate"``): the target, e.g.
+    #: ``{"kind": "tpr", "tpr": 0.05, "fpr": 0.01}`` or ``{"kind": "advantage", …}``
+    target: Optional[Dict[str, Any]] = None
+    #: the largest pure ε whose trade-off curve meets the target
+    pure_epsilon: Optional[float] = None
+    #: the largest μ-GDP that meets it (a Gaussian mechanism: σ = Δ/μ)
+    gdp_mu: Optional[float] = None
+    #: the smallest factor on the event's noise scales that meets it (None: see warnings)
+    noise_factor: Optional[float] = None
+    #: the event with its noise scaled by ``noise_factor``
+    calibrated_event: Optional[Dict[str, Any]] = None
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -144,6 +156,11 @@ class AccountAnswer:
             target_epsilon=_opt(d.get("target_epsilon")),
             verification=verification,
             attack=AttackRisk._of(d["attack"]) if d.get("attack") else None,
+            target=d.get("target"),
+            pure_epsilon=_opt(d.get("pure_epsilon")),
+            gdp_mu=_opt(d.get("gdp_mu")),
+            noise_factor=_opt(d.get("noise_factor")),
+            calibrated_event=d.get("calibrated_event"),
             _raw=d,
         )
 
@@ -295,8 +312,12 @@ class LedgerCheck:
 @dataclass(frozen=True)
 class AuditVerdict:
     """What :func:`privpost.audit_samples` found. ``verdict`` is ``"PASS"`` or
-    ``"FAIL"`` (the audited lower bound exceeds the claim); a FAIL is an
-    answer, not an exception."""
+    ``"FAIL"`` (the audited lower bound exceeds the claim, or a threshold test's
+    trade-off point lies below the claimed curve); a FAIL is an answer, not an
+    exception. ``tradeoff`` holds the audit on the curve: ``points`` (each with
+    ``fpr``, ``fpr_upper``, ``tpr``, ``tpr_lower``, ``claimed_tpr``,
+    ``below_claim``), ``violations`` and ``mu_lower``, the empirical μ-GDP lower
+    bound."""
 
     verdict: str
     audited_epsilon: float
@@ -311,6 +332,7 @@ class AuditVerdict:
     verdict_exact_comparison: str
     score_tolerance: float
     file: str
+    tradeoff: Dict[str, Any] = field(default_factory=dict)
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -337,6 +359,7 @@ class AuditVerdict:
             verdict_exact_comparison=d["verdict_exact_comparison"],
             score_tolerance=_float(d["score_tolerance"]),
             file=d["file"],
+            tradeoff=d.get("tradeoff", {}),
             _raw=d,
         )
 

@@ -146,6 +146,9 @@ def test_numpy_and_pandas_values_are_numbers():
     v = privpost.audit_samples(s, epsilon=1.0)
     assert privpost.audit_samples(as_bool, epsilon=np.float64(1.0)) == v
     assert privpost.audit_samples(as_lists, epsilon=1) == v
+    # the audit on the curve: points with bounds, none below a correct claim's curve
+    assert v.tradeoff["violations"] == 0 and len(v.tradeoff["points"]) > 0
+    assert 0.0 <= v.tradeoff["mu_lower"] and v.passed
 
 
 def test_each_error_class_names_the_argument_and_key(tmp_path):
@@ -617,3 +620,30 @@ def test_mypy_accepts_the_package_and_a_typed_caller():
         cwd=REPO / "python", capture_output=True, text=True,
     )
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_account_calibrates_to_an_attack_risk(tmp_path):
+    """account(target_tpr=, at_fpr=) and account(target_advantage=) are
+    `account --target-tpr/--at-fpr/--target-advantage`: the largest pure ε and
+    μ-GDP meeting the target and the event's noise factor; bad targets raise
+    InputError naming the argument."""
+    g = {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 1.0}
+    f = tmp_path / "g.json"
+    f.write_text(json.dumps(g))
+    c = privpost.account(g, target_tpr=np.float64(0.05), at_fpr=0.01)
+    _, out, _ = cli("account", "--event", f, "--target-tpr", "0.05", "--at-fpr", "0.01", "--json")
+    assert c.to_dict() == json.loads(out)
+    assert c.question == "calibrate" and c.target == {"kind": "tpr", "tpr": 0.05, "fpr": 0.01}
+    assert abs(c.gdp_mu - 0.681494) < 1e-6 and 1 / c.gdp_mu <= c.noise_factor <= 1.0011 / c.gdp_mu
+    assert c.calibrated_event["sigma"] == c.noise_factor and c.attack.tpr_at_fpr[0.01] <= 0.05
+    a = privpost.account(g, target_advantage=0.2)
+    assert a.attack.advantage <= 0.2 and a.pure_epsilon > 0
+    for kwargs, argument in [
+        ({"target_tpr": 0.005, "at_fpr": 0.01}, "target_tpr"),
+        ({"target_tpr": 0.5, "at_fpr": 1.5}, "at_fpr"),
+        ({"target_tpr": 0.5}, "at_fpr"),
+        ({"target_advantage": 1.0}, "target_advantage"),
+    ]:
+        with pytest.raises(privpost.InputError) as e:
+            privpost.account(g, **kwargs)
+        assert e.value.argument == argument, kwargs

@@ -12,7 +12,7 @@ use crate::privacy::event::Event;
 use crate::privacy::event_account::{self, Answer};
 use crate::privacy::ledger::{Entry, PLD_SLACK};
 pub use crate::privacy::tradeoff::TprAtFpr;
-use crate::privacy::tradeoff::{Curve, Method};
+use crate::privacy::tradeoff::{noise_factor, scale_noise, Curve, Method, Target};
 
 /// The version of the event file format.
 pub const EVENT_SCHEMA: &str = "privpost-event/1";
@@ -42,6 +42,12 @@ pub struct AccountOptions {
     pub fprs: Vec<f64>,
     /// The prior of the membership attacker's Bayes risk (in (0, 1); default ½).
     pub prior: f64,
+    /// Calibration to a risk: the attacker's TPR at FPR `at_fpr` at most this.
+    pub target_tpr: Option<f64>,
+    /// The FPR of `target_tpr`.
+    pub at_fpr: Option<f64>,
+    /// Calibration to a risk: the advantage max(TPR − FPR) at most this.
+    pub target_advantage: Option<f64>,
 }
 
 /// The FPRs at which `account` reads the attacker's TPR by default.
@@ -109,6 +115,9 @@ impl Default for AccountOptions {
             alpha_max: None,
             fprs: DEFAULT_FPRS.to_vec(),
             prior: 0.5,
+            target_tpr: None,
+            at_fpr: None,
+            target_advantage: None,
         }
     }
 }
@@ -178,6 +187,26 @@ pub enum AccountAnswer {
         #[serde(skip)]
         largest_repeat: Option<u64>,
         answers: Vec<Accounted>,
+        warnings: Vec<String>,
+    },
+    /// Calibration to a target attack risk: the largest pure ε and μ-GDP that meet
+    /// it, and the smallest factor on the event's noise scales that does.
+    Calibrate {
+        mechanism: String,
+        target: Target,
+        /// The largest pure ε whose trade-off curve meets the target.
+        pure_epsilon: f64,
+        /// The largest μ whose Gaussian curve meets it (a Gaussian mechanism of
+        /// sensitivity Δ meets it at σ = Δ/μ).
+        gdp_mu: f64,
+        /// The smallest factor (10⁻³ relative, rounded up) on every noise scale of
+        /// the event that meets the target; `None` when the event's noise cannot be
+        /// scaled or even 10⁶ times it does not meet it (see `warnings`).
+        noise_factor: Option<f64>,
+        /// The event with its noise scaled by `noise_factor`.
+        calibrated_event: Option<Event>,
+        /// The calibrated event's attack risk (it meets the target).
+        attack: Option<AttackRisk>,
         warnings: Vec<String>,
     },
     /// A ledger entry re-verified.
@@ -364,7 +393,53 @@ fn check(o: &AccountOptions) -> Result<(), ApiError> {
             format!("target_epsilon = {t}: a finite ε > 0"),
         ));
     }
+    risk_target(o)?;
     Ok(())
+}
+
+/// The calibration target the options ask for, checked (`None`: no calibration).
+fn risk_target(o: &AccountOptions) -> Result<Option<Target>, ApiError> {
+    let target = match (o.target_tpr, o.at_fpr, o.target_advantage) {
+        (None, None, None) => return Ok(None),
+        (Some(tpr), Some(fpr), None) => Target::Tpr { tpr, fpr },
+        (None, None, Some(advantage)) => Target::Advantage { advantage },
+        (Some(_), None, _) => {
+            return Err(ApiError::input(
+                "at_fpr",
+                "target_tpr needs at_fpr: the FPR at which the attacker's TPR is bounded",
+            ))
+        }
+        (None, Some(_), _) => {
+            return Err(ApiError::input(
+                "target_tpr",
+                "at_fpr needs target_tpr: the TPR bound at that FPR",
+            ))
+        }
+        (Some(_), Some(_), Some(_)) => {
+            return Err(ApiError::input(
+                "target_advantage",
+                "target_advantage with target_tpr: one target at a time",
+            ))
+        }
+    };
+    if o.target_epsilon.is_some() {
+        return Err(ApiError::input(
+            "target_epsilon",
+            "target_epsilon with a target attack risk: one target at a time",
+        ));
+    }
+    let argument = match target {
+        Target::Tpr { tpr, fpr } if !(fpr > 0.0 && fpr < 1.0) => {
+            let _ = tpr;
+            "at_fpr"
+        }
+        Target::Tpr { .. } => "target_tpr",
+        Target::Advantage { .. } => "target_advantage",
+    };
+    target
+        .check()
+        .map(Some)
+        .map_err(|m| ApiError::input(argument, m))
 }
 
 fn settings(o: &AccountOptions) -> event_account::Options {
@@ -384,6 +459,12 @@ pub fn account(
     check(options)?;
     let event = match input {
         EventInput::Entry(entry) => {
+            if risk_target(options)?.is_some() {
+                return Err(ApiError::input(
+                    if options.target_advantage.is_some() { "target_advantage" } else { "target_tpr" },
+                    "a target attack risk with a ledger entry: an entry is verified, not calibrated (allowed: a bare event)",
+                ));
+            }
             if options.target_epsilon.is_some() {
                 return Err(ApiError::input(
                     "target_epsilon",
@@ -399,6 +480,9 @@ pub fn account(
     };
     let in_source = |m: String| ApiError::input("event", format!("{source}: {m}"));
     let mechanism = mechanism_name(event);
+    if let Some(target) = risk_target(options)? {
+        return Ok(calibrate(event, target, mechanism, options));
+    }
     if let Some(target) = options.target_epsilon {
         let t = event_account::largest_repeat(
             event,
@@ -459,6 +543,43 @@ pub fn account(
         attack,
         warnings: fwd.warnings,
     })
+}
+
+/// The calibration answer (see [`AccountAnswer::Calibrate`]).
+fn calibrate(
+    event: &Event,
+    target: Target,
+    mechanism: String,
+    options: &AccountOptions,
+) -> AccountAnswer {
+    let mut warnings = Vec::new();
+    let factor = match noise_factor(event, target) {
+        Ok(Some(c)) => Some(c),
+        Ok(None) => {
+            warnings.push(
+                "noise factor: even 10⁶ times the event's noise does not meet the target".into(),
+            );
+            None
+        }
+        Err(why) => {
+            warnings.push(format!("noise factor: not computed: {why}"));
+            None
+        }
+    };
+    let calibrated_event = factor.and_then(|c| scale_noise(event, c).ok());
+    let attack = calibrated_event
+        .as_ref()
+        .and_then(|e| attack_risk(e, &options.fprs, options.prior).ok());
+    AccountAnswer::Calibrate {
+        mechanism,
+        target,
+        pure_epsilon: target.pure_epsilon(),
+        gdp_mu: target.gdp_mu(),
+        noise_factor: factor,
+        calibrated_event,
+        attack,
+        warnings,
+    }
 }
 
 /// A ledger entry's claim, recomputed from its event.

@@ -10,6 +10,8 @@ use serde::{Serialize, Serializer};
 
 use super::error::ApiError;
 use crate::privacy::audit::{audit_scores, ScoreClaim, SCORE_TOLERANCE};
+use crate::privacy::curve_audit::{curve_audit, CurveAudit};
+use crate::privacy::tradeoff::Curve;
 use crate::results::table::parse_f64;
 
 /// The fewest outputs of each of D and D′ an audit takes (the test is chosen
@@ -260,7 +262,10 @@ pub struct Verdict {
     pub draws_d: usize,
     pub draws_d_prime: usize,
     pub confidence: f64,
-    /// `PASS` or `FAIL` (the audited value exceeds the claim).
+    /// `PASS`, or `FAIL` when the audited value exceeds the claim or a trade-off
+    /// point lies below the claimed curve (each test at the stated confidence: a
+    /// correct claim fails one or the other with probability at most twice its
+    /// error).
     pub verdict: &'static str,
     /// Scores within this of each other count as one value.
     pub score_tolerance: f64,
@@ -272,6 +277,10 @@ pub struct Verdict {
     pub audited_exact: f64,
     #[serde(rename = "verdict_exact_comparison")]
     pub verdict_exact: &'static str,
+    /// The audit on the claimed trade-off curve: threshold tests' (FPR, TPR) points
+    /// with Clopper–Pearson bounds, those below the claimed curve, and the empirical
+    /// μ-GDP lower bound ([`crate::privacy::curve_audit`]).
+    pub tradeoff: CurveAudit,
 }
 
 impl Verdict {
@@ -286,6 +295,11 @@ impl Verdict {
 
     pub fn passed(&self) -> bool {
         self.verdict == "PASS"
+    }
+
+    /// Whether the ε bound alone is within the claim.
+    pub fn epsilon_passed(&self) -> bool {
+        self.audited <= self.claim_epsilon()
     }
 }
 
@@ -320,12 +334,28 @@ pub fn audit_samples(
         | ScoreClaim::Rdp { epsilon, .. } => epsilon,
     };
     let exact = a.exact_comparison.unwrap_or(a.audited);
+    let claimed = match claim {
+        ScoreClaim::Pure { epsilon } => Curve::epsilon_delta(vec![(epsilon, 0.0)]),
+        ScoreClaim::Approx { epsilon, delta } => Curve::epsilon_delta(vec![(epsilon, delta)]),
+        ScoreClaim::Rdp { order, epsilon } => Curve::rdp(vec![(order, epsilon)]),
+    };
+    let tradeoff = curve_audit(
+        &samples.on_d,
+        &samples.on_d_prime,
+        &claimed,
+        confidence,
+        log_ratio,
+    );
     Ok(Verdict {
         file: samples.source.clone(),
         claim,
         audited: a.audited,
         estimate: a.estimate,
-        verdict: crate::experiments::audit::verdict(a.audited, claim_eps, 0.0),
+        verdict: if tradeoff.violations > 0 {
+            "FAIL"
+        } else {
+            crate::experiments::audit::verdict(a.audited, claim_eps, 0.0)
+        },
         verdict_exact: crate::experiments::audit::verdict(exact, claim_eps, 0.0),
         audited_exact: exact,
         method: a.method,
@@ -334,6 +364,7 @@ pub fn audit_samples(
         draws_d_prime: a.draws_d_prime,
         confidence,
         score_tolerance: SCORE_TOLERANCE,
+        tradeoff,
     })
 }
 

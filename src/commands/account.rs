@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use super::CommandError;
 use crate::api::planned::{Mechanism, PlannedRun, Solve, OUTPUT_SCHEMA};
 use crate::api::{self, AccountAnswer, AccountOptions, EventInput, LedgerCheck, Verification};
+use crate::privacy::tradeoff::Target;
 
 impl clap::ValueEnum for Mechanism {
     fn value_variants<'a>() -> &'a [Self] {
@@ -95,6 +96,17 @@ pub struct AccountArgs {
     /// Answer the inverse question: what meets this ε (see --solve).
     #[arg(long)]
     pub target_epsilon: Option<f64>,
+    /// --event: calibrate to a risk: the largest pure ε and μ-GDP, and the smallest
+    /// factor on the event's noise, with which the attacker's TPR at --at-fpr is at
+    /// most this (in (FPR, 1)).
+    #[arg(long, requires = "at_fpr", requires = "event")]
+    pub target_tpr: Option<f64>,
+    /// The FPR of --target-tpr, in (0, 1).
+    #[arg(long, requires = "target_tpr")]
+    pub at_fpr: Option<f64>,
+    /// --event: calibrate to a risk: the advantage max(TPR − FPR) at most this, in (0, 1).
+    #[arg(long, conflicts_with = "target_tpr", requires = "event")]
+    pub target_advantage: Option<f64>,
     /// With --target-epsilon: solve for the iterations, σ or q.
     #[arg(long, value_enum, default_value = "iterations")]
     pub solve: Solve,
@@ -178,6 +190,9 @@ impl AccountArgs {
             alpha_max: self.alpha_max,
             fprs: self.fpr.clone(),
             prior: self.prior,
+            target_tpr: self.target_tpr,
+            at_fpr: self.at_fpr,
+            target_advantage: self.target_advantage,
         }
     }
 }
@@ -288,6 +303,39 @@ fn lines(answer: &AccountAnswer, file: &str) -> Vec<String> {
             ),
             None => format!("{mechanism}: even T = 1 exceeds ε = {target_epsilon}"),
         }],
+        AccountAnswer::Calibrate {
+            mechanism,
+            target,
+            pure_epsilon,
+            gdp_mu,
+            noise_factor,
+            attack,
+            ..
+        } => {
+            let what = match target {
+                Target::Tpr { tpr, fpr } => format!("the attacker's TPR at FPR {fpr} ≤ {tpr}"),
+                Target::Advantage { advantage } => format!("the advantage ≤ {advantage}"),
+            };
+            let mut lines = vec![
+                format!("{file}: {mechanism}: calibrated to {what}"),
+                format!("  pure ε-DP       ε ≤ {:.6} meets it", pure_epsilon),
+                format!(
+                    "  μ-GDP           μ ≤ {:.6} meets it (a Gaussian mechanism of sensitivity Δ: σ ≥ {:.6}·Δ)",
+                    gdp_mu,
+                    1.0 / gdp_mu
+                ),
+            ];
+            if let Some(c) = noise_factor {
+                lines.push(format!(
+                    "  this event      its noise scales × {} meet it (--json: calibrated_event)",
+                    crate::numeric::sig(*c)
+                ));
+            }
+            if let Some(r) = attack {
+                lines.extend(attack_lines(r));
+            }
+            lines
+        }
         AccountAnswer::Verify { verification: v, .. } => vec![format!(
             "{file}: {}: claim {} ; recomputed from the event: {} — {}",
             v.series,
@@ -346,7 +394,9 @@ fn event(a: &AccountArgs, path: &std::path::Path) -> Result<(), CommandError> {
         );
     }
     let answer = api::account(&input, &a.options(), &file)?;
-    if let AccountAnswer::Forward { warnings, .. } = &answer {
+    if let AccountAnswer::Forward { warnings, .. } | AccountAnswer::Calibrate { warnings, .. } =
+        &answer
+    {
         for w in warnings {
             errln!("WARNING: {w}");
         }

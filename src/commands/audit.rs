@@ -73,6 +73,10 @@ pub struct AuditArgs {
     /// With --samples: print one JSON object.
     #[arg(long, requires = "samples")]
     pub json: bool,
+    /// With --samples: draw the claimed trade-off curve beside the observed points
+    /// into DIR/audit-tradeoff.png and .svg (DIR must exist).
+    #[arg(long, value_name = "DIR", requires = "samples")]
+    pub plot: Option<PathBuf>,
 }
 
 pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
@@ -83,6 +87,7 @@ pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
             args.log_ratio,
             args.confidence,
             args.json,
+            args.plot.as_deref(),
         );
     }
     let ids = audit::audit_ids();

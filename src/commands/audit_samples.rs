@@ -11,6 +11,7 @@ use serde_json::json;
 use super::CommandError;
 use crate::api::{self, Samples};
 use crate::privacy::audit::ScoreClaim;
+use crate::privacy::tradeoff::Curve;
 
 /// Parses `epsilon=E[,delta=D][,order=A]`.
 pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, ArgError> {
@@ -76,16 +77,45 @@ pub fn audit_samples(
     log_ratio: bool,
     confidence: f64,
     json_out: bool,
+    plot: Option<&Path>,
 ) -> Result<(), CommandError> {
     if !(confidence > 0.0 && confidence < 1.0) {
         return Err(CommandError::input(format!(
             "audit: --confidence = {confidence}: 0 < level < 1"
         )));
     }
+    if let Some(dir) = plot.filter(|d| !d.is_dir()) {
+        return Err(CommandError::input(format!(
+            "audit: --plot {}: not a folder (allowed: an existing folder; audit-tradeoff.png and .svg are written into it)",
+            dir.display()
+        )));
+    }
     let claim =
         parse_claim(claim, log_ratio).map_err(|e| CommandError::input(format!("audit: {e}")))?;
     let samples = Samples::read(path, log_ratio)?;
     let r = api::audit_samples(&samples, claim, log_ratio, confidence)?;
+    if let Some(dir) = plot {
+        let claimed = match claim {
+            ScoreClaim::Pure { epsilon } => Curve::epsilon_delta(vec![(epsilon, 0.0)]),
+            ScoreClaim::Approx { epsilon, delta } => Curve::epsilon_delta(vec![(epsilon, delta)]),
+            ScoreClaim::Rdp { order, epsilon } => Curve::rdp(vec![(order, epsilon)]),
+        };
+        let figure = crate::plot::tradeoff::AuditFigure {
+            title: format!(
+                "{} of {} threshold tests below the claimed curve; μ-GDP ≥ {:.3}",
+                r.tradeoff.violations,
+                r.tradeoff.points.len(),
+                r.tradeoff.mu_lower
+            ),
+            claimed: (0..=200)
+                .map(|k| k as f64 / 200.0)
+                .map(|a| (a, claimed.beta(a)))
+                .collect(),
+            points: r.tradeoff.points.clone(),
+        };
+        crate::plot::render_as_in(&figure, dir, "audit-tradeoff")
+            .map_err(|e| CommandError::failed(e.to_string()))?;
+    }
     if json_out {
         let mut v = serde_json::to_value(&r).map_err(|e| CommandError::failed(e.to_string()))?;
         v["schema"] = json!("privpost-audit-samples/1");
@@ -103,6 +133,23 @@ pub fn audit_samples(
             r.draws_d_prime,
             r.verdict
         );
+        let t = &r.tradeoff;
+        crate::outln!(
+            "trade-off curve: {} threshold tests' (FPR, TPR) points with Clopper–Pearson bounds (each at {:.6}); {} below the claimed curve; empirical μ-GDP ≥ {:.4}",
+            t.points.len(),
+            t.level_each,
+            t.violations,
+            t.mu_lower
+        );
+        for p in t.points.iter().filter(|p| p.below_claim).take(5) {
+            crate::outln!(
+                "  below the claim: {}: TPR ≥ {:.4} at FPR ≤ {:.4}, where the claim allows TPR ≤ {:.4}",
+                p.test,
+                p.tpr_lower,
+                p.fpr_upper,
+                p.claimed_tpr
+            );
+        }
         if r.audited_exact != r.audited {
             crate::outln!(
                 "note: compared exactly (no tolerance), the scores give ε = {:.6} — {}{}: scores within {:e} of each other (float rounding) are one value here",
@@ -115,12 +162,17 @@ pub fn audit_samples(
     }
     if r.passed() {
         Ok(())
-    } else {
+    } else if !r.epsilon_passed() {
         Err(CommandError::failed(format!(
             "{}: FAIL: the audited ε = {} exceeds the claimed {}",
             r.file,
             r.audited,
             r.claim_epsilon()
+        )))
+    } else {
+        Err(CommandError::failed(format!(
+            "{}: FAIL: {} trade-off points lie below the claimed curve",
+            r.file, r.tradeoff.violations
         )))
     }
 }

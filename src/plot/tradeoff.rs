@@ -190,6 +190,91 @@ pub fn render(
     }
 }
 
+/// `audit --samples --plot DIR`: the claimed curve beside the observed trade-off
+/// points (linear axes): each threshold test's point (FPR, 1 − TPR) and its
+/// conservative corner (the FPR's upper and the TPR's lower Clopper–Pearson bounds),
+/// red where the corner lies below the claimed curve — a violation.
+pub struct AuditFigure {
+    pub title: String,
+    pub claimed: Vec<(f64, f64)>,
+    pub points: Vec<crate::privacy::curve_audit::TradeoffPoint>,
+}
+
+impl AuditFigure {
+    fn entries(&self) -> Vec<style::Entry> {
+        vec![
+            style::Entry::rule("claimed curve", style::sequence(0), false),
+            style::Entry::point(
+                "observed (FPR, 1 − TPR)",
+                RGBColor(90, 90, 90),
+                style::Marker::Circle,
+            ),
+            style::Entry::point(
+                "its conservative corner (Clopper–Pearson)",
+                style::sequence(1),
+                style::Marker::Cross,
+            ),
+            style::Entry::point(
+                "corner below the claimed curve: a violation",
+                RGBColor(200, 0, 0),
+                style::Marker::Cross,
+            ),
+        ]
+    }
+}
+
+impl Draw for AuditFigure {
+    fn size(&self) -> (u32, u32) {
+        let w = 900;
+        let head = style::heading_height(Some(&self.title), None, w);
+        (w, 640 + head + style::legend_height(&self.entries(), w))
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let body = style::heading(&body, Some(&self.title), None)?;
+        let mut chart = ChartBuilder::on(&body)
+            .margin(16)
+            .x_label_area_size(style::X_AREA)
+            .y_label_area_size(style::Y_AREA)
+            .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
+        style::mesh(&mut chart)
+            .x_desc("α: false-positive rate")
+            .y_desc("β: miss rate (1 − TPR)")
+            .x_label_formatter(&|v: &f64| tick(v))
+            .y_label_formatter(&|v: &f64| tick(v))
+            .draw()?;
+        chart.draw_series(LineSeries::new(
+            self.claimed.iter().copied(),
+            ShapeStyle::from(&style::sequence(0)).stroke_width(style::LINE),
+        ))?;
+        let grey = RGBColor(90, 90, 90);
+        chart.draw_series(
+            self.points
+                .iter()
+                .map(|p| Circle::new((p.fpr, 1.0 - p.tpr), 4, ShapeStyle::from(&grey))),
+        )?;
+        for p in &self.points {
+            let color = if p.below_claim {
+                RGBColor(200, 0, 0)
+            } else {
+                style::sequence(1)
+            };
+            chart.draw_series(std::iter::once(Cross::new(
+                (p.fpr_upper, 1.0 - p.tpr_lower),
+                6,
+                ShapeStyle::from(&color).stroke_width(2),
+            )))?;
+        }
+        style::legend_strip(&legend_area, &entries)?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -104,7 +104,7 @@ fn main(py: Python<'_>, argv: Vec<String>, code_file: PathBuf, command: Vec<Stri
 /// The privacy of an event, or a ledger entry verified ([`api::account`]):
 /// the answer's fields (`question`, `answers`, …) with `schema`.
 #[pyfunction]
-#[pyo3(signature = (event, delta=None, target_epsilon=None, tight=true, pld_slack=None, alpha_max=None, fpr=None, prior=0.5))]
+#[pyo3(signature = (event, delta=None, target_epsilon=None, tight=true, pld_slack=None, alpha_max=None, fpr=None, prior=0.5, target_tpr=None, at_fpr=None, target_advantage=None))]
 #[allow(clippy::too_many_arguments)]
 fn account<'py>(
     py: Python<'py>,
@@ -116,6 +116,9 @@ fn account<'py>(
     alpha_max: Option<u32>,
     fpr: Option<Vec<f64>>,
     prior: f64,
+    target_tpr: Option<f64>,
+    at_fpr: Option<f64>,
+    target_advantage: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let input = to_value(event, "event")
         .and_then(|v| api::read_event(&v, "event"))
@@ -128,6 +131,9 @@ fn account<'py>(
         alpha_max,
         fprs: fpr.unwrap_or_else(|| api::DEFAULT_FPRS.to_vec()),
         prior,
+        target_tpr,
+        at_fpr,
+        target_advantage,
     };
     let result = interruptible(py, false, move |_| api::account(&input, &options, "event"))?;
     answer(py, result, |v| v["schema"] = json!("privpost-account/1"))

@@ -6,6 +6,7 @@
 
 pub mod accountant;
 pub mod audit;
+pub mod curve_audit;
 pub mod event;
 pub mod event_account;
 pub mod exact;

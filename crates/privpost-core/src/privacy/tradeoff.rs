@@ -446,6 +446,17 @@ impl Curve {
         Curve::new(Profile::Points(points), Method::EpsilonDelta)
     }
 
+    /// The curve of (λ, ε_λ)-RDP statements (λ ≥ 1), each holding.
+    pub fn rdp(points: Vec<(f64, f64)>) -> Self {
+        Curve::new(
+            Profile::Rdp {
+                rdp: points,
+                points: Vec::new(),
+            },
+            Method::RdpConversion,
+        )
+    }
+
     /// The curve of `event`: the tightest profile privpost has for it (module docs).
     pub fn of_event(event: &Event) -> Result<Self, NoCurve> {
         event
@@ -679,6 +690,144 @@ impl Curve {
         alphas.extend((0..=points - half).map(|k| 0.1 + 0.9 * k as f64 / (points - half) as f64));
         alphas.into_iter().map(|a| (a, self.beta(a))).collect()
     }
+}
+
+/// A target attack risk to calibrate to (`account --target-tpr T --at-fpr F`,
+/// `--target-advantage A`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Target {
+    /// The attacker's TPR at FPR `fpr` at most `tpr` (F < T < 1).
+    Tpr { tpr: f64, fpr: f64 },
+    /// The advantage max(TPR − FPR) at most `advantage` (0 < A < 1).
+    Advantage { advantage: f64 },
+}
+
+impl Target {
+    /// Checks the target is one some noise can meet and no noise meets already.
+    pub fn check(self) -> Result<Self, String> {
+        match self {
+            Target::Tpr { tpr, fpr } => {
+                if !(fpr > 0.0 && fpr < 1.0) {
+                    return Err(format!("at_fpr = {fpr}: an FPR in (0, 1)"));
+                }
+                if !(tpr > fpr && tpr < 1.0) {
+                    return Err(format!(
+                        "target_tpr = {tpr} at FPR {fpr}: a TPR in ({fpr}, 1) — a TPR at or below the FPR is what a coin flip gets, which no finite noise reaches, and a TPR of 1 needs no noise"
+                    ));
+                }
+            }
+            Target::Advantage { advantage } => {
+                if !(advantage > 0.0 && advantage < 1.0) {
+                    return Err(format!(
+                        "target_advantage = {advantage}: in (0, 1) — 0 needs infinite noise, 1 none"
+                    ));
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// Whether `curve` meets the target.
+    pub fn met_by(self, curve: &Curve) -> bool {
+        match self {
+            Target::Tpr { tpr, fpr } => curve.tpr(fpr) <= tpr,
+            Target::Advantage { advantage } => curve.advantage() <= advantage,
+        }
+    }
+
+    /// The largest pure ε whose curve meets the target: TPR(F) = min(e^ε F,
+    /// 1 − e^{−ε}(1 − F)) (Dong, Roth, Su 2022, the ε-DP trade-off function) is at most
+    /// T when either term is, so ε = max(ln(T/F), ln((1 − F)/(1 − T))); the
+    /// advantage is tanh(ε/2) (= (e^ε − 1)/(e^ε + 1)).
+    pub fn pure_epsilon(self) -> f64 {
+        match self {
+            Target::Tpr { tpr, fpr } => (tpr / fpr).ln().max(((1.0 - fpr) / (1.0 - tpr)).ln()),
+            Target::Advantage { advantage } => 2.0 * advantage.atanh(),
+        }
+    }
+
+    /// The largest μ whose Gaussian curve meets the target: TPR(F) = Φ(μ − Φ⁻¹(1 − F)),
+    /// so μ = Φ⁻¹(1 − F) − Φ⁻¹(1 − T); the advantage 2Φ(μ/2) − 1.
+    pub fn gdp_mu(self) -> f64 {
+        match self {
+            Target::Tpr { tpr, fpr } => upper_quantile(fpr) - upper_quantile(tpr),
+            Target::Advantage { advantage } => 2.0 * upper_quantile((1.0 - advantage) / 2.0),
+        }
+    }
+}
+
+/// `event` with every noise scale multiplied by `factor` (Gaussian and
+/// Poisson-subsampled Gaussian σ, Laplace scale), or the first part whose noise
+/// cannot be scaled (its mechanism name).
+pub fn scale_noise(event: &Event, factor: f64) -> Result<Event, String> {
+    Ok(match event {
+        Event::Gaussian {
+            l2_sensitivity,
+            sigma,
+            rdp_scale,
+        } => Event::Gaussian {
+            l2_sensitivity: *l2_sensitivity,
+            sigma: sigma * factor,
+            rdp_scale: *rdp_scale,
+        },
+        Event::Laplace {
+            l1_sensitivity,
+            scale,
+        } => Event::Laplace {
+            l1_sensitivity: *l1_sensitivity,
+            scale: scale * factor,
+        },
+        Event::PoissonSubsampledGaussian { q, sigma } => Event::PoissonSubsampledGaussian {
+            q: *q,
+            sigma: sigma * factor,
+        },
+        Event::Repeat { times, event } => Event::Repeat {
+            times: *times,
+            event: Box::new(scale_noise(event, factor)?),
+        },
+        Event::Compose { composition, parts } => Event::Compose {
+            composition: *composition,
+            parts: parts
+                .iter()
+                .map(|p| scale_noise(p, factor))
+                .collect::<Result<_, _>>()?,
+        },
+        Event::NonPrivate => return Ok(Event::NonPrivate),
+        other => {
+            let v = serde_json::to_value(other).unwrap_or_default();
+            return Err(v["mechanism"].as_str().unwrap_or("this event").to_string());
+        }
+    })
+}
+
+/// The smallest factor c (to 10⁻³ relative, rounded up so the target holds) by which
+/// every noise scale of `event` must be multiplied for its curve to meet `target`,
+/// searched in [10⁻⁶, 10⁶] by bisection on ln c (the attacker's power falls as the
+/// noise grows); `Ok(None)` when even 10⁶ times the noise does not meet it.
+pub fn noise_factor(event: &Event, target: Target) -> Result<Option<f64>, String> {
+    let meets = |c: f64| -> Result<bool, String> {
+        let scaled = scale_noise(event, c)
+            .map_err(|m| format!("the noise of a `{m}` part cannot be scaled (allowed: gaussian, laplace, poisson_subsampled_gaussian, and their repeats and compositions)"))?;
+        let curve = Curve::of_event(&scaled).map_err(|e| e.0)?;
+        Ok(target.met_by(&curve))
+    };
+    let (mut lo, mut hi) = (1e-6f64.ln(), 1e6f64.ln());
+    if !meets(hi.exp())? {
+        return Ok(None);
+    }
+    if meets(lo.exp())? {
+        return Ok(Some(lo.exp()));
+    }
+    while hi - lo > 1e-3 {
+        let mid = 0.5 * (lo + hi);
+        if meets(mid.exp())? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(Some(hi.exp()))
 }
 
 /// The largest value of a unimodal `f` on [lo, hi] that golden-section search finds
@@ -931,6 +1080,67 @@ mod tests {
         assert_eq!(curve.method, Method::RdpConversion);
         let pure = Curve::epsilon_delta(vec![(50.0, 0.0)]);
         assert!(curve.beta(1e-2) > pure.beta(1e-2));
+    }
+
+    /// The calibrated ε and μ meet their target exactly (closed forms against the
+    /// curves), and the noise factor of an event is the closed form's where there is
+    /// one: a Gaussian mechanism's σ·c = 1/μ.
+    #[test]
+    fn calibration_meets_the_target_and_no_more() {
+        let tpr = Target::Tpr {
+            tpr: 0.05,
+            fpr: 0.01,
+        };
+        let adv = Target::Advantage { advantage: 0.2 };
+        for t in [tpr, adv] {
+            let eps = t.pure_epsilon();
+            let pure = Curve::epsilon_delta(vec![(eps * (1.0 - 1e-9), 0.0)]);
+            let over = Curve::epsilon_delta(vec![(eps * 1.001, 0.0)]);
+            assert!(t.met_by(&pure) && !t.met_by(&over), "{t:?}: ε {eps}");
+            let mu = t.gdp_mu();
+            assert!(
+                t.met_by(&Curve::gaussian(mu * (1.0 - 1e-9)))
+                    && !t.met_by(&Curve::gaussian(mu * 1.001)),
+                "{t:?}: μ {mu}"
+            );
+        }
+        let g = event(r#"{"mechanism": "gaussian", "l2_sensitivity": 1, "sigma": 1}"#);
+        let c = noise_factor(&g, tpr).unwrap().unwrap();
+        let want = 1.0 / tpr.gdp_mu();
+        assert!(c >= want && c <= want * 1.0011, "{c} vs {want}");
+        // a DP-SGD-shaped composition: the factor meets the target, 0.2 % less does not
+        let sgd = event(
+            r#"{"mechanism": "repeat", "times": 1000, "event": {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1}}"#,
+        );
+        let c = noise_factor(&sgd, adv).unwrap().unwrap();
+        let at = |f: f64| {
+            Curve::of_event(&scale_noise(&sgd, f).unwrap())
+                .unwrap()
+                .advantage()
+        };
+        assert!(
+            at(c) <= 0.2 && at(c / 1.002) > 0.2,
+            "{c}: {} {}",
+            at(c),
+            at(c / 1.002)
+        );
+        assert!(Target::Tpr {
+            tpr: 0.01,
+            fpr: 0.01
+        }
+        .check()
+        .is_err());
+        assert!(Target::Tpr {
+            tpr: 1.0,
+            fpr: 0.01
+        }
+        .check()
+        .is_err());
+        assert!(Target::Advantage { advantage: 0.0 }.check().is_err());
+        let rdp = event(
+            r#"{"mechanism": "rdp_curve", "posterior": "p", "parameters": {}, "points": [[2, 0.1]]}"#,
+        );
+        assert!(noise_factor(&rdp, adv).unwrap_err().contains("rdp_curve"));
     }
 
     #[test]
