@@ -303,6 +303,16 @@ impl Verdict {
     }
 }
 
+/// The trade-off curve a claim states: a pure ε's or an (ε, δ)'s own curve, or one
+/// RDP statement's (`privacy::tradeoff`).
+pub fn claimed_curve(claim: ScoreClaim) -> Curve {
+    match claim {
+        ScoreClaim::Pure { epsilon } => Curve::epsilon_delta(vec![(epsilon, 0.0)]),
+        ScoreClaim::Approx { epsilon, delta } => Curve::epsilon_delta(vec![(epsilon, delta)]),
+        ScoreClaim::Rdp { order, epsilon } => Curve::rdp(vec![(order, epsilon)]),
+    }
+}
+
 /// Audits `claim` from `samples` at the two-sided `confidence` level.
 pub fn audit_samples(
     samples: &Samples,
@@ -334,15 +344,10 @@ pub fn audit_samples(
         | ScoreClaim::Rdp { epsilon, .. } => epsilon,
     };
     let exact = a.exact_comparison.unwrap_or(a.audited);
-    let claimed = match claim {
-        ScoreClaim::Pure { epsilon } => Curve::epsilon_delta(vec![(epsilon, 0.0)]),
-        ScoreClaim::Approx { epsilon, delta } => Curve::epsilon_delta(vec![(epsilon, delta)]),
-        ScoreClaim::Rdp { order, epsilon } => Curve::rdp(vec![(order, epsilon)]),
-    };
     let tradeoff = curve_audit(
         &samples.on_d,
         &samples.on_d_prime,
-        &claimed,
+        &claimed_curve(claim),
         confidence,
         log_ratio,
     );

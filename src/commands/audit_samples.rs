@@ -11,7 +11,6 @@ use serde_json::json;
 use super::CommandError;
 use crate::api::{self, Samples};
 use crate::privacy::audit::ScoreClaim;
-use crate::privacy::tradeoff::Curve;
 
 /// Parses `epsilon=E[,delta=D][,order=A]`.
 pub fn parse_claim(text: &str, log_ratio: bool) -> Result<ScoreClaim, ArgError> {
@@ -95,11 +94,7 @@ pub fn audit_samples(
     let samples = Samples::read(path, log_ratio)?;
     let r = api::audit_samples(&samples, claim, log_ratio, confidence)?;
     if let Some(dir) = plot {
-        let claimed = match claim {
-            ScoreClaim::Pure { epsilon } => Curve::epsilon_delta(vec![(epsilon, 0.0)]),
-            ScoreClaim::Approx { epsilon, delta } => Curve::epsilon_delta(vec![(epsilon, delta)]),
-            ScoreClaim::Rdp { order, epsilon } => Curve::rdp(vec![(order, epsilon)]),
-        };
+        let claimed = api::claimed_curve(claim);
         let figure = crate::plot::tradeoff::AuditFigure {
             title: format!(
                 "{} of {} threshold tests below the claimed curve; μ-GDP ≥ {:.3}",
