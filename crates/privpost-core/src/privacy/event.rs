@@ -180,6 +180,18 @@ pub enum Event {
     /// One step of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-SGLD):
     /// sampling rate q, noise multiplier σ (Mironov, Talwar, Zhang 2019).
     PoissonSubsampledGaussian { q: f64, sigma: f64 },
+    /// One round of random allocation ("balls in bins"): each record's clipped
+    /// contribution (L2 ≤ 1) enters exactly `selected` of `steps` Gaussian steps
+    /// of noise multiplier σ, the steps chosen uniformly (`allocation.rs`: Rényi-DP
+    /// bounds of Dong, Chen & Özgür 2025, Theorem 3.1, and an exact k = 1 curve).
+    /// Repeat it for several epochs.
+    RandomAllocation {
+        #[serde(deserialize_with = "de_count")]
+        steps: u64,
+        #[serde(deserialize_with = "de_count")]
+        selected: u64,
+        sigma: f64,
+    },
     /// The smoothed-Hellinger exponential mechanism (Bun et al., Theorem 4.x):
     /// (ε, δ)-DP as configured.
     SmoothedHellinger { epsilon: f64, delta: f64 },
@@ -334,6 +346,21 @@ impl Event {
             Event::PoissonSubsampledGaussian { q, sigma } => {
                 if !(*q > 0.0 && *q <= 1.0) {
                     return Err(EventError(format!("q = {q}: must be in (0, 1]")));
+                }
+                pos("sigma", *sigma)
+            }
+            Event::RandomAllocation {
+                steps,
+                selected,
+                sigma,
+            } => {
+                if *steps == 0 {
+                    return Err(EventError("steps = 0: must be ≥ 1".to_string()));
+                }
+                if *selected == 0 || selected > steps {
+                    return Err(EventError(format!(
+                        "selected = {selected}: must be in 1..=steps ({steps})"
+                    )));
                 }
                 pos("sigma", *sigma)
             }

@@ -87,6 +87,11 @@ impl Event {
                 (order >= 2.0 && order.fract() == 0.0 && order <= u32::MAX as f64)
                     .then(|| sampled_gaussian(order as u32, *q, *sigma))
             }
+            Event::RandomAllocation {
+                steps,
+                selected,
+                sigma,
+            } => super::allocation::rdp(*sigma, *steps, *selected, order),
             Event::Compose { composition, parts } => {
                 let eps: Option<Vec<f64>> = parts.iter().map(|p| p.rdp_epsilon(order)).collect();
                 let eps = eps?;

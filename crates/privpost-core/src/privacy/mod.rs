@@ -5,6 +5,7 @@
 //! and ledger every figure's manifest carries (`ledger`).
 
 pub mod accountant;
+pub mod allocation;
 pub mod audit;
 pub mod curve_audit;
 pub mod event;

@@ -782,6 +782,15 @@ pub fn scale_noise(event: &Event, factor: f64) -> Result<Event, String> {
             q: *q,
             sigma: sigma * factor,
         },
+        Event::RandomAllocation {
+            steps,
+            selected,
+            sigma,
+        } => Event::RandomAllocation {
+            steps: *steps,
+            selected: *selected,
+            sigma: sigma * factor,
+        },
         Event::Repeat { times, event } => Event::Repeat {
             times: *times,
             event: Box::new(scale_noise(event, factor)?),
