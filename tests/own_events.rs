@@ -1038,3 +1038,58 @@ fn account_calibrates_to_a_target_attack_risk() {
         assert!(o.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// OpenDP #2933: releases that name one `sample` are accounted on that one sample
+/// (one amplified Gaussian of 1/σ² = Σ 1/σᵢ²), never as independent samples; a
+/// sample named with two rates exits 2 naming the key.
+#[test]
+fn releases_on_one_sample_are_accounted_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = write(
+        dir.path(),
+        "shared.json",
+        r#"{"mechanism": "compose", "composition": "sequential", "parts": [
+            {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0, "sample": "batch"},
+            {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0, "sample": "batch"}]}"#,
+    );
+    let merged = write(
+        dir.path(),
+        "merged.json",
+        r#"{"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 0.7071067811865475}"#,
+    );
+    let independent = write(
+        dir.path(),
+        "independent.json",
+        r#"{"mechanism": "repeat", "times": 2, "event":
+            {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0}}"#,
+    );
+    let eps = |f: &str| {
+        let o = privpost(&["account", "--event", f, "--delta", "1e-5", "--json"]);
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["epsilon"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (s, m, i) = (eps(&shared), eps(&merged), eps(&independent));
+    assert!((s - m).abs() <= 1e-9 * m, "shared {s} vs merged {m}");
+    assert!(s > i, "one sample {s} must cost more than two samples {i}");
+    let bad = write(
+        dir.path(),
+        "bad.json",
+        r#"{"mechanism": "compose", "composition": "sequential", "parts": [
+            {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0, "sample": "batch"},
+            {"mechanism": "poisson_subsampled_gaussian", "q": 0.02, "sigma": 1.0, "sample": "batch"}]}"#,
+    );
+    let o = privpost(&["account", "--event", &bad, "--delta", "1e-5"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.json") && err.contains("sample") && err.contains("q = 0.01 and q = 0.02"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+}

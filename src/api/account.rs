@@ -301,6 +301,11 @@ pub fn read_event(v: &Value, source: &str) -> Result<EventInput, ApiError> {
         let entry: Entry =
             serde_json::from_value(v.clone()).map_err(|e| bad("guarantee", e.to_string()))?;
         refuse_unknown(source, v, &entry, "")?;
+        let mut entry = entry;
+        entry.event = entry
+            .event
+            .resolve_samples()
+            .map_err(|e| bad("event", e.to_string()))?;
         entry
             .event
             .validate()
@@ -331,6 +336,10 @@ pub fn read_event(v: &Value, source: &str) -> Result<EventInput, ApiError> {
         }
         refuse_unknown(source, &value, &event, "event")?;
     }
+    // releases named on one sample are accounted on that sample (OpenDP #2933)
+    let event = event
+        .resolve_samples()
+        .map_err(|e| bad(key, e.to_string()))?;
     event.validate().map_err(|e| bad(key, e.to_string()))?;
     Ok(EventInput::Event(event))
 }

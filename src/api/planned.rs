@@ -151,7 +151,7 @@ impl PlannedRun {
                 "account: {source}: --solve sigma/q needs {{\"mechanism\": \"repeat\", \"times\": T, \"event\": {{\"mechanism\": \"poisson_subsampled_gaussian\", …}}}}"
             )));
         };
-        let Event::PoissonSubsampledGaussian { q, sigma } = **inner else {
+        let Event::PoissonSubsampledGaussian { q, sigma, .. } = **inner else {
             return Err(ApiError::input("event", format!(
                 "account: {source}: --solve sigma/q applies to repeated poisson_subsampled_gaussian steps only"
             )));
@@ -435,6 +435,7 @@ mod tests {
             Event::PoissonSubsampledGaussian {
                 q: 0.01,
                 sigma: 1.1,
+                sample: None,
             },
         );
         let base = PlannedRun {
@@ -446,7 +447,11 @@ mod tests {
             (run.mechanism, run.q, run.sigma, run.iterations),
             (Mechanism::Sgld, Some(0.01), None, vec![1000])
         );
-        let bare = Event::PoissonSubsampledGaussian { q: 0.1, sigma: 1.0 };
+        let bare = Event::PoissonSubsampledGaussian {
+            q: 0.1,
+            sigma: 1.0,
+            sample: None,
+        };
         assert!(PlannedRun::solving_sgld(&bare, &base, "e.json").is_err());
     }
 }

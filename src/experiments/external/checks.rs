@@ -193,13 +193,16 @@ pub fn ledger_of(c: &Config) -> Result<Ledger, ParamError> {
                 "an event of the ledger's vocabulary (docs/bring-your-own.md, \"Your privacy events\"): mechanism = laplace, gaussian, poisson_subsampled_gaussian, subsampled_barker, rdp_curve, gibbs_posterior, one_posterior_sample, smoothed_hellinger, pure_epsilon, non_private, compose, repeat",
             )
         })?;
-        event.validate().map_err(|e| {
-            ParamError::new(
-                format!("{key}.event"),
-                e.to_string(),
-                "valid event parameters",
-            )
-        })?;
+        let event = event
+            .resolve_samples()
+            .and_then(|e| e.validate().map(|()| e))
+            .map_err(|e| {
+                ParamError::new(
+                    format!("{key}.event"),
+                    e.to_string(),
+                    "valid event parameters",
+                )
+            })?;
         let guarantee = match &d.claim {
             Some(t) => substitute(t, &c.params).and_then(|t| from_toml::<Guarantee>(&t)).map_err(|e| {
                 ParamError::new(

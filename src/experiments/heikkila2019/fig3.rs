@@ -565,6 +565,7 @@ impl Figure for Fig3 {
                             Event::PoissonSubsampledGaussian {
                                 q: account.q,
                                 sigma: account.sigma,
+                                sample: None,
                             },
                         ),
                         Guarantee::ApproxDp {

@@ -477,6 +477,7 @@ impl SgldAccount {
                         Event::PoissonSubsampledGaussian {
                             q: self.q,
                             sigma: self.sigma,
+                            sample: None,
                         },
                     ),
                     s.claim(self.delta, conversion),

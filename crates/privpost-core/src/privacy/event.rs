@@ -179,7 +179,19 @@ pub enum Event {
     },
     /// One step of the Poisson-subsampled Gaussian mechanism (DP-SGD, DP-SGLD):
     /// sampling rate q, noise multiplier σ (Mironov, Talwar, Zhang 2019).
-    PoissonSubsampledGaussian { q: f64, sigma: f64 },
+    ///
+    /// Each step draws its own sample, so steps compose as independent
+    /// amplified releases. Releases computed on one and the same sample do not
+    /// (OpenDP issue #2933): they carry the same `sample` name, and
+    /// [`Event::resolve_samples`] accounts them as one amplified Gaussian whose
+    /// 1/σ² is the sum of theirs (the sample is amplified once); [`Event::validate`]
+    /// refuses a shared name left unresolved.
+    PoissonSubsampledGaussian {
+        q: f64,
+        sigma: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sample: Option<String>,
+    },
     /// One round of random allocation ("balls in bins"): each record's clipped
     /// contribution (L2 ≤ 1) enters exactly `selected` of `steps` Gaussian steps
     /// of noise multiplier σ, the steps chosen uniformly (`allocation.rs`: Rényi-DP
@@ -265,7 +277,127 @@ impl Event {
     /// sensitivity finite and positive, rates in (0, 1], orders ≥ 1, ε ≥ 0, δ in
     /// [0, 1), a composition not empty. The message names the field.
     pub fn validate(&self) -> Result<(), EventError> {
+        if let Some(name) = self.shared_sample() {
+            return Err(EventError(format!(
+                "sample = {name:?} names more than one poisson_subsampled_gaussian release: \
+                 releases on one sample do not compose as independent samples (OpenDP #2933); \
+                 privpost accounts them together when the event is read (Event::resolve_samples)"
+            )));
+        }
+        self.validate_parts()
+    }
+
+    /// The first `sample` name that more than one release (or a repeated one) carries.
+    fn shared_sample(&self) -> Option<String> {
+        let mut seen: Vec<(String, f64)> = Vec::new();
+        self.tagged(1.0, false, &mut |name, _, _, times, _| {
+            if let Some(e) = seen.iter_mut().find(|(n, _)| n == name) {
+                e.1 += times;
+            } else {
+                seen.push((name.to_string(), times));
+            }
+        });
+        seen.into_iter().find(|&(_, t)| t > 1.0).map(|(n, _)| n)
+    }
+
+    /// Calls `f(name, q, σ, multiplicity, under_parallel)` for every sample-tagged
+    /// Poisson release, its multiplicity the product of the repeats around it.
+    fn tagged(&self, times: f64, parallel: bool, f: &mut impl FnMut(&str, f64, f64, f64, bool)) {
+        match self {
+            Event::PoissonSubsampledGaussian {
+                q,
+                sigma,
+                sample: Some(name),
+            } => f(name, *q, *sigma, times, parallel),
+            Event::Repeat { times: t, event } => event.tagged(times * *t as f64, parallel, f),
+            Event::Compose { composition, parts } => {
+                let parallel = parallel || *composition == Composition::ParallelDisjointRecords;
+                parts.iter().for_each(|p| p.tagged(times, parallel, f));
+            }
+            _ => {}
+        }
+    }
+
+    /// The event with every group of Poisson releases that name one `sample`
+    /// accounted as computed on that one sample: k Gaussian releases of noise
+    /// multipliers σᵢ on one Poisson sample of rate q are, rotated, one Gaussian of
+    /// 1/σ² = Σ 1/σᵢ² on that sample (the record shifts every release at once), so
+    /// the group becomes one `poisson_subsampled_gaussian` step with that σ, composed
+    /// after the untagged rest. Refused: one name with two rates, a name inside a
+    /// `parallel_disjoint_records` composition. A name used once is kept.
+    pub fn resolve_samples(&self) -> Result<Event, EventError> {
+        // name, q, Σ m/σ², Σ m
+        let mut groups: Vec<(String, f64, f64, f64)> = Vec::new();
+        let mut err = None;
+        self.tagged(1.0, false, &mut |name, q, sigma, times, parallel| {
+            if parallel && err.is_none() {
+                err = Some(format!(
+                    "sample = {name:?}: a named sample inside a parallel_disjoint_records \
+                     composition (parts on disjoint records cannot share a sample)"
+                ));
+            }
+            match groups.iter_mut().find(|g| g.0 == name) {
+                Some(g) if g.1 != q => {
+                    err.get_or_insert(format!(
+                        "sample = {name:?}: releases on one sample share its rate, here q = {} and q = {q}",
+                        g.1
+                    ));
+                }
+                Some(g) => {
+                    g.2 += times / (sigma * sigma);
+                    g.3 += times;
+                }
+                None => groups.push((name.to_string(), q, times / (sigma * sigma), times)),
+            }
+        });
+        if let Some(e) = err {
+            return Err(EventError(e));
+        }
+        let shared: Vec<&(String, f64, f64, f64)> = groups.iter().filter(|g| g.3 > 1.0).collect();
+        if shared.is_empty() {
+            return Ok(self.clone());
+        }
+        let names: Vec<&str> = shared.iter().map(|g| g.0.as_str()).collect();
+        let mut parts: Vec<Event> = self.without_samples(&names).into_iter().collect();
+        parts.extend(shared.iter().map(|g| Event::PoissonSubsampledGaussian {
+            q: g.1,
+            sigma: 1.0 / g.2.sqrt(),
+            sample: None,
+        }));
+        Ok(if parts.len() == 1 {
+            parts.remove(0)
+        } else {
+            Event::sequential(parts)
+        })
+    }
+
+    /// The event without the releases tagged with one of `names` (`None`: nothing left).
+    fn without_samples(&self, names: &[&str]) -> Option<Event> {
+        match self {
+            Event::PoissonSubsampledGaussian {
+                sample: Some(n), ..
+            } if names.contains(&n.as_str()) => None,
+            Event::Repeat { times, event } => event
+                .without_samples(names)
+                .map(|e| Event::repeat(*times, e)),
+            Event::Compose { composition, parts } => {
+                let parts: Vec<Event> = parts
+                    .iter()
+                    .filter_map(|p| p.without_samples(names))
+                    .collect();
+                (!parts.is_empty()).then_some(Event::Compose {
+                    composition: *composition,
+                    parts,
+                })
+            }
+            other => Some(other.clone()),
+        }
+    }
+
+    /// [`Event::validate`] without the shared-sample check.
+    fn validate_parts(&self) -> Result<(), EventError> {
         let (pos, nonneg, delta, points) = (positive, nonnegative, below_one, rdp_points);
+
         match self {
             Event::Laplace {
                 l1_sensitivity,
@@ -343,7 +475,12 @@ impl Event {
                 }
                 points(p)
             }
-            Event::PoissonSubsampledGaussian { q, sigma } => {
+            Event::PoissonSubsampledGaussian { q, sigma, sample } => {
+                if sample.as_deref() == Some("") {
+                    return Err(EventError(
+                        "sample = \"\": a sample name is not empty".to_string(),
+                    ));
+                }
                 if !(*q > 0.0 && *q <= 1.0) {
                     return Err(EventError(format!("q = {q}: must be in (0, 1]")));
                 }
@@ -374,7 +511,7 @@ impl Event {
                     return Err(EventError("parts: at least one event".to_string()));
                 }
                 parts.iter().enumerate().try_for_each(|(i, p)| {
-                    p.validate()
+                    p.validate_parts()
                         .map_err(|e| EventError(format!("parts[{i}]: {e}")))
                 })
             }
@@ -383,7 +520,7 @@ impl Event {
                     return Err(EventError("times = 0: must be ≥ 1".to_string()));
                 }
                 event
-                    .validate()
+                    .validate_parts()
                     .map_err(|e| EventError(format!("event: {e}")))
             }
         }
@@ -769,5 +906,97 @@ mod tests {
                 "{typo}: {err}"
             );
         }
+    }
+
+    fn tagged(q: f64, sigma: f64, sample: Option<&str>) -> Event {
+        Event::PoissonSubsampledGaussian {
+            q,
+            sigma,
+            sample: sample.map(str::to_string),
+        }
+    }
+
+    /// OpenDP #2933: two Gaussian releases on one Poisson sample are one amplified
+    /// 2-D Gaussian. Its order-2 Rényi divergence in closed form (the χ² of the
+    /// mixture (1 − q)N(0, I) + qN(v, I) against N(0, I) is q²(e^{‖v‖²} − 1), v =
+    /// (1/σ₁, 1/σ₂)) is what the resolved event gives, and above what composing
+    /// them as independent samples would claim.
+    #[test]
+    fn releases_on_one_sample_are_amplified_once() {
+        let (q, s1, s2) = (0.01, 1.0, 2.0);
+        let event = Event::sequential(vec![
+            tagged(q, s1, Some("batch")),
+            tagged(q, s2, Some("batch")),
+        ]);
+        let err = event.validate().unwrap_err().0;
+        assert!(err.contains("\"batch\"") && err.contains("#2933"), "{err}");
+        let resolved = event.resolve_samples().unwrap();
+        resolved.validate().unwrap();
+        let closed = (q * q * ((1.0 / (s1 * s1) + 1.0 / (s2 * s2)) as f64).exp_m1()).ln_1p();
+        let ours = resolved.rdp_epsilon(2.0).unwrap();
+        assert!((ours - closed).abs() < 1e-12 * closed, "{ours} vs {closed}");
+        let independent = Event::sequential(vec![tagged(q, s1, None), tagged(q, s2, None)]);
+        let naive = independent.rdp_epsilon(2.0).unwrap();
+        assert!(
+            ours > 1.2 * naive,
+            "one sample {ours} vs independent {naive}"
+        );
+    }
+
+    #[test]
+    fn repeats_on_one_sample_merge_and_the_rest_is_kept() {
+        let laplace = Event::Laplace {
+            l1_sensitivity: 1.0,
+            scale: 4.0,
+        };
+        let event = Event::sequential(vec![
+            laplace.clone(),
+            Event::repeat(3, tagged(0.1, 2.0, Some("s"))),
+            tagged(0.1, 2.0, Some("s")),
+            tagged(0.2, 1.0, Some("alone")),
+        ]);
+        let resolved = event.resolve_samples().unwrap();
+        let Event::Compose { parts, .. } = &resolved else {
+            panic!("{resolved:?}")
+        };
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        // the untagged rest, with the singly used name kept as it was
+        assert_eq!(
+            parts[0],
+            Event::sequential(vec![laplace, tagged(0.2, 1.0, Some("alone"))])
+        );
+        // 4 releases of σ 2 on one sample: σ = 2/√4 = 1
+        assert_eq!(parts[1], tagged(0.1, 1.0, None));
+        // a repeated named release alone is a shared sample too
+        let r = Event::repeat(4, tagged(0.1, 2.0, Some("s")))
+            .resolve_samples()
+            .unwrap();
+        assert_eq!(r, tagged(0.1, 1.0, None));
+        // nothing named twice: unchanged
+        let single = Event::repeat(4, tagged(0.1, 2.0, None));
+        assert_eq!(single.resolve_samples().unwrap(), single);
+    }
+
+    #[test]
+    fn a_sample_with_two_rates_or_on_disjoint_records_is_refused() {
+        let two_rates = Event::sequential(vec![
+            tagged(0.1, 1.0, Some("s")),
+            tagged(0.2, 1.0, Some("s")),
+        ]);
+        let e = two_rates.resolve_samples().unwrap_err().0;
+        assert!(e.contains("q = 0.1 and q = 0.2"), "{e}");
+        let parallel = Event::Compose {
+            composition: Composition::ParallelDisjointRecords,
+            parts: vec![tagged(0.1, 1.0, Some("s")), tagged(0.1, 1.0, Some("s"))],
+        };
+        let e = parallel.resolve_samples().unwrap_err().0;
+        assert!(e.contains("parallel_disjoint_records"), "{e}");
+        let e = tagged(0.1, 1.0, Some("")).validate().unwrap_err().0;
+        assert!(e.contains("sample"), "{e}");
+        // the name round-trips through JSON, and is absent when not given
+        let v = serde_json::to_value(tagged(0.1, 1.0, Some("s"))).unwrap();
+        assert_eq!(v["sample"], "s");
+        let v = serde_json::to_value(tagged(0.1, 1.0, None)).unwrap();
+        assert!(v.get("sample").is_none());
     }
 }

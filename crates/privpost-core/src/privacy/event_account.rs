@@ -201,7 +201,7 @@ fn tight(event: &Event, delta: f64, slack: f64, warnings: &mut Vec<String>) -> O
         Event::Repeat { times, event } => (*times, event.as_ref()),
         e => (1, e),
     };
-    let Event::PoissonSubsampledGaussian { q, sigma } = inner else {
+    let Event::PoissonSubsampledGaussian { q, sigma, .. } = inner else {
         return None;
     };
     let options = super::pld::PldOptions {
@@ -435,6 +435,7 @@ mod tests {
         let step = Event::PoissonSubsampledGaussian {
             q: 0.01,
             sigma: 1.0,
+            sample: None,
         };
         let t = largest_repeat(&Event::repeat(1, step.clone()), 2.0, Some(1e-5), None)
             .unwrap()

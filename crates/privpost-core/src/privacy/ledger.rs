@@ -83,7 +83,7 @@ impl Event {
             Event::RdpCurve { points, .. } | Event::SubsampledBarker { points, .. } => {
                 points.iter().find(|(l, _)| *l == order).map(|&(_, e)| e)
             }
-            Event::PoissonSubsampledGaussian { q, sigma } => {
+            Event::PoissonSubsampledGaussian { q, sigma, .. } => {
                 (order >= 2.0 && order.fract() == 0.0 && order <= u32::MAX as f64)
                     .then(|| sampled_gaussian(order as u32, *q, *sigma))
             }
@@ -307,7 +307,7 @@ impl Entry {
             e => (1, e),
         };
         match event {
-            Event::PoissonSubsampledGaussian { q, sigma } => {
+            Event::PoissonSubsampledGaussian { q, sigma, .. } => {
                 super::pld::poisson_gaussian_epsilon(*q, *sigma, times, delta, &Default::default())
                     .ok()
                     .map(|t| t.epsilon)
@@ -474,7 +474,11 @@ mod tests {
 
     #[test]
     fn poisson_gaussian_matches_the_accountant_and_its_q1_limit() {
-        let e = Event::PoissonSubsampledGaussian { q: 1.0, sigma: 2.0 };
+        let e = Event::PoissonSubsampledGaussian {
+            q: 1.0,
+            sigma: 2.0,
+            sample: None,
+        };
         // q = 1: the plain Gaussian, α/(2σ²)
         assert!((e.rdp_epsilon(4.0).unwrap() - 0.5).abs() < 1e-12);
         assert_eq!(e.rdp_epsilon(2.5), None);
@@ -483,6 +487,7 @@ mod tests {
             Event::PoissonSubsampledGaussian {
                 q: 0.01,
                 sigma: 1.1,
+                sample: None,
             },
         );
         let claim = Guarantee::converted(

@@ -71,6 +71,7 @@ impl MinibatchStep {
             event: Box::new(Event::PoissonSubsampledGaussian {
                 q: self.q(),
                 sigma: self.dominating_sigma(),
+                sample: None,
             }),
         }
     }

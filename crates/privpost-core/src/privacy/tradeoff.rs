@@ -531,7 +531,7 @@ impl Curve {
             e => (1, e),
         };
         Ok(match inner {
-            Event::PoissonSubsampledGaussian { q, sigma } => {
+            Event::PoissonSubsampledGaussian { q, sigma, .. } => {
                 Curve::poisson_gaussian(*q, *sigma, times).ok()
             }
             _ => None,
@@ -778,9 +778,10 @@ pub fn scale_noise(event: &Event, factor: f64) -> Result<Event, String> {
             l1_sensitivity: *l1_sensitivity,
             scale: scale * factor,
         },
-        Event::PoissonSubsampledGaussian { q, sigma } => Event::PoissonSubsampledGaussian {
+        Event::PoissonSubsampledGaussian { q, sigma, sample } => Event::PoissonSubsampledGaussian {
             q: *q,
             sigma: sigma * factor,
+            sample: sample.clone(),
         },
         Event::RandomAllocation {
             steps,
