@@ -932,7 +932,7 @@ mod tests {
         assert!(err.contains("\"batch\"") && err.contains("#2933"), "{err}");
         let resolved = event.resolve_samples().unwrap();
         resolved.validate().unwrap();
-        let closed = (q * q * ((1.0 / (s1 * s1) + 1.0 / (s2 * s2)) as f64).exp_m1()).ln_1p();
+        let closed = (q * q * (1.0 / (s1 * s1) + 1.0 / (s2 * s2)).exp_m1()).ln_1p();
         let ours = resolved.rdp_epsilon(2.0).unwrap();
         assert!((ours - closed).abs() < 1e-12 * closed, "{ours} vs {closed}");
         let independent = Event::sequential(vec![tagged(q, s1, None), tagged(q, s2, None)]);
