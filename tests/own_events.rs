@@ -1093,3 +1093,108 @@ fn releases_on_one_sample_are_accounted_together() {
     );
     assert!(o.stdout.is_empty());
 }
+
+/// The sampler-faithful kinds through `account --event`: random allocation answers by
+/// RDP at about the cost of Poisson sampling at rate k/t; a batch drawn with
+/// replacement answers by its PLD only, never below the sensitivity-2 Poisson pair
+/// (σ/2) that its K = 1 branch is; both carry an attack-risk curve; bad fields exit 2.
+#[test]
+fn random_allocation_and_with_replacement_events_are_accounted() {
+    let dir = tempfile::tempdir().unwrap();
+    let answers = |name: &str, text: &str| -> serde_json::Value {
+        let f = write(dir.path(), name, text);
+        let o = privpost(&["account", "--event", &f, "--delta", "1e-5", "--json"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let best = |v: &serde_json::Value| {
+        v["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["epsilon"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let alloc = answers(
+        "alloc.json",
+        r#"{"mechanism": "repeat", "times": 3, "event":
+            {"mechanism": "random_allocation", "steps": 1000, "selected": 1, "sigma": 2.0}}"#,
+    );
+    let poisson_rdp = answers(
+        "poisson.json",
+        r#"{"mechanism": "repeat", "times": 3000, "event":
+            {"mechanism": "poisson_subsampled_gaussian", "q": 0.001, "sigma": 2.0}}"#,
+    );
+    let rdp = |v: &serde_json::Value| {
+        v["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["accountant"] == "rdp_improved")
+            .map(|a| a["epsilon"].as_f64().unwrap())
+            .next()
+            .unwrap()
+    };
+    let (a, p) = (rdp(&alloc), rdp(&poisson_rdp));
+    assert!(
+        (a - p).abs() < 0.02 * p,
+        "allocation {a} vs Poisson {p} by RDP"
+    );
+    assert!(alloc["attack"]["mu"].is_number(), "{alloc}");
+    let wr = answers(
+        "wr.json",
+        r#"{"mechanism": "repeat", "times": 1000, "event":
+            {"mechanism": "sampled_with_replacement_gaussian", "batch": 100, "n_data": 10000, "sigma": 1.0}}"#,
+    );
+    assert!(
+        wr["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["accountant"] == "pld"),
+        "{wr}"
+    );
+    let pz = answers(
+        "pz.json",
+        r#"{"mechanism": "repeat", "times": 1000, "event":
+            {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 0.5}}"#,
+    );
+    let pz_pld = pz["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["accountant"] == "pld")
+        .unwrap()["epsilon"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        best(&wr) >= pz_pld,
+        "with replacement {} below the σ/2 Poisson pair {pz_pld}",
+        best(&wr)
+    );
+    assert!(wr["attack"]["mu"].is_number(), "{wr}");
+    for (text, key) in [
+        (
+            r#"{"mechanism": "random_allocation", "steps": 10, "selected": 11, "sigma": 1.0}"#,
+            "selected",
+        ),
+        (
+            r#"{"mechanism": "random_allocation", "steps": 10, "selected": 1, "sigma": 0.0}"#,
+            "sigma",
+        ),
+        (
+            r#"{"mechanism": "sampled_with_replacement_gaussian", "batch": 0, "n_data": 10, "sigma": 1.0}"#,
+            "batch",
+        ),
+        (
+            r#"{"mechanism": "sampled_with_replacement_gaussian", "batch": 5, "n_data": 1, "sigma": 1.0}"#,
+            "n_data",
+        ),
+    ] {
+        let f = write(dir.path(), "bad.json", text);
+        let o = privpost(&["account", "--event", &f, "--delta", "1e-5"]);
+        assert_eq!(o.status.code(), Some(2), "{text}: {}", stderr(&o));
+        assert!(stderr(&o).contains(key), "{text}: {}", stderr(&o));
+        assert!(o.stdout.is_empty());
+    }
+}

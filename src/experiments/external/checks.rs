@@ -190,7 +190,7 @@ pub fn ledger_of(c: &Config) -> Result<Ledger, ParamError> {
             ParamError::new(
                 format!("{key}.event"),
                 e.0,
-                "an event of the ledger's vocabulary (docs/bring-your-own.md, \"Your privacy events\"): mechanism = laplace, gaussian, poisson_subsampled_gaussian, subsampled_barker, rdp_curve, gibbs_posterior, one_posterior_sample, smoothed_hellinger, pure_epsilon, non_private, compose, repeat",
+                "an event of the ledger's vocabulary (docs/bring-your-own.md, \"Your privacy events\"): mechanism = laplace, gaussian, poisson_subsampled_gaussian, random_allocation, sampled_with_replacement_gaussian, subsampled_barker, rdp_curve, gibbs_posterior, one_posterior_sample, smoothed_hellinger, pure_epsilon, non_private, compose, repeat",
             )
         })?;
         let event = event

@@ -540,7 +540,7 @@ impl Figure for Fig3 {
             for entry in account.entries(&sgld_t, Conversion::Classic, |t| {
                 format!("method={name}, iteration={t}")
             })? {
-                let entry = entry.when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors");
+                let entry = entry.when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors; the Poisson pair does not bound a with-replacement batch (sampled_with_replacement_gaussian, docs/privacy.md)");
                 out.push(match noise {
                     crate::dpmcmc::sgld::Noise::Published => entry,
                     crate::dpmcmc::sgld::Noise::Corrected => entry.when("this variant adds noise of variance 2h, √2 times the accounted σ: the claim is conservative"),
@@ -575,7 +575,7 @@ impl Figure for Fig3 {
                             order: None,
                         },
                     )
-                    .when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors"),
+                    .when("minibatches are drawn with replacement and accounted as Poisson subsampling, as the authors; the Poisson pair does not bound a with-replacement batch (sampled_with_replacement_gaussian, docs/privacy.md)"),
                 );
             }
         }

@@ -192,6 +192,18 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sample: Option<String>,
     },
+    /// One Gaussian step over a batch of `batch` records drawn uniformly with
+    /// replacement from `n_data` (noise multiplier σ per clipped record), under
+    /// substitution: a record appears K ~ Binomial(b, 1/N) times and displaces K
+    /// others, so the Poisson pair does not bound it; `pld.rs`
+    /// (`with_replacement_step`) states the pair that does (PLD only, no RDP).
+    SampledWithReplacementGaussian {
+        #[serde(deserialize_with = "de_count")]
+        batch: u64,
+        #[serde(deserialize_with = "de_count")]
+        n_data: u64,
+        sigma: f64,
+    },
     /// One round of random allocation ("balls in bins"): each record's clipped
     /// contribution (L2 ≤ 1) enters exactly `selected` of `steps` Gaussian steps
     /// of noise multiplier σ, the steps chosen uniformly (`allocation.rs`: Rényi-DP
@@ -483,6 +495,19 @@ impl Event {
                 }
                 if !(*q > 0.0 && *q <= 1.0) {
                     return Err(EventError(format!("q = {q}: must be in (0, 1]")));
+                }
+                pos("sigma", *sigma)
+            }
+            Event::SampledWithReplacementGaussian {
+                batch,
+                n_data,
+                sigma,
+            } => {
+                if *batch == 0 {
+                    return Err(EventError("batch = 0: must be ≥ 1".to_string()));
+                }
+                if *n_data < 2 {
+                    return Err(EventError(format!("n_data = {n_data}: must be ≥ 2")));
                 }
                 pos("sigma", *sigma)
             }

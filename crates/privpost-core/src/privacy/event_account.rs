@@ -201,14 +201,22 @@ fn tight(event: &Event, delta: f64, slack: f64, warnings: &mut Vec<String>) -> O
         Event::Repeat { times, event } => (*times, event.as_ref()),
         e => (1, e),
     };
-    let Event::PoissonSubsampledGaussian { q, sigma, .. } = inner else {
-        return None;
-    };
     let options = super::pld::PldOptions {
         epsilon_slack: slack,
         ..Default::default()
     };
-    match super::pld::poisson_gaussian_epsilon(*q, *sigma, times, delta, &options) {
+    let tight = match inner {
+        Event::PoissonSubsampledGaussian { q, sigma, .. } => {
+            super::pld::poisson_gaussian_epsilon(*q, *sigma, times, delta, &options)
+        }
+        Event::SampledWithReplacementGaussian {
+            batch,
+            n_data,
+            sigma,
+        } => super::pld::with_replacement_epsilon(*batch, *n_data, *sigma, times, delta, &options),
+        _ => return None,
+    };
+    match tight {
         Ok(t) => Some(answer(t.epsilon, t.epsilon_slack)),
         Err(e) => {
             warnings.push(format!("pld: not computed: {e}"));

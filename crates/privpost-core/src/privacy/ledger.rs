@@ -312,6 +312,20 @@ impl Entry {
                     .ok()
                     .map(|t| t.epsilon)
             }
+            Event::SampledWithReplacementGaussian {
+                batch,
+                n_data,
+                sigma,
+            } => super::pld::with_replacement_epsilon(
+                *batch,
+                *n_data,
+                *sigma,
+                times,
+                delta,
+                &Default::default(),
+            )
+            .ok()
+            .map(|t| t.epsilon),
             _ => None,
         }
     }

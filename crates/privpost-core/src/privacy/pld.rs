@@ -169,29 +169,84 @@ impl StepLoss {
             (ga - gb).max(0.0)
         }
     }
+}
 
-    /// The smallest y (to a relative 1e-12) with `pred(y)` for an increasing predicate,
-    /// searching outward from 0.
-    fn boundary(&self, pred: impl Fn(f64) -> bool) -> f64 {
-        let (mut lo, mut hi) = (-1.0, 1.0);
-        while pred(lo) && lo > -1e6 {
-            lo *= 2.0;
+/// The smallest y (to a relative 1e-12) with `pred(y)` for an increasing predicate,
+/// searching outward from 0.
+fn boundary(pred: impl Fn(f64) -> bool) -> f64 {
+    let (mut lo, mut hi) = (-1.0, 1.0);
+    while pred(lo) && lo > -1e6 {
+        lo *= 2.0;
+    }
+    while !pred(hi) && hi < 1e6 {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if pred(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
         }
-        while !pred(hi) && hi < 1e6 {
-            hi *= 2.0;
+        if hi - lo <= 1e-12 * hi.abs().max(1e-300) {
+            break;
         }
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if pred(mid) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-            if hi - lo <= 1e-12 * hi.abs().max(1e-300) {
-                break;
-            }
+    }
+    hi
+}
+
+/// One step's privacy loss Y as the discretisations read it: its CDF (each tail
+/// accurate), the mass of an interval, and its hockey-stick divergence.
+trait Loss {
+    /// (P(Y ≤ y), P(Y > y)).
+    fn cdf(&self, y: f64) -> (f64, f64);
+    /// P(a < Y ≤ b).
+    fn mass(&self, a: f64, b: f64) -> f64;
+    /// H(ε) = P(Y > ε) − e^ε Q(Y > ε).
+    fn hockey_stick(&self, eps: f64) -> f64;
+}
+
+impl Loss for StepLoss {
+    fn cdf(&self, y: f64) -> (f64, f64) {
+        StepLoss::cdf(self, y)
+    }
+    fn mass(&self, a: f64, b: f64) -> f64 {
+        StepLoss::mass(self, a, b)
+    }
+    fn hockey_stick(&self, eps: f64) -> f64 {
+        StepLoss::hockey_stick(self, eps)
+    }
+}
+
+/// A step whose output reveals a label K (drawn with the same law under both
+/// distributions) and, given K, is the pair `parts[K]`: its loss is the mixture of
+/// the parts' losses with their weights, and its hockey stick their weighted sum;
+/// `infinite` is mass whose loss counts as +∞ (a truncated tail).
+struct MixtureLoss {
+    parts: Vec<(f64, StepLoss)>,
+    infinite: f64,
+}
+
+impl Loss for MixtureLoss {
+    fn cdf(&self, y: f64) -> (f64, f64) {
+        let (mut lo, mut up) = (0.0, self.infinite);
+        for (w, p) in &self.parts {
+            let (l, u) = p.cdf(y);
+            lo += w * l;
+            up += w * u;
         }
-        hi
+        (lo, up)
+    }
+    fn mass(&self, a: f64, b: f64) -> f64 {
+        self.parts.iter().map(|(w, p)| w * p.mass(a, b)).sum()
+    }
+    fn hockey_stick(&self, eps: f64) -> f64 {
+        let h: f64 = self
+            .parts
+            .iter()
+            .map(|(w, p)| w * p.hockey_stick(eps))
+            .sum();
+        (h + self.infinite).clamp(0.0, 1.0)
     }
 }
 
@@ -202,12 +257,12 @@ struct Discrete {
     infinite: f64,
 }
 
-fn discretise(step: &StepLoss, h: f64, top_mass: f64) -> Result<Discrete, AccountError> {
+fn discretise(step: &dyn Loss, h: f64, top_mass: f64) -> Result<Discrete, AccountError> {
     // bottom: where P(Y ≤ y) ≤ top_mass/1000 (all mass below is moved up to it, which can
     // only raise δ̃; the bottom matters for tightness only)
-    let bottom = step.boundary(|y| step.cdf(y).0 > 1e-3 * top_mass);
+    let bottom = boundary(|y| step.cdf(y).0 > 1e-3 * top_mass);
     // top: where P(Y > y) ≤ top_mass (mass above counts as a privacy failure)
-    let top = step.boundary(|y| step.cdf(y).1 <= top_mass);
+    let top = boundary(|y| step.cdf(y).1 <= top_mass);
     let offset = (bottom / h).floor() as i64;
     let last = (top / h).ceil() as i64;
     let bins = (last - offset).max(1) as usize;
@@ -281,9 +336,9 @@ impl StepLoss {
 /// about h/2: with h = 5·10⁻⁵ (q = 1, the Gaussian mechanism) the TPRs at FPR
 /// 10⁻⁴ … ½ are within 10⁻⁵ relative of the closed form, on the attacker's side
 /// (`tradeoff` tests).
-fn connect_the_dots(step: &StepLoss, h: f64, top_mass: f64) -> Result<Discrete, AccountError> {
-    let bottom = step.boundary(|y| step.cdf(y).0 > 1e-3 * top_mass);
-    let top = step.boundary(|y| step.cdf(y).1 <= top_mass);
+fn connect_the_dots(step: &dyn Loss, h: f64, top_mass: f64) -> Result<Discrete, AccountError> {
+    let bottom = boundary(|y| step.cdf(y).0 > 1e-3 * top_mass);
+    let top = boundary(|y| step.cdf(y).1 <= top_mass);
     let offset = (bottom / h).floor() as i64;
     let last = (top / h).ceil() as i64;
     let points = (last - offset + 1).max(2) as usize;
@@ -634,6 +689,23 @@ fn tight_epsilon(
             direction: "none",
         });
     }
+    let steps: Vec<(StepLoss, &'static str)> = pairs
+        .iter()
+        .map(|&(dir, name)| (StepLoss { q, sigma, dir }, name))
+        .collect();
+    let steps: Vec<(&dyn Loss, &'static str)> =
+        steps.iter().map(|(s, n)| (s as &dyn Loss, *n)).collect();
+    tight_from(&steps, t, delta, opts)
+}
+
+/// [`tight_epsilon`] for any steps' losses (T ≥ 1, δ and the options checked): the
+/// largest ε over them.
+fn tight_from(
+    steps: &[(&dyn Loss, &'static str)],
+    t: u64,
+    delta: f64,
+    opts: &PldOptions,
+) -> Result<TightEpsilon, AccountError> {
     let share = delta * opts.delta_share;
     let eta = opts.epsilon_slack;
     let tf = t as f64;
@@ -641,9 +713,8 @@ fn tight_epsilon(
     let h = eta * (2.0 / (tf * (1.0 / share).ln())).sqrt();
     let beta = (-2.0 * eta * eta / (tf * h * h)).exp();
     let mut best: Option<TightEpsilon> = None;
-    for &(dir, name) in pairs {
-        let step = StepLoss { q, sigma, dir };
-        let d = discretise(&step, h, share / tf)?;
+    for &(step, name) in steps {
+        let d = discretise(step, h, share / tf)?;
         let c = compose(&d, h, t, share, opts)?;
         let errors = beta + c.extra_delta;
         let eps_prime = smallest_epsilon(&c, h, delta - errors).ok_or_else(|| {
@@ -666,7 +737,129 @@ fn tight_epsilon(
             best = Some(cand);
         }
     }
-    Ok(best.expect("two directions"))
+    Ok(best.expect("at least one direction"))
+}
+
+/// One step of a Gaussian sum over a batch of `batch` records drawn uniformly *with
+/// replacement* from `n_data`, noise multiplier σ (per record, clipped to norm 1),
+/// under substitution (one record replaced by any other; N stays fixed).
+///
+/// Why not the Poisson pair: the record appears K ~ Binomial(b, 1/N) times, and the
+/// other b − K draws depend on K. Take every other record's contribution at −g and
+/// the record's at g, zeroed in the neighbour: the outputs are 2K + Z against K + Z
+/// (after a shift), whose order-2 divergence at σ = 1 is about 25× the Poisson
+/// pair's (`tests`). A valid pair: the K = 0 branch (probability 1 − θ, θ = 1 −
+/// (1 − 1/N)^b) is the same in both worlds; given K ≥ 1, the record's K copies and
+/// the K others they displace differ by at most 2K. Advanced joint convexity
+/// (Balle, Barthe, Gaboardi 2018, Theorem 2), joint convexity over K and the other
+/// draws, and post-processing bound both directions' hockey sticks by
+/// Σ_{K≥1} w_K H_γ(Poisson pair of rate θ, shift 2K), w_K = P(K | K ≥ 1): the
+/// loss of a step that reveals K ≥ 1 and is, given K, the remove-direction Poisson
+/// pair of rate θ and noise σ/(2K). With K ≤ 1 it is Zhu, Dong & Wang's (2022)
+/// sensitivity-2 pair for fixed-size batches. The tail of weights below `cut`
+/// (past the mode) counts as +∞ loss: it is spent from δ, and it keeps the loss
+/// grid from spanning shifts that almost never happen.
+fn with_replacement_step(batch: u64, n_data: u64, sigma: f64, cut: f64) -> MixtureLoss {
+    let (b, p) = (batch as f64, 1.0 / n_data as f64);
+    // θ = 1 − (1 − p)^b and ln P(K = k) in logs
+    let theta = -(b * (-p).ln_1p()).exp_m1();
+    let ln_pk = |k: f64| {
+        statrs::function::gamma::ln_gamma(b + 1.0)
+            - statrs::function::gamma::ln_gamma(k + 1.0)
+            - statrs::function::gamma::ln_gamma(b - k + 1.0)
+            + k * p.ln()
+            + (b - k) * (-p).ln_1p()
+    };
+    let mut parts = Vec::new();
+    let mut infinite = 0.0;
+    let mut k = 1u64;
+    while k <= batch {
+        let w = (ln_pk(k as f64) - theta.ln()).exp();
+        // past the mode, the ratio P(k+1)/P(k) = (b − k)/(k + 1)·p/(1 − p) falls:
+        // once a weight is below `cut` the rest is at most w·r/(1 − r)
+        let r = (b - k as f64) / (k as f64 + 1.0) * p / (1.0 - p);
+        if w < cut && r < 0.5 {
+            infinite = (w * r / (1.0 - r) + w).min(1.0);
+            break;
+        }
+        parts.push((
+            w,
+            StepLoss {
+                q: theta.min(1.0),
+                sigma: sigma / (2.0 * k as f64),
+                dir: Direction::Remove,
+            },
+        ));
+        k += 1;
+    }
+    MixtureLoss { parts, infinite }
+}
+
+fn check_with_replacement(batch: u64, n_data: u64, sigma: f64) -> Result<(), AccountError> {
+    if batch == 0 {
+        return Err(invalid("batch", batch, "a batch of ≥ 1 draws"));
+    }
+    if n_data < 2 {
+        return Err(invalid("n_data", n_data, "N ≥ 2 records"));
+    }
+    if !(sigma > 0.0 && sigma.is_finite()) {
+        return Err(invalid("sigma", sigma, "a finite σ > 0"));
+    }
+    Ok(())
+}
+
+/// ε at δ of T steps of a batch drawn with replacement ([`with_replacement_step`]'s
+/// pair, which bounds both directions), by the same FFT accountant as
+/// [`poisson_gaussian_epsilon`].
+pub fn with_replacement_epsilon(
+    batch: u64,
+    n_data: u64,
+    sigma: f64,
+    t: u64,
+    delta: f64,
+    opts: &PldOptions,
+) -> Result<TightEpsilon, AccountError> {
+    check_with_replacement(batch, n_data, sigma)?;
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(invalid("delta", delta, "0 < δ < 1"));
+    }
+    if !(opts.epsilon_slack > 0.0 && opts.epsilon_slack <= 1.0) {
+        return Err(invalid("epsilon_slack", opts.epsilon_slack, "0 < η ≤ 1"));
+    }
+    if t == 0 {
+        return tight_epsilon(1.0, 1.0, 0, delta, opts, &[]);
+    }
+    // the +∞ tail costs at most 10⁻³ of the δ share over T steps
+    let cut = 1e-3 * delta * opts.delta_share / t as f64;
+    let step = with_replacement_step(batch, n_data, sigma, cut);
+    tight_from(&[(&step, "substitute (with replacement)")], t, delta, opts)
+}
+
+/// T steps of a batch drawn with replacement, connected dots on a grid of width h
+/// (one direction: its pair bounds both).
+pub(crate) fn with_replacement_losses(
+    batch: u64,
+    n_data: u64,
+    sigma: f64,
+    t: u64,
+    h: f64,
+    tail: f64,
+) -> Result<Vec<ComposedLosses>, AccountError> {
+    check_with_replacement(batch, n_data, sigma)?;
+    let opts = PldOptions {
+        max_points: 1 << 22,
+        ..PldOptions::default()
+    };
+    let step = with_replacement_step(batch, n_data, sigma, 1e-3 * tail / t.max(1) as f64);
+    let d = connect_the_dots(&step, h, tail / (t.max(1) as f64))?;
+    let c = compose(&d, h, t.max(1), tail, &opts)?;
+    Ok(vec![ComposedLosses {
+        losses: (0..c.pmf.len())
+            .map(|k| (c.base + k as i64) as f64 * h)
+            .collect(),
+        pmf: c.pmf,
+        floor: (c.infinite + c.extra_delta).min(1.0),
+    }])
 }
 
 /// The next representable value above x (x finite, ≥ 0): rounding up.
@@ -857,5 +1050,110 @@ mod tests {
         let e =
             poisson_gaussian_epsilon(1e-4, 1.19523, 100_000, 2e-6, &PldOptions::default()).unwrap();
         assert!(e.epsilon >= 0.10223 && e.epsilon <= 0.12224, "{e:?}");
+    }
+
+    /// H_γ(P‖Q) of two 1-D Gaussian mixtures (weights, means; common σ) by the
+    /// trapezoid rule on a fine grid.
+    fn mixture_hockey_stick(p: &[(f64, f64)], q: &[(f64, f64)], sigma: f64, gamma: f64) -> f64 {
+        let dens = |m: &[(f64, f64)], y: f64| -> f64 {
+            m.iter()
+                .map(|&(w, mu)| w * (-(y - mu).powi(2) / (2.0 * sigma * sigma)).exp())
+                .sum::<f64>()
+                / (sigma * (2.0 * std::f64::consts::PI).sqrt())
+        };
+        let (lo, hi, n) = (-14.0 - 12.0 * sigma, 14.0 + 12.0 * sigma, 400_000);
+        let dy = (hi - lo) / n as f64;
+        (0..=n)
+            .map(|i| {
+                let y = lo + i as f64 * dy;
+                let w = if i == 0 || i == n { 0.5 } else { 1.0 };
+                w * (dens(p, y) - gamma * dens(q, y)).max(0.0)
+            })
+            .sum::<f64>()
+            * dy
+    }
+
+    /// A batch of b = 2 draws with replacement from N = 3 records, σ = 1, every
+    /// other record contributing c, the record g in one world and g' in the other:
+    /// the exact output laws are Gaussian mixtures over K ~ Binomial(2, 1/3).
+    /// (1) With c = −1, g = 1, g' = 0 the pair exceeds the Poisson pair of the same
+    /// inclusion rate θ (what "accounted as Poisson" claims), so that claim is not an
+    /// upper bound for this sampler. (2) Every such pair, both directions, stays below
+    /// `with_replacement_step`'s bound.
+    #[test]
+    fn with_replacement_exceeds_the_poisson_pair_and_stays_below_its_bound() {
+        let (b, n, sigma) = (2u64, 3u64, 1.0);
+        let p = 1.0 / n as f64;
+        let theta: f64 = 1.0 - (1.0 - p).powi(b as i32);
+        let bin = |k: u64| -> f64 {
+            let c = if k == 1 { 2.0 } else { 1.0 };
+            c * p.powi(k as i32) * (1.0 - p).powi((b - k) as i32)
+        };
+        let world = |g: f64, c: f64| -> Vec<(f64, f64)> {
+            (0..=b)
+                .map(|k| (bin(k), k as f64 * g + (b - k) as f64 * c))
+                .collect()
+        };
+        let bound = with_replacement_step(b, n, sigma, 0.0);
+        let poisson = StepLoss {
+            q: theta,
+            sigma,
+            dir: Direction::Remove,
+        };
+        let mut exceeded = 0.0f64;
+        for eps in [0.0, 0.25, 0.5, 1.0, 2.0, 3.0] {
+            let gamma = f64::exp(eps);
+            let exact = mixture_hockey_stick(&world(1.0, -1.0), &world(0.0, -1.0), sigma, gamma);
+            exceeded = exceeded.max(exact - poisson.hockey_stick(eps));
+            let cap = Loss::hockey_stick(&bound, eps);
+            for (c, g, g2) in [
+                (-1.0, 1.0, 0.0),
+                (-1.0, 1.0, -1.0),
+                (0.0, 1.0, -1.0),
+                (1.0, 1.0, -1.0),
+                (0.5, -1.0, 1.0),
+            ] {
+                let (a, z) = (world(g, c), world(g2, c));
+                for h in [
+                    mixture_hockey_stick(&a, &z, sigma, gamma),
+                    mixture_hockey_stick(&z, &a, sigma, gamma),
+                ] {
+                    assert!(
+                        h <= cap + 1e-9,
+                        "ε {eps}, c {c}, g {g}, g' {g2}: {h} > bound {cap}"
+                    );
+                }
+            }
+        }
+        eprintln!("largest excess of the exact pair over the Poisson pair: {exceeded:.4}");
+        assert!(
+            exceeded > 0.01,
+            "the Poisson pair was never exceeded ({exceeded})"
+        );
+    }
+
+    /// One draw (b = 1) is the fixed-size batch of one: the bound is Zhu, Dong &
+    /// Wang's sensitivity-2 Poisson pair at rate 1/N (σ/2), exactly.
+    #[test]
+    fn a_batch_of_one_is_the_sensitivity_two_poisson_pair() {
+        let step = with_replacement_step(1, 50, 1.3, 0.0);
+        assert_eq!(step.parts.len(), 1);
+        let pair = StepLoss {
+            q: 1.0 / 50.0,
+            sigma: 0.65,
+            dir: Direction::Remove,
+        };
+        for eps in [0.0, 0.5, 2.0] {
+            let (a, b) = (Loss::hockey_stick(&step, eps), pair.hockey_stick(eps));
+            assert!((a - b).abs() <= 1e-14, "{a} vs {b}");
+        }
+        let opts = PldOptions::default();
+        let w = with_replacement_epsilon(1, 50, 1.3, 100, 1e-5, &opts)
+            .unwrap()
+            .epsilon;
+        let pz = poisson_gaussian_epsilon(1.0 / 50.0, 0.65, 100, 1e-5, &opts)
+            .unwrap()
+            .epsilon;
+        assert!((w - pz).abs() <= 1e-9 * pz, "{w} vs {pz}");
     }
 }

@@ -534,6 +534,13 @@ impl Curve {
             Event::PoissonSubsampledGaussian { q, sigma, .. } => {
                 Curve::poisson_gaussian(*q, *sigma, times).ok()
             }
+            Event::SampledWithReplacementGaussian {
+                batch,
+                n_data,
+                sigma,
+            } => Some(Curve::from_losses(super::pld::with_replacement_losses(
+                *batch, *n_data, *sigma, times, PLD_GRID, 1e-14,
+            ))?),
             _ => None,
         })
     }
@@ -553,8 +560,16 @@ impl Curve {
     }
 
     fn connected_dots(q: f64, sigma: f64, times: u64) -> Result<Self, NoCurve> {
-        let directions = super::pld::poisson_gaussian_losses(q, sigma, times, PLD_GRID, 1e-14)
-            .map_err(|e| NoCurve(format!("the PLD: {e}")))?;
+        Curve::from_losses(super::pld::poisson_gaussian_losses(
+            q, sigma, times, PLD_GRID, 1e-14,
+        ))
+    }
+
+    /// The curve of composed connected-dots losses, one per direction (the larger δ).
+    fn from_losses(
+        directions: Result<Vec<super::pld::ComposedLosses>, super::rdp::AccountError>,
+    ) -> Result<Self, NoCurve> {
+        let directions = directions.map_err(|e| NoCurve(format!("the PLD: {e}")))?;
         let parts = directions
             .into_iter()
             .map(|c| Profile::suffix_sums(c.losses, &c.pmf, c.floor))
@@ -782,6 +797,15 @@ pub fn scale_noise(event: &Event, factor: f64) -> Result<Event, String> {
             q: *q,
             sigma: sigma * factor,
             sample: sample.clone(),
+        },
+        Event::SampledWithReplacementGaussian {
+            batch,
+            n_data,
+            sigma,
+        } => Event::SampledWithReplacementGaussian {
+            batch: *batch,
+            n_data: *n_data,
+            sigma: sigma * factor,
         },
         Event::RandomAllocation {
             steps,
