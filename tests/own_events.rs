@@ -1039,59 +1039,84 @@ fn account_calibrates_to_a_target_attack_risk() {
     }
 }
 
+/// `account --event` on an event written as `name` in `dir`, at δ = 10⁻⁵: its JSON.
+fn account_json(dir: &std::path::Path, name: &str, text: &str) -> serde_json::Value {
+    let f = write(dir, name, text);
+    let o = privpost(&["account", "--event", &f, "--delta", "1e-5", "--json"]);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// The ε of `accountant` in an `account --json` answer, or the smallest of all (None).
+fn epsilon_of(v: &serde_json::Value, accountant: Option<&str>) -> f64 {
+    v["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| accountant.is_none_or(|n| a["accountant"] == n))
+        .map(|a| a["epsilon"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// `account --event` on a bad event file: exit 2, stderr naming the file and
+/// `key`, nothing on stdout.
+fn refused(dir: &std::path::Path, text: &str, key: &str) -> String {
+    let f = write(dir, "bad.json", text);
+    let o = privpost(&["account", "--event", &f, "--delta", "1e-5"]);
+    assert_eq!(o.status.code(), Some(2), "{text}: {}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.json") && err.contains(key),
+        "{text}: {err}"
+    );
+    assert!(o.stdout.is_empty());
+    err
+}
+
 /// OpenDP #2933: releases that name one `sample` are accounted on that one sample
 /// (one amplified Gaussian of 1/σ² = Σ 1/σᵢ²), never as independent samples; a
 /// sample named with two rates exits 2 naming the key.
 #[test]
 fn releases_on_one_sample_are_accounted_together() {
     let dir = tempfile::tempdir().unwrap();
-    let shared = write(
-        dir.path(),
-        "shared.json",
-        r#"{"mechanism": "compose", "composition": "sequential", "parts": [
+    let d = dir.path();
+    let s = epsilon_of(
+        &account_json(
+            d,
+            "shared.json",
+            r#"{"mechanism": "compose", "composition": "sequential", "parts": [
             {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0, "sample": "batch"},
             {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0, "sample": "batch"}]}"#,
+        ),
+        None,
     );
-    let merged = write(
-        dir.path(),
-        "merged.json",
-        r#"{"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 0.7071067811865475}"#,
+    let m = epsilon_of(
+        &account_json(
+            d,
+            "merged.json",
+            r#"{"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 0.7071067811865475}"#,
+        ),
+        None,
     );
-    let independent = write(
-        dir.path(),
-        "independent.json",
-        r#"{"mechanism": "repeat", "times": 2, "event":
+    let i = epsilon_of(
+        &account_json(
+            d,
+            "independent.json",
+            r#"{"mechanism": "repeat", "times": 2, "event":
             {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0}}"#,
+        ),
+        None,
     );
-    let eps = |f: &str| {
-        let o = privpost(&["account", "--event", f, "--delta", "1e-5", "--json"]);
-        assert!(o.status.success(), "{f}: {}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        v["answers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a["epsilon"].as_f64().unwrap())
-            .fold(f64::INFINITY, f64::min)
-    };
-    let (s, m, i) = (eps(&shared), eps(&merged), eps(&independent));
     assert!((s - m).abs() <= 1e-9 * m, "shared {s} vs merged {m}");
     assert!(s > i, "one sample {s} must cost more than two samples {i}");
-    let bad = write(
-        dir.path(),
-        "bad.json",
+    let err = refused(
+        d,
         r#"{"mechanism": "compose", "composition": "sequential", "parts": [
             {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0, "sample": "batch"},
             {"mechanism": "poisson_subsampled_gaussian", "q": 0.02, "sigma": 1.0, "sample": "batch"}]}"#,
+        "sample",
     );
-    let o = privpost(&["account", "--event", &bad, "--delta", "1e-5"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert!(
-        err.contains("bad.json") && err.contains("sample") && err.contains("q = 0.01 and q = 0.02"),
-        "{err}"
-    );
-    assert!(o.stdout.is_empty());
+    assert!(err.contains("q = 0.01 and q = 0.02"), "{err}");
 }
 
 /// The sampler-faithful kinds through `account --event`: random allocation answers by
@@ -1101,47 +1126,30 @@ fn releases_on_one_sample_are_accounted_together() {
 #[test]
 fn random_allocation_and_with_replacement_events_are_accounted() {
     let dir = tempfile::tempdir().unwrap();
-    let answers = |name: &str, text: &str| -> serde_json::Value {
-        let f = write(dir.path(), name, text);
-        let o = privpost(&["account", "--event", &f, "--delta", "1e-5", "--json"]);
-        assert!(o.status.success(), "{name}: {}", stderr(&o));
-        serde_json::from_slice(&o.stdout).unwrap()
-    };
-    let best = |v: &serde_json::Value| {
-        v["answers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a["epsilon"].as_f64().unwrap())
-            .fold(f64::INFINITY, f64::min)
-    };
-    let alloc = answers(
+    let d = dir.path();
+    let alloc = account_json(
+        d,
         "alloc.json",
         r#"{"mechanism": "repeat", "times": 3, "event":
             {"mechanism": "random_allocation", "steps": 1000, "selected": 1, "sigma": 2.0}}"#,
     );
-    let poisson_rdp = answers(
+    let poisson = account_json(
+        d,
         "poisson.json",
         r#"{"mechanism": "repeat", "times": 3000, "event":
             {"mechanism": "poisson_subsampled_gaussian", "q": 0.001, "sigma": 2.0}}"#,
     );
-    let rdp = |v: &serde_json::Value| {
-        v["answers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|a| a["accountant"] == "rdp_improved")
-            .map(|a| a["epsilon"].as_f64().unwrap())
-            .next()
-            .unwrap()
-    };
-    let (a, p) = (rdp(&alloc), rdp(&poisson_rdp));
+    let (a, p) = (
+        epsilon_of(&alloc, Some("rdp_improved")),
+        epsilon_of(&poisson, Some("rdp_improved")),
+    );
     assert!(
         (a - p).abs() < 0.02 * p,
         "allocation {a} vs Poisson {p} by RDP"
     );
     assert!(alloc["attack"]["mu"].is_number(), "{alloc}");
-    let wr = answers(
+    let wr = account_json(
+        d,
         "wr.json",
         r#"{"mechanism": "repeat", "times": 1000, "event":
             {"mechanism": "sampled_with_replacement_gaussian", "batch": 100, "n_data": 10000, "sigma": 1.0}}"#,
@@ -1154,23 +1162,16 @@ fn random_allocation_and_with_replacement_events_are_accounted() {
             .all(|a| a["accountant"] == "pld"),
         "{wr}"
     );
-    let pz = answers(
+    let pz = account_json(
+        d,
         "pz.json",
         r#"{"mechanism": "repeat", "times": 1000, "event":
             {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 0.5}}"#,
     );
-    let pz_pld = pz["answers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["accountant"] == "pld")
-        .unwrap()["epsilon"]
-        .as_f64()
-        .unwrap();
+    let (w, z) = (epsilon_of(&wr, None), epsilon_of(&pz, Some("pld")));
     assert!(
-        best(&wr) >= pz_pld,
-        "with replacement {} below the σ/2 Poisson pair {pz_pld}",
-        best(&wr)
+        w >= z,
+        "with replacement {w} below the σ/2 Poisson pair {z}"
     );
     assert!(wr["attack"]["mu"].is_number(), "{wr}");
     for (text, key) in [
@@ -1191,10 +1192,6 @@ fn random_allocation_and_with_replacement_events_are_accounted() {
             "n_data",
         ),
     ] {
-        let f = write(dir.path(), "bad.json", text);
-        let o = privpost(&["account", "--event", &f, "--delta", "1e-5"]);
-        assert_eq!(o.status.code(), Some(2), "{text}: {}", stderr(&o));
-        assert!(stderr(&o).contains(key), "{text}: {}", stderr(&o));
-        assert!(o.stdout.is_empty());
+        refused(d, text, key);
     }
 }

@@ -30,6 +30,13 @@ EVENTS = [
     {"schema": "privpost-event/1", "event": {"mechanism": "compose", "composition": "sequential", "parts": [
         {"mechanism": "laplace", "l1_sensitivity": 1.0, "scale": 2.0},
         {"mechanism": "gaussian", "l2_sensitivity": 1.0, "sigma": 3.0, "rdp_scale": 0.5}]}},
+    {"mechanism": "random_allocation", "steps": 100, "selected": 2, "sigma": 1.5},
+    {"mechanism": "repeat", "times": 100,
+     "event": {"mechanism": "sampled_with_replacement_gaussian", "batch": 10, "n_data": 1000, "sigma": 1.0}},
+    # two releases on one Poisson sample (OpenDP #2933): accounted as one amplified Gaussian
+    {"mechanism": "compose", "composition": "sequential", "parts": [
+        {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 1.0, "sample": "batch"},
+        {"mechanism": "poisson_subsampled_gaussian", "q": 0.01, "sigma": 2.0, "sample": "batch"}]},
 ]
 
 
