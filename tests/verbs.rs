@@ -186,9 +186,14 @@ fn sweeps_check_and_plot() {
         .modified()
         .unwrap();
     assert_eq!(b_png, b_png_after, "a folder not named was re-rendered");
+    // with its manifest, plot redraws the trade-off plot too
+    assert!(b.join("tradeoff.png").is_file());
+    std::fs::remove_file(b.join("tradeoff.png")).unwrap();
+    std::fs::remove_file(b.join("tradeoff.svg")).unwrap();
     let o = privpost(&["plot", "--recursive", out.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("re-rendered 2 figure(s)"));
+    assert!(b.join("tradeoff.png").is_file() && b.join("tradeoff.svg").is_file());
 
     let o = privpost(&["list"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("geumlek2017/fig2"));

@@ -57,7 +57,8 @@ pub fn figures(dir: &Path, recursive: bool) -> Result<Vec<FigureFolder>, ApiErro
 }
 
 /// Re-renders one figure from its folder's CSVs (see the module header);
-/// answers the figure.png written (figure.svg beside it).
+/// answers the figure.png written (figure.svg beside it). With the folder's
+/// manifest, tradeoff.png and .svg are redrawn from its ledger as the run drew them.
 pub fn redraw(figure: &FigureFolder) -> Result<PathBuf, ApiError> {
     let (fig_dir, id) = (&figure.folder, &figure.id);
     fn input(m: impl std::fmt::Display) -> ApiError {
@@ -100,6 +101,16 @@ pub fn redraw(figure: &FigureFolder) -> Result<PathBuf, ApiError> {
     // drawn only from the folder's files: a figure that cannot be drawn from
     // them (an axis with no usable numbers) is bad input
     crate::plot::render_dir(id, fig_dir, spec.plot).map_err(|e| input(e.to_string()))?;
+    // the trade-off plot, from the manifest's ledger (its events give the curves)
+    if let Some(m) = &manifest {
+        let events: Vec<(&str, &crate::privacy::event::Event)> = m
+            .privacy
+            .iter()
+            .map(|e| (e.series.as_str(), &e.event))
+            .collect();
+        crate::plot::tradeoff::render(fig_dir, id, &m.attack_risk, &events)
+            .map_err(|e| input(e.to_string()))?;
+    }
     Ok(fig_dir.join("figure.png"))
 }
 

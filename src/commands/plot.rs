@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use super::CommandError;
 use crate::api;
 
-/// Re-render figure.png and figure.svg from the summary.csv of figure folders.
+/// Re-render figure.png and figure.svg from the summary.csv of figure folders (and
+/// tradeoff.png/.svg from the ledger of a folder with its manifest.json).
 #[derive(Debug, clap::Args)]
 pub struct PlotArgs {
     /// Figure folders (each with summary.csv); with --recursive, any folders above them.

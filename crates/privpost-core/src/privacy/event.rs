@@ -182,7 +182,7 @@ pub enum Event {
     ///
     /// Each step draws its own sample, so steps compose as independent
     /// amplified releases. Releases computed on one and the same sample do not
-    /// (OpenDP issue #2933): they carry the same `sample` name, and
+    /// (OpenDP #2933): they carry the same `sample` name, and
     /// [`Event::resolve_samples`] accounts them as one amplified Gaussian whose
     /// 1/σ² is the sum of theirs (the sample is amplified once); [`Event::validate`]
     /// refuses a shared name left unresolved.
