@@ -759,6 +759,9 @@ fn tight_from(
 /// sensitivity-2 pair for fixed-size batches. The tail of weights below `cut`
 /// (past the mode) counts as +∞ loss: it is spent from δ, and it keeps the loss
 /// grid from spanning shifts that almost never happen.
+/// The most copies K of one record [`with_replacement_step`] gives a pair of its own.
+const MAX_DRAWS: usize = 1000;
+
 fn with_replacement_step(batch: u64, n_data: u64, sigma: f64, cut: f64) -> MixtureLoss {
     let (b, p) = (batch as f64, 1.0 / n_data as f64);
     // θ = 1 − (1 − p)^b and ln P(K = k) in logs
@@ -775,6 +778,12 @@ fn with_replacement_step(batch: u64, n_data: u64, sigma: f64, cut: f64) -> Mixtu
     let mut k = 1u64;
     while k <= batch {
         let w = (ln_pk(k as f64) - theta.ln()).exp();
+        // a record expected in a thousand draws of every batch: the rest of the
+        // tail counts as +∞ loss (valid; the answer is then "not private")
+        if parts.len() >= MAX_DRAWS {
+            infinite = (1.0 - parts.iter().map(|(w, _)| w).sum::<f64>()).clamp(0.0, 1.0);
+            break;
+        }
         // past the mode, the ratio P(k+1)/P(k) = (b − k)/(k + 1)·p/(1 − p) falls:
         // once a weight is below `cut` the rest is at most w·r/(1 − r)
         let r = (b - k as f64) / (k as f64 + 1.0) * p / (1.0 - p);
@@ -1147,6 +1156,13 @@ mod tests {
             let (a, b) = (Loss::hockey_stick(&step, eps), pair.hockey_stick(eps));
             assert!((a - b).abs() <= 1e-14, "{a} vs {b}");
         }
+        // a batch far larger than the data ends at 1000 pairs, the rest at +∞
+        let big = with_replacement_step(1 << 40, 2, 1.0, 0.0);
+        assert!(
+            big.parts.len() == MAX_DRAWS && big.infinite > 0.99,
+            "{}",
+            big.infinite
+        );
         let opts = PldOptions::default();
         let w = with_replacement_epsilon(1, 50, 1.3, 100, 1e-5, &opts)
             .unwrap()
