@@ -24,7 +24,7 @@
 //!   1.0.5 implements it (`allocation_RDP_DCO_add` / `_remove`), for orders ≥ 2;
 //! - k = 1, remove direction, exact at integer orders n ≤ 256: with L the
 //!   likelihood ratio (1/t) Σⱼ exp((yⱼ − ½)/σ²),
-//!   E_Q[Lⁿ] = t⁻ⁿ n! [zⁿ] (Σₘ zᵐ e^{m(m−1)/(2σ²)} / m!)ᵗ (the multinomial
+//!   E_Q(Lⁿ) = t⁻ⁿ n! · (the coefficient of zⁿ in) (Σₘ zᵐ e^{m(m−1)/(2σ²)} / m!)ᵗ (the multinomial
 //!   expansion; each step's factor is the Gaussian moment E[e^{m(y−½)/σ²}]),
 //!   a power series raised to the t-th power in log space.
 //!
@@ -95,7 +95,7 @@ fn mul(p: &[f64], q: &[f64], n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// ln [zⁿ] (Σₘ zᵐ e^{m(m−1)/(2σ²)}/m!)ᵗ for n = 0 … [`EXACT_ORDERS`] (square and
+/// ln of the coefficient of zⁿ in (Σₘ zᵐ e^{m(m−1)/(2σ²)}/m!)ᵗ for n = 0 … [`EXACT_ORDERS`] (square and
 /// multiply), cached per (σ, t).
 fn power_series(sigma: f64, steps: u64) -> Arc<Vec<f64>> {
     type Cache = Mutex<HashMap<(u64, u64), Arc<Vec<f64>>>>;
@@ -173,7 +173,7 @@ pub fn rdp(sigma: f64, steps: u64, selected: u64, order: f64) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// E_Q[Lⁿ] by brute force over every allocation sequence (j₁ … jₙ) ∈ [t]ⁿ:
+    /// E_Q(Lⁿ) by brute force over every allocation sequence (j₁ … jₙ) ∈ {1 … t}ⁿ:
     /// Π over steps of e^{c(c−1)/(2σ²)} with c the step's count.
     fn brute_remove_one(sigma: f64, steps: u64, order: u32) -> f64 {
         let t = steps as usize;

@@ -817,7 +817,7 @@ fn check_with_replacement(batch: u64, n_data: u64, sigma: f64) -> Result<(), Acc
     Ok(())
 }
 
-/// ε at δ of T steps of a batch drawn with replacement ([`with_replacement_step`]'s
+/// ε at δ of T steps of a batch drawn with replacement (`with_replacement_step`'s
 /// pair, which bounds both directions), by the same FFT accountant as
 /// [`poisson_gaussian_epsilon`].
 pub fn with_replacement_epsilon(
