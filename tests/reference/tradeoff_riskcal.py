@@ -20,9 +20,10 @@ defaults are the reference. Columns:
     Proposition 2.12, beta(alpha) = max over 16,001 eps in [0, 16] of
     max(1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)), and mu as the largest
     Phi^-1(1 - alpha) + Phi^-1(1 - beta) over 2,001 alpha in [1e-10, 1/2] (log-spaced).
-    For symmetric PLDs this is the curve riskcal computes; for Poisson subsampling riskcal
-    and gdpnum symmetrise the remove-direction curve (Dong, Roth & Su's Definition F.1),
-    which lies above it where the two directions differ.
+    For symmetric PLDs this is the curve riskcal computes. On the DP-SGD-shaped event
+    riskcal's curve (and gdpnum's mu from it) lies above the exact one, which
+    tradeoff_exact_poisson.py computes: riskcal pairs the add- and remove-direction PLDs,
+    each discretised on its own, as one pair's laws (docs/privacy.md).
 """
 import importlib.metadata as md
 import warnings
