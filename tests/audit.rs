@@ -18,6 +18,10 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
     let dir = out.path().join("audit/mechanisms@smoke");
     // the written tables re-render: `plot` accepts the infinite ε estimates of
     // broken variants in data.csv's `value` column
+    assert!(stdout(&o).contains("trade-off curve (sampled audits; audit-tradeoff.csv)"));
+    for f in ["audit-tradeoff.png", "audit-tradeoff.svg"] {
+        std::fs::remove_file(dir.join(f)).unwrap();
+    }
     let o = privpost(&["plot", dir.to_str().unwrap()]);
     assert!(o.status.success(), "plot: {}", stderr(&o));
     for f in [
@@ -26,6 +30,9 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
         "figure.png",
         "figure.svg",
         "manifest.json",
+        "audit-tradeoff.csv",
+        "audit-tradeoff.png",
+        "audit-tradeoff.svg",
     ] {
         assert!(dir.join(f).is_file(), "{f}");
     }
@@ -120,6 +127,58 @@ fn audit_smoke_passes_every_real_mechanism_and_fails_every_broken_variant() {
         assert!(s
             .iter()
             .all(|x| x[1].parse::<f64>().is_ok_and(f64::is_finite)));
+    }
+    // the trade-off points: every statistical audit's threshold tests, the points
+    // `audit --samples` finds in its scores file; no real mechanism's conservative
+    // corner lies below its claimed curve, the half-scale Laplace's several do
+    let tradeoff = dir.join("audit-tradeoff.csv");
+    let th = header(&tradeoff);
+    let points = common::rows(&tradeoff);
+    let (t_audit, t_variant, t_below, t_mu) = (
+        col(&th, "audit"),
+        col(&th, "variant"),
+        col(&th, "below_claim"),
+        col(&th, "mu_lower"),
+    );
+    let claim_eps = col(&h, "claim_epsilon");
+    for r in rows.iter().filter(|r| r[method] == "statistical") {
+        let mine: Vec<_> = points
+            .iter()
+            .filter(|t| t[t_audit] == r[audit] && t[t_variant] == r[variant])
+            .collect();
+        assert!(!mine.is_empty(), "no trade-off points for {r:?}");
+        let below = mine.iter().filter(|t| t[t_below] == "true").count();
+        let mu = mine
+            .iter()
+            .map(|t| t[t_mu].parse::<f64>().unwrap())
+            .fold(0.0, f64::max);
+        if r[variant] == "real" {
+            assert_eq!(
+                below, 0,
+                "{} real: points below its claimed curve",
+                r[audit]
+            );
+        }
+        if r[audit] == "laplace_counts" {
+            if r[variant] == "half_scale" {
+                assert!(below >= 3, "half-scale Laplace: {below} points below");
+            }
+            let claim = format!("epsilon={}", r[claim_eps]);
+            let f = dir.join(&r[scores]);
+            let o = privpost(&[
+                "audit",
+                "--samples",
+                f.to_str().unwrap(),
+                "--claim",
+                &claim,
+                "--json",
+            ]);
+            let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+            let t = &v["tradeoff"];
+            assert_eq!(t["points"].as_array().unwrap().len(), mine.len());
+            assert_eq!(t["violations"].as_u64().unwrap() as usize, below);
+            assert_eq!(t["mu_lower"].as_f64().unwrap(), mu);
+        }
     }
     // a rerun is up to date; a single audit reruns only that one
     let o = privpost(&[

@@ -316,8 +316,8 @@ class AuditVerdict:
     trade-off point lies below the claimed curve); a FAIL is an answer, not an
     exception. ``tradeoff`` holds the audit on the curve: ``points`` (each with
     ``fpr``, ``fpr_upper``, ``tpr``, ``tpr_lower``, ``claimed_tpr``,
-    ``below_claim``), ``violations`` and ``mu_lower``, the empirical μ-GDP lower
-    bound."""
+    ``below_claim`` and the point's own ``mu_lower``), ``violations`` and
+    ``mu_lower``, the empirical μ-GDP lower bound (the largest point's)."""
 
     verdict: str
     audited_epsilon: float

@@ -11,7 +11,6 @@ use serde::{Serialize, Serializer};
 use super::error::ApiError;
 use crate::privacy::audit::{audit_scores, ScoreClaim, SCORE_TOLERANCE};
 use crate::privacy::curve_audit::{curve_audit, CurveAudit};
-use crate::privacy::tradeoff::Curve;
 use crate::results::table::parse_f64;
 
 /// The fewest outputs of each of D and D′ an audit takes (the test is chosen
@@ -286,11 +285,7 @@ pub struct Verdict {
 impl Verdict {
     /// The claim's ε.
     pub fn claim_epsilon(&self) -> f64 {
-        match self.claim {
-            ScoreClaim::Pure { epsilon }
-            | ScoreClaim::Approx { epsilon, .. }
-            | ScoreClaim::Rdp { epsilon, .. } => epsilon,
-        }
+        self.claim.epsilon()
     }
 
     pub fn passed(&self) -> bool {
@@ -300,16 +295,6 @@ impl Verdict {
     /// Whether the ε bound alone is within the claim.
     pub fn epsilon_passed(&self) -> bool {
         self.audited <= self.claim_epsilon()
-    }
-}
-
-/// The trade-off curve a claim states: a pure ε's or an (ε, δ)'s own curve, or one
-/// RDP statement's (`privacy::tradeoff`).
-pub fn claimed_curve(claim: ScoreClaim) -> Curve {
-    match claim {
-        ScoreClaim::Pure { epsilon } => Curve::epsilon_delta(vec![(epsilon, 0.0)]),
-        ScoreClaim::Approx { epsilon, delta } => Curve::epsilon_delta(vec![(epsilon, delta)]),
-        ScoreClaim::Rdp { order, epsilon } => Curve::rdp(vec![(order, epsilon)]),
     }
 }
 
@@ -338,16 +323,12 @@ pub fn audit_samples(
         confidence,
         log_ratio,
     );
-    let claim_eps = match claim {
-        ScoreClaim::Pure { epsilon }
-        | ScoreClaim::Approx { epsilon, .. }
-        | ScoreClaim::Rdp { epsilon, .. } => epsilon,
-    };
+    let claim_eps = claim.epsilon();
     let exact = a.exact_comparison.unwrap_or(a.audited);
     let tradeoff = curve_audit(
         &samples.on_d,
         &samples.on_d_prime,
-        &claimed_curve(claim),
+        &claim.curve(),
         confidence,
         log_ratio,
     );

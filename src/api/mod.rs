@@ -37,7 +37,7 @@ pub use account::{
     account, attack_risk, read_event, AccountAnswer, AccountOptions, Accounted, AttackRisk,
     EventInput, TprAtFpr, Verification, DEFAULT_FPRS,
 };
-pub use audit::{audit_samples, claimed_curve, score_claim, Samples, Verdict};
+pub use audit::{audit_samples, score_claim, Samples, Verdict};
 pub use combine::{combine, CombineOptions, Combined};
 pub use error::{ApiError, ErrorKind};
 pub use infer::{

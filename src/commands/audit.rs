@@ -25,8 +25,11 @@ an interval for RDP claims). FAIL iff the audited value exceeds the claim. Broke
 Laplace, untruncated OPS, uniform Barker noise, DP-SGLD noise variance h) must FAIL.
 
 Writes <out>/audit/mechanisms/: summary.csv (the audit table), data.csv, figure.png/.svg,
-manifest.json and scores-<audit>-<method>-<variant>.csv (label 1 = drawn on D, 0 = on D′) for
-external auditors. Exit 0: every real mechanism passed and every broken variant failed; 1 otherwise."
+manifest.json, scores-<audit>-<method>-<variant>.csv (label 1 = drawn on D, 0 = on D′) for
+external auditors, and audit-tradeoff.csv/.png/.svg (each statistical audit's threshold tests as
+points on its claimed trade-off curve, Clopper–Pearson bounds, μ-GDP lower bound). Exit 0: every
+real mechanism passed (no point below its claimed curve) and every broken variant failed; 1
+otherwise."
 )]
 pub struct AuditArgs {
     /// Audit ids (default: all); `--list` names them.
@@ -161,12 +164,19 @@ pub fn audit(args: AuditArgs) -> Result<(), CommandError> {
         .unwrap_or_else(|| out.join(FIGURE));
     let path = folder.join("summary.csv");
     let t = Table::read_csv(&path).map_err(CommandError::failed)?;
-    report(&t).map_err(CommandError::Failed)
+    let points = folder.join(audit::TRADEOFF_FILE);
+    let curve = if points.is_file() {
+        Table::read_csv(&points).map_err(CommandError::failed)?
+    } else {
+        Table::new(&[], Vec::new())
+    };
+    report(&t, &curve).map_err(CommandError::Failed)
 }
 
-/// Prints the audit table; an error naming every audit whose verdict was not the
-/// expected one.
-fn report(t: &Table) -> anyhow::Result<()> {
+/// Prints the audit table and the sampled audits' trade-off points; an error naming
+/// every audit whose verdict was not the expected one, and every real mechanism with
+/// a point below its claimed curve.
+fn report(t: &Table, curve: &Table) -> anyhow::Result<()> {
     let col = |n: &str| t.col(n);
     let (a, m, v, claim, ce, cd, order, au, ratio, verdict, ok) = (
         col("audit")?,
@@ -214,6 +224,32 @@ fn report(t: &Table) -> anyhow::Result<()> {
                 t.s(r, m),
                 t.s(r, v),
                 t.s(r, verdict)
+            ));
+        }
+    }
+    let curves = if curve.header.is_empty() {
+        Vec::new()
+    } else {
+        audit::audit_curves(curve)?
+    };
+    if !curves.is_empty() {
+        println!(
+            "trade-off curve (sampled audits; {}): threshold tests' Clopper–Pearson corners below the claimed curve, empirical μ-GDP lower bound",
+            audit::TRADEOFF_FILE
+        );
+    }
+    for c in &curves {
+        let (below, n) = (c.below(), c.points.len());
+        println!(
+            "  {:<28} {:<14} {below:>3} of {n:<3} below   μ ≥ {:.4}",
+            c.audit,
+            c.variant,
+            c.mu_lower()
+        );
+        if c.variant == "real" && below > 0 {
+            wrong.push(format!(
+                "{} statistical real: {below} trade-off points below the claimed curve",
+                c.audit
             ));
         }
     }

@@ -94,7 +94,6 @@ pub fn audit_samples(
     let samples = Samples::read(path, log_ratio)?;
     let r = api::audit_samples(&samples, claim, log_ratio, confidence)?;
     if let Some(dir) = plot {
-        let claimed = api::claimed_curve(claim);
         let figure = crate::plot::tradeoff::AuditFigure {
             title: format!(
                 "{} of {} threshold tests below the claimed curve; μ-GDP ≥ {:.3}",
@@ -102,11 +101,11 @@ pub fn audit_samples(
                 r.tradeoff.points.len(),
                 r.tradeoff.mu_lower
             ),
-            claimed: (0..=200)
-                .map(|k| k as f64 / 200.0)
-                .map(|a| (a, claimed.beta(a)))
-                .collect(),
-            points: r.tradeoff.points.clone(),
+            panels: vec![crate::plot::tradeoff::AuditPanel::new(
+                String::new(),
+                &claim,
+                r.tradeoff.points.clone(),
+            )],
         };
         crate::plot::render_as_in(&figure, dir, "audit-tradeoff")
             .map_err(|e| CommandError::failed(e.to_string()))?;

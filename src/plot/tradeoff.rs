@@ -190,58 +190,48 @@ pub fn render(
     }
 }
 
-/// `audit --samples --plot DIR`: the claimed curve beside the observed trade-off
-/// points (linear axes): each threshold test's point (FPR, 1 − TPR) and its
-/// conservative corner (the FPR's upper and the TPR's lower Clopper–Pearson bounds),
-/// red where the corner lies below the claimed curve — a violation.
-pub struct AuditFigure {
+/// One audit on the trade-off curve: the claimed curve beside the observed points
+/// (linear axes): each threshold test's point (FPR, 1 − TPR) and its conservative
+/// corner (the FPR's upper and the TPR's lower Clopper–Pearson bounds), red where
+/// the corner lies below the claimed curve — a violation.
+pub struct AuditPanel {
+    /// Above the panel (empty: none).
     pub title: String,
     pub claimed: Vec<(f64, f64)>,
     pub points: Vec<crate::privacy::curve_audit::TradeoffPoint>,
 }
 
-impl AuditFigure {
-    fn entries(&self) -> Vec<style::Entry> {
-        vec![
-            style::Entry::rule("claimed curve", style::sequence(0), false),
-            style::Entry::point(
-                "observed (FPR, 1 − TPR)",
-                RGBColor(90, 90, 90),
-                style::Marker::Circle,
-            ),
-            style::Entry::point(
-                "its conservative corner (Clopper–Pearson)",
-                style::sequence(1),
-                style::Marker::Cross,
-            ),
-            style::Entry::point(
-                "corner below the claimed curve: a violation",
-                RGBColor(200, 0, 0),
-                style::Marker::Cross,
-            ),
-        ]
-    }
-}
-
-impl Draw for AuditFigure {
-    fn size(&self) -> (u32, u32) {
-        let w = 900;
-        let head = style::heading_height(Some(&self.title), None, w);
-        (w, 640 + head + style::legend_height(&self.entries(), w))
+impl AuditPanel {
+    /// The panel of `claim`'s curve at 201 evenly spread α and the points found.
+    pub fn new(
+        title: String,
+        claim: &crate::privacy::audit::ScoreClaim,
+        points: Vec<crate::privacy::curve_audit::TradeoffPoint>,
+    ) -> Self {
+        let claimed = claim.curve();
+        AuditPanel {
+            title,
+            claimed: (0..=200)
+                .map(|k| k as f64 / 200.0)
+                .map(|a| (a, claimed.beta(a)))
+                .collect(),
+            points,
+        }
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
     where
         DB::ErrorType: 'static,
     {
-        let entries = self.entries();
-        let (body, legend_area) = style::with_legend(root, &entries);
-        let body = style::heading(&body, Some(&self.title), None)?;
-        let mut chart = ChartBuilder::on(&body)
+        let mut builder = ChartBuilder::on(area);
+        builder
             .margin(16)
             .x_label_area_size(style::X_AREA)
-            .y_label_area_size(style::Y_AREA)
-            .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
+            .y_label_area_size(style::Y_AREA);
+        if !self.title.is_empty() {
+            builder.caption(&self.title, ("sans-serif", style::TICK).into_font());
+        }
+        let mut chart = builder.build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
         style::mesh(&mut chart)
             .x_desc("α: false-positive rate")
             .y_desc("β: miss rate (1 − TPR)")
@@ -269,6 +259,74 @@ impl Draw for AuditFigure {
                 6,
                 ShapeStyle::from(&color).stroke_width(2),
             )))?;
+        }
+        Ok(())
+    }
+}
+
+/// Audits on their claimed trade-off curves, one panel each (three to a row), with
+/// one legend: `audit --samples --plot DIR` draws one, `privpost audit` one per
+/// statistical audit (`audit-tradeoff.png`).
+pub struct AuditFigure {
+    pub title: String,
+    pub panels: Vec<AuditPanel>,
+}
+
+/// Panels in a row of [`AuditFigure`].
+const PANEL_COLUMNS: usize = 3;
+
+impl AuditFigure {
+    fn entries(&self) -> Vec<style::Entry> {
+        vec![
+            style::Entry::rule("claimed curve", style::sequence(0), false),
+            style::Entry::point(
+                "observed (FPR, 1 − TPR)",
+                RGBColor(90, 90, 90),
+                style::Marker::Circle,
+            ),
+            style::Entry::point(
+                "its conservative corner (Clopper–Pearson)",
+                style::sequence(1),
+                style::Marker::Cross,
+            ),
+            style::Entry::point(
+                "corner below the claimed curve: a violation",
+                RGBColor(200, 0, 0),
+                style::Marker::Cross,
+            ),
+        ]
+    }
+
+    /// (columns, rows) of the panel grid.
+    fn grid(&self) -> (usize, usize) {
+        let n = self.panels.len().max(1);
+        let columns = n.min(PANEL_COLUMNS);
+        (columns, n.div_ceil(columns))
+    }
+}
+
+impl Draw for AuditFigure {
+    fn size(&self) -> (u32, u32) {
+        let (columns, rows) = self.grid();
+        let (w, h) = if columns == 1 {
+            (900, 640)
+        } else {
+            (600 * columns as u32, 520 * rows as u32)
+        };
+        let head = style::heading_height(Some(&self.title), None, w);
+        (w, h + head + style::legend_height(&self.entries(), w))
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let entries = self.entries();
+        let (body, legend_area) = style::with_legend(root, &entries);
+        let body = style::heading(&body, Some(&self.title), None)?;
+        let (columns, rows) = self.grid();
+        for (panel, area) in self.panels.iter().zip(body.split_evenly((rows, columns))) {
+            panel.draw(&area)?;
         }
         style::legend_strip(&legend_area, &entries)?;
         Ok(())

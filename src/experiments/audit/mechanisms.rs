@@ -42,43 +42,8 @@ pub use counts::{
 mod logistic;
 pub use logistic::{logistic_exact, logistic_statistical, Logistic};
 
-/// What a release claims.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Claim {
-    Pure { epsilon: f64 },
-    Approx { epsilon: f64, delta: f64 },
-    Rdp { order: f64, epsilon: f64 },
-}
-
-impl Claim {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Claim::Pure { .. } => "pure",
-            Claim::Approx { .. } => "approx",
-            Claim::Rdp { .. } => "rdp",
-        }
-    }
-    pub fn epsilon(&self) -> f64 {
-        match *self {
-            Claim::Pure { epsilon }
-            | Claim::Approx { epsilon, .. }
-            | Claim::Rdp { epsilon, .. } => epsilon,
-        }
-    }
-    pub fn delta(&self) -> f64 {
-        match *self {
-            Claim::Approx { delta, .. } => delta,
-            _ => 0.0,
-        }
-    }
-    /// The order of an RDP claim (0 otherwise).
-    pub fn order(&self) -> f64 {
-        match *self {
-            Claim::Rdp { order, .. } => order,
-            _ => 0.0,
-        }
-    }
-}
+/// What a release claims (the claim `audit --samples` audits).
+pub use crate::privacy::audit::ScoreClaim as Claim;
 
 /// The result of one audit.
 #[derive(Debug, Clone)]

@@ -20,10 +20,11 @@ use std::collections::HashMap;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 
-use self::mechanisms::{Logistic, Outcome, Settings};
+use self::mechanisms::{Claim, Logistic, Outcome, Settings};
 use crate::config::{deserialize, ParamError};
 use crate::experiments::Figure;
 use crate::expfam::mechanisms::Algorithm;
+use crate::privacy::curve_audit::{curve_audit, TradeoffPoint};
 use crate::privacy::event::NoiseMode;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
@@ -256,6 +257,151 @@ pub struct AuditSummary {
     pub scores_file: Option<String>,
 }
 
+/// Every audit's items but the draws' scores (millions of rows at paper scale, not
+/// read here), by (audit, method, variant).
+fn items(data: &Table) -> anyhow::Result<HashMap<(String, String, String), Vec<AuditRow>>> {
+    let mut items: HashMap<(String, String, String), Vec<AuditRow>> = HashMap::new();
+    let others = Table {
+        header: data.header.clone(),
+        rows: data
+            .rows
+            .iter()
+            .filter(|r| score_label(data, r).is_none())
+            .cloned()
+            .collect(),
+    };
+    for r in others.record_iter::<AuditRow>()? {
+        let r = r?;
+        items
+            .entry((r.audit.clone(), r.method.clone(), r.variant.clone()))
+            .or_default()
+            .push(r);
+    }
+    Ok(items)
+}
+
+/// The claim an audit's items state (`claim`, `claim_epsilon`, `claim_delta`, `order`).
+fn claim_of(items: &[AuditRow]) -> anyhow::Result<Claim> {
+    let num = |name: &str| -> anyhow::Result<f64> {
+        items
+            .iter()
+            .find(|r| r.item == name)
+            .and_then(|r| r.value)
+            .map(Value::get)
+            .ok_or_else(|| anyhow::anyhow!("data.csv: no `{name}` row"))
+    };
+    let kind = items
+        .iter()
+        .find(|r| r.item == "claim")
+        .map(|r| r.text.as_str());
+    let epsilon = num("claim_epsilon")?;
+    Ok(match kind {
+        Some("pure") => Claim::Pure { epsilon },
+        Some("approx") => Claim::Approx {
+            epsilon,
+            delta: num("claim_delta")?,
+        },
+        Some("rdp") => Claim::Rdp {
+            order: num("order")?,
+            epsilon,
+        },
+        other => anyhow::bail!("data.csv: claim {other:?} (allowed: pure, approx, rdp)"),
+    })
+}
+
+/// A row of `audit-tradeoff.csv`: one threshold test of a statistical audit as a
+/// point on the trade-off curve ([`crate::privacy::curve_audit`]), with its claim.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TradeoffRow {
+    pub audit: String,
+    pub method: String,
+    pub variant: String,
+    pub claim: String,
+    pub claim_epsilon: f64,
+    pub claim_delta: f64,
+    pub order: f64,
+    pub test: String,
+    pub fpr: f64,
+    pub fpr_upper: f64,
+    pub tpr: f64,
+    pub tpr_lower: f64,
+    pub claimed_tpr: f64,
+    pub below_claim: bool,
+    pub mu_lower: f64,
+    /// The confidence level of each Clopper–Pearson bound.
+    pub level_each: f64,
+}
+
+impl TradeoffRow {
+    /// The claim the row's point was set against.
+    pub fn claim(&self) -> Claim {
+        match self.claim.as_str() {
+            "approx" => Claim::Approx {
+                epsilon: self.claim_epsilon,
+                delta: self.claim_delta,
+            },
+            "rdp" => Claim::Rdp {
+                order: self.order,
+                epsilon: self.claim_epsilon,
+            },
+            _ => Claim::Pure {
+                epsilon: self.claim_epsilon,
+            },
+        }
+    }
+}
+
+/// The trade-off points file of the statistical audits.
+pub const TRADEOFF_FILE: &str = "audit-tradeoff.csv";
+
+/// One statistical audit's rows of [`TRADEOFF_FILE`]: its claim and its points.
+pub struct AuditCurve {
+    pub audit: String,
+    pub variant: String,
+    pub claim: Claim,
+    pub points: Vec<TradeoffPoint>,
+}
+
+impl AuditCurve {
+    /// How many points lie below the claimed curve.
+    pub fn below(&self) -> usize {
+        self.points.iter().filter(|p| p.below_claim).count()
+    }
+
+    /// The empirical μ-GDP lower bound: the largest of the points'.
+    pub fn mu_lower(&self) -> f64 {
+        self.points.iter().map(|p| p.mu_lower).fold(0.0, f64::max)
+    }
+}
+
+/// The audits of a [`TRADEOFF_FILE`] table, in its order.
+pub fn audit_curves(t: &Table) -> anyhow::Result<Vec<AuditCurve>> {
+    let mut curves: Vec<AuditCurve> = Vec::new();
+    for row in t.record_iter::<TradeoffRow>()? {
+        let r = row.map_err(|e| anyhow::anyhow!("{TRADEOFF_FILE}: {e}"))?;
+        let point = TradeoffPoint {
+            test: r.test.clone(),
+            fpr: r.fpr,
+            fpr_upper: r.fpr_upper,
+            tpr: r.tpr,
+            tpr_lower: r.tpr_lower,
+            claimed_tpr: r.claimed_tpr,
+            below_claim: r.below_claim,
+            mu_lower: r.mu_lower,
+        };
+        match curves.last_mut() {
+            Some(c) if c.audit == r.audit && c.variant == r.variant => c.points.push(point),
+            _ => curves.push(AuditCurve {
+                claim: r.claim(),
+                audit: r.audit,
+                variant: r.variant,
+                points: vec![point],
+            }),
+        }
+    }
+    Ok(curves)
+}
+
 /// The scores file of an audit (statistical audits only).
 pub fn scores_file(audit: &str, method: &str, variant: &str) -> String {
     format!("scores-{audit}-{method}-{variant}.csv")
@@ -331,24 +477,7 @@ impl Figure for Audits {
     }
 
     fn summarize(&self, data: &Table) -> anyhow::Result<Table> {
-        let mut items: HashMap<(String, String, String), Vec<AuditRow>> = HashMap::new();
-        // the draws' scores (millions of rows at paper scale) are not read here
-        let others = Table {
-            header: data.header.clone(),
-            rows: data
-                .rows
-                .iter()
-                .filter(|r| score_label(data, r).is_none())
-                .cloned()
-                .collect(),
-        };
-        for r in others.record_iter::<AuditRow>()? {
-            let r = r?;
-            items
-                .entry((r.audit.clone(), r.method.clone(), r.variant.clone()))
-                .or_default()
-                .push(r);
-        }
+        let items = items(data)?;
         let mut rows = Vec::new();
         for (index, (def, variant)) in self.tasks.iter().enumerate() {
             let key = (
@@ -450,17 +579,60 @@ impl Figure for Audits {
                 .or_default()
                 .push(Score { label, score });
         }
+        let items = items(data)?;
         let mut out = Vec::new();
+        let mut points = Vec::new();
         for (def, variant) in &self.tasks {
             if def.method != Method::Statistical {
                 continue;
             }
             let key = (def.id, def.method.as_str(), *variant);
             let rows = scores.get(&key).map(Vec::as_slice).unwrap_or_default();
+            // the points `audit --samples` finds in the scores file (both orientations)
+            let owned = (key.0.to_string(), key.1.to_string(), key.2.to_string());
+            let claim = claim_of(items.get(&owned).map(Vec::as_slice).unwrap_or_default())
+                .map_err(|e| anyhow::anyhow!("audit {} {}: {e}", def.id, variant))?;
+            let pick = |label: i64| -> Vec<f64> {
+                rows.iter()
+                    .filter(|r| r.label == label)
+                    .map(|r| r.score)
+                    .collect()
+            };
+            let (on_d, on_d2) = (pick(1), pick(0));
+            if !on_d.is_empty() && !on_d2.is_empty() {
+                let found = curve_audit(
+                    &on_d,
+                    &on_d2,
+                    &claim.curve(),
+                    self.settings.confidence,
+                    false,
+                );
+                points.extend(found.points.into_iter().map(|p| TradeoffRow {
+                    audit: def.id.into(),
+                    method: def.method.as_str().into(),
+                    variant: (*variant).into(),
+                    claim: claim.kind().into(),
+                    claim_epsilon: claim.epsilon(),
+                    claim_delta: claim.delta(),
+                    order: claim.order(),
+                    test: p.test,
+                    fpr: p.fpr,
+                    fpr_upper: p.fpr_upper,
+                    tpr: p.tpr,
+                    tpr_lower: p.tpr_lower,
+                    claimed_tpr: p.claimed_tpr,
+                    below_claim: p.below_claim,
+                    mu_lower: p.mu_lower,
+                    level_each: found.level_each,
+                }));
+            }
             out.push((
                 scores_file(def.id, def.method.as_str(), variant),
                 Table::of_records(rows),
             ));
+        }
+        if !points.is_empty() {
+            out.push((TRADEOFF_FILE.to_string(), Table::of_records(&points)));
         }
         Ok(out)
     }

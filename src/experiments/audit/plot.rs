@@ -11,8 +11,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
+use super::audit_curves;
 use crate::plot::style::{self, Entry, Mark, Marker};
-use crate::plot::{render, summary, Draw, DrawError};
+use crate::plot::tradeoff::{AuditFigure, AuditPanel};
+use crate::plot::{render, render_as, summary, Draw, DrawError};
 use crate::results::table::Table;
 
 struct Point {
@@ -259,10 +261,43 @@ impl Draw for AuditPlot {
     }
 }
 
-/// Draws `figure.png`/`figure.svg` from `summary.csv`.
+/// Draws `figure.png`/`figure.svg` from `summary.csv`, and
+/// `audit-tradeoff.png`/`.svg` from `audit-tradeoff.csv` when the run wrote one.
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
     let t = summary(dir)?;
-    render(&AuditPlot::from_summary(&t)?, dir)
+    render(&AuditPlot::from_summary(&t)?, dir)?;
+    let path = dir.join(super::TRADEOFF_FILE);
+    if path.is_file() {
+        let t = Table::read_csv(&path).map_err(|e| DrawError(e.to_string()))?;
+        render_as(&tradeoff_figure(&t)?, dir, "audit-tradeoff")?;
+    }
+    Ok(())
+}
+
+/// One panel per statistical audit of `audit-tradeoff.csv`, in the file's order.
+fn tradeoff_figure(t: &Table) -> Result<AuditFigure, DrawError> {
+    let curves = audit_curves(t).map_err(|e| DrawError(e.to_string()))?;
+    let below = curves.iter().filter(|c| c.below() > 0).count();
+    Ok(AuditFigure {
+        title: format!(
+            "Sampled audits on their claimed trade-off curves: {below} of {} with points below",
+            curves.len()
+        ),
+        panels: curves
+            .into_iter()
+            .map(|c| {
+                let title = format!(
+                    "{} ({}): {} of {} below, μ ≥ {:.3}",
+                    c.audit,
+                    c.variant,
+                    c.below(),
+                    c.points.len(),
+                    c.mu_lower()
+                );
+                AuditPanel::new(title, &c.claim, c.points)
+            })
+            .collect(),
+    })
 }
 
 #[cfg(test)]

@@ -457,6 +457,52 @@ pub enum ScoreClaim {
     Rdp { order: f64, epsilon: f64 },
 }
 
+impl ScoreClaim {
+    /// `pure`, `approx` or `rdp`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ScoreClaim::Pure { .. } => "pure",
+            ScoreClaim::Approx { .. } => "approx",
+            ScoreClaim::Rdp { .. } => "rdp",
+        }
+    }
+
+    pub fn epsilon(&self) -> f64 {
+        match *self {
+            ScoreClaim::Pure { epsilon }
+            | ScoreClaim::Approx { epsilon, .. }
+            | ScoreClaim::Rdp { epsilon, .. } => epsilon,
+        }
+    }
+
+    /// The δ of an (ε, δ) claim (0 otherwise).
+    pub fn delta(&self) -> f64 {
+        match *self {
+            ScoreClaim::Approx { delta, .. } => delta,
+            _ => 0.0,
+        }
+    }
+
+    /// The order of an RDP claim (0 otherwise).
+    pub fn order(&self) -> f64 {
+        match *self {
+            ScoreClaim::Rdp { order, .. } => order,
+            _ => 0.0,
+        }
+    }
+
+    /// The trade-off curve the claim states: a pure ε's or an (ε, δ)'s own curve,
+    /// or one RDP statement's ([`super::tradeoff`]).
+    pub fn curve(&self) -> super::tradeoff::Curve {
+        use super::tradeoff::Curve;
+        match *self {
+            ScoreClaim::Pure { epsilon } => Curve::epsilon_delta(vec![(epsilon, 0.0)]),
+            ScoreClaim::Approx { epsilon, delta } => Curve::epsilon_delta(vec![(epsilon, delta)]),
+            ScoreClaim::Rdp { order, epsilon } => Curve::rdp(vec![(order, epsilon)]),
+        }
+    }
+}
+
 /// What the audit of scores found: the audited value (ε_lcb, or the Rényi
 /// divergence's lower confidence bound), the point estimate, and the test.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -38,6 +38,9 @@ pub struct TradeoffPoint {
     pub claimed_tpr: f64,
     /// `tpr_lower` above `claimed_tpr`: the point lies below the claimed curve.
     pub below_claim: bool,
+    /// The μ-GDP lower bound of this point alone, Φ⁻¹(1 − `fpr_upper`) −
+    /// Φ⁻¹(1 − `tpr_lower`) (0 when its bounds do not beat a coin flip).
+    pub mu_lower: f64,
 }
 
 /// The points, their violations and the empirical μ lower bound.
@@ -102,6 +105,11 @@ pub fn curve_audit(
             let fpr_upper = clopper_pearson_upper(k_d2, n_d2, level_each);
             let tpr_lower = clopper_pearson_lower(k_d, n_d, level_each);
             let claimed_tpr = claimed.tpr(fpr_upper);
+            let mu_lower = if tpr_lower > fpr_upper && fpr_upper < 1.0 {
+                upper_quantile(fpr_upper) - upper_quantile(tpr_lower)
+            } else {
+                0.0
+            };
             points.push(TradeoffPoint {
                 test: format!("score {} {t}", if high { "≥" } else { "≤" }),
                 fpr: k_d2 as f64 / n_d2.max(1) as f64,
@@ -110,14 +118,11 @@ pub fn curve_audit(
                 tpr_lower,
                 claimed_tpr,
                 below_claim: tpr_lower > claimed_tpr + 1e-12,
+                mu_lower,
             });
         }
     }
-    let mu_lower = points
-        .iter()
-        .filter(|p| p.tpr_lower > p.fpr_upper && p.fpr_upper < 1.0)
-        .map(|p| upper_quantile(p.fpr_upper) - upper_quantile(p.tpr_lower))
-        .fold(0.0, f64::max);
+    let mu_lower = points.iter().map(|p| p.mu_lower).fold(0.0, f64::max);
     CurveAudit {
         violations: points.iter().filter(|p| p.below_claim).count(),
         points,

@@ -998,8 +998,8 @@ mod tests {
             let got = [c.tpr(1e-3), c.tpr(1e-2), c.tpr(1e-1)];
             let name = &r.name;
             let truth = exact.iter().find(|e| &e.name == name);
-            for k in 0..3 {
-                let (g, t) = (got[k], r.riskcal[k]);
+            for (k, &g) in got.iter().enumerate() {
+                let t = r.riskcal[k];
                 let Some(e) = truth else {
                     assert!(close(g, t, rel), "{name}: TPR {g} against riskcal's {t}");
                     continue;
