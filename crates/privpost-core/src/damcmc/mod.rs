@@ -37,6 +37,7 @@
 pub mod exact;
 pub mod log_concave;
 pub mod models;
+pub mod randomized_response;
 pub mod release;
 #[cfg(test)]
 pub(crate) mod tests;
