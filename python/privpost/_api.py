@@ -292,6 +292,8 @@ def infer(
         acceptance=float(outcome["acceptance"]),
         move_rate=float(outcome["move_rate"]),
         acceptance_bound=outcome["acceptance_bound"],
+        kernel=str(outcome["kernel"]),
+        release_epsilon=outcome["release_epsilon"],
         wall_seconds=float(outcome["wall_seconds"]),
         cpu_seconds=float(outcome["cpu_seconds"]),
     )

@@ -405,7 +405,8 @@ class InferResult:
     """What :func:`privpost.infer` wrote (``run``: the folder loaded) and found:
     the warnings, the record acceptance (and its e^-ε lower bound, for pure-DP
     noise), the rate at which proposals that change the statistic were
-    accepted, and the time taken."""
+    accepted, the record kernel (``gibbs`` for randomized response, with the
+    release's ``release_epsilon``), and the time taken."""
 
     run: Run
     warnings: Tuple[str, ...]
@@ -414,6 +415,8 @@ class InferResult:
     acceptance_bound: Optional[float]
     wall_seconds: float
     cpu_seconds: float
+    kernel: str = "record_wise"
+    release_epsilon: Optional[float] = None
 
     @property
     def folder(self) -> Path:
@@ -445,6 +448,8 @@ class InferResult:
             "acceptance": self.acceptance,
             "move_rate": self.move_rate,
             "acceptance_bound": self.acceptance_bound,
+            "kernel": self.kernel,
+            "release_epsilon": self.release_epsilon,
             "wall_seconds": self.wall_seconds,
             "cpu_seconds": self.cpu_seconds,
         }

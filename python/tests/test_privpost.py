@@ -302,6 +302,45 @@ def test_infer_writes_the_clis_folder_and_arviz_opens_its_draws(tmp_path):
     assert not (tmp_path / "bad" / "infer").exists()
 
 
+def test_infer_reads_records_released_by_randomized_response(tmp_path):
+    """A contingency_table release as a dict: the records file (a path, relative to
+    the working folder or absolute) read as the CLI reads it, the same draws as the
+    CLI's, the kernel and the release's ε on the result; a bad record is a
+    ValueError naming the row and column."""
+    records = tmp_path / "records.csv"
+    records.write_text("admit,gender\n" + "Admitted,Male\nRejected,Female\n" * 5)
+    release = {
+        "model": "contingency_table",
+        "prior": {"alpha": [1.0, 1.0, 1.0, 1.0]},
+        "records": {
+            "file": str(records),
+            "attributes": [
+                {"column": "admit", "categories": ["Admitted", "Rejected"], "keep": 0.75},
+                {"column": "gender", "categories": ["Male", "Female"], "keep": 0.75},
+            ],
+        },
+        "sampler": {"chains": 2, "warmup": 100, "draws": 400, "seed": 1},
+    }
+    run = privpost.infer(release, out=tmp_path / "py", name="rr", jobs=1)
+    assert run.kernel == "gibbs"
+    assert abs(run.release_epsilon - 2 * np.log(3)) < 1e-12
+    assert list(run.summary.parameter) == [
+        "p_Admitted_Male", "p_Admitted_Female", "p_Rejected_Male", "p_Rejected_Female"]
+    toml = tmp_path / "rr.toml"
+    toml.write_text(
+        'model = "contingency_table"\nprior = { alpha = [1.0, 1.0, 1.0, 1.0] }\n'
+        '[records]\nfile = "records.csv"\nattributes = [\n'
+        '  { column = "admit", categories = ["Admitted", "Rejected"], keep = 0.75 },\n'
+        '  { column = "gender", categories = ["Male", "Female"], keep = 0.75 },\n]\n'
+        "[sampler]\nchains = 2\nwarmup = 100\ndraws = 400\nseed = 1\n")
+    cli("infer", toml, "--out", tmp_path / "cli", "-q")
+    assert (run.folder / "draws.csv").read_bytes() == (
+        tmp_path / "cli" / "infer" / "rr" / "draws.csv").read_bytes()
+    records.write_text("admit,gender\nAdmitted,Mal\n")
+    with pytest.raises(ValueError, match="row 2, column gender"):
+        privpost.infer(release, out=tmp_path / "py", name="rr2", jobs=1)
+
+
 def test_infer_warns_names_by_content_and_runs_in_threads(tmp_path):
     """What the CLI warns of is a Python warning; without a name each release gets
     a folder of its own; four threads with one name each finish (they once shared a

@@ -93,6 +93,11 @@ pub struct InferOutcome {
     pub move_rate: f64,
     /// The e^-ε lower bound on the record acceptance (pure-DP laws only).
     pub acceptance_bound: Option<f64>,
+    /// How the records were updated: `record_wise`, `soma`, or `gibbs` (randomized
+    /// response: each record's true cell from its full conditional).
+    pub kernel: &'static str,
+    /// The ε of a randomized-response release (the attributes' channels summed).
+    pub release_epsilon: Option<f64>,
     pub wall_seconds: f64,
     pub cpu_seconds: f64,
 }
@@ -209,17 +214,17 @@ pub fn prepare(source: &ReleaseSource) -> Result<Prepared, ApiError> {
                 CountsName::All
             )
     );
-    let warnings = release_warnings(
-        &inference.release,
-        inference.model.statistic_range(),
-        counts_all,
-    )
-    .into_iter()
-    .map(|message| Warning {
-        kind: WarningKind::Departure,
-        message,
-    })
-    .collect();
+    let warnings = inference
+        .release
+        .as_ref()
+        .map(|r| release_warnings(r, inference.model.statistic_range(), counts_all))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|message| Warning {
+            kind: WarningKind::Departure,
+            message,
+        })
+        .collect();
     Ok(Prepared {
         spec,
         inference,
@@ -265,7 +270,7 @@ pub fn infer(
     let clock = std::time::Instant::now();
     let cpu = cpu_seconds();
     let draws = pool
-        .install(|| inf.model.sample(&inf.release, &inf.settings, stop))
+        .install(|| inf.sample(stop))
         .and_then(|d| d.check_mixing().map(|()| d));
     if stop.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(ApiError::interrupted(format!(
@@ -282,7 +287,10 @@ pub fn infer(
         kind: WarningKind::Convergence,
         message,
     }));
-    let bound = damcmc::acceptance_bound(&inf.release.noise, inf.model.l1_sensitivity());
+    let bound = inf
+        .release
+        .as_ref()
+        .and_then(|r| damcmc::acceptance_bound(&r.noise, inf.model.l1_sensitivity()));
     let texts: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
     let outcome = Outcome {
         warnings: &texts,
@@ -303,6 +311,11 @@ pub fn infer(
         summary,
         warnings,
         acceptance_bound: bound,
+        kernel: inf.kernel_name(),
+        release_epsilon: match &inf.model {
+            crate::config::release::AnyModel::ContingencyTable(t) => Some(t.epsilon()),
+            _ => None,
+        },
         wall_seconds: seconds,
         cpu_seconds: cpu,
     })
@@ -359,8 +372,10 @@ fn parse_spec(text: &str, path: &Path) -> Result<(InferSpec, Inference), Command
     let spec: InferSpec = toml::from_str(text).map_err(|e| {
         CommandError::input(format!("{}: {}", path.display(), e.to_string().trim_end()))
     })?;
+    // a records file is named relative to the release file
+    let base = path.parent().unwrap_or(Path::new(""));
     let inference = spec
-        .check()
+        .check_at(base)
         .map_err(|e| CommandError::input(format!("{}: {e}", path.display())))?;
     Ok((spec, inference))
 }
@@ -548,7 +563,7 @@ fn fill(tmp: &Path, o: &Outcome<'_>) -> Result<(), CommandError> {
         warnings: Some(warnings.to_vec()),
         release_file: serde_json::to_value(spec).map_err(CommandError::failed)?,
         method: "data-augmentation MCMC (Ju, Awan, Gong & Rao 2022)".into(),
-        kernel: inf.settings.kernel.as_str().into(),
+        kernel: inf.kernel_name().into(),
         chains: inf.settings.chains,
         warmup: inf.settings.warmup,
         seed: inf.settings.seed,

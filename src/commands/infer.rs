@@ -105,8 +105,8 @@ fn infer_from(args: InferArgs) -> Result<(), CommandError> {
             inf.settings.chains,
             inf.settings.warmup,
             inf.settings.draws,
-            inf.settings.kernel.as_str(),
-            prepared.spec.n
+            inf.kernel_name(),
+            inf.model.n()
         );
     }
     // the command is stopped by its signal; nothing sets this
@@ -151,6 +151,13 @@ fn print_summary(outcome: &InferOutcome) -> Result<(), CommandError> {
             opt(s.ess_bulk, 0),
             opt(s.ess_tail, 0)
         );
+    }
+    if outcome.kernel == "gibbs" {
+        crate::outln!(
+            "records: each record's true cell drawn from its full conditional (Gibbs, no accept/reject); the release: randomized response, ε = {:.4}",
+            outcome.release_epsilon.unwrap_or(f64::NAN)
+        );
+        return Ok(());
     }
     let bound_text = bound.map_or(
         "no e^-eps bound (Gaussian noise is not pure DP)".to_string(),

@@ -2,6 +2,10 @@
 //! and its prior, n, the mechanism, its scale and the released values, and the
 //! sampler's settings — parsed and checked before any sampling.
 //!
+//! Records released by randomized response are a `[records]` table instead of
+//! `[release]` (`model = "contingency_table"`, docs/infer.md): a CSV of the released
+//! records, read relative to the release file ([`InferSpec::check_at`]).
+//!
 //! ```toml
 //! model = "dirichlet_categorical"   # or beta_bernoulli, naive_bayes (docs/infer.md)
 //! prior = { alpha = [1.0, 1.0, 1.0] }
@@ -20,9 +24,12 @@
 //! seed = 0
 //! ```
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 use crate::damcmc::models::{Categorical, Counts, LinearRegression, NaiveBayes};
+use crate::damcmc::randomized_response::{RrAttribute, RrTable};
 use crate::damcmc::AugmentedModel;
 use crate::damcmc::{Clamp, Kernel, Noise, Release, Settings};
 
@@ -34,6 +41,8 @@ pub enum ModelName {
     DirichletCategorical,
     NaiveBayes,
     LinearRegression,
+    /// records released by randomized response, jointly categorical (`[records]`)
+    ContingencyTable,
 }
 
 /// Which counts were released.
@@ -114,18 +123,48 @@ impl Default for SamplerSpec {
     }
 }
 
+/// One attribute of records released by randomized response: its CSV column, its
+/// categories in order, and the probability the truth was reported (or the ε of
+/// the k-ary channel).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttributeSpec {
+    pub column: String,
+    pub categories: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon: Option<f64>,
+}
+
+/// Records released by randomized response (`contingency_table`): a CSV file of
+/// one row per released record, relative to the release file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordsSpec {
+    pub file: String,
+    pub attributes: Vec<AttributeSpec>,
+}
+
 /// The file as written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InferSpec {
     pub model: ModelName,
     pub prior: PriorSpec,
+    /// the records' number (`contingency_table`: the CSV's rows; 0 when not given)
+    #[serde(default)]
     pub n: u64,
     #[serde(default)]
     pub counts: CountsName,
     /// linear_regression only
     pub regression: Option<RegressionSpec>,
-    pub release: ReleaseSpec,
+    /// the noisy counts (every model but `contingency_table`)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<ReleaseSpec>,
+    /// the released records (`contingency_table`)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records: Option<RecordsSpec>,
     #[serde(default)]
     pub sampler: SamplerSpec,
 }
@@ -206,8 +245,14 @@ fn record_ns(model: &AnyModel) -> f64 {
         AnyModel::Categorical(m) => 40.0 + 0.62 * m.k() as f64,
         AnyModel::NaiveBayes(m) => 17.5 * m.levels().iter().sum::<usize>() as f64,
         AnyModel::LinearRegression(m) => 42.0 * ((m.parameter_names().len()) as f64).powi(2),
+        AnyModel::ContingencyTable(_) => RR_ENTRY_NS,
     }
 }
+
+/// CPU nanoseconds per channel entry of a randomized-response sweep (the
+/// multinomial weights θ_x M(y, x) and a binomial draw per cell): an upper
+/// figure, so that the work cap errs long.
+const RR_ENTRY_NS: f64 = 20.0;
 
 /// The noise law's cost over Laplace's, the largest measured over the models
 /// (same bench): Gaussian 1.25–1.58 → 1.6; the discrete Laplace 2.3–3.1 → 3.2;
@@ -283,6 +328,114 @@ fn check_reach(release: &Release, (lo, hi): (f64, f64)) -> Result<(), SpecError>
     Ok(())
 }
 
+/// The released records of `spec` in `path` as a table of counts per cell (the
+/// cells of [`RrTable`]): a CSV with a header row naming exactly the attributes'
+/// columns (in any order), each value one of its attribute's categories. Every
+/// fault names the file, the row (the header is row 1) and the column.
+fn read_records(path: &Path, spec: &RecordsSpec) -> Result<Vec<u64>, SpecError> {
+    let file = |found: String, allowed: String| bad("records.file", found, allowed);
+    let bytes = crate::input::read_input(path, crate::input::MAX_TABLE_BYTES).map_err(|e| {
+        file(
+            format!("{}: {e}", path.display()),
+            "a readable CSV file of the released records".into(),
+        )
+    })?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(bytes.as_slice());
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| {
+            file(
+                format!("{}: {e}", path.display()),
+                "a CSV file with a header row".into(),
+            )
+        })?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let wanted: Vec<&str> = spec.attributes.iter().map(|a| a.column.as_str()).collect();
+    let allowed_columns = format!("the columns {}, one per attribute", wanted.join(", "));
+    let mut at = Vec::with_capacity(wanted.len());
+    for w in &wanted {
+        match header.iter().position(|h| h == w) {
+            Some(i) => at.push(i),
+            None => {
+                return Err(file(
+                    format!(
+                        "{}: no column {w:?} (the header has {})",
+                        path.display(),
+                        header.join(", ")
+                    ),
+                    allowed_columns,
+                ))
+            }
+        }
+    }
+    if let Some(extra) = header.iter().find(|h| !wanted.contains(&h.as_str())) {
+        return Err(file(
+            format!("{}: column {extra:?} is not an attribute", path.display()),
+            format!("{allowed_columns} (the released records hold the released attributes alone)"),
+        ));
+    }
+    let levels: Vec<usize> = spec.attributes.iter().map(|a| a.categories.len()).collect();
+    let cells: usize = levels.iter().product();
+    let mut counts = vec![0u64; cells];
+    for (r, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| {
+            file(
+                format!("{}: row {}: {e}", path.display(), r + 2),
+                "a CSV row per released record".into(),
+            )
+        })?;
+        let mut cell = 0;
+        for (a, &i) in spec.attributes.iter().zip(&at) {
+            let v = row.get(i).unwrap_or("");
+            let Some(k) = a.categories.iter().position(|c| c == v) else {
+                return Err(file(
+                    format!(
+                        "{}: row {}, column {}: {v:?}",
+                        path.display(),
+                        r + 2,
+                        a.column
+                    ),
+                    format!(
+                        "one of the attribute's categories: {}",
+                        a.categories.join(", ")
+                    ),
+                ));
+            };
+            cell = cell * a.categories.len() + k;
+        }
+        counts[cell] += 1;
+    }
+    Ok(counts)
+}
+
+/// `p_` and the cell's categories joined by `_` (`p_Admitted_Male`) when every
+/// category is made of letters, digits, `-`, `_` and `.`; otherwise their
+/// positions from 1 (`p_1_2`).
+fn cell_names(attributes: &[AttributeSpec], table: &RrTable) -> Vec<String> {
+    let plain = attributes.iter().flat_map(|a| &a.categories).all(|c| {
+        c.chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.'))
+    });
+    if !plain {
+        return table.parameter_names();
+    }
+    (0..table.cells())
+        .map(|c| {
+            let parts: Vec<&str> = table
+                .categories(c)
+                .iter()
+                .zip(attributes)
+                .map(|(&k, a)| a.categories[k].as_str())
+                .collect();
+            format!("p_{}", parts.join("_"))
+        })
+        .collect()
+}
+
 /// What a user should know about a release that `infer` still samples: a Laplace
 /// value beyond every statistic the records can give.
 pub fn release_warnings(release: &Release, (lo, hi): (f64, f64), counts_all: bool) -> Vec<String> {
@@ -323,6 +476,7 @@ pub enum AnyModel {
     Categorical(Categorical),
     NaiveBayes(NaiveBayes),
     LinearRegression(LinearRegression),
+    ContingencyTable(RrTable),
 }
 
 impl AnyModel {
@@ -332,6 +486,7 @@ impl AnyModel {
             Self::Categorical(m) => m.n(),
             Self::NaiveBayes(m) => m.n(),
             Self::LinearRegression(m) => m.n(),
+            Self::ContingencyTable(t) => t.n() as usize,
         }
     }
 
@@ -340,6 +495,7 @@ impl AnyModel {
             Self::Categorical(m) => m.statistic_len(),
             Self::NaiveBayes(m) => m.statistic_len(),
             Self::LinearRegression(m) => m.statistic_len(),
+            Self::ContingencyTable(t) => t.cells(),
         }
     }
 
@@ -351,6 +507,7 @@ impl AnyModel {
             Self::Categorical(m) => (0.0, m.n() as f64),
             Self::NaiveBayes(m) => (0.0, m.n() as f64),
             Self::LinearRegression(m) => (-(m.n() as f64), m.n() as f64),
+            Self::ContingencyTable(t) => (0.0, t.n() as f64),
         }
     }
 
@@ -359,6 +516,8 @@ impl AnyModel {
             Self::Categorical(m) => m.l1_sensitivity(),
             Self::NaiveBayes(m) => m.l1_sensitivity(),
             Self::LinearRegression(m) => m.l1_sensitivity(),
+            // one record moves one released cell's count down and another's up
+            Self::ContingencyTable(_) => 2.0,
         }
     }
 
@@ -367,20 +526,16 @@ impl AnyModel {
             Self::Categorical(m) => m.parameter_names().len(),
             Self::NaiveBayes(m) => m.parameter_names().len(),
             Self::LinearRegression(m) => m.parameter_names().len(),
+            Self::ContingencyTable(t) => t.cells(),
         }
     }
 
-    /// Runs the chains ([`crate::damcmc::sample_until`]) on this model, until `stop` is set.
-    pub fn sample(
-        &self,
-        release: &Release,
-        settings: &Settings,
-        stop: &std::sync::atomic::AtomicBool,
-    ) -> Result<crate::damcmc::Draws, crate::damcmc::DaError> {
+    /// The work of one sweep in the units of [`Inference::proposals`]: n record
+    /// proposals, or C² channel entries for randomized response.
+    pub fn work_per_sweep(&self) -> f64 {
         match self {
-            Self::Categorical(m) => crate::damcmc::sample_until(m, release, settings, stop),
-            Self::NaiveBayes(m) => crate::damcmc::sample_until(m, release, settings, stop),
-            Self::LinearRegression(m) => crate::damcmc::sample_until(m, release, settings, stop),
+            Self::ContingencyTable(t) => (t.cells() * t.cells()) as f64,
+            m => m.n() as f64,
         }
     }
 }
@@ -389,7 +544,9 @@ impl AnyModel {
 #[derive(Debug, Clone)]
 pub struct Inference {
     pub model: AnyModel,
-    pub release: Release,
+    /// the noisy counts' release (`None` for randomized response, whose release is
+    /// the records the model holds)
+    pub release: Option<Release>,
     pub settings: Settings,
 }
 
@@ -401,7 +558,12 @@ impl Inference {
     /// record-wise cost at G = 3, 40× at G = 18 and 804× at G = 500 (same bench),
     /// taken as 5·G^0.9 (above each measurement).
     pub fn proposal_ns(&self) -> f64 {
-        let base = record_ns(&self.model) * law_factor(&self.release.noise);
+        let Some(release) = &self.release else {
+            // randomized response: a sweep allocates every released cell's
+            // records over the C cells (C² channel entries), whatever n
+            return RR_ENTRY_NS;
+        };
+        let base = record_ns(&self.model) * law_factor(&release.noise);
         match self.settings.kernel {
             Kernel::RecordWise => base,
             Kernel::Soma => {
@@ -413,6 +575,7 @@ impl Inference {
                         .iter()
                         .fold(m.classes() as f64, |acc, &j| acc * j as f64),
                     AnyModel::LinearRegression(_) => n,
+                    AnyModel::ContingencyTable(t) => t.cells() as f64,
                 }
                 .min(n)
                 .max(1.0);
@@ -422,10 +585,42 @@ impl Inference {
     }
 
     /// The record proposals (or offers) of the whole run: chains × (warm-up +
-    /// draws) × n.
+    /// draws) × n; for randomized response the channel entries its sweeps weigh,
+    /// chains × (warm-up + draws) × C².
     pub fn proposals(&self) -> f64 {
         let s = &self.settings;
-        s.chains as f64 * (s.warmup as f64 + s.draws as f64) * self.model.n() as f64
+        s.chains as f64 * (s.warmup as f64 + s.draws as f64) * self.model.work_per_sweep()
+    }
+
+    /// The record kernel as the manifest and the messages name it: `gibbs` for
+    /// randomized response (each record's true cell drawn from its full
+    /// conditional), else the sampler's.
+    pub fn kernel_name(&self) -> &'static str {
+        match self.model {
+            AnyModel::ContingencyTable(_) => "gibbs",
+            _ => self.settings.kernel.as_str(),
+        }
+    }
+
+    /// Runs the chains until `stop` is set: the noisy-count models on their
+    /// release ([`crate::damcmc::sample_until`]), randomized response by its
+    /// own Gibbs sampler.
+    pub fn sample(
+        &self,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Result<crate::damcmc::Draws, crate::damcmc::DaError> {
+        let s = &self.settings;
+        match (&self.model, &self.release) {
+            (AnyModel::ContingencyTable(t), _) => t.sample(s, stop),
+            (AnyModel::Categorical(m), Some(r)) => crate::damcmc::sample_until(m, r, s, stop),
+            (AnyModel::NaiveBayes(m), Some(r)) => crate::damcmc::sample_until(m, r, s, stop),
+            (AnyModel::LinearRegression(m), Some(r)) => crate::damcmc::sample_until(m, r, s, stop),
+            (_, None) => Err(crate::damcmc::DaError::Setting {
+                key: "release",
+                found: "missing".into(),
+                allowed: "the noisy counts of the model's statistic".into(),
+            }),
+        }
     }
 
     /// The run's estimated CPU time in core-seconds: [`Self::proposals`] ×
@@ -437,10 +632,12 @@ impl Inference {
 
 impl InferSpec {
     /// The model and prior the file names, checked.
-    fn model(&self) -> Result<AnyModel, SpecError> {
+    fn model(&self, base: &Path) -> Result<AnyModel, SpecError> {
         let p = &self.prior;
         let allowed: &[&str] = match self.model {
-            ModelName::BetaBernoulli | ModelName::DirichletCategorical => &["alpha"],
+            ModelName::BetaBernoulli
+            | ModelName::DirichletCategorical
+            | ModelName::ContingencyTable => &["alpha"],
             ModelName::NaiveBayes => &["classes", "answers"],
             ModelName::LinearRegression => &["tau"],
         };
@@ -469,6 +666,7 @@ impl InferSpec {
             ModelName::BetaBernoulli | ModelName::DirichletCategorical => self.categorical(),
             ModelName::NaiveBayes => self.naive_bayes(),
             ModelName::LinearRegression => self.regression(),
+            ModelName::ContingencyTable => self.contingency(base),
         }
     }
 
@@ -496,6 +694,107 @@ impl InferSpec {
         }
         .map(AnyModel::Categorical)
         .map_err(|e| model_error(e, &[("prior", "prior.alpha")]))
+    }
+
+    /// `contingency_table`: the attributes' channels, the prior and the released
+    /// records read from `records.file` (relative to `base`).
+    fn contingency(&self, base: &Path) -> Result<AnyModel, SpecError> {
+        if self.counts != CountsName::All {
+            return Err(bad(
+                "counts",
+                "free",
+                "all (contingency_table reads the released records, not counts)",
+            ));
+        }
+        let r = self.records.as_ref().ok_or_else(|| {
+            bad(
+                "records",
+                "missing",
+                "a [records] table: file (the released records, a CSV) and attributes",
+            )
+        })?;
+        if r.attributes.is_empty() {
+            return Err(bad("records.attributes", "none", "at least one attribute"));
+        }
+        let mut channels = Vec::with_capacity(r.attributes.len());
+        for (i, a) in r.attributes.iter().enumerate() {
+            let key = |k: &str| format!("records.attributes[{}].{k}", i + 1);
+            if a.column.is_empty() || r.attributes[..i].iter().any(|b| b.column == a.column) {
+                return Err(bad(
+                    &key("column"),
+                    format!("{:?}", a.column),
+                    "a non-empty column name, one per attribute",
+                ));
+            }
+            let distinct = a
+                .categories
+                .iter()
+                .enumerate()
+                .all(|(j, c)| !c.is_empty() && !a.categories[..j].contains(c));
+            if a.categories.len() < 2 || !distinct {
+                return Err(bad(
+                    &key("categories"),
+                    format!("{:?}", a.categories),
+                    "at least 2 distinct, non-empty categories",
+                ));
+            }
+            let k = a.categories.len();
+            let channel = match (a.keep, a.epsilon) {
+                (Some(keep), None) => RrAttribute::new(k, keep).map_err(|e| {
+                    bad(&key("keep"), keep, format!("{} (k = {k})", e.allowed))
+                })?,
+                (None, Some(eps)) => RrAttribute::with_epsilon(k, eps).map_err(|e| {
+                    bad(&key("epsilon"), eps, e.allowed)
+                })?,
+                _ => {
+                    return Err(bad(
+                        &key("keep"),
+                        if a.keep.is_some() { "keep and epsilon" } else { "neither keep nor epsilon" },
+                        "one of keep (the probability the truth was reported, in (1/k, 1]) or epsilon (the k-ary channel's ε > 0)",
+                    ))
+                }
+            };
+            channels.push(channel);
+        }
+        let cells = channels.iter().map(|c| c.levels() as f64).product::<f64>();
+        if cells > crate::damcmc::randomized_response::MAX_CELLS as f64 {
+            return Err(bad(
+                "records.attributes",
+                format!("{cells} cells"),
+                format!(
+                    "at most {} cells (the product of the attributes' categories)",
+                    crate::damcmc::randomized_response::MAX_CELLS
+                ),
+            ));
+        }
+        let alpha = self.prior.alpha.clone().ok_or_else(|| {
+            need(
+                "alpha",
+                "Dirichlet(α) on the table's cells, one value per cell in the cell order",
+            )
+        })?;
+        let released = read_records(&base.join(&r.file), r)?;
+        let total: u64 = released.iter().sum();
+        if total == 0 || total > MAX_N {
+            return Err(bad(
+                "records.file",
+                format!("{total} records"),
+                format!("1 to {MAX_N} records"),
+            ));
+        }
+        if self.n != 0 && self.n != total {
+            return Err(bad(
+                "n",
+                self.n,
+                format!("the number of released records, {total} (or leave n out)"),
+            ));
+        }
+        let mut table = RrTable::new(channels, alpha, released)
+            .map_err(|e| model_error(e, &[("alpha", "prior.alpha")]))?;
+        table
+            .set_names(cell_names(&r.attributes, &table))
+            .map_err(|e| model_error(e, &[]))?;
+        Ok(AnyModel::ContingencyTable(table))
     }
 
     fn naive_bayes(&self) -> Result<AnyModel, SpecError> {
@@ -610,27 +909,77 @@ impl InferSpec {
             ModelName::DirichletCategorical => "dirichlet_categorical",
             ModelName::NaiveBayes => "naive_bayes",
             ModelName::LinearRegression => "linear_regression",
+            ModelName::ContingencyTable => "contingency_table",
         }
     }
 
-    /// Checks every key and builds the model, release and settings.
+    /// Checks every key and builds the model, release and settings (a records
+    /// file is read relative to the working folder).
     pub fn check(&self) -> Result<Inference, SpecError> {
-        if self.n == 0 || self.n > MAX_N {
-            return Err(bad("n", self.n, format!("1 ≤ n ≤ {MAX_N}")));
+        self.check_at(Path::new(""))
+    }
+
+    /// [`Self::check`], a records file read relative to `base` (the release
+    /// file's folder).
+    pub fn check_at(&self, base: &Path) -> Result<Inference, SpecError> {
+        let (model, release) = if self.model == ModelName::ContingencyTable {
+            if self.release.is_some() {
+                return Err(bad(
+                    "release",
+                    "given",
+                    "not for contingency_table: its release is the records themselves ([records])",
+                ));
+            }
+            (self.model(base)?, None)
+        } else {
+            if self.records.is_some() {
+                return Err(bad(
+                    "records",
+                    "given",
+                    format!(
+                        "only for contingency_table, not {} (whose release is noisy counts: [release])",
+                        self.model_name()
+                    ),
+                ));
+            }
+            let spec = self.release.as_ref().ok_or_else(|| {
+                bad(
+                    "release",
+                    "missing",
+                    "a [release] table: mechanism, scale and values",
+                )
+            })?;
+            if self.n == 0 || self.n > MAX_N {
+                return Err(bad("n", self.n, format!("1 ≤ n ≤ {MAX_N}")));
+            }
+            let model = self.model(base)?;
+            let release = self.noisy_release(spec, &model)?;
+            (model, Some(release))
+        };
+        if self.model == ModelName::ContingencyTable && self.sampler.kernel == Kernel::Soma {
+            return Err(bad(
+                "sampler.kernel",
+                "soma",
+                "record_wise (the default): randomized response's records are drawn from their full conditional (Gibbs), with no offers to weigh",
+            ));
         }
-        let model = self.model()?;
-        let noise = Noise::new(&self.release.mechanism, self.release.scale)
+        self.settings_for(model, release)
+    }
+
+    /// The noisy counts' release of `spec` for `model`, checked.
+    fn noisy_release(&self, spec: &ReleaseSpec, model: &AnyModel) -> Result<Release, SpecError> {
+        let noise = Noise::new(&spec.mechanism, spec.scale)
             .map_err(|e| bad(&format!("release.{}", e.key), e.found, e.allowed))?;
         if self.model == ModelName::LinearRegression && noise.is_discrete() {
             return Err(bad(
                 "release.mechanism",
-                format!("{:?}", self.release.mechanism),
+                format!("{:?}", spec.mechanism),
                 "laplace or gaussian for linear_regression (its statistics XᵀX, Xᵀy and yᵀy are sums of real products, not integers, so a discrete law cannot have released them)",
             ));
         }
         let clamp = Clamp {
-            lower: self.release.clamp.lower,
-            upper: self.release.clamp.upper,
+            lower: spec.clamp.lower,
+            upper: spec.clamp.upper,
         };
         if noise.is_discrete() {
             for (key, v) in [
@@ -663,21 +1012,25 @@ impl InferSpec {
                 ));
             }
         }
-        let release = Release::new(
-            self.release.values.clone(),
-            noise,
-            clamp,
-            model.statistic_len(),
-        )
-        .map_err(|e| {
-            let allowed = if e.key == "values" && self.counts == CountsName::Free {
-                format!("{} (counts = \"free\": the first K − 1 counts)", e.allowed)
-            } else {
-                e.allowed
-            };
-            bad(&format!("release.{}", e.key), e.found, allowed)
-        })?;
+        let release = Release::new(spec.values.clone(), noise, clamp, model.statistic_len())
+            .map_err(|e| {
+                let allowed = if e.key == "values" && self.counts == CountsName::Free {
+                    format!("{} (counts = \"free\": the first K − 1 counts)", e.allowed)
+                } else {
+                    e.allowed
+                };
+                bad(&format!("release.{}", e.key), e.found, allowed)
+            })?;
         check_reach(&release, model.statistic_range())?;
+        Ok(release)
+    }
+
+    /// The sampler's settings, checked against the model's size.
+    fn settings_for(
+        &self,
+        model: AnyModel,
+        release: Option<Release>,
+    ) -> Result<Inference, SpecError> {
         let s = &self.sampler;
         if s.chains == 0 || s.chains > MAX_CHAINS {
             return Err(bad(
@@ -701,7 +1054,8 @@ impl InferSpec {
                 format!("at most {MAX_KEPT:.0e} kept values (8 bytes each)"),
             ));
         }
-        let proposals = s.chains as f64 * (s.warmup as f64 + s.draws as f64) * self.n as f64;
+        let proposals =
+            s.chains as f64 * (s.warmup as f64 + s.draws as f64) * model.work_per_sweep();
         if proposals > MAX_PROPOSALS {
             return Err(bad(
                 "sampler",
@@ -747,7 +1101,7 @@ values = [12.7, 9.1, 8.4]
         let inf = parse(GOOD).unwrap();
         assert_eq!(inf.settings.chains, 4);
         assert_eq!(inf.settings.kernel, Kernel::RecordWise);
-        assert_eq!(inf.release.values, [12.7, 9.1, 8.4]);
+        assert_eq!(inf.release.unwrap().values, [12.7, 9.1, 8.4]);
     }
 
     const NB: &str = r#"
@@ -839,6 +1193,66 @@ values = [10.2, 4.1, -3.3, 20.5, 100.0, 3.1, 30.4, -2.2, 1.0, 28.7]
         ] {
             let e = parse(&text).unwrap_err();
             assert!(e.starts_with(&format!("{key}:")), "{key}: {e}");
+        }
+    }
+
+    /// `contingency_table` reads `[records]`, not `[release]`: each missing or
+    /// misplaced table names its key before any file is read.
+    #[test]
+    fn contingency_tables_name_their_keys() {
+        let rr = r#"
+model = "contingency_table"
+prior = { alpha = [1.0, 1.0] }
+[records]
+file = "no-such-file.csv"
+attributes = [{ column = "a", categories = ["x", "y"], keep = 0.9 }]
+"#;
+        for (text, key) in [
+            (rr.replace("[records]", "[other]"), "other"),
+            (
+                rr.replace(
+                    "model = \"contingency_table\"",
+                    "model = \"contingency_table\"\ncounts = \"free\"",
+                ),
+                "counts",
+            ),
+            (
+                rr.replace(
+                    "attributes = [{ column = \"a\", categories = [\"x\", \"y\"], keep = 0.9 }]",
+                    "attributes = []",
+                ),
+                "records.attributes",
+            ),
+            (
+                rr.replace("keep = 0.9", "keep = 0.9, epsilon = 2.0"),
+                "records.attributes[1].keep",
+            ),
+            (
+                rr.replace("prior = { alpha = [1.0, 1.0] }", "prior = { tau = 1.0 }"),
+                "prior.tau",
+            ),
+            (rr.to_string(), "records.file"),
+            (
+                GOOD.replace(
+                    "[release]",
+                    "[records]\nfile = \"r.csv\"\nattributes = []\n[release]",
+                ),
+                "records",
+            ),
+            (
+                rr.replace(
+                    "model = \"contingency_table\"",
+                    "model = \"dirichlet_categorical\"\nn = 3",
+                ),
+                "records",
+            ),
+        ] {
+            let e = parse(&text).unwrap_err();
+            // serde's own errors name the unknown key inside its parse error
+            assert!(
+                e.starts_with(&format!("{key}:")) || e.contains(&format!("unknown field `{key}`")),
+                "{key}: {e}"
+            );
         }
     }
 

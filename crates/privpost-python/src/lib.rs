@@ -280,6 +280,8 @@ fn infer<'py>(
             "acceptance": outcome.acceptance,
             "move_rate": outcome.move_rate,
             "acceptance_bound": outcome.acceptance_bound,
+            "kernel": outcome.kernel,
+            "release_epsilon": outcome.release_epsilon,
             "wall_seconds": outcome.wall_seconds,
             "cpu_seconds": outcome.cpu_seconds,
         }),

@@ -14,6 +14,8 @@
 
 pub mod mechanisms;
 pub mod plot;
+mod summary;
+mod tradeoff;
 
 use std::collections::HashMap;
 
@@ -24,7 +26,7 @@ use self::mechanisms::{Claim, Logistic, Outcome, Settings};
 use crate::config::{deserialize, ParamError};
 use crate::experiments::Figure;
 use crate::expfam::mechanisms::Algorithm;
-use crate::privacy::curve_audit::{curve_audit, TradeoffPoint};
+use crate::privacy::curve_audit::curve_audit;
 use crate::privacy::event::NoiseMode;
 use crate::privacy::event::{Event, Guarantee};
 use crate::privacy::ledger::{Entry, Ledger};
@@ -33,6 +35,8 @@ use crate::results::table::{Cell, Row, Table};
 
 mod defs;
 pub use defs::{audit_ids, DEFS};
+pub use summary::AuditSummary;
+pub use tradeoff::{audit_curves, AuditCurve, TradeoffRow, TRADEOFF_FILE};
 
 /// How an audit computes the privacy loss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,36 +231,6 @@ impl<'de> serde::Deserialize<'de> for Value {
     }
 }
 
-/// A row of `summary.csv`: an audit's claim, what was measured, and the verdict
-/// (the statistical audits add their confidence, seed, stream and scores file).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct AuditSummary {
-    pub audit: String,
-    pub method: String,
-    pub variant: String,
-    pub expected: String,
-    pub verdict: String,
-    pub as_expected: String,
-    pub paper: String,
-    pub mechanism: String,
-    pub claim: String,
-    pub claim_epsilon: f64,
-    pub claim_delta: f64,
-    pub order: f64,
-    pub audited_epsilon: f64,
-    pub estimate_epsilon: f64,
-    pub ci_low_epsilon: f64,
-    pub ci_high_epsilon: Option<f64>,
-    pub epsilon_ratio: f64,
-    pub draws: u64,
-    pub confidence: Option<f64>,
-    pub seed: Option<u64>,
-    pub stream: Option<u64>,
-    pub tolerance: f64,
-    pub witness: String,
-    pub scores_file: Option<String>,
-}
-
 /// Every audit's items but the draws' scores (millions of rows at paper scale, not
 /// read here), by (audit, method, variant).
 fn items(data: &Table) -> anyhow::Result<HashMap<(String, String, String), Vec<AuditRow>>> {
@@ -307,99 +281,6 @@ fn claim_of(items: &[AuditRow]) -> anyhow::Result<Claim> {
         },
         other => anyhow::bail!("data.csv: claim {other:?} (allowed: pure, approx, rdp)"),
     })
-}
-
-/// A row of `audit-tradeoff.csv`: one threshold test of a statistical audit as a
-/// point on the trade-off curve ([`crate::privacy::curve_audit`]), with its claim.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TradeoffRow {
-    pub audit: String,
-    pub method: String,
-    pub variant: String,
-    pub claim: String,
-    pub claim_epsilon: f64,
-    pub claim_delta: f64,
-    pub order: f64,
-    pub test: String,
-    pub fpr: f64,
-    pub fpr_upper: f64,
-    pub tpr: f64,
-    pub tpr_lower: f64,
-    pub claimed_tpr: f64,
-    pub below_claim: bool,
-    pub mu_lower: f64,
-    /// The confidence level of each Clopper–Pearson bound.
-    pub level_each: f64,
-}
-
-impl TradeoffRow {
-    /// The claim the row's point was set against.
-    pub fn claim(&self) -> Claim {
-        match self.claim.as_str() {
-            "approx" => Claim::Approx {
-                epsilon: self.claim_epsilon,
-                delta: self.claim_delta,
-            },
-            "rdp" => Claim::Rdp {
-                order: self.order,
-                epsilon: self.claim_epsilon,
-            },
-            _ => Claim::Pure {
-                epsilon: self.claim_epsilon,
-            },
-        }
-    }
-}
-
-/// The trade-off points file of the statistical audits.
-pub const TRADEOFF_FILE: &str = "audit-tradeoff.csv";
-
-/// One statistical audit's rows of [`TRADEOFF_FILE`]: its claim and its points.
-pub struct AuditCurve {
-    pub audit: String,
-    pub variant: String,
-    pub claim: Claim,
-    pub points: Vec<TradeoffPoint>,
-}
-
-impl AuditCurve {
-    /// How many points lie below the claimed curve.
-    pub fn below(&self) -> usize {
-        self.points.iter().filter(|p| p.below_claim).count()
-    }
-
-    /// The empirical μ-GDP lower bound: the largest of the points'.
-    pub fn mu_lower(&self) -> f64 {
-        self.points.iter().map(|p| p.mu_lower).fold(0.0, f64::max)
-    }
-}
-
-/// The audits of a [`TRADEOFF_FILE`] table, in its order.
-pub fn audit_curves(t: &Table) -> anyhow::Result<Vec<AuditCurve>> {
-    let mut curves: Vec<AuditCurve> = Vec::new();
-    for row in t.record_iter::<TradeoffRow>()? {
-        let r = row.map_err(|e| anyhow::anyhow!("{TRADEOFF_FILE}: {e}"))?;
-        let point = TradeoffPoint {
-            test: r.test.clone(),
-            fpr: r.fpr,
-            fpr_upper: r.fpr_upper,
-            tpr: r.tpr,
-            tpr_lower: r.tpr_lower,
-            claimed_tpr: r.claimed_tpr,
-            below_claim: r.below_claim,
-            mu_lower: r.mu_lower,
-        };
-        match curves.last_mut() {
-            Some(c) if c.audit == r.audit && c.variant == r.variant => c.points.push(point),
-            _ => curves.push(AuditCurve {
-                claim: r.claim(),
-                audit: r.audit,
-                variant: r.variant,
-                points: vec![point],
-            }),
-        }
-    }
-    Ok(curves)
 }
 
 /// The scores file of an audit (statistical audits only).

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
-use super::audit_curves;
+use super::tradeoff::{audit_curves, TRADEOFF_FILE};
 use crate::plot::style::{self, Entry, Mark, Marker};
 use crate::plot::tradeoff::{AuditFigure, AuditPanel};
 use crate::plot::{render, render_as, summary, Draw, DrawError};
@@ -81,7 +81,7 @@ impl AuditPlot {
     }
 
     pub fn from_summary(t: &Table) -> Result<Self, DrawError> {
-        let rows: Vec<super::AuditSummary> = t.records().map_err(|e| DrawError(e.0))?;
+        let rows: Vec<super::summary::AuditSummary> = t.records().map_err(|e| DrawError(e.0))?;
         let mut lines = Vec::new();
         let mut last_audit = None;
         let drawn = rows.len().min(MAX_ROWS);
@@ -266,7 +266,7 @@ impl Draw for AuditPlot {
 pub fn draw(dir: &Path) -> Result<(), DrawError> {
     let t = summary(dir)?;
     render(&AuditPlot::from_summary(&t)?, dir)?;
-    let path = dir.join(super::TRADEOFF_FILE);
+    let path = dir.join(TRADEOFF_FILE);
     if path.is_file() {
         let t = Table::read_csv(&path).map_err(|e| DrawError(e.to_string()))?;
         render_as(&tradeoff_figure(&t)?, dir, "audit-tradeoff")?;

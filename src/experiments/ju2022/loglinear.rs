@@ -212,12 +212,13 @@ impl Loglinear {
             n: self.model.n() as u64,
             counts: Default::default(),
             regression: None,
-            release: ReleaseSpec {
+            release: Some(ReleaseSpec {
                 mechanism: "laplace".into(),
                 scale: self.mechanism(q.epsilon).scale(),
                 values: self.release(q),
                 clamp: Default::default(),
-            },
+            }),
+            records: None,
             sampler: Default::default(),
         }
     }

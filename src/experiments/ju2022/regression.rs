@@ -221,12 +221,13 @@ impl Regression {
                 x_bounds: self.x_bounds.to_vec(),
                 y_bounds: self.y_bounds.to_vec(),
             }),
-            release: ReleaseSpec {
+            release: Some(ReleaseSpec {
                 mechanism: "laplace".into(),
                 scale: self.mechanism(q.epsilon).scale(),
                 values: self.release(q),
                 clamp: Default::default(),
-            },
+            }),
+            records: None,
             sampler: Default::default(),
         }
     }

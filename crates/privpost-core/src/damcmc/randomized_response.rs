@@ -119,6 +119,8 @@ pub struct RrTable {
     released: Vec<u64>,
     /// M(y, x), row-major
     channel: Vec<f64>,
+    /// the reported parameters' names (default: [`RrTable::parameter_names`]'s)
+    names: Option<Vec<String>>,
 }
 
 impl RrTable {
@@ -173,6 +175,7 @@ impl RrTable {
             alpha,
             released,
             channel: Vec::new(),
+            names: None,
         };
         table.channel = (0..cells * cells)
             .map(|i| table.probability(i / cells, i % cells))
@@ -224,8 +227,25 @@ impl RrTable {
             .product()
     }
 
-    /// `p_` and each attribute's category (from 1), joined by `_`: `p_1_2`.
+    /// Names the cells' parameters (one name per cell).
+    pub fn set_names(&mut self, names: Vec<String>) -> Result<(), ModelError> {
+        if names.len() != self.cells() {
+            return Err(ModelError {
+                key: "names",
+                found: format!("{} names", names.len()),
+                allowed: "one name per cell",
+            });
+        }
+        self.names = Some(names);
+        Ok(())
+    }
+
+    /// The names of the reported parameters: those set, else `p_` and each
+    /// attribute's category (from 1), joined by `_`: `p_1_2`.
     pub fn parameter_names(&self) -> Vec<String> {
+        if let Some(names) = &self.names {
+            return names.clone();
+        }
         (0..self.cells())
             .map(|c| {
                 let k: Vec<String> = self
