@@ -531,55 +531,38 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
         members.push(i);
     }
 
-    /// The groups as weighing units: (key, members, a member's record).
-    fn units(&self) -> Vec<(u64, f64, M::Record)> {
-        self.groups
-            .iter()
-            .map(|(k, m)| (*k, m.len() as f64, self.records[m[0]].clone()))
-            .collect()
-    }
-
-    /// ln η(s + shift + c(new) − c(old)) − ln η(s).
-    fn ln_replacement_ratio(
-        &mut self,
-        old: &M::Record,
-        new: &M::Record,
-        shift: &[(usize, f64)],
-    ) -> f64 {
-        replacement(self.model, &mut self.delta, old, new);
-        self.delta.extend_from_slice(shift);
-        merge(&mut self.delta);
-        self.ln_ratio(&self.delta)
-    }
-
-    /// Per unit, ln of η(s + shift + c(offer) − c(member))/η(s); and ln of their
-    /// sum weighted by the units' sizes.
-    fn ln_weights(
-        &mut self,
-        units: &[(u64, f64, M::Record)],
-        offer: &M::Record,
-        shift: &[(usize, f64)],
-    ) -> (Vec<f64>, f64) {
-        let lw: Vec<f64> = units
-            .iter()
-            .map(|(_, _, member)| self.ln_replacement_ratio(member, offer, shift))
-            .collect();
-        let terms: Vec<f64> = units
-            .iter()
-            .zip(&lw)
-            .map(|((_, count, _), w)| count.ln() + w)
-            .collect();
-        (lw, crate::numeric::log_sum_exp(&terms))
-    }
-
     /// Xiong & Ju's sweep: n single offers, each weighed against every group
     /// (module docs).
+    ///
+    /// An offer costs one ratio per group. The reverse sum G′ needs no more:
+    /// from the new state s′ = s + c(y) − c(x_I), the reverse offer x_I replacing
+    /// a member m of group u gives s′ + c(x_I) − c(m) = s + c(y) − c(m), the
+    /// forward argument of u; and replacing the record now holding y gives s. So
+    /// G′ = G − g_from + η(s): the forward weights with one member moved from the
+    /// chosen group to the offer's.
     fn soma_sweep<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Sweep {
         let mut out = Sweep::default();
+        // scratch kept across offers: (key, size, a member's index), ln g/η(s), terms
+        let mut units: Vec<(u64, f64, usize)> = Vec::with_capacity(self.groups.len() + 1);
+        let mut lw: Vec<f64> = Vec::with_capacity(self.groups.len() + 1);
+        let mut terms: Vec<f64> = Vec::with_capacity(self.groups.len() + 1);
         for _ in 0..self.records.len() {
             let offer = self.model.draw_record(&self.theta, rng);
-            let units = self.units();
-            let (lw, ln_g) = self.ln_weights(&units, &offer, &[]);
+            units.clear();
+            units.extend(self.groups.iter().map(|(k, m)| (*k, m.len() as f64, m[0])));
+            lw.clear();
+            for &(_, _, member) in &units {
+                replacement(self.model, &mut self.delta, &self.records[member], &offer);
+                lw.push(self.ln_ratio(&self.delta));
+            }
+            terms.clear();
+            terms.extend(
+                units
+                    .iter()
+                    .zip(&lw)
+                    .map(|((_, count, _), w)| count.ln() + w),
+            );
+            let ln_g = crate::numeric::log_sum_exp(&terms);
             if ln_g == f64::NEG_INFINITY {
                 continue; // no record can take the offer
             }
@@ -598,29 +581,26 @@ impl<'a, M: AugmentedModel> Chain<'a, M> {
             let from = units[chosen].0;
             let members = &self.groups[&from];
             let i = members[crate::rng::index_below(rng, members.len())];
-            let old = self.records[i].clone();
-            replacement(self.model, &mut self.delta, &old, &offer);
-            let forward = self.delta.clone();
-            let changes = !forward.is_empty();
+            // the forward change stays in self.delta until it is applied
+            replacement(self.model, &mut self.delta, &self.records[i], &offer);
+            let changes = !self.delta.is_empty();
             out.changing += u64::from(changes);
-            // the reverse offer x_I from the new state: the same groups with
-            // record I counted in the offer's group
+            // G′ relative to η(s): each group's forward weight with the sizes
+            // after the move; the offer's group weighs η(s)/η(s) = 1
             let to = self.model.group(&offer);
-            let mut back: Vec<(u64, f64, M::Record)> = units
-                .into_iter()
-                .map(|(k, c, r)| {
-                    let c = c - f64::from(u8::from(k == from)) + f64::from(u8::from(k == to));
-                    (k, c, r)
-                })
-                .filter(|u| u.1 > 0.0)
-                .collect();
-            if !back.iter().any(|u| u.0 == to) {
-                back.push((to, 1.0, offer.clone()));
+            terms.clear();
+            for ((k, count, _), w) in units.iter().zip(&lw) {
+                let c = count - f64::from(u8::from(*k == from)) + f64::from(u8::from(*k == to));
+                if c > 0.0 {
+                    terms.push(c.ln() + w);
+                }
             }
-            let (_, ln_g_back) = self.ln_weights(&back, &old, &forward);
+            if !units.iter().any(|u| u.0 == to) {
+                terms.push(0.0);
+            }
+            let ln_g_back = crate::numeric::log_sum_exp(&terms);
             let ln_r = ln_g - ln_g_back;
             if ln_r >= 0.0 || rng.random::<f64>().ln() < ln_r {
-                self.delta = forward;
                 self.apply();
                 self.records[i] = offer;
                 self.regroup(i, from, to);
