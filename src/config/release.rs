@@ -334,9 +334,10 @@ fn check_reach(release: &Release, (lo, hi): (f64, f64)) -> Result<(), SpecError>
 /// fault names the file, the row (the header is row 1) and the column.
 fn read_records(path: &Path, spec: &RecordsSpec) -> Result<Vec<u64>, SpecError> {
     let file = |found: String, allowed: String| bad("records.file", found, allowed);
+    // the input error names the path itself
     let bytes = crate::input::read_input(path, crate::input::MAX_TABLE_BYTES).map_err(|e| {
         file(
-            format!("{}: {e}", path.display()),
+            e.to_string(),
             "a readable CSV file of the released records".into(),
         )
     })?;
