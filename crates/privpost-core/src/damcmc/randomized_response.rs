@@ -32,7 +32,7 @@ use rand_distr::{Binomial, Distribution};
 use rayon::prelude::*;
 
 use super::models::ModelError;
-use super::{DaError, Draws, Settings};
+use super::run::{DaError, Draws, Settings};
 use crate::expfam::noise_aware_dirichlet::sample_dirichlet;
 
 /// Most cells of a table (the channel holds C² probabilities: 8 MB at 1024).
