@@ -341,6 +341,32 @@ def test_infer_reads_records_released_by_randomized_response(tmp_path):
         privpost.infer(release, out=tmp_path / "py", name="rr2", jobs=1)
 
 
+def test_infer_fits_a_logistic_regression_to_randomized_response_labels(tmp_path):
+    """A logistic_regression release as a dict reads the documented example's
+    records: the coefficients named by the covariates, the release's ε, and a
+    covariate that is not a number a ValueError naming the row and column."""
+    example = REPO / "docs" / "examples"
+    release = {
+        "model": "logistic_regression",
+        "prior": {"tau": 5.0},
+        "records": {
+            "file": str(example / "rr-logistic-records.csv"),
+            "attributes": [{"column": "low", "categories": ["no", "yes"], "keep": 0.85}],
+            "covariates": ["age", "smoke"],
+        },
+        "sampler": {"chains": 2, "warmup": 100, "draws": 200, "seed": 1},
+    }
+    run = privpost.infer(release, out=tmp_path / "py", name="lr", jobs=1)
+    assert run.kernel == "gibbs"
+    assert abs(run.release_epsilon - np.log(0.85 / 0.15)) < 1e-12
+    assert list(run.summary.parameter) == ["intercept", "b_age", "b_smoke"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("low,age,smoke\nyes,twenty,1\n")
+    release["records"]["file"] = str(bad)
+    with pytest.raises(ValueError, match="row 2, column age"):
+        privpost.infer(release, out=tmp_path / "py", name="lr2", jobs=1)
+
+
 def test_infer_warns_names_by_content_and_runs_in_threads(tmp_path):
     """What the CLI warns of is a Python warning; without a name each release gets
     a folder of its own; four threads with one name each finish (they once shared a

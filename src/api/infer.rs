@@ -312,10 +312,7 @@ pub fn infer(
         warnings,
         acceptance_bound: bound,
         kernel: inf.kernel_name(),
-        release_epsilon: match &inf.model {
-            crate::config::release::AnyModel::ContingencyTable(t) => Some(t.epsilon()),
-            _ => None,
-        },
+        release_epsilon: inf.model.release_epsilon(),
         wall_seconds: seconds,
         cpu_seconds: cpu,
     })

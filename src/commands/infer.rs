@@ -154,7 +154,7 @@ fn print_summary(outcome: &InferOutcome) -> Result<(), CommandError> {
     }
     if outcome.kernel == "gibbs" {
         crate::outln!(
-            "records: each record's true cell drawn from its full conditional (Gibbs, no accept/reject); the release: randomized response, ε = {:.4}",
+            "records: each record's true value drawn from its full conditional (Gibbs, no accept/reject); the release: randomized response, ε = {:.4}",
             outcome.release_epsilon.unwrap_or(f64::NAN)
         );
         return Ok(());

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::damcmc::models::{Categorical, Counts, LinearRegression, NaiveBayes};
 use crate::damcmc::randomized_response::{RrAttribute, RrTable};
+use crate::damcmc::rr_logistic::RrLogistic;
 use crate::damcmc::AugmentedModel;
 use crate::damcmc::{Clamp, Kernel, Noise, Release, Settings};
 
@@ -43,6 +44,16 @@ pub enum ModelName {
     LinearRegression,
     /// records released by randomized response, jointly categorical (`[records]`)
     ContingencyTable,
+    /// a logistic regression whose labels were released by randomized response
+    /// (`[records]` with the label and the covariates' columns)
+    LogisticRegression,
+}
+
+impl ModelName {
+    /// The models whose release is the records themselves (`[records]`).
+    fn reads_records(self) -> bool {
+        matches!(self, Self::ContingencyTable | Self::LogisticRegression)
+    }
 }
 
 /// Which counts were released.
@@ -63,7 +74,7 @@ pub struct PriorSpec {
     pub classes: Option<Vec<f64>>,
     /// naive_bayes: per feature k, per class i, Dirichlet(β_{ki}) on its J_k answers
     pub answers: Option<Vec<Vec<Vec<f64>>>>,
-    /// linear_regression: β ~ N(0, τ²I)
+    /// linear_regression, logistic_regression: β ~ N(0, τ²I)
     pub tau: Option<f64>,
 }
 
@@ -137,13 +148,17 @@ pub struct AttributeSpec {
     pub epsilon: Option<f64>,
 }
 
-/// Records released by randomized response (`contingency_table`): a CSV file of
-/// one row per released record, relative to the release file.
+/// Records released by randomized response (`contingency_table`,
+/// `logistic_regression`): a CSV file of one row per released record, relative to
+/// the release file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordsSpec {
     pub file: String,
     pub attributes: Vec<AttributeSpec>,
+    /// logistic_regression: the public covariates' columns (an intercept is added)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub covariates: Vec<String>,
 }
 
 /// The file as written.
@@ -246,6 +261,7 @@ fn record_ns(model: &AnyModel) -> f64 {
         AnyModel::NaiveBayes(m) => 17.5 * m.levels().iter().sum::<usize>() as f64,
         AnyModel::LinearRegression(m) => 42.0 * ((m.parameter_names().len()) as f64).powi(2),
         AnyModel::ContingencyTable(_) => RR_ENTRY_NS,
+        AnyModel::RrLogistic(_) => LOGIT_ENTRY_NS,
     }
 }
 
@@ -253,6 +269,12 @@ fn record_ns(model: &AnyModel) -> f64 {
 /// multinomial weights θ_x M(y, x) and a binomial draw per cell): an upper
 /// figure, so that the work cap errs long.
 const RR_ENTRY_NS: f64 = 20.0;
+
+/// CPU nanoseconds per record and coefficient of a `logistic_regression`
+/// iteration (a label's full conditional, the design's copy for the slice
+/// sampler, and its sweeps' line evaluations): an upper figure of
+/// `benches/infer-costs.sh`'s, so that the work cap errs long.
+const LOGIT_ENTRY_NS: f64 = 150.0;
 
 /// The noise law's cost over Laplace's, the largest measured over the models
 /// (same bench): Gaussian 1.25–1.58 → 1.6; the discrete Laplace 2.3–3.1 → 3.2;
@@ -334,45 +356,10 @@ fn check_reach(release: &Release, (lo, hi): (f64, f64)) -> Result<(), SpecError>
 /// fault names the file, the row (the header is row 1) and the column.
 fn read_records(path: &Path, spec: &RecordsSpec) -> Result<Vec<u64>, SpecError> {
     let file = |found: String, allowed: String| bad("records.file", found, allowed);
-    // the input error names the path itself
-    let bytes = crate::input::read_input(path, crate::input::MAX_TABLE_BYTES).map_err(|e| {
-        file(
-            e.to_string(),
-            "a readable CSV file of the released records".into(),
-        )
-    })?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(bytes.as_slice());
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| {
-            file(
-                format!("{}: {e}", path.display()),
-                "a CSV file with a header row".into(),
-            )
-        })?
-        .iter()
-        .map(str::to_string)
-        .collect();
+    let (header, mut reader) = open_records(path)?;
     let wanted: Vec<&str> = spec.attributes.iter().map(|a| a.column.as_str()).collect();
     let allowed_columns = format!("the columns {}, one per attribute", wanted.join(", "));
-    let mut at = Vec::with_capacity(wanted.len());
-    for w in &wanted {
-        match header.iter().position(|h| h == w) {
-            Some(i) => at.push(i),
-            None => {
-                return Err(file(
-                    format!(
-                        "{}: no column {w:?} (the header has {})",
-                        path.display(),
-                        header.join(", ")
-                    ),
-                    allowed_columns,
-                ))
-            }
-        }
-    }
+    let at = column_positions(path, &header, &wanted, "one per attribute")?;
     if let Some(extra) = header.iter().find(|h| !wanted.contains(&h.as_str())) {
         return Err(file(
             format!("{}: column {extra:?} is not an attribute", path.display()),
@@ -411,6 +398,129 @@ fn read_records(path: &Path, spec: &RecordsSpec) -> Result<Vec<u64>, SpecError> 
         counts[cell] += 1;
     }
     Ok(counts)
+}
+
+/// Most records × coefficients of a `logistic_regression` (the design is held
+/// three times: as read, and signed and transposed for the slice sampler).
+pub const MAX_LOGIT_ENTRIES: u64 = 20_000_000;
+
+/// Largest magnitude of a covariate value.
+pub const MAX_COVARIATE_VALUE: f64 = 1e12;
+
+/// The released labels (0 for the label's first category, 1 for its second) and
+/// each record's covariates after an intercept of 1, from `path`: a CSV with a
+/// header row holding the label's and the covariates' columns (others are
+/// ignored). Every fault names the file, the row (the header is row 1) and the
+/// column.
+fn read_labelled(path: &Path, spec: &RecordsSpec) -> Result<(Vec<u8>, Vec<Vec<f64>>), SpecError> {
+    let file = |found: String, allowed: String| bad("records.file", found, allowed);
+    let (header, mut reader) = open_records(path)?;
+    let label = &spec.attributes[0];
+    let wanted: Vec<&str> = std::iter::once(label.column.as_str())
+        .chain(spec.covariates.iter().map(String::as_str))
+        .collect();
+    let at = column_positions(
+        path,
+        &header,
+        &wanted,
+        "the label's column and each covariate's",
+    )?;
+    let (mut labels, mut x) = (Vec::new(), Vec::new());
+    for (r, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| {
+            file(
+                format!("{}: row {}: {e}", path.display(), r + 2),
+                "a CSV row per released record".into(),
+            )
+        })?;
+        let v = row.get(at[0]).unwrap_or("");
+        let Some(k) = label.categories.iter().position(|c| c == v) else {
+            return Err(file(
+                format!(
+                    "{}: row {}, column {}: {v:?}",
+                    path.display(),
+                    r + 2,
+                    label.column
+                ),
+                format!(
+                    "one of the label's categories: {}",
+                    label.categories.join(", ")
+                ),
+            ));
+        };
+        labels.push(k as u8);
+        let mut xs = Vec::with_capacity(at.len());
+        xs.push(1.0);
+        for (&i, c) in at[1..].iter().zip(&spec.covariates) {
+            let v = row.get(i).unwrap_or("");
+            match v.trim().parse::<f64>() {
+                Ok(z) if z.is_finite() && z.abs() <= MAX_COVARIATE_VALUE => xs.push(z),
+                _ => {
+                    return Err(file(
+                        format!("{}: row {}, column {c}: {v:?}", path.display(), r + 2),
+                        format!("a number of magnitude at most {MAX_COVARIATE_VALUE:e}"),
+                    ))
+                }
+            }
+        }
+        x.push(xs);
+    }
+    Ok((labels, x))
+}
+
+/// A reader of a records file's rows, the file held in memory.
+type Rows = csv::Reader<std::io::Cursor<Vec<u8>>>;
+
+/// The records file's header and a reader of its rows.
+fn open_records(path: &Path) -> Result<(Vec<String>, Rows), SpecError> {
+    let file = |found: String, allowed: String| bad("records.file", found, allowed);
+    // the input error names the path itself
+    let bytes = crate::input::read_input(path, crate::input::MAX_TABLE_BYTES).map_err(|e| {
+        file(
+            e.to_string(),
+            "a readable CSV file of the released records".into(),
+        )
+    })?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(std::io::Cursor::new(bytes));
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| {
+            file(
+                format!("{}: {e}", path.display()),
+                "a CSV file with a header row".into(),
+            )
+        })?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    Ok((header, reader))
+}
+
+/// Where each of `wanted` stands in `header`.
+fn column_positions(
+    path: &Path,
+    header: &[String],
+    wanted: &[&str],
+    what: &str,
+) -> Result<Vec<usize>, SpecError> {
+    wanted
+        .iter()
+        .map(|w| {
+            header.iter().position(|h| h == w).ok_or_else(|| {
+                bad(
+                    "records.file",
+                    format!(
+                        "{}: no column {w:?} (the header has {})",
+                        path.display(),
+                        header.join(", ")
+                    ),
+                    format!("the columns {} ({what})", wanted.join(", ")),
+                )
+            })
+        })
+        .collect()
 }
 
 /// `p_` and the cell's categories joined by `_` (`p_Admitted_Male`) when every
@@ -478,6 +588,7 @@ pub enum AnyModel {
     NaiveBayes(NaiveBayes),
     LinearRegression(LinearRegression),
     ContingencyTable(RrTable),
+    RrLogistic(RrLogistic),
 }
 
 impl AnyModel {
@@ -488,6 +599,7 @@ impl AnyModel {
             Self::NaiveBayes(m) => m.n(),
             Self::LinearRegression(m) => m.n(),
             Self::ContingencyTable(t) => t.n() as usize,
+            Self::RrLogistic(m) => m.n(),
         }
     }
 
@@ -497,6 +609,7 @@ impl AnyModel {
             Self::NaiveBayes(m) => m.statistic_len(),
             Self::LinearRegression(m) => m.statistic_len(),
             Self::ContingencyTable(t) => t.cells(),
+            Self::RrLogistic(m) => m.n(),
         }
     }
 
@@ -509,6 +622,7 @@ impl AnyModel {
             Self::NaiveBayes(m) => (0.0, m.n() as f64),
             Self::LinearRegression(m) => (-(m.n() as f64), m.n() as f64),
             Self::ContingencyTable(t) => (0.0, t.n() as f64),
+            Self::RrLogistic(_) => (0.0, 1.0),
         }
     }
 
@@ -519,6 +633,8 @@ impl AnyModel {
             Self::LinearRegression(m) => m.l1_sensitivity(),
             // one record moves one released cell's count down and another's up
             Self::ContingencyTable(_) => 2.0,
+            // one record changes one released label
+            Self::RrLogistic(_) => 1.0,
         }
     }
 
@@ -528,14 +644,27 @@ impl AnyModel {
             Self::NaiveBayes(m) => m.parameter_names().len(),
             Self::LinearRegression(m) => m.parameter_names().len(),
             Self::ContingencyTable(t) => t.cells(),
+            Self::RrLogistic(m) => m.dim(),
+        }
+    }
+
+    /// The ε of a release of randomized response (`None` for noisy counts, whose
+    /// ε is the mechanism's and the sensitivity's).
+    pub fn release_epsilon(&self) -> Option<f64> {
+        match self {
+            Self::ContingencyTable(t) => Some(t.epsilon()),
+            Self::RrLogistic(m) => Some(m.epsilon()),
+            _ => None,
         }
     }
 
     /// The work of one sweep in the units of [`Inference::proposals`]: n record
-    /// proposals, or C² channel entries for randomized response.
+    /// proposals, C² channel entries for a randomized-response table, n·d record
+    /// coefficients for the logistic regression.
     pub fn work_per_sweep(&self) -> f64 {
         match self {
             Self::ContingencyTable(t) => (t.cells() * t.cells()) as f64,
+            Self::RrLogistic(m) => (m.n() * m.dim()) as f64,
             m => m.n() as f64,
         }
     }
@@ -560,9 +689,8 @@ impl Inference {
     /// taken as 5·G^0.9 (above each measurement).
     pub fn proposal_ns(&self) -> f64 {
         let Some(release) = &self.release else {
-            // randomized response: a sweep allocates every released cell's
-            // records over the C cells (C² channel entries), whatever n
-            return RR_ENTRY_NS;
+            // randomized response: per unit of `work_per_sweep`
+            return record_ns(&self.model);
         };
         let base = record_ns(&self.model) * law_factor(&release.noise);
         match self.settings.kernel {
@@ -577,6 +705,7 @@ impl Inference {
                         .fold(m.classes() as f64, |acc, &j| acc * j as f64),
                     AnyModel::LinearRegression(_) => n,
                     AnyModel::ContingencyTable(t) => t.cells() as f64,
+                    AnyModel::RrLogistic(m) => m.n() as f64,
                 }
                 .min(n)
                 .max(1.0);
@@ -598,7 +727,7 @@ impl Inference {
     /// conditional), else the sampler's.
     pub fn kernel_name(&self) -> &'static str {
         match self.model {
-            AnyModel::ContingencyTable(_) => "gibbs",
+            AnyModel::ContingencyTable(_) | AnyModel::RrLogistic(_) => "gibbs",
             _ => self.settings.kernel.as_str(),
         }
     }
@@ -613,6 +742,7 @@ impl Inference {
         let s = &self.settings;
         match (&self.model, &self.release) {
             (AnyModel::ContingencyTable(t), _) => t.sample(s, stop),
+            (AnyModel::RrLogistic(m), _) => m.sample(s, stop),
             (AnyModel::Categorical(m), Some(r)) => crate::damcmc::sample_until(m, r, s, stop),
             (AnyModel::NaiveBayes(m), Some(r)) => crate::damcmc::sample_until(m, r, s, stop),
             (AnyModel::LinearRegression(m), Some(r)) => crate::damcmc::sample_until(m, r, s, stop),
@@ -640,7 +770,7 @@ impl InferSpec {
             | ModelName::DirichletCategorical
             | ModelName::ContingencyTable => &["alpha"],
             ModelName::NaiveBayes => &["classes", "answers"],
-            ModelName::LinearRegression => &["tau"],
+            ModelName::LinearRegression | ModelName::LogisticRegression => &["tau"],
         };
         for (key, given) in [
             ("alpha", p.alpha.is_some()),
@@ -668,6 +798,7 @@ impl InferSpec {
             ModelName::NaiveBayes => self.naive_bayes(),
             ModelName::LinearRegression => self.regression(),
             ModelName::ContingencyTable => self.contingency(base),
+            ModelName::LogisticRegression => self.logistic(base),
         }
     }
 
@@ -697,14 +828,17 @@ impl InferSpec {
         .map_err(|e| model_error(e, &[("prior", "prior.alpha")]))
     }
 
-    /// `contingency_table`: the attributes' channels, the prior and the released
-    /// records read from `records.file` (relative to `base`).
-    fn contingency(&self, base: &Path) -> Result<AnyModel, SpecError> {
+    /// The `[records]` table of a model that reads records, and its attributes'
+    /// channels, checked.
+    fn records_channels(&self) -> Result<(&RecordsSpec, Vec<RrAttribute>), SpecError> {
         if self.counts != CountsName::All {
             return Err(bad(
                 "counts",
                 "free",
-                "all (contingency_table reads the released records, not counts)",
+                format!(
+                    "all ({} reads the released records, not counts)",
+                    self.model_name()
+                ),
             ));
         }
         let r = self.records.as_ref().ok_or_else(|| {
@@ -757,6 +891,20 @@ impl InferSpec {
             };
             channels.push(channel);
         }
+        Ok((r, channels))
+    }
+
+    /// `contingency_table`: the attributes' channels, the prior and the released
+    /// records read from `records.file` (relative to `base`).
+    fn contingency(&self, base: &Path) -> Result<AnyModel, SpecError> {
+        let (r, channels) = self.records_channels()?;
+        if !r.covariates.is_empty() {
+            return Err(bad(
+                "records.covariates",
+                "given",
+                "only for logistic_regression (a contingency table's records are its attributes alone)",
+            ));
+        }
         let cells = channels.iter().map(|c| c.levels() as f64).product::<f64>();
         if cells > crate::damcmc::randomized_response::MAX_CELLS as f64 {
             return Err(bad(
@@ -796,6 +944,90 @@ impl InferSpec {
             .set_names(cell_names(&r.attributes, &table))
             .map_err(|e| model_error(e, &[]))?;
         Ok(AnyModel::ContingencyTable(table))
+    }
+
+    /// `logistic_regression`: one binary label attribute (its second category is
+    /// the modelled outcome), the covariates' columns, the prior sd τ, and the
+    /// records read from `records.file` (relative to `base`).
+    fn logistic(&self, base: &Path) -> Result<AnyModel, SpecError> {
+        let (r, mut channels) = self.records_channels()?;
+        if channels.len() != 1 || channels[0].levels() != 2 {
+            return Err(bad(
+                "records.attributes",
+                format!(
+                    "{} attribute(s) with {} categories",
+                    channels.len(),
+                    channels.iter().map(|c| c.levels().to_string()).collect::<Vec<_>>().join(", ")
+                ),
+                "one attribute, the released label, with 2 categories [negative, positive] (the model gives P(positive))",
+            ));
+        }
+        let label = &r.attributes[0].column;
+        for (j, c) in r.covariates.iter().enumerate() {
+            if c.is_empty() || c == label || r.covariates[..j].contains(c) {
+                return Err(bad(
+                    &format!("records.covariates[{}]", j + 1),
+                    format!("{c:?}"),
+                    "a non-empty column name other than the label's, each once",
+                ));
+            }
+        }
+        if r.covariates.len() + 1 > crate::damcmc::rr_logistic::MAX_COEFFICIENTS {
+            return Err(bad(
+                "records.covariates",
+                format!("{} columns", r.covariates.len()),
+                format!(
+                    "at most {} (an intercept is added)",
+                    crate::damcmc::rr_logistic::MAX_COEFFICIENTS - 1
+                ),
+            ));
+        }
+        let tau = self
+            .prior
+            .tau
+            .ok_or_else(|| need("tau", "the prior sd τ of every coefficient, β ~ N(0, τ²I)"))?;
+        let (labels, x) = read_labelled(&base.join(&r.file), r)?;
+        let n = labels.len() as u64;
+        let d = (r.covariates.len() + 1) as u64;
+        if n == 0 || n * d > MAX_LOGIT_ENTRIES {
+            return Err(bad(
+                "records.file",
+                format!("{n} records of {d} coefficients"),
+                format!("1 record or more, records × coefficients at most {MAX_LOGIT_ENTRIES:e}"),
+            ));
+        }
+        if self.n != 0 && self.n != n {
+            return Err(bad(
+                "n",
+                self.n,
+                format!("the number of released records, {n} (or leave n out)"),
+            ));
+        }
+        let plain = |c: &str| {
+            c.chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.'))
+        };
+        let names = std::iter::once("intercept".to_string())
+            .chain(r.covariates.iter().enumerate().map(|(j, c)| {
+                if plain(c) {
+                    format!("b_{c}")
+                } else {
+                    format!("b_{}", j + 1)
+                }
+            }))
+            .collect();
+        RrLogistic::new(x, labels, channels.remove(0), tau, names)
+            .map(AnyModel::RrLogistic)
+            .map_err(|e| {
+                model_error(
+                    e,
+                    &[
+                        ("tau", "prior.tau"),
+                        ("covariates", "records.covariates"),
+                        ("label", "records.attributes[1]"),
+                    ],
+                )
+            })
     }
 
     fn naive_bayes(&self) -> Result<AnyModel, SpecError> {
@@ -911,6 +1143,7 @@ impl InferSpec {
             ModelName::NaiveBayes => "naive_bayes",
             ModelName::LinearRegression => "linear_regression",
             ModelName::ContingencyTable => "contingency_table",
+            ModelName::LogisticRegression => "logistic_regression",
         }
     }
 
@@ -923,12 +1156,15 @@ impl InferSpec {
     /// [`Self::check`], a records file read relative to `base` (the release
     /// file's folder).
     pub fn check_at(&self, base: &Path) -> Result<Inference, SpecError> {
-        let (model, release) = if self.model == ModelName::ContingencyTable {
+        let (model, release) = if self.model.reads_records() {
             if self.release.is_some() {
                 return Err(bad(
                     "release",
                     "given",
-                    "not for contingency_table: its release is the records themselves ([records])",
+                    format!(
+                        "not for {}: its release is the records themselves ([records])",
+                        self.model_name()
+                    ),
                 ));
             }
             (self.model(base)?, None)
@@ -938,7 +1174,7 @@ impl InferSpec {
                     "records",
                     "given",
                     format!(
-                        "only for contingency_table, not {} (whose release is noisy counts: [release])",
+                        "only for contingency_table and logistic_regression, not {} (whose release is noisy counts: [release])",
                         self.model_name()
                     ),
                 ));
@@ -957,7 +1193,7 @@ impl InferSpec {
             let release = self.noisy_release(spec, &model)?;
             (model, Some(release))
         };
-        if self.model == ModelName::ContingencyTable && self.sampler.kernel == Kernel::Soma {
+        if self.model.reads_records() && self.sampler.kernel == Kernel::Soma {
             return Err(bad(
                 "sampler.kernel",
                 "soma",

@@ -17,6 +17,16 @@
 //!   joint posterior invariant; dapper's `gdp_logit` runs an adaptive Metropolis
 //!   chain of 50 steps there instead.
 //!
+//! The slice sampler moves β in the coordinates of standardised covariates,
+//! β = M u with M mapping (intercept, (xⱼ − x̄ⱼ)/sⱼ) back to the raw design
+//! ([`crate::samplers::LinearTarget::mapped`], the prior carried over exactly as
+//! N(0, τ²MᵀM)): one coordinate at a time it would otherwise crawl along the
+//! ridge an uncentred covariate (age in years) makes with the intercept. The
+//! chains start at u ~ N(0, I), linear predictors of order 1. Started from the
+//! prior instead, a covariate of 30 put every σ(xᵢᵀβ) at 0 or 1, the drawn labels
+//! all on one side, and β then stayed out there (the augmented chain's known trap
+//! under near-separation; the marginal density gives that region no mass).
+//!
 //! **The reference.** RR acts on each label alone, so the labels sum out in closed
 //! form: p(β | r) ∝ N(β; 0, τ²I) Πᵢ [M(rᵢ|0) + (M(rᵢ|1) − M(rᵢ|0)) σ(xᵢᵀβ)]
 //! ([`RrLogistic::ln_posterior`]). The tests hold the sampler's means and sds to
@@ -51,6 +61,8 @@ pub struct RrLogistic {
     /// prior sd τ of every coefficient
     tau: f64,
     names: Vec<String>,
+    /// β = M u: the standardising map (module docs)
+    map: DMatrix<f64>,
 }
 
 fn error(key: &'static str, found: String, allowed: &'static str) -> ModelError {
@@ -115,12 +127,24 @@ impl RrLogistic {
             ));
         }
         let x = DMatrix::from_fn(n, d, |i, j| x[i][j]);
+        // β = M u: column j ≥ 1 of X M is (x_j − x̄_j)/s_j when column 0 is the
+        // intercept; other designs are left as they are (M = I)
+        let mut map = DMatrix::identity(d, d);
+        if x.column(0).iter().all(|&v| v == 1.0) {
+            for j in 1..d {
+                let (mean, var) = crate::stats::diagnostics::mean_var(x.column(j).as_slice());
+                let s = if var > 0.0 { var.sqrt() } else { 1.0 };
+                map[(j, j)] = 1.0 / s;
+                map[(0, j)] = -mean / s;
+            }
+        }
         Ok(Self {
             x,
             released,
             channel,
             tau,
             names,
+            map,
         })
     }
 
@@ -172,7 +196,7 @@ impl RrLogistic {
         }
     }
 
-    /// The chains (β from the prior), each on its own stream
+    /// The chains (from u ~ N(0, I), module docs), each on its own stream
     /// ([`crate::rng::task_rng`] of the seed and the chain), so the draws do not
     /// depend on the thread count; ended with [`DaError::Interrupted`] once `stop`
     /// is set (looked at every iteration). `settings.kernel` is not used.
@@ -193,8 +217,8 @@ impl RrLogistic {
             .into_par_iter()
             .map(|c| {
                 let mut rng = crate::rng::task_rng(settings.seed, c);
-                let mut beta = DVector::from_fn(self.dim(), |_, _| {
-                    self.tau * rng.sample::<f64, _>(rand_distr::StandardNormal)
+                let mut u = DVector::from_fn(self.dim(), |_, _| {
+                    rng.sample::<f64, _>(rand_distr::StandardNormal)
                 });
                 let mut y = DVector::zeros(self.n());
                 let mut kept = Vec::with_capacity(settings.draws);
@@ -202,7 +226,7 @@ impl RrLogistic {
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         return Err(DaError::Interrupted);
                     }
-                    self.draw_labels(&beta, &mut y, &mut rng);
+                    self.draw_labels(&(&self.map * &u), &mut y, &mut rng);
                     let post = Posterior {
                         x: &self.x,
                         y: &y,
@@ -210,14 +234,14 @@ impl RrLogistic {
                         precision,
                         radius: None,
                     };
-                    let target = LinearTarget::original(&post);
-                    let mut ch = slice::start(&target, beta);
+                    let target = LinearTarget::mapped(&post, self.map.clone());
+                    let mut ch = slice::start(&target, u);
                     for _ in 0..THETA_SWEEPS {
                         slice::sweep(&target, &mut ch, &mut rng);
                     }
-                    beta = ch.u;
+                    u = ch.u;
                     if it >= settings.warmup {
-                        kept.push(beta.iter().copied().collect());
+                        kept.push((&self.map * &u).iter().copied().collect());
                     }
                 }
                 Ok(kept)
@@ -382,23 +406,11 @@ mod tests {
         let ch = RrAttribute::new(2, 0.8).unwrap();
         let names = vec!["a".to_string()];
         let cases = [
-            RrLogistic::new(vec![], vec![], ch.clone(), 1.0, names.clone()),
-            RrLogistic::new(
-                vec![vec![f64::NAN]],
-                vec![0],
-                ch.clone(),
-                1.0,
-                names.clone(),
-            ),
-            RrLogistic::new(
-                vec![vec![1.0, 2.0]],
-                vec![0],
-                ch.clone(),
-                1.0,
-                names.clone(),
-            ),
-            RrLogistic::new(vec![vec![1.0]], vec![2], ch.clone(), 1.0, names.clone()),
-            RrLogistic::new(vec![vec![1.0]], vec![0], ch.clone(), 0.0, names.clone()),
+            RrLogistic::new(vec![], vec![], ch, 1.0, names.clone()),
+            RrLogistic::new(vec![vec![f64::NAN]], vec![0], ch, 1.0, names.clone()),
+            RrLogistic::new(vec![vec![1.0, 2.0]], vec![0], ch, 1.0, names.clone()),
+            RrLogistic::new(vec![vec![1.0]], vec![2], ch, 1.0, names.clone()),
+            RrLogistic::new(vec![vec![1.0]], vec![0], ch, 0.0, names.clone()),
             RrLogistic::new(
                 vec![vec![1.0]],
                 vec![0],
