@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{privpost_in, repo};
+use common::{infer_summary as summary, privpost_in, repo};
 use privpost::damcmc::randomized_response::{exact_moments, RrAttribute, RrTable};
 use std::path::Path;
 
@@ -52,18 +52,6 @@ warmup = 500
 draws = 20000
 seed = 3
 "#;
-
-fn summary(dir: &Path) -> Vec<(String, f64, f64, f64)> {
-    let t = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-    t.lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            let num = |i: usize| f[i].parse::<f64>().unwrap();
-            (f[0].to_string(), num(1), num(2), num(7))
-        })
-        .collect()
-}
 
 /// Eight records, keep 3/4 on both attributes (one given as ε = ln 3): the posterior
 /// means within 4 Monte Carlo standard errors (sd/√ESS) of the enumeration's and the

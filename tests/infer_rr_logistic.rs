@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{privpost_in, repo};
+use common::{infer_summary as summary, privpost_in, repo};
 use std::path::Path;
 
 fn infer(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -84,18 +84,6 @@ fn grid() -> ([f64; 2], [f64; 2]) {
     }
     let mean = [s1[0] / z, s1[1] / z];
     (mean, [0, 1].map(|c| (s2[c] / z - mean[c] * mean[c]).sqrt()))
-}
-
-fn summary(dir: &Path) -> Vec<(String, f64, f64, f64)> {
-    let t = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-    t.lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            let num = |i: usize| f[i].parse::<f64>().unwrap();
-            (f[0].to_string(), num(1), num(2), num(7))
-        })
-        .collect()
 }
 
 /// 16 records, keep 0.8 (ε = ln 4): means within 4 Monte Carlo standard errors

@@ -894,6 +894,18 @@ impl InferSpec {
         Ok((r, channels))
     }
 
+    /// `n`, when given, against the records file's count.
+    fn check_n(&self, records: u64) -> Result<(), SpecError> {
+        if self.n != 0 && self.n != records {
+            return Err(bad(
+                "n",
+                self.n,
+                format!("the number of released records, {records} (or leave n out)"),
+            ));
+        }
+        Ok(())
+    }
+
     /// `contingency_table`: the attributes' channels, the prior and the released
     /// records read from `records.file` (relative to `base`).
     fn contingency(&self, base: &Path) -> Result<AnyModel, SpecError> {
@@ -931,13 +943,7 @@ impl InferSpec {
                 format!("1 to {MAX_N} records"),
             ));
         }
-        if self.n != 0 && self.n != total {
-            return Err(bad(
-                "n",
-                self.n,
-                format!("the number of released records, {total} (or leave n out)"),
-            ));
-        }
+        self.check_n(total)?;
         let mut table = RrTable::new(channels, alpha, released)
             .map_err(|e| model_error(e, &[("alpha", "prior.alpha")]))?;
         table
@@ -996,13 +1002,7 @@ impl InferSpec {
                 format!("1 record or more, records × coefficients at most {MAX_LOGIT_ENTRIES:e}"),
             ));
         }
-        if self.n != 0 && self.n != n {
-            return Err(bad(
-                "n",
-                self.n,
-                format!("the number of released records, {n} (or leave n out)"),
-            ));
-        }
+        self.check_n(n)?;
         let plain = |c: &str| {
             c.chars()
                 .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.'))

@@ -116,3 +116,16 @@ pub fn point_dir(out: &Path, figure: &str) -> PathBuf {
     assert_eq!(found.len(), 1, "{figure}@… folders: {found:?}");
     found.into_iter().next().unwrap()
 }
+
+/// An `infer` folder's summary.csv: (parameter, mean, sd, bulk ESS) per row.
+pub fn infer_summary(dir: &Path) -> Vec<(String, f64, f64, f64)> {
+    let t = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    t.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let num = |i: usize| f[i].parse::<f64>().unwrap();
+            (f[0].to_string(), num(1), num(2), num(7))
+        })
+        .collect()
+}

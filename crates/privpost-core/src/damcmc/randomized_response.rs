@@ -297,17 +297,7 @@ impl RrTable {
     /// seed and the chain), so the draws do not depend on the thread count; ended
     /// with [`DaError::Interrupted`] once `stop` is set (looked at every sweep).
     pub fn sample(&self, settings: &Settings, stop: &AtomicBool) -> Result<Draws, DaError> {
-        let setting = |key: &'static str, allowed: &str| DaError::Setting {
-            key,
-            found: "0".into(),
-            allowed: allowed.into(),
-        };
-        if settings.draws == 0 {
-            return Err(setting("draws", "at least 1 draw per chain"));
-        }
-        if settings.chains == 0 {
-            return Err(setting("chains", "at least 1 chain"));
-        }
+        settings.check_counts()?;
         let chains: Vec<Result<Vec<Vec<f64>>, DaError>> = (0..settings.chains)
             .into_par_iter()
             .map(|c| {
@@ -326,16 +316,8 @@ impl RrTable {
                 Ok(kept)
             })
             .collect();
-        let n = self.n() * (settings.draws * settings.chains) as u64;
-        Ok(Draws {
-            names: self.parameter_names(),
-            chains: chains.into_iter().collect::<Result<_, _>>()?,
-            // every record's true cell is drawn from its full conditional
-            proposals: n,
-            accepted: n,
-            changing: 0,
-            moves: 0,
-        })
+        // every record is drawn from its full conditional
+        Draws::gibbs(self.parameter_names(), chains, self.n(), settings)
     }
 }
 

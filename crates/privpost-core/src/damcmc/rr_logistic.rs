@@ -201,17 +201,7 @@ impl RrLogistic {
     /// depend on the thread count; ended with [`DaError::Interrupted`] once `stop`
     /// is set (looked at every iteration). `settings.kernel` is not used.
     pub fn sample(&self, settings: &Settings, stop: &AtomicBool) -> Result<Draws, DaError> {
-        let setting = |key: &'static str, allowed: &str| DaError::Setting {
-            key,
-            found: "0".into(),
-            allowed: allowed.into(),
-        };
-        if settings.draws == 0 {
-            return Err(setting("draws", "at least 1 draw per chain"));
-        }
-        if settings.chains == 0 {
-            return Err(setting("chains", "at least 1 chain"));
-        }
+        settings.check_counts()?;
         let precision = 1.0 / (self.tau * self.tau);
         let chains: Vec<Result<Vec<Vec<f64>>, DaError>> = (0..settings.chains)
             .into_par_iter()
@@ -247,16 +237,8 @@ impl RrLogistic {
                 Ok(kept)
             })
             .collect();
-        let n = (self.n() * settings.draws * settings.chains) as u64;
-        Ok(Draws {
-            names: self.parameter_names(),
-            chains: chains.into_iter().collect::<Result<_, _>>()?,
-            // every true label is drawn from its full conditional
-            proposals: n,
-            accepted: n,
-            changing: 0,
-            moves: 0,
-        })
+        // every record is drawn from its full conditional
+        Draws::gibbs(self.parameter_names(), chains, self.n() as u64, settings)
     }
 }
 

@@ -147,3 +147,43 @@ pub struct ParameterSummary {
     pub ess_bulk: Option<f64>,
     pub ess_tail: Option<f64>,
 }
+
+impl Settings {
+    /// At least one chain and one kept draw per chain (the samplers of their own
+    /// check this; the engine's `check_settings` more).
+    pub fn check_counts(&self) -> Result<(), DaError> {
+        let setting = |key: &'static str, allowed: &str| DaError::Setting {
+            key,
+            found: "0".into(),
+            allowed: allowed.into(),
+        };
+        if self.draws == 0 {
+            return Err(setting("draws", "at least 1 draw per chain"));
+        }
+        if self.chains == 0 {
+            return Err(setting("chains", "at least 1 chain"));
+        }
+        Ok(())
+    }
+}
+
+impl Draws {
+    /// The draws of a sampler that draws every record from its full conditional
+    /// (Gibbs): `records` per sweep, each counted as a proposal accepted.
+    pub fn gibbs(
+        names: Vec<String>,
+        chains: Vec<Result<Vec<Vec<f64>>, DaError>>,
+        records: u64,
+        settings: &Settings,
+    ) -> Result<Self, DaError> {
+        let n = records * (settings.draws * settings.chains) as u64;
+        Ok(Self {
+            names,
+            chains: chains.into_iter().collect::<Result<_, _>>()?,
+            proposals: n,
+            accepted: n,
+            changing: 0,
+            moves: 0,
+        })
+    }
+}
