@@ -33,6 +33,7 @@
 //! rate beside its e^{−ε} bound. Inference is post-processing of the release:
 //! it costs no privacy.
 
+pub mod arrays;
 #[cfg(any(test, feature = "testutil"))]
 pub mod exact;
 pub mod log_concave;
