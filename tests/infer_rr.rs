@@ -5,17 +5,8 @@
 
 mod common;
 
-use common::{infer_summary as summary, privpost_in, repo};
+use common::{infer_in as infer, infer_summary as summary, repo, text};
 use privpost::damcmc::randomized_response::{exact_moments, RrAttribute, RrTable};
-use std::path::Path;
-
-fn infer(dir: &Path, args: &[&str]) -> std::process::Output {
-    privpost_in(dir, &[&["infer"], args].concat(), &[])
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Records of two binary attributes, `counts` per cell in the cell order
 /// (Admitted/Male, Admitted/Female, Rejected/Male, Rejected/Female), shuffled.

@@ -6,16 +6,7 @@
 
 mod common;
 
-use common::{infer_summary as summary, privpost_in, repo};
-use std::path::Path;
-
-fn infer(dir: &Path, args: &[&str]) -> std::process::Output {
-    privpost_in(dir, &[&["infer"], args].concat(), &[])
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{infer_in as infer, infer_summary as summary, repo, text};
 
 const DOSE: [f64; 16] = [
     -2.0, -1.6, -1.1, -0.9, -0.5, -0.3, 0.0, 0.2, 0.4, 0.5, 0.9, 1.1, 1.4, 1.8, 2.2, 2.5,

@@ -129,3 +129,13 @@ pub fn infer_summary(dir: &Path) -> Vec<(String, f64, f64, f64)> {
         })
         .collect()
 }
+
+/// Runs `privpost infer ARGS` in `dir`.
+pub fn infer_in(dir: &Path, args: &[&str]) -> Output {
+    privpost_in(dir, &[&["infer"], args].concat(), &[])
+}
+
+/// Bytes a command wrote, as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
