@@ -1,5 +1,6 @@
 """privpost from Python: the accountants, the sample audit, the papers' figures
-and the posterior from a private release of the Rust crate (the same code and numbers as the
+and the posterior from a private release (of a built-in model, or of your own
+model written in Python) of the Rust crate (the same code and numbers as the
 ``privpost`` command, called with typed values, not command lines), and
 readers for the folders it writes.
 
@@ -16,6 +17,7 @@ docs/python.md is the guide.
 
 from . import _native
 from ._api import account, audit_samples, infer, load, run, to_inference_data, verify_ledger
+from ._model import Model, ModelResult, infer_model
 from ._results import (
     Accounted,
     AccountAnswer,
@@ -49,6 +51,9 @@ __all__ = [
     "account",
     "audit_samples",
     "infer",
+    "infer_model",
+    "Model",
+    "ModelResult",
     "load",
     "run",
     "to_inference_data",

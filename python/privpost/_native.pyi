@@ -1,5 +1,5 @@
 # Stubs of the extension module (crates/privpost-python/src/lib.rs).
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 def main(argv: List[str], code_file: str, command: List[str]) -> int: ...
 def account(
@@ -49,3 +49,19 @@ def run(
     allow_long: bool = False,
 ) -> Dict[str, Any]: ...
 def version() -> str: ...
+def summarize(
+    names: List[str],
+    draws: bytes,
+    chains: int,
+    per_chain: int,
+    accepted: int,
+    changing: int,
+    moves: int,
+    proposals: int,
+) -> Dict[str, Any]: ...
+
+class RecordSweep:
+    def __init__(self, contributions: bytes, n: int, m: int, seed: int, chain: int, release: Any) -> None: ...
+    def sweep(self, proposed: bytes, log_density: Any = None) -> bytes: ...
+    def counts(self) -> Tuple[int, int, int, int]: ...
+    def statistic(self) -> List[float]: ...

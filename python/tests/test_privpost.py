@@ -647,13 +647,13 @@ def test_docstring_examples_run():
     """Every public function's docstring example runs and prints what it shows."""
     import doctest
 
-    from privpost import _api, errors
+    from privpost import _api, _model, errors
 
-    for module in [privpost, _api, errors]:
+    for module in [privpost, _api, _model, errors]:
         failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failed == 0, module.__name__
         assert tried > 0, module.__name__
-    for name in ["account", "audit_samples", "infer", "load", "run", "to_inference_data", "verify_ledger"]:
+    for name in ["account", "audit_samples", "infer", "infer_model", "load", "run", "to_inference_data", "verify_ledger"]:
         assert ">>>" in getattr(privpost, name).__doc__, name
 
 

@@ -283,10 +283,12 @@ pub fn infer(
     let cpu = cpu_seconds() - cpu;
     let summary = draws.summary();
     let mut warnings = prepared.warnings.clone();
-    warnings.extend(convergence_warning(&summary).map(|message| Warning {
-        kind: WarningKind::Convergence,
-        message,
-    }));
+    warnings.extend(
+        convergence_warning(&summary, "sampler.draws").map(|message| Warning {
+            kind: WarningKind::Convergence,
+            message,
+        }),
+    );
     let bound = inf
         .release
         .as_ref()
@@ -618,8 +620,9 @@ fn figure(draws: &Draws) -> TraceFigure {
 const RHAT_OK: f64 = 1.01;
 const ESS_OK: f64 = 400.0;
 
-/// The warning for parameters whose chains have not settled, if any.
-fn convergence_warning(summary: &[ParameterSummary]) -> Option<String> {
+/// The warning for parameters whose chains have not settled, if any; `draws_key`
+/// is how the caller names the number of draws.
+pub(crate) fn convergence_warning(summary: &[ParameterSummary], draws_key: &str) -> Option<String> {
     let unsettled: Vec<&str> = summary
         .iter()
         .filter(|s| {
@@ -630,7 +633,7 @@ fn convergence_warning(summary: &[ParameterSummary]) -> Option<String> {
         .collect();
     (!unsettled.is_empty()).then(|| {
         format!(
-            "R-hat above {RHAT_OK} or bulk ESS below {ESS_OK} for {}: the chains have not settled; run more draws (sampler.draws) or chains",
+            "R-hat above {RHAT_OK} or bulk ESS below {ESS_OK} for {}: the chains have not settled; run more draws ({draws_key}) or chains",
             unsettled.join(", ")
         )
     })

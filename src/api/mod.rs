@@ -12,6 +12,8 @@
 //! - [`verify_ledger()`] — a run's ledger re-verified, its releases and compositions;
 //! - [`audit_samples()`] — a claim audited from a mechanism's outputs;
 //! - [`infer()`] — the posterior from a private release, written to a folder;
+//! - [`model_release()`], [`ModelChain`], [`summarize()`] — the engine's part of a
+//!   model defined outside Rust (the Python module's `infer_model`);
 //! - [`load()`] — a folder privpost wrote, its manifest read typed;
 //! - [`run()`] — figures computed and their folders written, as typed reports;
 //! - [`run_shard()`] — one shard of them computed into the task cache, with its record;
@@ -27,6 +29,7 @@ pub mod infer;
 pub mod ledger;
 pub mod load;
 pub mod merge;
+pub mod model;
 pub mod planned;
 pub mod replot;
 pub mod run;
@@ -46,6 +49,7 @@ pub use infer::{
 pub use ledger::{verify_ledger, Composed, EntryCheck, LedgerCheck, Release};
 pub use load::{load, Loaded};
 pub use merge::{merge, MergeOptions, MergeOutcome};
+pub use model::{accept_rng, model_release, summarize, ModelChain, ModelSummary};
 pub use planned::{account_planned, PlannedAnswer, PlannedRun};
 pub use replot::{figures, redraw, FigureFolder};
 pub use run::{run, Failure, Report, RunOptions, RunOutcome};

@@ -112,6 +112,47 @@ pub struct ReleaseSpec {
     pub clamp: ClampSpec,
 }
 
+impl ReleaseSpec {
+    /// The release of a statistic of `statistic` coordinates, checked: the law and
+    /// its scale, the clamp (finite, lower < upper, integers for a discrete law)
+    /// and the values ([`Release::new`]); errors name the key as `release.<key>`.
+    pub fn release(&self, statistic: usize) -> Result<Release, SpecError> {
+        let noise = Noise::new(&self.mechanism, self.scale)
+            .map_err(|e| bad(&format!("release.{}", e.key), e.found, e.allowed))?;
+        let clamp = Clamp {
+            lower: self.clamp.lower,
+            upper: self.clamp.upper,
+        };
+        let bounds = [
+            ("release.clamp.lower", clamp.lower),
+            ("release.clamp.upper", clamp.upper),
+        ];
+        for (key, v) in bounds {
+            if let Some(x) = v.filter(|x| !x.is_finite()) {
+                return Err(bad(key, x, "a finite number"));
+            }
+            if let Some(x) = v.filter(|x| noise.is_discrete() && x.fract() != 0.0) {
+                return Err(bad(
+                    key,
+                    x,
+                    "an integer (a discrete law's released values are integers, and so is where it clamps)",
+                ));
+            }
+        }
+        if let (Some(lo), Some(hi)) = (clamp.lower, clamp.upper) {
+            if lo >= hi {
+                return Err(bad(
+                    "release.clamp",
+                    format!("lower {lo} ≥ upper {hi}"),
+                    "lower < upper",
+                ));
+            }
+        }
+        Release::new(self.values.clone(), noise, clamp, statistic)
+            .map_err(|e| bad(&format!("release.{}", e.key), e.found, e.allowed))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SamplerSpec {
@@ -1205,59 +1246,25 @@ impl InferSpec {
 
     /// The noisy counts' release of `spec` for `model`, checked.
     fn noisy_release(&self, spec: &ReleaseSpec, model: &AnyModel) -> Result<Release, SpecError> {
-        let noise = Noise::new(&spec.mechanism, spec.scale)
-            .map_err(|e| bad(&format!("release.{}", e.key), e.found, e.allowed))?;
-        if self.model == ModelName::LinearRegression && noise.is_discrete() {
+        if self.model == ModelName::LinearRegression
+            && Noise::new(&spec.mechanism, 1.0).is_ok_and(|n| n.is_discrete())
+        {
             return Err(bad(
                 "release.mechanism",
                 format!("{:?}", spec.mechanism),
                 "laplace or gaussian for linear_regression (its statistics XᵀX, Xᵀy and yᵀy are sums of real products, not integers, so a discrete law cannot have released them)",
             ));
         }
-        let clamp = Clamp {
-            lower: spec.clamp.lower,
-            upper: spec.clamp.upper,
-        };
-        if noise.is_discrete() {
-            for (key, v) in [
-                ("release.clamp.lower", clamp.lower),
-                ("release.clamp.upper", clamp.upper),
-            ] {
-                if let Some(x) = v.filter(|x| x.fract() != 0.0) {
-                    return Err(bad(
-                        key,
-                        x,
-                        "an integer (a discrete law's released values are integers, and so is where it clamps)",
-                    ));
+        let release = spec.release(model.statistic_len()).map_err(|e| {
+            if e.key == "release.values" && self.counts == CountsName::Free {
+                SpecError {
+                    allowed: format!("{} (counts = \"free\": the first K − 1 counts)", e.allowed),
+                    ..e
                 }
+            } else {
+                e
             }
-        }
-        for (key, v) in [
-            ("release.clamp.lower", clamp.lower),
-            ("release.clamp.upper", clamp.upper),
-        ] {
-            if v.is_some_and(|x| !x.is_finite()) {
-                return Err(bad(key, v.unwrap_or(f64::NAN), "a finite number"));
-            }
-        }
-        if let (Some(lo), Some(hi)) = (clamp.lower, clamp.upper) {
-            if lo >= hi {
-                return Err(bad(
-                    "release.clamp",
-                    format!("lower {lo} ≥ upper {hi}"),
-                    "lower < upper",
-                ));
-            }
-        }
-        let release = Release::new(spec.values.clone(), noise, clamp, model.statistic_len())
-            .map_err(|e| {
-                let allowed = if e.key == "values" && self.counts == CountsName::Free {
-                    format!("{} (counts = \"free\": the first K − 1 counts)", e.allowed)
-                } else {
-                    e.allowed
-                };
-                bad(&format!("release.{}", e.key), e.found, allowed)
-            })?;
+        })?;
         check_reach(&release, model.statistic_range())?;
         Ok(release)
     }

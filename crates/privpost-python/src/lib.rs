@@ -9,6 +9,7 @@
 //! Python threads run at once, and KeyboardInterrupt is raised within a second
 //! (`infer` stops its chains at their next sweep and writes nothing).
 //! `main` is the whole CLI in-process (the `privpost` command pip installs).
+//! `model.rs` is the engine's part of a model written in Python (`infer_model`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -25,6 +26,7 @@ use privpost::api::{self, AccountOptions, ApiError, InferOptions, ReleaseSource,
 
 mod convert;
 mod error;
+mod model;
 
 use convert::{to_py, to_value};
 
@@ -387,5 +389,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(model::summarize, m)?)?;
+    m.add_class::<model::RecordSweep>()?;
     Ok(())
 }
