@@ -159,21 +159,17 @@ def _proposal(value: Any, where: _Where, like: Optional[Tuple[Any, Any]]) -> Tup
             f"model.propose returned contributions of shape {np.shape(contributions)} {where}: allowed (n, m) or (n,), n ≥ 1 records",
             "model",
         )
-    if like is not None and c.shape != like[1].shape:
-        raise InputError(
-            f"model.propose returned contributions of shape {c.shape} {where}; allowed: {like[1].shape}, as at the start",
-            "model",
-        )
     if records.ndim == 0 or records.shape[0] != c.shape[0]:
         raise InputError(
             f"model.propose returned records of shape {records.shape} {where} beside {c.shape[0]} contributions: allowed one record per row",
             "model",
         )
-    if like is not None and records.shape != like[0].shape:
-        raise InputError(
-            f"model.propose returned records of shape {records.shape} {where}; allowed: {like[0].shape}, as at the start",
-            "model",
-        )
+    for what, got, first in (("contributions", c, like[1]), ("records", records, like[0])) if like else ():
+        if got.shape != first.shape:
+            raise InputError(
+                f"model.propose returned {what} of shape {got.shape} {where}; allowed: {first.shape}, as at the start",
+                "model",
+            )
     finite = np.isfinite(c)
     if not finite.all():
         row, col = np.argwhere(~finite)[0]

@@ -189,18 +189,8 @@ def test_bad_arguments_and_impossible_starts_are_refused():
         privpost.infer_model(half, {"mechanism": "discrete_laplace", "scale": 1.0, "values": [5.0]})
 
 
-def test_the_python_model_example_runs(tmp_path, capsys):
+def test_the_python_model_example_runs(run_example, capsys):
     """docs/examples/python-model.py (docs/infer.md's example) runs start to end,
     its two posteriors where its own checks put them."""
-    import os
-    import runpy
-    from pathlib import Path
-
-    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "python-model.py"
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        runpy.run_path(str(example), run_name="__main__")
-    finally:
-        os.chdir(cwd)
+    run_example("python-model.py")
     assert "lambda" in capsys.readouterr().out

@@ -668,18 +668,10 @@ def test_all_is_the_api_and_dir_shows_no_helpers():
     assert (Path(privpost.__file__).parent / "_native.pyi").exists()
 
 
-def test_the_python_tour_runs(tmp_path):
+def test_the_python_tour_runs(tmp_path, run_example):
     """docs/examples/python-tour.py, the notebook-style walk through the API
     (cells marked `# %%`), runs start to end."""
-    import runpy
-
-    tour = REPO / "docs" / "examples" / "python-tour.py"
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        runpy.run_path(str(tour), run_name="__main__")
-    finally:
-        os.chdir(cwd)
+    run_example("python-tour.py")
     assert (tmp_path / "results" / "infer" / "tour").is_dir()
 
 
