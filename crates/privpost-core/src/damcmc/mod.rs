@@ -34,6 +34,7 @@
 //! it costs no privacy.
 
 pub mod arrays;
+pub mod coupling;
 #[cfg(any(test, feature = "testutil"))]
 pub mod exact;
 pub mod log_concave;

@@ -6,6 +6,8 @@
 //!   Beta-Bernoulli is K = 2 with the positives first: θ is P(x = 1).
 //! - [`NaiveBayes`] (`naive_bayes.rs`): Ju et al. 2022's log-linear model.
 //! - [`LinearRegression`] (`regression.rs`): their §5.2, from noisy sufficient statistics.
+//! - [`NigRegression`] (`nig_regression.rs`): Xiong & Ju 2025's benchmark regression
+//!   (normal-inverse-gamma prior), with its coupled draws for meeting times.
 //! - [`PerCellHmm`] (`hmm.rs`): Foulds et al. 2016's war-log HMM from its per-cell
 //!   Laplace release (θ | x by the HMM's Gibbs sweep, so it runs its own loop).
 
@@ -16,9 +18,11 @@ use crate::expfam::noise_aware_dirichlet::sample_dirichlet;
 
 mod hmm;
 mod naive_bayes;
+mod nig_regression;
 mod regression;
 pub use hmm::{AugmentedState, CellKernel, Moves, PerCellHmm};
 pub use naive_bayes::{NaiveBayes, NbRecord, NbTheta};
+pub use nig_regression::{NigPosterior, NigRegression};
 pub use regression::{LinearRegression, RegressionRecord};
 
 /// Which counts are released.
