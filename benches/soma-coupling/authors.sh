@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Xiong & Ju's own coupling benchmark (regression.py of Yifei-Xiong/SOMA-Sampler,
 # torch on the CPU), run over a grid, its meeting times gathered into one CSV
-# (not run in CI; issue 67 part 4). For each ε and seed it runs method 1 (SOMA)
+# (not run in CI). For each ε and seed it runs method 1 (SOMA)
 # first, because every method's coupling starts chain 1 from the end of the SOMA
 # fit (their `ModelInfo_modify`, `_me+1_`), then methods 2 (random-scan IMwG) and
 # 3 (systematic-scan IMwG), which skip their own fit (it is not used). A run that has not met within STEPS iterations is
