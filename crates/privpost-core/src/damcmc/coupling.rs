@@ -421,19 +421,7 @@ mod tests {
     }
 
     fn theirs(n: usize) -> NigRegression {
-        NigRegression::new(
-            vec![0.90, -1.17],
-            (10.0, 10.0),
-            vec![0.0; 3],
-            vec![
-                vec![0.5, 0.0, 0.0],
-                vec![0.0, 0.5, 0.0],
-                vec![0.0, 0.0, 0.5],
-            ],
-            (-6.0, 6.0),
-            n,
-        )
-        .unwrap()
+        NigRegression::xiong_ju(n).unwrap()
     }
 
     /// A release of n records drawn at their true θ, with Laplace noise at ε.

@@ -53,6 +53,16 @@ pub struct ModelError {
     pub allowed: &'static str,
 }
 
+impl ModelError {
+    pub fn new(key: &'static str, found: impl Into<String>, allowed: &'static str) -> Self {
+        Self {
+            key,
+            found: found.into(),
+            allowed,
+        }
+    }
+}
+
 impl Categorical {
     /// Dirichlet-Categorical with prior Dirichlet(`alpha`) (K ≥ 2, each α_k > 0
     /// and finite) and n ≥ 1 records.

@@ -93,11 +93,7 @@ impl NigRegression {
         bounds: (f64, f64),
         n: usize,
     ) -> Result<Self, ModelError> {
-        let err = |key: &'static str, found: String, allowed: &'static str| ModelError {
-            key,
-            found,
-            allowed,
-        };
+        let err = ModelError::new;
         let q = m.len() + 1;
         if m.is_empty() || m.iter().any(|v| !v.is_finite()) {
             return Err(err("m", format!("{m:?}"), "p ≥ 1 finite covariate means"));
@@ -144,6 +140,20 @@ impl NigRegression {
             lambda: lam,
             bounds,
         })
+    }
+
+    /// Their `regression.py` settings: p = 2, m = (0.90, −1.17), a₀ = b₀ = 10,
+    /// μ₀ = 0, Λ = I/2, clamp [−6, 6], n records.
+    pub fn xiong_ju(n: usize) -> Result<Self, ModelError> {
+        let half = |i: usize| (0..3).map(|j| if i == j { 0.5 } else { 0.0 }).collect();
+        Self::new(
+            vec![0.90, -1.17],
+            (10.0, 10.0),
+            vec![0.0; 3],
+            (0..3).map(half).collect(),
+            (-6.0, 6.0),
+            n,
+        )
     }
 
     fn p(&self) -> usize {
@@ -361,19 +371,7 @@ mod tests {
     use rand::SeedableRng;
 
     fn theirs(n: usize) -> NigRegression {
-        NigRegression::new(
-            vec![0.90, -1.17],
-            (10.0, 10.0),
-            vec![0.0; 3],
-            vec![
-                vec![0.5, 0.0, 0.0],
-                vec![0.0, 0.5, 0.0],
-                vec![0.0, 0.0, 0.5],
-            ],
-            (-6.0, 6.0),
-            n,
-        )
-        .unwrap()
+        NigRegression::xiong_ju(n).unwrap()
     }
 
     /// The statistic is their `gen_s` order, and Δ bounds its L1 change.

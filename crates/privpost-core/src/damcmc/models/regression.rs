@@ -40,11 +40,7 @@ impl LinearRegression {
         (x_bounds, y_bounds): ((f64, f64), (f64, f64)),
         n: usize,
     ) -> Result<Self, ModelError> {
-        let err = |key: &'static str, found: String, allowed: &'static str| ModelError {
-            key,
-            found,
-            allowed,
-        };
+        let err = ModelError::new;
         let p = m.len();
         if p == 0 || m.iter().any(|v| !v.is_finite()) {
             return Err(err("m", format!("{m:?}"), "p ≥ 1 finite covariate means"));
