@@ -16,10 +16,12 @@ use rand::{Rng, RngExt};
 use super::AugmentedModel;
 use crate::expfam::noise_aware_dirichlet::sample_dirichlet;
 
+mod error;
 mod hmm;
 mod naive_bayes;
 mod nig_regression;
 mod regression;
+pub use error::ModelError;
 pub use hmm::{AugmentedState, CellKernel, Moves, PerCellHmm};
 pub use naive_bayes::{NaiveBayes, NbRecord, NbTheta};
 pub use nig_regression::{NigPosterior, NigRegression};
@@ -42,25 +44,6 @@ pub struct Categorical {
     counts: Counts,
     /// the reported parameters: "theta" (K = 2, θ₁ only) or theta1..thetaK
     names: Vec<String>,
-}
-
-/// A prior or size the model cannot take.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{key}: {found} — allowed: {allowed}")]
-pub struct ModelError {
-    pub key: &'static str,
-    pub found: String,
-    pub allowed: &'static str,
-}
-
-impl ModelError {
-    pub fn new(key: &'static str, found: impl Into<String>, allowed: &'static str) -> Self {
-        Self {
-            key,
-            found: found.into(),
-            allowed,
-        }
-    }
 }
 
 impl Categorical {

@@ -2,7 +2,7 @@
 
 use rand::{Rng, RngExt};
 
-use super::ModelError;
+use super::error::ModelError;
 use crate::damcmc::AugmentedModel;
 use crate::expfam::noise_aware_dirichlet::sample_dirichlet;
 

@@ -7,7 +7,7 @@ use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma, StandardNormal};
 use statrs::function::gamma::ln_gamma;
 
-use super::ModelError;
+use super::error::ModelError;
 use crate::damcmc::coupling::{maximal, CoupledModel};
 use crate::damcmc::AugmentedModel;
 

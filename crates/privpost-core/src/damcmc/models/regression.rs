@@ -3,7 +3,7 @@
 
 use rand::{Rng, RngExt};
 
-use super::ModelError;
+use super::error::ModelError;
 use crate::damcmc::AugmentedModel;
 
 /// Ju et al. 2022 §5.2's linear regression from noisy sufficient statistics: n
