@@ -16,6 +16,7 @@ pub mod ju2022;
 pub mod logreg;
 pub mod minami2016;
 pub mod raisa2021;
+pub mod xiong2025;
 
 use std::path::Path;
 

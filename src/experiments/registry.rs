@@ -4,7 +4,7 @@
 
 use super::{
     audit, bun2018, calibration, foulds2016, geumlek2017, heikkila2019, ju2022, logreg, minami2016,
-    raisa2021, Columns, Cost, Figure, Overlay, ParamError, Plan, Rate, Ready, Spec,
+    raisa2021, xiong2025, Columns, Cost, Figure, Overlay, ParamError, Plan, Rate, Ready, Spec,
 };
 use crate::results::record::columns;
 
@@ -704,5 +704,22 @@ pub const REGISTRY: &[Spec] = &[
                 max: 6.360000e+08,
             },
         }),
+    },
+    figure! {
+        id: "xiong2025/coupling",
+        title: "Meeting times of coupled chains on a private linear regression: SOMA against IMwG (Xiong & Ju 2025)",
+        validate: xiong2025::validate,
+        schema: xiong2025::SCHEMA,
+        plot: xiong2025::plot,
+        data_columns: Columns::Record(columns::<xiong2025::MeetingRow>),
+        summary_columns: Columns::Record(columns::<xiong2025::SummaryRow>),
+        overlay: Overlay {
+            x: "epsilon",
+            y: "median",
+            series: &["kernel"],
+            x_label: "ε",
+            y_label: "median meeting time",
+        },
+        rate: None,
     },
 ];

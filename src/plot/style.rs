@@ -138,6 +138,8 @@ pub fn series(name: &str, k: usize) -> SeriesStyle {
         ),
         "record_wise" => style("Record-wise (Ju et al.)", BLUE, Circle),
         "soma" => style("SOMA (Xiong & Ju)", GREEN, Triangle),
+        "random_scan" => style("Random-scan IMwG", VERMILLION, Square),
+        "systematic_scan" => style("Systematic-scan IMwG (record-wise)", BLUE, Circle),
         "data_generating" => style("Data-generating value", GREY, Ring),
         "acceptance_bound" => style("Lower bound e^(−Δ₁/b)", PURPLE, Cross),
         "calibrated_95_band" => style("Calibrated: 95 % band", GREY, Ring),
@@ -643,6 +645,7 @@ mod tests {
                 "data_generating",
                 "acceptance_bound",
             ],
+            &["soma", "random_scan", "systematic_scan"],
         ];
         for names in figures {
             let styles: Vec<SeriesStyle> = names.iter().map(|n| series(n, 0)).collect();

@@ -310,7 +310,18 @@ where
             let offers = [y1, y2];
             let cy = [dense(self.model, &offers[0]), dense(self.model, &offers[1])];
             let mut norm = [0.0; 2];
+            // equal chains weigh alike: the second copies the first's weights
+            // (the same numbers, computed once)
+            let twins = self.met();
             for c in 0..2 {
+                if c == 1 && twins {
+                    let [first, second] = &mut lw;
+                    second.copy_from_slice(first);
+                    let [first, second] = &mut w;
+                    second.copy_from_slice(first);
+                    norm[1] = norm[0];
+                    continue;
+                }
                 for (j, l) in lw[c].iter_mut().enumerate() {
                     *l = self.chains[c].ln_eta_replacing(self.release, j, &cy[c], &mut scratch);
                 }
