@@ -600,7 +600,7 @@ mod tests {
     /// mechanisms that share a figure share a colour.
     #[test]
     fn mechanisms_that_share_a_figure_are_told_apart() {
-        let figures: [&[&str]; 10] = [
+        let figures: [&[&str]; 11] = [
             &[
                 "dp_mcmc",
                 "dp_sgld",
