@@ -720,6 +720,16 @@ pub const REGISTRY: &[Spec] = &[
             x_label: "ε",
             y_label: "median meeting time",
         },
-        rate: None,
+        // the paper-scale run of 2026-12-04 (2 idle cores, 510 s wall); a task's
+        // cost is its bound (every run to the cap), so pairs that meet early make
+        // the estimate high by up to 2× at ε ≤ 3
+        rate: Some(Rate {
+            per_unit: 4.0014e-10,
+            fixed: 0.0905,
+            paper: Cost {
+                total: 2.548000e+12,
+                max: 3.640000e+10,
+            },
+        }),
     },
 ];

@@ -47,6 +47,11 @@ struct Config {
     fit: u64,
     /// iterations after which a pair that has not met counts as censored (their `--step`)
     cap: u64,
+    /// failed redraws after which chain 2's record proposal copies chain 1's, as
+    /// the authors' `update_data_coupling` does after 100; absent: a maximal
+    /// coupling (redrawn until done)
+    #[serde(default)]
+    proposal_give_up: Option<u32>,
 }
 
 pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of::<Config>;
@@ -55,6 +60,8 @@ pub const SCHEMA: crate::config::shape::Schema = crate::config::shape::shape_of:
 const MAX_N: u64 = 10_000;
 const MAX_REPEATS: u64 = 1000;
 const MAX_ITERATIONS: u64 = 1_000_000;
+/// Most redraws before a proposal coupling gives up.
+const MAX_GIVE_UP: u32 = 1_000_000;
 
 /// A row of `data.csv`: one kernel's coupled run from one pair of starts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,6 +105,7 @@ struct Coupling {
     repeats: u64,
     fit: usize,
     cap: usize,
+    proposal_give_up: Option<u32>,
 }
 
 pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, ParamError> {
@@ -139,8 +147,16 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
             "one or more ε, each with a row in releases",
         ));
     }
+    if c.proposal_give_up.is_some_and(|g| g > MAX_GIVE_UP) {
+        return Err(ParamError::new(
+            "proposal_give_up",
+            format!("{:?}", c.proposal_give_up),
+            format!("0 to {MAX_GIVE_UP} redraws (the authors' code: 100), or absent for a maximal coupling"),
+        ));
+    }
     let model = NigRegression::xiong_ju(c.n as usize)
-        .map_err(|e| ParamError::new(e.key, e.found, e.allowed))?;
+        .map_err(|e| ParamError::new(e.key, e.found, e.allowed))?
+        .giving_up_after(c.proposal_give_up);
     let mut releases = Vec::new();
     for &epsilon in &c.epsilons {
         check::positive("epsilons", epsilon)?;
@@ -171,12 +187,21 @@ pub fn validate(params: &toml::Table, _seed: u64) -> Result<Box<dyn Plan>, Param
         repeats: c.repeats,
         fit: c.fit as usize,
         cap: c.cap as usize,
+        proposal_give_up: c.proposal_give_up,
     }))))
 }
 
 impl Coupling {
     fn point(&self, index: usize) -> (usize, u64) {
         (index / self.repeats as usize, index as u64 % self.repeats)
+    }
+
+    /// How the record proposals are coupled, in words.
+    fn proposal_coupling(&self) -> String {
+        match self.proposal_give_up {
+            None => "maximal".into(),
+            Some(g) => format!("maximal, but chain 2 copies chain 1 after {g} failed redraws (the authors' code: 100)"),
+        }
     }
 
     /// The mechanism of ε: Laplace of scale Δ/ε, Δ = ((p + 3)p + 3)/n.
@@ -260,6 +285,7 @@ impl Figure for Coupling {
             "repeats": self.repeats,
             "fit": self.fit,
             "cap": self.cap,
+            "proposal_coupling": self.proposal_coupling(),
         })
     }
 
@@ -286,6 +312,7 @@ impl Figure for Coupling {
             ("Laplace scale".into(), "Δ/ε, Δ = 13/n".into()),
             ("fit".into(), self.fit.to_string()),
             ("cap".into(), self.cap.to_string()),
+            ("proposal coupling".into(), self.proposal_coupling()),
             ("repeats".into(), self.repeats.to_string()),
             ("the authors' released values".into(), String::new()),
         ]
@@ -373,11 +400,12 @@ pub fn summarize(data: &Table) -> anyhow::Result<Table> {
     Ok(Table::of_records(&out))
 }
 
-const PLOT: &str = "Meeting time of two coupled chains (median over repeats, bars: quartiles; censored pairs counted beyond the cap) on the authors' released values";
+const PLOT: &str = "Meeting time of two coupled chains (median over repeats; bars: the quartiles, drawn to the cap where a quartile is censored)";
 
 /// Per kernel against ε: the median meeting time (where more than half met,
-/// the quartile range as its band), the share of pairs that met within the cap,
-/// and the record acceptance.
+/// whiskers from the lower to the upper quartile, or to the cap where the upper
+/// is censored), the share of pairs that met within the cap, and the record
+/// acceptance.
 pub fn plot(dir: &std::path::Path) -> Result<(), crate::plot::DrawError> {
     use crate::plot::grid::PanelGrid;
     use crate::plot::{render_headed, summary, Band, DrawError};
@@ -402,14 +430,21 @@ pub fn plot(dir: &std::path::Path) -> Result<(), crate::plot::DrawError> {
             })
             .collect()
     };
-    let median = series(&|r| {
-        let m = r.median?;
-        let half = match (r.q25, r.q75) {
-            (Some(a), Some(b)) => (b - a) / 2.0,
-            _ => 0.0,
-        };
-        Some((m, half))
-    });
+    let median = series(&|r| r.median.map(|m| (m, 0.0)));
+    // whiskers in the order of `median`'s points: the quartiles, the cap for a
+    // censored upper one
+    let quartiles: Vec<Vec<(f64, f64)>> = kernels
+        .iter()
+        .map(|k| {
+            rows.iter()
+                .filter(|r| r.kernel == *k && r.median.is_some())
+                .map(|r| {
+                    let m = r.median.unwrap_or_default();
+                    (r.q25.unwrap_or(m), r.q75.unwrap_or(r.cap as f64))
+                })
+                .collect()
+        })
+        .collect();
     let met = series(&|r| Some((r.met as f64 / r.runs as f64, 0.0)));
     let acceptance = series(&|r| Some((r.acceptance, 0.0)));
     let grid = PanelGrid {
@@ -431,7 +466,7 @@ pub fn plot(dir: &std::path::Path) -> Result<(), crate::plot::DrawError> {
             "acceptance rate".into(),
         ],
         shared_y: false,
-        intervals: Vec::new(),
+        intervals: vec![quartiles],
     };
     render_headed(grid, dir, None, Some(PLOT.to_string()))
 }

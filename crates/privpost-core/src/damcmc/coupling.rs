@@ -58,20 +58,41 @@ where
 /// until W′·q(Y) > p(Y). The redraws cost 1 in expectation.
 pub fn maximal<T: Clone, R: Rng + ?Sized>(
     rng: &mut R,
+    draw_p: impl FnMut(&mut R) -> T,
+    ln_p: impl Fn(&T) -> f64,
+    draw_q: impl FnMut(&mut R) -> T,
+    ln_q: impl Fn(&T) -> f64,
+) -> (T, T) {
+    maximal_giving_up(rng, draw_p, ln_p, draw_q, ln_q, None)
+}
+
+/// [`maximal`], but after `give_up` failed redraws Y = X. This is Xiong & Ju's
+/// proposal coupling (`update_data_coupling` stops after 100 rounds and copies
+/// chain 1's response). It is not a coupling of p and q: Y's law leans to p by
+/// up to TV(p, q)·(1 − TV(p, q))^give_up, and the pair is equal more often than
+/// 1 − TV allows. None redraws until done, which is [`maximal`].
+pub fn maximal_giving_up<T: Clone, R: Rng + ?Sized>(
+    rng: &mut R,
     mut draw_p: impl FnMut(&mut R) -> T,
     ln_p: impl Fn(&T) -> f64,
     mut draw_q: impl FnMut(&mut R) -> T,
     ln_q: impl Fn(&T) -> f64,
+    give_up: Option<u32>,
 ) -> (T, T) {
     let x = draw_p(rng);
     if rng.random::<f64>().ln() + ln_p(&x) <= ln_q(&x) {
         return (x.clone(), x);
     }
+    let mut failed = 0u32;
     loop {
+        if give_up.is_some_and(|g| failed >= g) {
+            return (x.clone(), x);
+        }
         let y = draw_q(rng);
         if rng.random::<f64>().ln() + ln_q(&y) > ln_p(&y) {
             return (x, y);
         }
+        failed += 1;
     }
 }
 
@@ -429,6 +450,36 @@ mod tests {
         let var = sq / n as f64 - mean * mean;
         assert!((mean - 1.0).abs() < 4.0 / (n as f64).sqrt(), "{mean}");
         assert!((var - 1.0).abs() < 4.0 * (2.0 / n as f64).sqrt(), "{var}");
+    }
+
+    /// Giving up after g redraws adds the residual's failures to the equal
+    /// pairs: P(X = Y) = 1 − TV + TV·(1 − TV)^g, each redraw succeeding with
+    /// probability TV; g = 0 always copies.
+    #[test]
+    fn giving_up_couples_more_than_tv_allows() {
+        use rand_distr::StandardNormal;
+        let tv: f64 = 1.0 - 2.0 * (1.0 - 0.691_462_461_274_013_1);
+        for g in [0u32, 1, 3] {
+            let mut rng = ChaCha8Rng::seed_from_u64(2);
+            let n = 100_000;
+            let equal = (0..n)
+                .filter(|_| {
+                    let (x, y) = maximal_giving_up(
+                        &mut rng,
+                        |r: &mut ChaCha8Rng| r.sample::<f64, _>(StandardNormal),
+                        |x: &f64| -0.5 * x * x,
+                        |r: &mut ChaCha8Rng| 1.0 + r.sample::<f64, _>(StandardNormal),
+                        |y: &f64| -0.5 * (y - 1.0) * (y - 1.0),
+                        Some(g),
+                    );
+                    x == y
+                })
+                .count();
+            let p = equal as f64 / n as f64;
+            let exact = 1.0 - tv + tv * (1.0 - tv).powi(g as i32);
+            let se = (exact * (1.0 - exact) / n as f64).sqrt().max(1e-9);
+            assert!((p - exact).abs() <= 4.0 * se, "g = {g}: {p} vs {exact}");
+        }
     }
 
     fn theirs(n: usize) -> NigRegression {

@@ -8,7 +8,7 @@ use rand_distr::{Distribution, Gamma, StandardNormal};
 use statrs::function::gamma::ln_gamma;
 
 use super::error::ModelError;
-use crate::damcmc::coupling::{maximal, CoupledModel};
+use crate::damcmc::coupling::{maximal, maximal_giving_up, CoupledModel};
 use crate::damcmc::AugmentedModel;
 
 /// n records (x, y): x ∈ ℝᵖ ~ N(m, I), y = (1, x)ᵀβ + N(0, σ²), with
@@ -29,6 +29,9 @@ pub struct NigRegression {
     mu0: DVector<f64>,
     lambda: DMatrix<f64>,
     bounds: (f64, f64),
+    /// redraws after which the record proposals' coupling copies chain 1's
+    /// (None: a maximal coupling; see [`Self::giving_up_after`])
+    give_up: Option<u32>,
 }
 
 /// The conjugate posterior of θ given complete records: σ⁻² ~ Gamma(a, rate b),
@@ -138,6 +141,7 @@ impl NigRegression {
             b0,
             mu0: DVector::from_vec(mu0),
             lambda: lam,
+            give_up: None,
             bounds,
         })
     }
@@ -154,6 +158,15 @@ impl NigRegression {
             (-6.0, 6.0),
             n,
         )
+    }
+
+    /// The record proposals coupled as in Xiong & Ju's `update_data_coupling`:
+    /// after `rounds` failed redraws chain 2 takes chain 1's response
+    /// ([`maximal_giving_up`]; they stop after 100). Each chain alone is then no
+    /// longer exactly its kernel's chain; this is for comparing with their numbers.
+    pub fn giving_up_after(mut self, rounds: Option<u32>) -> Self {
+        self.give_up = rounds;
+        self
     }
 
     fn p(&self) -> usize {
@@ -332,7 +345,7 @@ impl CoupledModel for NigRegression {
         let ln = |(mu, sd): (f64, f64)| move |y: &f64| -0.5 * ((y - mu) / sd).powi(2) - sd.ln();
         let draw =
             |(mu, sd): (f64, f64)| move |r: &mut R| mu + sd * r.sample::<f64, _>(StandardNormal);
-        let (y1, y2) = maximal(rng, draw(l1), ln(l1), draw(l2), ln(l2));
+        let (y1, y2) = maximal_giving_up(rng, draw(l1), ln(l1), draw(l2), ln(l2), self.give_up);
         let record = |y: f64| x.iter().copied().chain([y]).collect::<Vec<f64>>();
         (record(y1), record(y2))
     }
