@@ -290,6 +290,13 @@ def infer_model(
                 raise InputError(
                     f"model.names: {names!r}; allowed: {theta.size} distinct names, one per entry of θ", "model"
                 )
+            kept = chains * draws * theta.size
+            if kept > _native.MAX_KEPT:
+                raise InputError(
+                    f"draws = {draws}: {chains} chains × {draws} draws × {theta.size} parameters = {kept:.3e} kept "
+                    f"values; allowed: at most {_native.MAX_KEPT:.0e} (8 bytes each), as privpost infer",
+                    "draws",
+                )
             out = np.empty((chains, draws, theta.size))
         p = len(names)
         theta = _theta(theta, "init", where, p)

@@ -1,6 +1,8 @@
 # Stubs of the extension module (crates/privpost-python/src/lib.rs).
 from typing import Any, Dict, List, Optional, Tuple
 
+MAX_KEPT: float
+
 def main(argv: List[str], code_file: str, command: List[str]) -> int: ...
 def account(
     event: Dict[str, Any],

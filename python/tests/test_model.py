@@ -182,6 +182,9 @@ def test_bad_arguments_and_impossible_starts_are_refused():
         privpost.infer_model(coin(n), {"mechanism": "laplace", "scale": 1.0, "values": [5.0]}, chains=0)
     with pytest.raises(errors.ArgumentTypeError, match="draws = 2.5"):
         privpost.infer_model(coin(n), {"mechanism": "laplace", "scale": 1.0, "values": [5.0]}, draws=2.5)
+    # more kept values than memory should hold: refused before any sweep, as infer does
+    with pytest.raises(errors.InputError, match="draws = 100000000: 4 chains × 100000000 draws × 1 parameters"):
+        privpost.infer_model(coin(n), {"mechanism": "laplace", "scale": 1.0, "values": [5.0]}, draws=10**8)
     # a discrete law cannot have released 5 from a statistic of 2.5
     half = privpost.Model(init=lambda rng: 0.5, theta_step=lambda x, rng: 0.5,
                           propose=lambda t, rng: np.full(n, 0.25))

@@ -391,5 +391,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(model::summarize, m)?)?;
     m.add_class::<model::RecordSweep>()?;
+    // the most kept values (chains × draws × parameters), as `privpost infer`'s
+    m.add("MAX_KEPT", privpost::config::release::MAX_KEPT)?;
     Ok(())
 }
